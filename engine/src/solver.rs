@@ -318,7 +318,7 @@ impl std::fmt::Display for Arrangement {
 /// use engine::{best_arrangement, hand};
 /// let a = best_arrangement(hand("7C 7D 7H 3S 4S 5S 2D 9S AH"));
 /// assert_eq!(a.deadwood(), 12);
-/// assert_eq!(a.to_string(), "[7C 7D 7H] [3S 4S 5S] | AH 2D 9S");
+/// assert_eq!(a.to_string(), "[7C 7D 7H] [3S 4S 5S] | 2D AH 9S");
 /// ```
 pub fn best_arrangement(h: CardSet) -> Arrangement {
     let hb = h.bits();
