@@ -9,13 +9,25 @@
 
 mod card;
 mod cardset;
+mod deal;
+mod hand;
+mod layoff;
 mod meld;
+mod rules;
+mod seat;
 mod solver;
 
 pub use card::{Card, ParseCardError, Rank, Suit, card};
 pub use cardset::{CardSet, ParseCardSetError, hand};
+pub use deal::{Deck, DeckError, first_dealer};
+pub use hand::{
+    Action, EndKind, Event, Hand, HandResult, Legal, ParseActionError, Phase, RuleError, Showdown, score_knock,
+};
+pub use layoff::{Defense, Layoff, best_defense};
 pub use meld::{Meld, MeldError, MeldKind};
+pub use rules::{PRESETS, RuleSet, RuleSetError, Shutout, TargetRule};
+pub use seat::{BySeat, Seat};
 pub use solver::{
-    Arrangement, ArrangementError, BestDiscard, all_melded, best_arrangement, best_discard, deadwood,
-    deadwood_after_best_discard, deadwood_by_discard, knock_discards, min_arrangements,
+    Arrangement, ArrangementError, BestDiscard, KnockOptions, all_melded, best_arrangement, best_discard, deadwood,
+    deadwood_after_best_discard, deadwood_by_discard, knock_discards, knock_options, min_arrangements,
 };

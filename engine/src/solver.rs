@@ -172,14 +172,25 @@ pub fn deadwood_by_discard(h: CardSet) -> [u8; 64] {
     table
 }
 
-/// Cards of `h` whose discard leaves deadwood at most `limit` (the discards that allow a
-/// knock, or with `limit` 0, gin).
-pub fn knock_discards(h: CardSet, limit: u32) -> CardSet {
+/// What an 11-card hand may do at the end of a turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KnockOptions {
+    /// Cards whose discard leaves deadwood at most the limit.
+    pub discards: CardSet,
+    /// Every card fits in melds at once (big gin with 11 cards).
+    pub all_melded: bool,
+}
+
+/// Cards of `h` whose discard leaves deadwood at most `limit`, and whether all of `h` melds:
+/// one pass of the solver.
+pub fn knock_options(h: CardSet, limit: u32) -> KnockOptions {
     let hb = h.bits();
     let mut out = 0u64;
+    let mut all_melded = false;
     for_each_family(h, |melded, _| {
         let u = hb & !melded;
         if u == 0 {
+            all_melded = true;
             return;
         }
         let uset = CardSet::from_bits(u);
@@ -187,10 +198,15 @@ pub fn knock_discards(h: CardSet, limit: u32) -> CardSet {
         if total - uset.max_value() > limit {
             return;
         }
-        let need = total.saturating_sub(limit);
-        out |= u & at_least(need);
+        out |= u & at_least(total.saturating_sub(limit));
     });
-    CardSet::from_bits(out)
+    KnockOptions { discards: CardSet::from_bits(out), all_melded }
+}
+
+/// Cards of `h` whose discard leaves deadwood at most `limit` (the discards that allow a
+/// knock, or with `limit` 0, gin).
+pub fn knock_discards(h: CardSet, limit: u32) -> CardSet {
+    knock_options(h, limit).discards
 }
 
 /// Cards whose value is at least `v`.
