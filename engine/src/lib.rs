@@ -10,24 +10,30 @@
 mod card;
 mod cardset;
 mod deal;
+mod game;
 mod hand;
 mod layoff;
 mod meld;
+mod record;
 mod rules;
 mod seat;
 mod solver;
+mod view;
 
 pub use card::{Card, ParseCardError, Rank, Suit, card};
 pub use cardset::{CardSet, ParseCardSetError, hand};
 pub use deal::{Deck, DeckError, first_dealer};
+pub use game::{Game, GameError, GameResult, GameSetup, HandSummary, StageResult, Step};
 pub use hand::{
     Action, EndKind, Event, Hand, HandResult, Legal, ParseActionError, Phase, RuleError, Showdown, score_knock,
 };
 pub use layoff::{Defense, Layoff, best_defense};
 pub use meld::{Meld, MeldError, MeldKind};
+pub use record::{GameRecord, RecordedAction, ReplayError};
 pub use rules::{PRESETS, RuleSet, RuleSetError, Shutout, TargetRule};
 pub use seat::{BySeat, Seat};
 pub use solver::{
     Arrangement, ArrangementError, BestDiscard, KnockOptions, all_melded, best_arrangement, best_discard, deadwood,
     deadwood_after_best_discard, deadwood_by_discard, knock_discards, knock_options, min_arrangements,
 };
+pub use view::{PublicView, SeatView, SpectatorView};
