@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 
 use engine::{
     Arrangement, Card, CardSet, Meld, Rank, Suit, all_melded, best_arrangement, best_discard, deadwood,
-    deadwood_after_best_discard, deadwood_by_discard, knock_discards, min_arrangements,
+    deadwood_after_best_discard, deadwood_by_discard, knock_discards, knock_options, min_arrangements,
 };
 use proptest::prelude::*;
 use proptest::sample::subsequence;
@@ -202,6 +202,9 @@ fn check_eleven(h: CardSet, random_limit: u32) -> Result<(), TestCaseError> {
     for limit in [0, 10, random_limit] {
         let want: CardSet = per.iter().filter(|&&(_, dw)| dw <= limit).map(|&(d, _)| d).collect();
         prop_assert_eq!(knock_discards(h, limit), want, "knock_discards({}, {})", h, limit);
+        let o = knock_options(h, limit);
+        prop_assert_eq!(o.discards, want, "knock_options({}, {}).discards", h, limit);
+        prop_assert_eq!(o.all_melded, brute(h) == 0, "knock_options({}, {}).all_melded", h, limit);
     }
     prop_assert_eq!(all_melded(h), brute(h) == 0, "all_melded of {}", h);
     Ok(())
