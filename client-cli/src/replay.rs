@@ -1,0 +1,293 @@
+//! `gin replay`: replays a game record (JSON or the compact text form) with the engine and
+//! reports every hand, then the final score with its bonuses.
+
+use std::fmt;
+use std::io::{self, Write};
+
+use engine::{
+    Arrangement, BySeat, EndKind, Game, GameRecord, GameResult, HandSummary, ReplayError, Seat, StageResult,
+};
+
+/// Why a record did not replay: the engine's error, plus where it happened when known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayFailure {
+    /// The engine's error (for a bad action: its 0-based index, seat, action and reason).
+    pub error: ReplayError,
+    /// More context: the hand holding the bad action, or the two results that differ.
+    pub detail: Option<String>,
+}
+
+impl fmt::Display for ReplayFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.error.fmt(f)?;
+        if let Some(d) = &self.detail {
+            write!(f, " ({d})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ReplayFailure {}
+
+/// Parses a record (JSON or text, see [`GameRecord::parse`]) and replays it.
+pub fn replay(text: &str) -> Result<Game, ReplayFailure> {
+    let record = GameRecord::parse(text).map_err(|error| ReplayFailure { error, detail: None })?;
+    record.replay().map_err(|error| {
+        let detail = explain(&record, &error);
+        ReplayFailure { error, detail }
+    })
+}
+
+/// Where a replay went wrong, worked out by replaying again up to that point.
+fn explain(record: &GameRecord, error: &ReplayError) -> Option<String> {
+    match error {
+        ReplayError::BadAction { index, .. } => {
+            let mut g = Game::new(record.setup.clone()).ok()?;
+            for a in record.actions.get(..*index)? {
+                g.apply(a.seat, &a.action).ok()?;
+            }
+            Some(format!("in hand {}, stage {}", g.hand_number() + 1, g.stage() + 1))
+        }
+        ReplayError::ResultMismatch => {
+            let recorded = record.result.as_ref()?;
+            let replayed = GameRecord { result: None, ..record.clone() }.replay().ok()?;
+            let replayed = match replayed.result() {
+                Some(r) => describe_result(r),
+                None => "the game is not over".to_string(),
+            };
+            Some(format!("recorded: {}; replayed: {replayed}", describe_result(recorded)))
+        }
+        ReplayError::Parse(_) | ReplayError::Setup(_) => None,
+    }
+}
+
+fn describe_result(r: &GameResult) -> String {
+    let winner = match r.winner {
+        Some(w) => format!("seat {w} wins by {}", r.margin),
+        None => "a tie".to_string(),
+    };
+    format!("totals {}, {winner}", pair(r.totals))
+}
+
+/// `seat 0 12, seat 1 40`.
+fn pair(v: BySeat<u32>) -> String {
+    format!("seat 0 {}, seat 1 {}", v[Seat::S0], v[Seat::S1])
+}
+
+/// `[7C 7D 7H] [3S 4S 5S] | 2D AH` (the engine's form), `no melds | 2D AH`, or `no cards`.
+fn arrangement(a: &Arrangement) -> String {
+    match (a.melds().is_empty(), a.deadwood_cards().is_empty()) {
+        (true, true) => "no cards".to_string(),
+        (true, false) => format!("no melds | {}", a.deadwood_cards()),
+        (false, _) => a.to_string(),
+    }
+}
+
+/// Writes one finished hand: how it ended and who scored, both arrangements, the layoffs and
+/// the stage scores after it. Hand and stage numbers are 1-based.
+pub fn write_hand(w: &mut impl Write, h: &HandSummary) -> io::Result<()> {
+    let r = &h.result;
+    write!(w, "hand {} (stage {}), dealer seat {}: ", h.number + 1, h.stage + 1, h.dealer)?;
+    let knocker = r.showdown.as_ref().map(|s| s.knocker);
+    match (r.end, knocker) {
+        (EndKind::Dead, _) => write!(w, "dead hand")?,
+        (EndKind::Knock, Some(k)) => write!(w, "seat {k} knocks")?,
+        (EndKind::Undercut, Some(k)) => write!(w, "seat {k} knocks and is undercut")?,
+        (EndKind::Gin, Some(k)) => write!(w, "seat {k} goes gin")?,
+        (EndKind::BigGin, Some(k)) => write!(w, "seat {k} goes big gin")?,
+        (end, None) => write!(w, "{end:?}")?,
+    }
+    match r.winner {
+        Some(s) => write!(w, "; seat {s} wins {} points", r.points)?,
+        None => write!(w, ", no score")?,
+    }
+    if r.doubled {
+        write!(w, " (doubled by the spade upcard)")?;
+    }
+    writeln!(w)?;
+    if let Some(s) = &r.showdown {
+        write!(w, "  knocker  seat {} deadwood {}", s.knocker, s.knocker_deadwood)?;
+        match s.discard {
+            Some(d) => write!(w, ", discards {d}")?,
+            None => write!(w, ", no discard")?,
+        }
+        writeln!(w, ": {}", arrangement(&s.knocker_arrangement))?;
+        writeln!(
+            w,
+            "  defender seat {} deadwood {}: {}",
+            s.knocker.other(),
+            s.defender_deadwood,
+            arrangement(&s.defender_arrangement)
+        )?;
+        if !matches!(r.end, EndKind::Gin | EndKind::BigGin) {
+            write!(w, "  layoffs  ")?;
+            if s.layoffs.is_empty() {
+                write!(w, "none")?;
+            }
+            for (i, l) in s.layoffs.iter().enumerate() {
+                if i > 0 {
+                    write!(w, ", ")?;
+                }
+                write!(w, "{}", l.card)?;
+                if let Some(m) = s.knocker_arrangement.melds().get(l.meld) {
+                    write!(w, " on [{m}]")?;
+                }
+            }
+            writeln!(w)?;
+        }
+    }
+    writeln!(w, "  scores   {}", pair(h.scores))
+}
+
+/// Writes one stage's breakdown as a table: hand points, hands won, each bonus and the total.
+pub fn write_stage(w: &mut impl Write, index: usize, st: &StageResult) -> io::Result<()> {
+    writeln!(w, "stage {}: seat {} reached the target", index + 1, st.reached_target)?;
+    writeln!(w, "  {:<15}{:>8}{:>8}", "", "seat 0", "seat 1")?;
+    let rows = [
+        ("hand points", st.hand_points),
+        ("hands won", st.hands_won),
+        ("game bonus", st.game_bonus),
+        ("box bonus", st.box_bonus),
+        ("shutout bonus", st.shutout_bonus),
+        ("total", st.total),
+    ];
+    for (name, v) in rows {
+        writeln!(w, "  {name:<15}{:>8}{:>8}", v[Seat::S0], v[Seat::S1])?;
+    }
+    if st.dead_hands > 0 {
+        writeln!(w, "  dead hands: {}", st.dead_hands)?;
+    }
+    Ok(())
+}
+
+/// Writes the end of a game: every stage's breakdown, the totals, the winner and the margin.
+pub fn write_result(w: &mut impl Write, r: &GameResult) -> io::Result<()> {
+    for (i, st) in r.stages.iter().enumerate() {
+        write_stage(w, i, st)?;
+    }
+    writeln!(w, "game total: {}", pair(r.totals))?;
+    match r.winner {
+        Some(s) => writeln!(w, "winner: seat {s} by {} points", r.margin),
+        None => writeln!(w, "no winner: the totals are equal"),
+    }
+}
+
+/// Writes the whole report of a replayed game: a header, every finished hand, then the
+/// result; for a game still in progress, the stages finished so far and where it stands.
+pub fn write_report(w: &mut impl Write, game: &Game) -> io::Result<()> {
+    let setup = game.setup();
+    let plural = |n: usize, word: &str| if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") };
+    writeln!(
+        w,
+        "game: rules {}, seed {}, {}, {}",
+        setup.rules.name,
+        setup.seed,
+        plural(game.actions().len(), "action"),
+        plural(game.hands().len(), "finished hand")
+    )?;
+    for h in game.hands() {
+        write_hand(w, h)?;
+    }
+    writeln!(w)?;
+    match game.result() {
+        Some(r) => write_result(w, r),
+        None => {
+            for (i, st) in game.stages().iter().enumerate() {
+                write_stage(w, i, st)?;
+            }
+            writeln!(
+                w,
+                "the game is not over: hand {} (stage {}) is in play; stage scores {}",
+                game.hand_number() + 1,
+                game.stage() + 1,
+                pair(game.scores())
+            )
+        }
+    }
+}
+
+/// Writes the game's result as pretty JSON and a newline; `null` while the game is not over.
+pub fn write_json(w: &mut impl Write, game: &Game) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *w, &game.result())?;
+    writeln!(w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::{Action, GameSetup, RuleSet};
+
+    fn play(seed: u64) -> Game {
+        let mut g = Game::new(GameSetup::new(RuleSet::standard(), seed)).unwrap();
+        while let Some(seat) = g.to_act() {
+            let l = g.hand().legal();
+            let a = if let Some(c) = l.knocks.first() {
+                Action::knock(c)
+            } else if l.big_gin {
+                Action::BigGin { melds: None }
+            } else if l.draw_stock {
+                Action::DrawStock
+            } else if l.pass {
+                Action::Pass
+            } else {
+                let b = engine::best_discard(g.hand().cards(seat)).unwrap();
+                Action::Discard {
+                    card: if l.discards.contains(b.discard) {
+                        b.discard
+                    } else {
+                        l.discards.first().unwrap()
+                    },
+                }
+            };
+            g.apply(seat, &a).unwrap();
+        }
+        g
+    }
+
+    #[test]
+    fn report_lists_every_hand_and_the_totals() {
+        let g = play(5);
+        let r = g.result().unwrap();
+        let mut out = Vec::new();
+        write_report(&mut out, &g).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(out.lines().filter(|l| l.starts_with("hand ")).count(), g.hands().len());
+        assert!(out.contains(&format!("game total: {}\n", pair(r.totals))), "{out}");
+        for h in g.hands() {
+            assert!(out.contains(&format!("hand {} (stage 1), dealer seat {}: ", h.number + 1, h.dealer)));
+        }
+    }
+
+    #[test]
+    fn bad_action_names_its_hand() {
+        let g = play(5);
+        let mut rec = g.record();
+        rec.result = None;
+        // The first action of the second hand, replaced by a discard before any draw.
+        let mut probe = Game::new(rec.setup.clone()).unwrap();
+        let mut index = 0;
+        while probe.hands().is_empty() {
+            let a = &rec.actions[index];
+            probe.apply(a.seat, &a.action).unwrap();
+            index += 1;
+        }
+        let card = probe.hand().cards(rec.actions[index].seat).first().unwrap();
+        rec.actions[index].action = Action::Discard { card };
+        let err = replay(&rec.to_json()).unwrap_err();
+        assert!(matches!(err.error, ReplayError::BadAction { index: i, .. } if i == index));
+        assert_eq!(err.detail.as_deref(), Some("in hand 2, stage 1"));
+    }
+
+    #[test]
+    fn result_mismatch_shows_both() {
+        let g = play(6);
+        let mut rec = g.record();
+        let r = rec.result.as_mut().unwrap();
+        r.totals.0[0] += 1;
+        let err = replay(&rec.to_text()).unwrap_err();
+        assert_eq!(err.error, ReplayError::ResultMismatch);
+        let d = err.detail.unwrap();
+        assert!(d.starts_with("recorded: totals seat 0 "), "{d}");
+        assert!(d.contains(&format!("replayed: totals {}", pair(g.result().unwrap().totals))), "{d}");
+    }
+}
