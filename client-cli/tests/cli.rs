@@ -57,7 +57,7 @@ fn analyze_ten_cards() {
 #[test]
 fn analyze_one_quoted_argument_and_other_notations_give_the_same_answer() {
     let split = gin(&["analyze", "7C", "7D", "7H", "3S", "4S", "5S", "2D", "9S", "AH"]);
-    let quoted = gin(&["analyze", "7c, 7♦ 7h 3♠ 4s 5S 2d 9S 1H"]);
+    let quoted = gin(&["analyze", "7c, 7♦ 7h 3♠ 4s 5S 2d 9S aH"]);
     assert!(quoted.status.success(), "{}", stderr(&quoted));
     assert_eq!(stdout(&quoted), stdout(&split));
     // 10D is TD: with 8D 9D it makes a run.

@@ -226,14 +226,14 @@ impl FromStr for Card {
         let rank_str = chars.as_str();
         let suit = Suit::parse_char(suit_char)
             .ok_or_else(|| ParseCardError::new(s, "unknown suit; expected one of C D H S ♣ ♦ ♥ ♠"))?;
-        let rank = match rank_str.to_ascii_uppercase().as_str() {
-            "A" | "1" => Rank::ACE,
-            "T" | "10" => Rank::TEN,
-            "J" => Rank::JACK,
-            "Q" => Rank::QUEEN,
-            "K" => Rank::KING,
-            r if r.len() == 1 && matches!(r.as_bytes()[0], b'2'..=b'9') => Rank(r.as_bytes()[0] - b'1'),
-            "" => return Err(ParseCardError::new(s, "missing rank; expected rank then suit, e.g. 7S")),
+        let rank = match rank_str.as_bytes() {
+            [b'A' | b'a'] => Rank::ACE,
+            [b'T' | b't'] | [b'1', b'0'] => Rank::TEN,
+            [b'J' | b'j'] => Rank::JACK,
+            [b'Q' | b'q'] => Rank::QUEEN,
+            [b'K' | b'k'] => Rank::KING,
+            [d @ b'2'..=b'9'] => Rank(d - b'1'),
+            [] => return Err(ParseCardError::new(s, "missing rank; expected rank then suit, e.g. 7S")),
             _ => return Err(ParseCardError::new(s, "unknown rank; expected one of A 2-9 T (or 10) J Q K")),
         };
         Ok(Card::new(rank, suit))
@@ -280,7 +280,15 @@ mod tests {
 
     #[test]
     fn notation_variants() {
-        let cases = [("10D", "TD"), ("td", "TD"), ("A♠", "AS"), ("q♥", "QH"), ("k♣", "KC"), ("7♦", "7D"), (" 2s ", "2S")];
+        let cases = [
+            ("10D", "TD"),
+            ("td", "TD"),
+            ("A♠", "AS"),
+            ("q♥", "QH"),
+            ("k♣", "KC"),
+            ("7♦", "7D"),
+            (" 2s ", "2S"),
+        ];
         for (input, want) in cases {
             assert_eq!(input.parse::<Card>().map(|c| c.to_string()), Ok(want.to_string()), "{input}");
         }
@@ -288,7 +296,15 @@ mod tests {
 
     #[test]
     fn bad_notation_says_why() {
-        for (input, why) in [("", "empty"), ("S", "missing rank"), ("1X", "unknown suit"), ("11S", "unknown rank"), ("ZH", "unknown rank"), ("0S", "unknown rank")] {
+        for (input, why) in [
+            ("", "empty"),
+            ("S", "missing rank"),
+            ("1X", "unknown suit"),
+            ("11S", "unknown rank"),
+            ("1S", "unknown rank"),
+            ("ZH", "unknown rank"),
+            ("0S", "unknown rank"),
+        ] {
             let err = input.parse::<Card>().unwrap_err();
             assert!(err.to_string().contains(why), "{input}: {err}");
         }

@@ -164,20 +164,27 @@ impl ChaCha8 {
         ChaCha8 { state, buf: [0; 16], pos: 16 }
     }
 
+    #[inline]
     pub(crate) fn next_u32(&mut self) -> u32 {
         if self.pos == 16 {
-            self.buf = chacha_block(&self.state, 8);
-            let ctr = (self.state[12] as u64 | (self.state[13] as u64) << 32).wrapping_add(1);
-            self.state[12] = ctr as u32;
-            self.state[13] = (ctr >> 32) as u32;
-            self.pos = 0;
+            self.refill();
         }
         let w = self.buf[self.pos];
         self.pos += 1;
         w
     }
 
+    #[inline(never)]
+    fn refill(&mut self) {
+        self.buf = chacha_block(&self.state, 8);
+        let ctr = (self.state[12] as u64 | (self.state[13] as u64) << 32).wrapping_add(1);
+        self.state[12] = ctr as u32;
+        self.state[13] = (ctr >> 32) as u32;
+        self.pos = 0;
+    }
+
     /// Uniform in `0..n` (Lemire's method), `n >= 1`.
+    #[inline]
     pub(crate) fn below(&mut self, n: u32) -> u32 {
         let mut m = self.next_u32() as u64 * n as u64;
         if (m as u32) < n {

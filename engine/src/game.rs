@@ -54,7 +54,7 @@ pub struct StageResult {
     pub hand_points: BySeat<u32>,
     /// Hands won in the stage.
     pub hands_won: BySeat<u32>,
-    /// Whether a hand of the stage was dead.
+    /// How many hands of the stage were dead.
     pub dead_hands: u32,
     /// Game (stage) bonus.
     pub game_bonus: BySeat<u32>,
@@ -115,7 +115,7 @@ impl std::fmt::Display for GameError {
 impl std::error::Error for GameError {}
 
 /// A game in play.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Game {
     setup: GameSetup,
     hand: Hand,
@@ -132,9 +132,9 @@ impl Game {
     /// Starts a game: validates the rules and deals the first hand.
     pub fn new(setup: GameSetup) -> Result<Game, GameError> {
         setup.rules.validate().map_err(GameError::Rules)?;
-        let dealer = setup.first_dealer.unwrap_or_else(|| {
-            Seat::new(first_dealer(setup.seed)).expect("first_dealer returns 0 or 1")
-        });
+        let dealer = setup
+            .first_dealer
+            .unwrap_or_else(|| Seat::new(first_dealer(setup.seed)).expect("first_dealer returns 0 or 1"));
         let hand = Hand::new(&setup.rules, deck_for(&setup, 0), dealer);
         Ok(Game {
             setup,
@@ -393,14 +393,18 @@ mod tests {
                     for s in Seat::BOTH {
                         staged[s] += st.hand_points[s];
                         assert_eq!(st.box_bonus[s], st.hands_won[s] * rules.box_bonus);
-                        assert_eq!(st.total[s], st.hand_points[s] + st.game_bonus[s] + st.box_bonus[s] + st.shutout_bonus[s]);
+                        assert_eq!(
+                            st.total[s],
+                            st.hand_points[s] + st.game_bonus[s] + st.box_bonus[s] + st.shutout_bonus[s]
+                        );
                     }
                 }
                 assert_eq!(staged, hand_sum, "{name} seed {seed}");
                 assert_eq!(r.margin, r.totals[Seat::S0].abs_diff(r.totals[Seat::S1]));
                 // Dealer rotation: alternate, except the same dealer after a dead hand.
                 for w in g.hands().windows(2) {
-                    let want = if w[0].result.end == EndKind::Dead { w[0].dealer } else { w[0].dealer.other() };
+                    let want =
+                        if w[0].result.end == EndKind::Dead { w[0].dealer } else { w[0].dealer.other() };
                     assert_eq!(w[1].dealer, want, "{name}");
                 }
             }
@@ -433,7 +437,11 @@ mod tests {
     #[test]
     fn standard_shutout_doubles_hand_points_unless_a_hand_was_dead() {
         let r = RuleSet::standard();
-        let g = game_with(r.clone(), vec![summary(0, Some(Seat::S0), 60), summary(0, Some(Seat::S0), 45)], [105, 0]);
+        let g = game_with(
+            r.clone(),
+            vec![summary(0, Some(Seat::S0), 60), summary(0, Some(Seat::S0), 45)],
+            [105, 0],
+        );
         let st = g.close_stage(Seat::S0);
         assert_eq!(st.total, BySeat([105 * 2 + 100 + 2 * 25, 0]));
         let g = game_with(

@@ -103,10 +103,9 @@ fn parse_melds(s: &str) -> Result<Option<Vec<Meld>>, ParseActionError> {
     let mut out = Vec::new();
     let mut rest = s;
     while !rest.is_empty() {
-        let inner = rest
-            .strip_prefix('[')
-            .and_then(|r| r.split_once(']'))
-            .ok_or_else(|| ParseActionError(format!("expected melds in brackets like [7C 7D 7H], got {rest:?}")))?;
+        let inner = rest.strip_prefix('[').and_then(|r| r.split_once(']')).ok_or_else(|| {
+            ParseActionError(format!("expected melds in brackets like [7C 7D 7H], got {rest:?}"))
+        })?;
         out.push(inner.0.parse::<Meld>().map_err(|e| ParseActionError(e.to_string()))?);
         rest = inner.1.trim_start();
     }
@@ -342,7 +341,12 @@ struct HandRules {
 /// // cardgames.io: knock with 3 against 21 scores 18.
 /// assert_eq!(score_knock(EndKind::Knock, 3, 21, &RuleSet::standard()), (true, 18));
 /// ```
-pub fn score_knock(end: EndKind, knocker_deadwood: u32, defender_deadwood: u32, rules: &RuleSet) -> (bool, u32) {
+pub fn score_knock(
+    end: EndKind,
+    knocker_deadwood: u32,
+    defender_deadwood: u32,
+    rules: &RuleSet,
+) -> (bool, u32) {
     HandRules::from_rules(rules, None).score(end, knocker_deadwood, defender_deadwood)
 }
 
@@ -399,23 +403,36 @@ impl Legal {
     }
 
     /// The `i`-th legal action in [`Legal::to_vec`]'s order, without allocating.
+    #[inline]
     pub fn nth(&self, mut i: u32) -> Option<Action> {
-        for (ok, a) in [(self.pass, Action::Pass), (self.draw_stock, Action::DrawStock), (self.draw_pile, Action::DrawPile)] {
-            if ok {
-                if i == 0 {
-                    return Some(a);
-                }
-                i -= 1;
+        if self.pass {
+            if i == 0 {
+                return Some(Action::Pass);
             }
+            i -= 1;
         }
-        if i < self.discards.len() {
-            return self.discards.iter().nth(i as usize).map(|card| Action::Discard { card });
+        if self.draw_stock {
+            if i == 0 {
+                return Some(Action::DrawStock);
+            }
+            i -= 1;
         }
-        i -= self.discards.len();
-        if i < self.knocks.len() {
-            return self.knocks.iter().nth(i as usize).map(Action::knock);
+        if self.draw_pile {
+            if i == 0 {
+                return Some(Action::DrawPile);
+            }
+            i -= 1;
         }
-        i -= self.knocks.len();
+        let nd = self.discards.len();
+        if i < nd {
+            return nth_card(self.discards, i).map(|card| Action::Discard { card });
+        }
+        i -= nd;
+        let nk = self.knocks.len();
+        if i < nk {
+            return nth_card(self.knocks, i).map(Action::knock);
+        }
+        i -= nk;
         (self.big_gin && i == 0).then_some(Action::BigGin { melds: None })
     }
 
@@ -425,8 +442,66 @@ impl Legal {
     }
 }
 
+/// The face-up discard pile: a fixed array (a hand allocates nothing while it is played).
+#[derive(Clone, Copy)]
+struct Pile {
+    cards: [Card; 52],
+    len: u8,
+}
+
+impl Pile {
+    fn as_slice(&self) -> &[Card] {
+        &self.cards[..self.len as usize]
+    }
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    fn push(&mut self, c: Card) {
+        self.cards[self.len as usize] = c;
+        self.len += 1;
+    }
+    fn pop(&mut self) -> Option<Card> {
+        self.len = self.len.checked_sub(1)?;
+        Some(self.cards[self.len as usize])
+    }
+}
+
+impl PartialEq for Pile {
+    fn eq(&self, o: &Pile) -> bool {
+        self.as_slice() == o.as_slice()
+    }
+}
+
+impl Eq for Pile {}
+
+impl fmt::Debug for Pile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.as_slice().fmt(f)
+    }
+}
+
+/// The `i`-th card of `set` in bit order: a branchless binary search on popcounts (random
+/// play picks `i` at random, and a loop over the set bits would mispredict its exit).
+#[inline]
+fn nth_card(set: CardSet, mut i: u32) -> Option<Card> {
+    let mut x = set.bits();
+    if i >= x.count_ones() {
+        return None;
+    }
+    let mut pos = 0u32;
+    for width in [32u32, 16, 8, 4, 2, 1] {
+        let c = (x & ((1u64 << width) - 1)).count_ones();
+        let high = i >= c;
+        i -= if high { c } else { 0 };
+        let shift = if high { width } else { 0 };
+        x >>= shift;
+        pos += shift;
+    }
+    Card::from_bit(pos as u8)
+}
+
 /// One hand in play.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hand {
     rules: HandRules,
     deck: Deck,
@@ -434,7 +509,7 @@ pub struct Hand {
     cards: BySeat<CardSet>,
     /// Index in `deck` of the stock's top card.
     stock_next: u8,
-    pile: Vec<Card>,
+    pile: Pile,
     phase: Phase,
     /// The card taken from the pile this turn (it may not be discarded).
     taken: Option<Card>,
@@ -458,10 +533,13 @@ impl Hand {
             cards[s].insert(c);
         }
         let upcard = d[20];
-        let mut pile = Vec::with_capacity(32);
+        let mut pile = Pile { cards: [upcard; 52], len: 0 };
         pile.push(upcard);
-        let phase =
-            if rules.upcard_offer { Phase::UpcardOffer { seat: non_dealer } } else { Phase::Draw { seat: non_dealer } };
+        let phase = if rules.upcard_offer {
+            Phase::UpcardOffer { seat: non_dealer }
+        } else {
+            Phase::Draw { seat: non_dealer }
+        };
         Hand {
             rules: HandRules::from_rules(rules, Some(upcard)),
             deck,
@@ -510,7 +588,7 @@ impl Hand {
 
     /// The face-up discard pile, bottom first (the last is the top).
     pub fn pile(&self) -> &[Card] {
-        &self.pile
+        self.pile.as_slice()
     }
 
     /// Cards left in the stock.
@@ -549,10 +627,13 @@ impl Hand {
     }
 
     /// The legal actions of the seat to act, compactly.
+    #[inline]
     pub fn legal(&self) -> Legal {
         match self.phase {
             Phase::Over => Legal::default(),
-            Phase::UpcardOffer { seat } => Legal { seat: Some(seat), pass: true, draw_pile: true, ..Legal::default() },
+            Phase::UpcardOffer { seat } => {
+                Legal { seat: Some(seat), pass: true, draw_pile: true, ..Legal::default() }
+            }
             Phase::Draw { seat } => Legal {
                 seat: Some(seat),
                 draw_stock: true,
@@ -588,6 +669,7 @@ impl Hand {
     }
 
     /// Checks an action without applying it; returns the knock's arrangement when it is one.
+    #[inline]
     fn check(&self, seat: Seat, action: &Action) -> Result<Option<Arrangement>, RuleError> {
         let to_act = self.phase.to_act().ok_or(RuleError::HandOver)?;
         if seat != to_act {
@@ -596,16 +678,18 @@ impl Hand {
         let hand = self.cards[seat];
         match (self.phase, action) {
             (Phase::UpcardOffer { .. }, Action::Pass | Action::DrawPile) => Ok(None),
-            (Phase::UpcardOffer { .. }, _) => Err(RuleError::WrongPhase {
-                expected: "take the upcard (pile) or pass",
-            }),
+            (Phase::UpcardOffer { .. }, _) => {
+                Err(RuleError::WrongPhase { expected: "take the upcard (pile) or pass" })
+            }
             (Phase::Draw { .. }, Action::DrawStock) => Ok(None),
             (Phase::Draw { .. }, Action::DrawPile) if self.stock_only => Err(RuleError::MustDrawStock),
             (Phase::Draw { .. }, Action::DrawPile) if self.pile.is_empty() => {
                 Err(RuleError::WrongPhase { expected: "draw from the stock: the discard pile is empty" })
             }
             (Phase::Draw { .. }, Action::DrawPile) => Ok(None),
-            (Phase::Draw { .. }, _) => Err(RuleError::WrongPhase { expected: "draw from the stock or the pile" }),
+            (Phase::Draw { .. }, _) => {
+                Err(RuleError::WrongPhase { expected: "draw from the stock or the pile" })
+            }
             (Phase::Discard { .. }, Action::Discard { card }) => {
                 self.check_discard(hand, *card)?;
                 Ok(None)
@@ -636,9 +720,9 @@ impl Hand {
                 }
                 Ok(Some(arrangement))
             }
-            (Phase::Discard { .. }, _) => Err(RuleError::WrongPhase {
-                expected: "discard, knock or big gin: you have drawn already",
-            }),
+            (Phase::Discard { .. }, _) => {
+                Err(RuleError::WrongPhase { expected: "discard, knock or big gin: you have drawn already" })
+            }
             (Phase::Over, _) => Err(RuleError::HandOver),
         }
     }
@@ -679,7 +763,22 @@ impl Hand {
     /// h.apply(Seat::S1, &Action::Pass).unwrap();
     /// ```
     pub fn apply(&mut self, seat: Seat, action: &Action) -> Result<Event, RuleError> {
-        let arrangement = self.check(seat, action)?;
+        // The common legal moves go straight through; anything else (knocks, and every
+        // refusal with its reason) goes through `check`, which the guards here mirror.
+        let arrangement = match (self.phase, action) {
+            (Phase::Draw { seat: s }, Action::DrawStock) if s == seat => None,
+            (Phase::Draw { seat: s }, Action::DrawPile)
+                if s == seat && !self.stock_only && !self.pile.is_empty() =>
+            {
+                None
+            }
+            (Phase::Discard { seat: s }, Action::Discard { card })
+                if s == seat && self.cards[seat].contains(*card) && self.taken != Some(*card) =>
+            {
+                None
+            }
+            _ => self.check(seat, action)?,
+        };
         Ok(match action {
             Action::Pass => {
                 if seat == self.dealer {
@@ -823,7 +922,10 @@ mod tests {
         let deck = Deck::shuffled(9, 0);
         let mut h = Hand::new(&rules, deck, Seat::S0);
         // Non-dealer passes, dealer passes: non-dealer must draw from the stock.
-        assert_eq!(h.apply(Seat::S1, &Action::DrawStock), Err(RuleError::WrongPhase { expected: "take the upcard (pile) or pass" }));
+        assert_eq!(
+            h.apply(Seat::S1, &Action::DrawStock),
+            Err(RuleError::WrongPhase { expected: "take the upcard (pile) or pass" })
+        );
         h.apply(Seat::S1, &Action::Pass).unwrap();
         assert_eq!(h.phase(), Phase::UpcardOffer { seat: Seat::S0 });
         h.apply(Seat::S0, &Action::Pass).unwrap();
@@ -839,7 +941,10 @@ mod tests {
         let mut h = Hand::new(&rules, deck, Seat::S0);
         h.apply(Seat::S1, &Action::Pass).unwrap();
         let up = h.upcard();
-        assert_eq!(h.apply(Seat::S0, &Action::DrawPile), Ok(Event::Drew { seat: Seat::S0, card: up, from_stock: false }));
+        assert_eq!(
+            h.apply(Seat::S0, &Action::DrawPile),
+            Ok(Event::Drew { seat: Seat::S0, card: up, from_stock: false })
+        );
         assert_eq!(h.apply(Seat::S0, &Action::Discard { card: up }), Err(RuleError::JustTaken(up)));
         let other = h.cards(Seat::S0).without(up).first().unwrap();
         h.apply(Seat::S0, &Action::Discard { card: other }).unwrap();
@@ -889,7 +994,10 @@ mod tests {
         h.apply(Seat::S1, &Action::DrawStock).unwrap();
         let before = format!("{h:?}");
         // Without KC and QC: deadwood 2+9+1+10 = 22 > 10.
-        assert_eq!(h.apply(Seat::S1, &knock("KC")), Err(RuleError::DeadwoodTooHigh { deadwood: 22, limit: 10 }));
+        assert_eq!(
+            h.apply(Seat::S1, &knock("KC")),
+            Err(RuleError::DeadwoodTooHigh { deadwood: 22, limit: 10 })
+        );
         assert_eq!(h.apply(Seat::S1, &knock("3D")), Err(RuleError::NotInHand(card("3D"))));
         assert_eq!(h.apply(Seat::S0, &knock("KC")), Err(RuleError::NotYourTurn { to_act: Seat::S1 }));
         assert_eq!(format!("{h:?}"), before);
@@ -983,14 +1091,35 @@ mod tests {
     }
 
     #[test]
+    fn nth_card_selects_in_bit_order() {
+        let h = hand("AC 7C KD 2H 9S KS");
+        let cards: Vec<Card> = h.iter().collect();
+        for (i, c) in cards.iter().enumerate() {
+            assert_eq!(nth_card(h, i as u32), Some(*c));
+        }
+        assert_eq!(nth_card(h, 6), None);
+        assert_eq!(nth_card(CardSet::EMPTY, 0), None);
+    }
+
+    #[test]
     fn action_text_round_trips() {
-        for s in ["pass", "stock", "pile", "discard 7S", "knock KC", "knock KC [7C 7D 7H] [3S 4S 5S]", "big-gin", "big-gin [AC 2C 3C]"] {
+        for s in [
+            "pass",
+            "stock",
+            "pile",
+            "discard 7S",
+            "knock KC",
+            "knock KC [7C 7D 7H] [3S 4S 5S]",
+            "big-gin",
+            "big-gin [AC 2C 3C]",
+        ] {
             let a: Action = s.parse().unwrap();
             assert_eq!(a.to_string(), s);
             let j = serde_json::to_string(&a).unwrap();
             assert_eq!(serde_json::from_str::<Action>(&j).unwrap(), a);
         }
-        for bad in ["", "jump", "discard", "discard 1X", "knock KC [7C 7D]", "knock KC 7C 7D 7H", "pass now"] {
+        for bad in ["", "jump", "discard", "discard 1X", "knock KC [7C 7D]", "knock KC 7C 7D 7H", "pass now"]
+        {
             assert!(bad.parse::<Action>().is_err(), "{bad}");
         }
     }

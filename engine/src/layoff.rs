@@ -166,7 +166,10 @@ mod tests {
     fn two_runs_growing_toward_each_other_share_no_card() {
         let d = best_defense(hand("6S 8S"), &melds(&["3S 4S 5S", "9S TS JS"]));
         assert_eq!(d.deadwood(), 0);
-        assert_eq!(d.layoffs, vec![Layoff { card: card("6S"), meld: 0 }, Layoff { card: card("8S"), meld: 1 }]);
+        assert_eq!(
+            d.layoffs,
+            vec![Layoff { card: card("6S"), meld: 0 }, Layoff { card: card("8S"), meld: 1 }]
+        );
         // 7S fits either run once 6S or 8S is laid, but only once.
         let d = best_defense(hand("6S 7S 8S 9H"), &melds(&["3S 4S 5S", "9S TS JS"]));
         assert_eq!(d.deadwood(), 9);

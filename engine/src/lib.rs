@@ -25,7 +25,8 @@ pub use cardset::{CardSet, ParseCardSetError, hand};
 pub use deal::{Deck, DeckError, first_dealer};
 pub use game::{Game, GameError, GameResult, GameSetup, HandSummary, StageResult, Step};
 pub use hand::{
-    Action, EndKind, Event, Hand, HandResult, Legal, ParseActionError, Phase, RuleError, Showdown, score_knock,
+    Action, EndKind, Event, Hand, HandResult, Legal, ParseActionError, Phase, RuleError, Showdown,
+    score_knock,
 };
 pub use layoff::{Defense, Layoff, best_defense};
 pub use meld::{Meld, MeldError, MeldKind};
@@ -33,7 +34,8 @@ pub use record::{GameRecord, RecordedAction, ReplayError};
 pub use rules::{PRESETS, RuleSet, RuleSetError, Shutout, TargetRule};
 pub use seat::{BySeat, Seat};
 pub use solver::{
-    Arrangement, ArrangementError, BestDiscard, KnockOptions, all_melded, best_arrangement, best_discard, deadwood,
-    deadwood_after_best_discard, deadwood_by_discard, knock_discards, knock_options, min_arrangements,
+    Arrangement, ArrangementError, BestDiscard, KnockOptions, all_melded, best_arrangement, best_discard,
+    deadwood, deadwood_after_best_discard, deadwood_by_discard, knock_discards, knock_options,
+    min_arrangements,
 };
 pub use view::{PublicView, SeatView, SpectatorView};

@@ -165,7 +165,12 @@ mod tests {
 
     #[test]
     fn valid_and_invalid_melds() {
-        let ok = [("7C 7D 7H", MeldKind::Set), ("7C 7D 7H 7S", MeldKind::Set), ("AS 2S 3S", MeldKind::Run), ("9H TH JH QH KH", MeldKind::Run)];
+        let ok = [
+            ("7C 7D 7H", MeldKind::Set),
+            ("7C 7D 7H 7S", MeldKind::Set),
+            ("AS 2S 3S", MeldKind::Run),
+            ("9H TH JH QH KH", MeldKind::Run),
+        ];
         for (s, k) in ok {
             assert_eq!(s.parse::<Meld>().map(Meld::kind), Ok(k), "{s}");
         }

@@ -75,7 +75,9 @@ impl std::fmt::Display for ReplayError {
             ReplayError::BadAction { index, seat, action, error } => {
                 write!(f, "action #{} (seat {seat}: {action}) is illegal: {error}", index + 1)
             }
-            ReplayError::ResultMismatch => f.write_str("the replayed result differs from the recorded result"),
+            ReplayError::ResultMismatch => {
+                f.write_str("the replayed result differs from the recorded result")
+            }
         }
     }
 }
@@ -88,7 +90,11 @@ impl Game {
         GameRecord {
             version: 1,
             setup: self.setup().clone(),
-            actions: self.actions().iter().map(|(seat, action)| RecordedAction { seat: *seat, action: action.clone() }).collect(),
+            actions: self
+                .actions()
+                .iter()
+                .map(|(seat, action)| RecordedAction { seat: *seat, action: action.clone() })
+                .collect(),
             result: self.result().cloned(),
         }
     }
@@ -147,7 +153,11 @@ impl GameRecord {
     /// From the compact text form.
     pub fn from_text(text: &str) -> Result<GameRecord, ReplayError> {
         let perr = |line: usize, msg: String| ReplayError::Parse(format!("line {}: {msg}", line + 1));
-        let mut lines = text.lines().enumerate().map(|(i, l)| (i, l.trim())).filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
+        let mut lines = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (i, l.trim()))
+            .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
         let version = match lines.next() {
             Some((_, l)) if l.starts_with("gin-record ") => {
                 l["gin-record ".len()..].trim().parse::<u32>().map_err(|e| perr(0, e.to_string()))?
@@ -171,7 +181,9 @@ impl GameRecord {
                     let n = rest.trim().parse::<u8>().map_err(|e| perr(i, e.to_string()))?;
                     first_dealer = Some(Seat::try_from(n).map_err(|e| perr(i, e))?);
                 }
-                "deck" => decks.push(rest.parse().map_err(|e: crate::deal::DeckError| perr(i, e.to_string()))?),
+                "deck" => {
+                    decks.push(rest.parse().map_err(|e: crate::deal::DeckError| perr(i, e.to_string()))?)
+                }
                 "result" => result = Some(serde_json::from_str(rest).map_err(|e| perr(i, e.to_string()))?),
                 "0" | "1" => {
                     let seat = Seat::try_from(word.parse::<u8>().unwrap_or(0)).map_err(|e| perr(i, e))?;
@@ -188,6 +200,10 @@ impl GameRecord {
 
     /// Reads JSON or the text form (by the first non-blank character).
     pub fn parse(text: &str) -> Result<GameRecord, ReplayError> {
-        if text.trim_start().starts_with('{') { GameRecord::from_json(text) } else { GameRecord::from_text(text) }
+        if text.trim_start().starts_with('{') {
+            GameRecord::from_json(text)
+        } else {
+            GameRecord::from_text(text)
+        }
     }
 }

@@ -76,7 +76,8 @@ pub struct RuleSet {
 }
 
 /// The names of the presets, in RULES.md's order.
-pub const PRESETS: [&str; 7] = ["standard", "wikihow", "wikihow-alt", "classic", "american", "oklahoma", "multistage"];
+pub const PRESETS: [&str; 7] =
+    ["standard", "wikihow", "wikihow-alt", "classic", "american", "oklahoma", "multistage"];
 
 /// Why a rule set was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -196,7 +197,10 @@ impl RuleSet {
                 ..s
             },
             _ => {
-                return Err(err("name", format!("unknown preset {name:?}; the presets are {}", PRESETS.join(", "))));
+                return Err(err(
+                    "name",
+                    format!("unknown preset {name:?}; the presets are {}", PRESETS.join(", ")),
+                ));
             }
         };
         Ok(r)
@@ -254,7 +258,8 @@ impl RuleSet {
     /// assert_eq!(e.field, "gin_bonus");
     /// ```
     pub fn from_toml(text: &str) -> Result<RuleSet, RuleSetError> {
-        let v: toml::Value = toml::from_str(text).map_err(|e| err("", format!("not valid TOML: {}", e.message())))?;
+        let v: toml::Value =
+            toml::from_str(text).map_err(|e| err("", format!("not valid TOML: {}", e.message())))?;
         let v = serde_json::to_value(v).map_err(|e| err("", e.to_string()))?;
         RuleSet::from_value(v)
     }
@@ -290,10 +295,11 @@ impl RuleSet {
             }
             merged.insert(k, val);
         }
-        let rules: RuleSet = serde_path_to_error::deserialize(serde_json::Value::Object(merged)).map_err(|e| {
-            let path = e.path().to_string();
-            err(if path == "." { "" } else { &path }, e.into_inner().to_string())
-        })?;
+        let rules: RuleSet =
+            serde_path_to_error::deserialize(serde_json::Value::Object(merged)).map_err(|e| {
+                let path = e.path().to_string();
+                err(if path == "." { "" } else { &path }, e.into_inner().to_string())
+            })?;
         let rules = if changed && !named { RuleSet { name: "custom".into(), ..rules } } else { rules };
         rules.validate()?;
         Ok(rules)
@@ -332,7 +338,8 @@ mod tests {
     #[test]
     fn presets_match_rules_table() {
         // name, gin, big gin (None = none), undercut, offer, target, >, game, box
-        let table: [(&str, u32, Option<u32>, u32, bool, u32, bool, u32, u32); 7] = [
+        type Row = (&'static str, u32, Option<u32>, u32, bool, u32, bool, u32, u32);
+        let table: [Row; 7] = [
             ("standard", 25, Some(31), 25, true, 100, false, 100, 25),
             ("wikihow", 25, None, 25, false, 100, false, 100, 20),
             ("wikihow-alt", 20, None, 10, false, 100, false, 100, 20),

@@ -26,6 +26,8 @@ use crate::cardset::{CardSet, LANE};
 use crate::meld::Meld;
 
 const RANK0: u64 = 0x0001_0001_0001_0001;
+/// The most disjoint melds a set of cards can hold (52 / 3).
+const MAX_MELDS: usize = 17;
 
 /// Ranks (as a 13-bit lane) held in at least three suits.
 #[inline(always)]
@@ -105,7 +107,13 @@ fn max_melded(h: u64) -> u32 {
 }
 
 /// Walks every family of disjoint melds of `h`; calls `leaf(melded, melds)` for each.
-fn families(m_in: u64, melded: u64, stack: &mut [u64; 4], depth: usize, leaf: &mut impl FnMut(u64, &[u64])) {
+fn families(
+    m_in: u64,
+    melded: u64,
+    stack: &mut [u64; MAX_MELDS],
+    depth: usize,
+    leaf: &mut impl FnMut(u64, &[u64]),
+) {
     let m = meldable(m_in);
     if m == 0 {
         leaf(melded, &stack[..depth]);
@@ -120,7 +128,7 @@ fn families(m_in: u64, melded: u64, stack: &mut [u64; 4], depth: usize, leaf: &m
 }
 
 fn for_each_family(h: CardSet, mut leaf: impl FnMut(u64, &[u64])) {
-    let mut stack = [0u64; 4];
+    let mut stack = [0u64; MAX_MELDS];
     families(h.bits(), 0, &mut stack, 0, &mut leaf);
 }
 
@@ -185,6 +193,12 @@ pub struct KnockOptions {
 /// one pass of the solver.
 pub fn knock_options(h: CardSet, limit: u32) -> KnockOptions {
     let hb = h.bits();
+    // Cards in no candidate meld stay deadwood whatever is discarded: if even discarding the
+    // highest of them leaves more than the limit, nothing can knock (the common case).
+    let loose = CardSet::from_bits(hb & !meldable(hb));
+    if !loose.is_empty() && loose.value() - loose.max_value() > limit {
+        return KnockOptions { discards: CardSet::EMPTY, all_melded: false };
+    }
     let mut out = 0u64;
     let mut all_melded = false;
     for_each_family(h, |melded, _| {
@@ -338,7 +352,7 @@ impl std::fmt::Display for Arrangement {
 /// ```
 pub fn best_arrangement(h: CardSet) -> Arrangement {
     let hb = h.bits();
-    let mut best = (u32::MAX, [0u64; 4], 0usize);
+    let mut best = (u32::MAX, [0u64; MAX_MELDS], 0usize);
     for_each_family(h, |melded, melds| {
         let dw = value(hb & !melded);
         if dw < best.0 {
@@ -396,7 +410,7 @@ impl BestDiscard {
 /// ```
 pub fn best_discard(h: CardSet) -> Option<BestDiscard> {
     let hb = h.bits();
-    let mut best: Option<(u32, u64, [u64; 4], usize)> = None;
+    let mut best: Option<(u32, u64, [u64; MAX_MELDS], usize)> = None;
     for_each_family(h, |melded, melds| {
         let u = hb & !melded;
         if u == 0 {
@@ -409,12 +423,11 @@ pub fn best_discard(h: CardSet) -> Option<BestDiscard> {
             // Highest bit among the cards of the top value.
             let tops = u & at_least(top);
             let d = 1u64 << (63 - tops.leading_zeros());
-            let mut stack = [0u64; 4];
+            let mut stack = [0u64; MAX_MELDS];
             stack[..melds.len()].copy_from_slice(melds);
             best = Some((dw, d, stack, melds.len()));
         }
-    })
-    ;
+    });
     let (_, d, stack, n) = best?;
     let card = Card::from_bit(d.trailing_zeros() as u8).expect("discard is a card");
     Some(BestDiscard { discard: card, arrangement: Arrangement::from_masks(h.without(card), &stack[..n]) })
