@@ -1,0 +1,1066 @@
+//! Durable storage: every game's fixed facts, seats, action log and end.
+//!
+//! The action log is the truth: the engine is deterministic given the seed and the actions, so
+//! the server rebuilds every game at start by replaying what [`Store::start`] loads. Every write is
+//! durable before [`Store::write`] resolves. One writer thread owns the [`Backend`] and commits
+//! everything queued at once in one transaction (group commit), so many games writing at the same
+//! time share one `fsync`.
+//!
+//! The SQL sits behind [`Backend`]; [`SqliteBackend`] is the SQLite implementation (WAL,
+//! `synchronous=FULL`: a committed transaction survives a killed process and a power loss).
+
+use std::fmt;
+use std::future::Future;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::Duration;
+
+use rusqlite::types::FromSqlError;
+use rusqlite::{Connection, TransactionBehavior, params};
+use tokio::sync::oneshot;
+
+/// A new game's fixed facts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewGame {
+    /// The game's id (unique).
+    pub id: String,
+    /// The rules, as JSON.
+    pub rules_json: String,
+    /// The deal seed (stored as the `i64` with the same bits).
+    pub seed: u64,
+    /// The game's secret.
+    pub secret: [u8; 32],
+    /// The clock: milliseconds per move.
+    pub clock_millis: u32,
+    /// What happens when the clock runs out (the server's encoding).
+    pub clock_policy: i32,
+    /// The house bot's name (empty for none).
+    pub house_bot: String,
+    /// When the game was created, in Unix milliseconds.
+    pub created_ms: i64,
+}
+
+/// A taken seat.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeatRow {
+    /// The seat's number.
+    pub seat: u8,
+    /// The player's name.
+    pub name: String,
+    /// The hash of the seat's token.
+    pub token_hash: [u8; 32],
+    /// Whether a bot holds the seat.
+    pub bot: bool,
+    /// When the seat was taken, in Unix milliseconds.
+    pub joined_ms: i64,
+}
+
+/// What kind of logged action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ActionKind {
+    /// A move played by the seat (stored as `play`).
+    Play,
+    /// A move made for the seat when its clock ran out (stored as `timeout`).
+    Timeout,
+    /// The seat resigned (stored as `resign`).
+    Resign,
+}
+
+impl ActionKind {
+    /// The stored text.
+    fn as_str(self) -> &'static str {
+        match self {
+            ActionKind::Play => "play",
+            ActionKind::Timeout => "timeout",
+            ActionKind::Resign => "resign",
+        }
+    }
+
+    /// Parses the stored text.
+    fn parse(text: &str) -> Option<ActionKind> {
+        match text {
+            "play" => Some(ActionKind::Play),
+            "timeout" => Some(ActionKind::Timeout),
+            "resign" => Some(ActionKind::Resign),
+            _ => None,
+        }
+    }
+}
+
+/// One logged action.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ActionRow {
+    /// The action's place in the game's log (0, 1, 2, ...; unique per game).
+    pub index: u32,
+    /// The seat that acted (or was acted for).
+    pub seat: u8,
+    /// What kind of action.
+    pub kind: ActionKind,
+    /// The action itself (the server's encoding).
+    pub action: String,
+    /// When it happened, in Unix milliseconds.
+    pub time_ms: i64,
+}
+
+/// One write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Write {
+    /// Creates a game; fails if the id exists.
+    CreateGame(NewGame),
+    /// Takes a seat; fails if the game does not exist or the seat is taken.
+    TakeSeat {
+        /// The game.
+        game_id: String,
+        /// The seat taken.
+        seat: SeatRow,
+    },
+    /// Logs an action; fails if the game does not exist or the index is already logged.
+    Action {
+        /// The game.
+        game_id: String,
+        /// The action.
+        action: ActionRow,
+    },
+    /// Records a game's end; fails if the game does not exist or has already ended.
+    Finish {
+        /// The game.
+        game_id: String,
+        /// The result, as JSON.
+        result_json: String,
+        /// The game record, as JSON.
+        record_json: String,
+        /// When the game ended, in Unix milliseconds.
+        finished_ms: i64,
+    },
+}
+
+/// Everything stored about one game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredGame {
+    /// The fixed facts.
+    pub game: NewGame,
+    /// The taken seats, in join order.
+    pub seats: Vec<SeatRow>,
+    /// The action log, by index.
+    pub actions: Vec<ActionRow>,
+    /// The end, once the game has ended.
+    pub finished: Option<Finished>,
+}
+
+/// A game's end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finished {
+    /// The result, as JSON.
+    pub result_json: String,
+    /// The game record, as JSON.
+    pub record_json: String,
+    /// When the game ended, in Unix milliseconds.
+    pub finished_ms: i64,
+}
+
+/// Storage failure (wraps the backend's message).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoreError(pub String);
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> StoreError {
+        StoreError(e.to_string())
+    }
+}
+
+impl From<FromSqlError> for StoreError {
+    fn from(e: FromSqlError) -> StoreError {
+        StoreError(e.to_string())
+    }
+}
+
+/// The message of writes that were not (and will not be) committed because the store is closed.
+const CLOSED: &str = "store closed";
+
+fn closed() -> StoreError {
+    StoreError(CLOSED.to_owned())
+}
+
+/// A storage backend: synchronous, used from the writer thread only.
+pub trait Backend: Send + 'static {
+    /// Applies every write of `batch` in ONE transaction, durably; all or nothing.
+    fn commit(&mut self, batch: &[Write]) -> Result<(), StoreError>;
+    /// Every game with its seats, actions and end.
+    fn load_all(&mut self) -> Result<Vec<StoredGame>, StoreError>;
+}
+
+/// The schema version this code writes and reads (`PRAGMA user_version`).
+const SCHEMA_VERSION: i64 = 1;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS games (
+    id           TEXT    NOT NULL PRIMARY KEY,
+    rules_json   TEXT    NOT NULL,
+    seed         INTEGER NOT NULL,
+    secret       BLOB    NOT NULL CHECK (length(secret) = 32),
+    clock_millis INTEGER NOT NULL,
+    clock_policy INTEGER NOT NULL,
+    house_bot    TEXT    NOT NULL,
+    created_ms   INTEGER NOT NULL,
+    result_json  TEXT,
+    record_json  TEXT,
+    finished_ms  INTEGER
+);
+CREATE TABLE IF NOT EXISTS seats (
+    game_id    TEXT    NOT NULL REFERENCES games (id),
+    seat       INTEGER NOT NULL,
+    name       TEXT    NOT NULL,
+    token_hash BLOB    NOT NULL CHECK (length(token_hash) = 32),
+    bot        INTEGER NOT NULL,
+    joined_ms  INTEGER NOT NULL,
+    join_order INTEGER NOT NULL,
+    PRIMARY KEY (game_id, seat),
+    UNIQUE (game_id, join_order)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS actions (
+    game_id TEXT    NOT NULL REFERENCES games (id),
+    idx     INTEGER NOT NULL,
+    seat    INTEGER NOT NULL,
+    kind    TEXT    NOT NULL CHECK (kind IN ('play', 'timeout', 'resign')),
+    action  TEXT    NOT NULL,
+    time_ms INTEGER NOT NULL,
+    PRIMARY KEY (game_id, idx)
+) WITHOUT ROWID;
+";
+
+const INSERT_GAME: &str = "INSERT INTO games \
+    (id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, created_ms) \
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+const INSERT_SEAT: &str = "INSERT INTO seats \
+    (game_id, seat, name, token_hash, bot, joined_ms, join_order) \
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, \
+        (SELECT coalesce(max(join_order) + 1, 0) FROM seats WHERE game_id = ?1))";
+const INSERT_ACTION: &str = "INSERT INTO actions (game_id, idx, seat, kind, action, time_ms) \
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+const FINISH_GAME: &str = "UPDATE games SET result_json = ?2, record_json = ?3, finished_ms = ?4 \
+    WHERE id = ?1 AND finished_ms IS NULL";
+
+/// SQLite: a file (or ":memory:" for tests).
+pub struct SqliteBackend {
+    conn: Connection,
+}
+
+impl SqliteBackend {
+    /// Opens (creating if missing) the database at `path`: WAL journal, `synchronous=FULL`, foreign
+    /// keys on, a busy timeout; creates the schema if missing (`PRAGMA user_version` = 1) and refuses
+    /// a database of another schema version.
+    pub fn open(path: &Path) -> Result<SqliteBackend, StoreError> {
+        let context = |e: rusqlite::Error| StoreError(format!("opening {}: {e}", path.display()));
+        let in_memory = path.as_os_str() == ":memory:";
+        let created = !in_memory && !path.exists();
+        let mut conn = Connection::open(path).map_err(context)?;
+        conn.busy_timeout(Duration::from_secs(10)).map_err(context)?;
+        let mode: String =
+            conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0)).map_err(context)?;
+        let usable = mode.eq_ignore_ascii_case("wal") || (in_memory && mode.eq_ignore_ascii_case("memory"));
+        if !usable {
+            return Err(StoreError(format!("{}: cannot use WAL (journal mode {mode})", path.display())));
+        }
+        conn.pragma_update(None, "synchronous", "FULL").map_err(context)?;
+        conn.pragma_update(None, "foreign_keys", true).map_err(context)?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(context)?;
+        let version: i64 = tx.pragma_query_value(None, "user_version", |row| row.get(0)).map_err(context)?;
+        match version {
+            0 => {
+                tx.execute_batch(SCHEMA).map_err(context)?;
+                tx.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(context)?;
+            }
+            SCHEMA_VERSION => {}
+            other => {
+                return Err(StoreError(format!(
+                    "{}: schema version {other}, this server knows {SCHEMA_VERSION}",
+                    path.display()
+                )));
+            }
+        }
+        tx.commit().map_err(context)?;
+        if created {
+            sync_parent_dir(path)?;
+        }
+        Ok(SqliteBackend { conn })
+    }
+}
+
+/// Makes a newly created database file's directory entry durable (SQLite itself syncs the
+/// directory for the WAL and journal files it creates, not for the database file).
+#[cfg(unix)]
+fn sync_parent_dir(path: &Path) -> Result<(), StoreError> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| StoreError(format!("syncing directory {}: {e}", dir.display())))
+}
+
+/// Directories cannot be synced this way here; the first checkpoint's sync has to do.
+#[cfg(not(unix))]
+fn sync_parent_dir(_path: &Path) -> Result<(), StoreError> {
+    Ok(())
+}
+
+/// Applies one write inside the open transaction `conn`.
+fn apply(conn: &Connection, write: &Write) -> Result<(), StoreError> {
+    match write {
+        Write::CreateGame(g) => conn
+            .prepare_cached(INSERT_GAME)?
+            .execute(params![
+                g.id,
+                g.rules_json,
+                g.seed as i64,
+                g.secret,
+                g.clock_millis,
+                g.clock_policy,
+                g.house_bot,
+                g.created_ms
+            ])
+            .map(drop)
+            .map_err(|e| StoreError(format!("creating game {}: {e}", g.id))),
+        Write::TakeSeat { game_id, seat: s } => conn
+            .prepare_cached(INSERT_SEAT)?
+            .execute(params![game_id, s.seat, s.name, s.token_hash, s.bot, s.joined_ms])
+            .map(drop)
+            .map_err(|e| StoreError(format!("taking seat {} of game {game_id}: {e}", s.seat))),
+        Write::Action { game_id, action: a } => conn
+            .prepare_cached(INSERT_ACTION)?
+            .execute(params![game_id, a.index, a.seat, a.kind.as_str(), a.action, a.time_ms])
+            .map(drop)
+            .map_err(|e| StoreError(format!("logging action {} of game {game_id}: {e}", a.index))),
+        Write::Finish { game_id, result_json, record_json, finished_ms } => {
+            let changed = conn
+                .prepare_cached(FINISH_GAME)?
+                .execute(params![game_id, result_json, record_json, finished_ms])
+                .map_err(|e| StoreError(format!("finishing game {game_id}: {e}")))?;
+            if changed == 1 {
+                Ok(())
+            } else {
+                Err(StoreError(format!("finishing game {game_id}: no such game, or already finished")))
+            }
+        }
+    }
+}
+
+/// Where the rows of the game with id `game_id` go: `last` caches the previous lookup, since the
+/// rows come grouped by game.
+fn game_slot(
+    games: &[StoredGame],
+    by_id: &std::collections::HashMap<String, usize>,
+    last: &mut Option<usize>,
+    game_id: &str,
+    table: &str,
+) -> Result<usize, StoreError> {
+    if let Some(i) = *last
+        && games[i].game.id == game_id
+    {
+        return Ok(i);
+    }
+    let i =
+        *by_id.get(game_id).ok_or_else(|| StoreError(format!("{table} row of unknown game {game_id}")))?;
+    *last = Some(i);
+    Ok(i)
+}
+
+impl Backend for SqliteBackend {
+    fn commit(&mut self, batch: &[Write]) -> Result<(), StoreError> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        for write in batch {
+            apply(&tx, write)?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn load_all(&mut self) -> Result<Vec<StoredGame>, StoreError> {
+        // One read transaction: one consistent snapshot of the three tables.
+        let tx = self.conn.transaction()?;
+        let mut games = Vec::new();
+        {
+            let mut stmt = tx.prepare(
+                "SELECT id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, created_ms, \
+                 result_json, record_json, finished_ms FROM games ORDER BY rowid",
+            )?;
+            let mut rows = stmt.query([])?;
+            while let Some(row) = rows.next()? {
+                let finished_ms: Option<i64> = row.get(10)?;
+                let finished = match finished_ms {
+                    Some(finished_ms) => Some(Finished {
+                        result_json: row.get::<_, Option<String>>(8)?.unwrap_or_default(),
+                        record_json: row.get::<_, Option<String>>(9)?.unwrap_or_default(),
+                        finished_ms,
+                    }),
+                    None => None,
+                };
+                games.push(StoredGame {
+                    game: NewGame {
+                        id: row.get(0)?,
+                        rules_json: row.get(1)?,
+                        seed: row.get::<_, i64>(2)? as u64,
+                        secret: row.get(3)?,
+                        clock_millis: row.get(4)?,
+                        clock_policy: row.get(5)?,
+                        house_bot: row.get(6)?,
+                        created_ms: row.get(7)?,
+                    },
+                    seats: Vec::new(),
+                    actions: Vec::new(),
+                    finished,
+                });
+            }
+        }
+        let by_id: std::collections::HashMap<String, usize> =
+            games.iter().enumerate().map(|(i, g)| (g.game.id.clone(), i)).collect();
+        {
+            let mut stmt = tx.prepare(
+                "SELECT game_id, seat, name, token_hash, bot, joined_ms FROM seats \
+                 ORDER BY game_id, join_order",
+            )?;
+            let mut rows = stmt.query([])?;
+            let mut last = None;
+            while let Some(row) = rows.next()? {
+                let game_id = row.get_ref(0)?.as_str()?;
+                let i = game_slot(&games, &by_id, &mut last, game_id, "seats")?;
+                games[i].seats.push(SeatRow {
+                    seat: row.get(1)?,
+                    name: row.get(2)?,
+                    token_hash: row.get(3)?,
+                    bot: row.get(4)?,
+                    joined_ms: row.get(5)?,
+                });
+            }
+        }
+        {
+            let mut stmt = tx.prepare(
+                "SELECT game_id, idx, seat, kind, action, time_ms FROM actions ORDER BY game_id, idx",
+            )?;
+            let mut rows = stmt.query([])?;
+            let mut last = None;
+            while let Some(row) = rows.next()? {
+                let game_id = row.get_ref(0)?.as_str()?;
+                let i = game_slot(&games, &by_id, &mut last, game_id, "actions")?;
+                let kind = row.get_ref(3)?.as_str()?;
+                let kind = ActionKind::parse(kind)
+                    .ok_or_else(|| StoreError(format!("game {game_id}: unknown action kind {kind:?}")))?;
+                games[i].actions.push(ActionRow {
+                    index: row.get(1)?,
+                    seat: row.get(2)?,
+                    kind,
+                    action: row.get(4)?,
+                    time_ms: row.get(5)?,
+                });
+            }
+        }
+        tx.commit()?;
+        Ok(games)
+    }
+}
+
+/// At most this many writes are gathered into one transaction (one request is never split, so a
+/// batch may exceed it by one request).
+const MAX_BATCH_WRITES: usize = 8192;
+
+/// One caller's writes and where to answer.
+struct Request {
+    writes: Vec<Write>,
+    reply: oneshot::Sender<Result<(), StoreError>>,
+}
+
+/// What the writer thread receives.
+enum Msg {
+    Write(Request),
+    /// Commit everything before, then stop; answer when stopped.
+    Close(oneshot::Sender<()>),
+}
+
+/// State shared by every handle and the writer thread.
+#[derive(Default)]
+struct Shared {
+    closed: AtomicBool,
+    transactions: AtomicU64,
+    writes: AtomicU64,
+}
+
+/// The async-facing store: a writer thread owns the backend and does group commit.
+///
+/// Cloning gives another handle to the same writer. The writer stops on [`Store::close`], or once
+/// every handle is dropped and the queue is empty.
+#[derive(Clone)]
+pub struct Store {
+    queue: mpsc::Sender<Msg>,
+    shared: Arc<Shared>,
+}
+
+impl Store {
+    /// Opens the backend, loads every game, starts the writer thread.
+    pub fn start(mut backend: impl Backend) -> Result<(Store, Vec<StoredGame>), StoreError> {
+        let games = backend.load_all()?;
+        let (queue, inbox) = mpsc::channel();
+        let shared = Arc::new(Shared::default());
+        let writer_shared = Arc::clone(&shared);
+        std::thread::Builder::new()
+            .name("store-writer".to_owned())
+            .spawn(move || writer(backend, inbox, &writer_shared))
+            .map_err(|e| StoreError(format!("starting the store writer thread: {e}")))?;
+        Ok((Store { queue, shared }, games))
+    }
+
+    /// Convenience: [`SqliteBackend::open`] + [`Store::start`].
+    pub fn open_sqlite(path: &Path) -> Result<(Store, Vec<StoredGame>), StoreError> {
+        Store::start(SqliteBackend::open(path)?)
+    }
+
+    /// Enqueues `writes` NOW (so calls made in some order are committed in that order: FIFO), and
+    /// returns a future that resolves once they are durably committed (or failed). The writes of one
+    /// call are committed all together or not at all.
+    ///
+    /// Never blocks: enqueuing is a non-blocking channel send; the future awaits the answer.
+    pub fn write(&self, writes: Vec<Write>) -> impl Future<Output = Result<(), StoreError>> + Send + 'static {
+        let answer = if self.shared.closed.load(Ordering::Acquire) {
+            None
+        } else {
+            let (reply, answer) = oneshot::channel();
+            self.queue.send(Msg::Write(Request { writes, reply })).ok().map(|()| answer)
+        };
+        async move {
+            match answer {
+                // A dropped reply means the writer stopped before reaching the request.
+                Some(answer) => answer.await.unwrap_or_else(|_| Err(closed())),
+                None => Err(closed()),
+            }
+        }
+    }
+
+    /// Counters for benchmarks: (transactions committed, writes committed).
+    pub fn stats(&self) -> (u64, u64) {
+        (self.shared.transactions.load(Ordering::Relaxed), self.shared.writes.load(Ordering::Relaxed))
+    }
+
+    /// Waits until everything enqueued before this call is committed, then stops the writer thread
+    /// (for graceful shutdown; the backend is dropped before this returns). Further writes fail with
+    /// `StoreError("store closed")`. Closing a closed store returns at once.
+    pub async fn close(&self) {
+        let (done, stopped) = oneshot::channel();
+        let sent = self.queue.send(Msg::Close(done)).is_ok();
+        self.shared.closed.store(true, Ordering::Release);
+        if sent {
+            // An error means the writer stopped for another close: fine too.
+            let _ = stopped.await;
+        }
+    }
+}
+
+/// The writer thread: block for the first request, gather what else is queued, commit it all in one
+/// transaction, answer everyone.
+fn writer(mut backend: impl Backend, inbox: mpsc::Receiver<Msg>, shared: &Shared) {
+    let mut batch: Vec<Request> = Vec::new();
+    loop {
+        let Ok(first) = inbox.recv() else {
+            // Every handle is gone and the queue is empty.
+            return;
+        };
+        let mut close = None;
+        let mut count = 0;
+        let mut next = Some(first);
+        while let Some(msg) = next.take() {
+            match msg {
+                Msg::Write(request) => {
+                    count += request.writes.len();
+                    batch.push(request);
+                }
+                Msg::Close(done) => {
+                    close = Some(done);
+                    break;
+                }
+            }
+            if count < MAX_BATCH_WRITES {
+                next = inbox.try_recv().ok();
+            }
+        }
+        commit_batch(&mut backend, &mut batch, count, shared);
+        if let Some(done) = close {
+            shared.closed.store(true, Ordering::Release);
+            drop(backend);
+            // Requests queued after the close are dropped: their callers get "store closed".
+            drop(inbox);
+            let _ = done.send(());
+            return;
+        }
+    }
+}
+
+/// Commits `batch` (`count` writes in all) in one transaction and answers every request; if that
+/// fails, retries each request in its own transaction so one bad request fails alone.
+fn commit_batch(backend: &mut impl Backend, batch: &mut Vec<Request>, count: usize, shared: &Shared) {
+    if batch.is_empty() {
+        return;
+    }
+    let committed = |writes: usize| {
+        if writes > 0 {
+            shared.transactions.fetch_add(1, Ordering::Relaxed);
+            shared.writes.fetch_add(writes as u64, Ordering::Relaxed);
+        }
+    };
+    if batch.len() == 1 {
+        let request = batch.pop().expect("one request");
+        let result = backend.commit(&request.writes);
+        if result.is_ok() {
+            committed(request.writes.len());
+        }
+        let _ = request.reply.send(result);
+        return;
+    }
+    // Several requests: one slice of all their writes, remembering whose are whose.
+    let mut all = Vec::with_capacity(count);
+    let mut owners = Vec::with_capacity(batch.len());
+    for request in batch.drain(..) {
+        let start = all.len();
+        all.extend(request.writes);
+        owners.push((start..all.len(), request.reply));
+    }
+    match backend.commit(&all) {
+        Ok(()) => {
+            committed(all.len());
+            for (_, reply) in owners {
+                let _ = reply.send(Ok(()));
+            }
+        }
+        Err(_) => {
+            for (range, reply) in owners {
+                let writes = &all[range];
+                let result = backend.commit(writes);
+                if result.is_ok() {
+                    committed(writes.len());
+                }
+                let _ = reply.send(result);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+    use std::time::Instant;
+
+    fn new_game(id: &str, seed: u64) -> NewGame {
+        let mut secret = [0u8; 32];
+        for (i, b) in secret.iter_mut().enumerate() {
+            *b = (i as u8).wrapping_mul(37) ^ seed as u8;
+        }
+        NewGame {
+            id: id.to_owned(),
+            rules_json: format!("{{\"game\":\"{id}\"}}"),
+            seed,
+            secret,
+            clock_millis: 30_000,
+            clock_policy: -2,
+            house_bot: "random".to_owned(),
+            created_ms: 1_700_000_000_000 + seed as i64 % 1000,
+        }
+    }
+
+    fn seat(seat: u8, name: &str, bot: bool) -> SeatRow {
+        SeatRow {
+            seat,
+            name: name.to_owned(),
+            token_hash: [seat ^ 0xA5; 32],
+            bot,
+            joined_ms: 1000 + seat as i64,
+        }
+    }
+
+    fn action(index: u32, kind: ActionKind) -> ActionRow {
+        ActionRow {
+            index,
+            seat: (index % 2) as u8,
+            kind,
+            action: format!("move-{index}"),
+            time_ms: 5000 + index as i64,
+        }
+    }
+
+    fn create(game: &NewGame) -> Write {
+        Write::CreateGame(game.clone())
+    }
+
+    fn take(game_id: &str, row: &SeatRow) -> Write {
+        Write::TakeSeat { game_id: game_id.to_owned(), seat: row.clone() }
+    }
+
+    fn act(game_id: &str, row: &ActionRow) -> Write {
+        Write::Action { game_id: game_id.to_owned(), action: row.clone() }
+    }
+
+    fn finish(game_id: &str, finished: &Finished) -> Write {
+        Write::Finish {
+            game_id: game_id.to_owned(),
+            result_json: finished.result_json.clone(),
+            record_json: finished.record_json.clone(),
+            finished_ms: finished.finished_ms,
+        }
+    }
+
+    /// What a second connection to the file sees.
+    fn load(path: &Path) -> Vec<StoredGame> {
+        SqliteBackend::open(path).unwrap().load_all().unwrap()
+    }
+
+    #[tokio::test]
+    async fn round_trip_survives_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gin.db");
+        let (store, loaded) = Store::open_sqlite(&path).unwrap();
+        assert!(loaded.is_empty());
+
+        // Top bit set: stored as a negative i64.
+        let a = new_game("game-a", 0x8000_0000_0000_0001);
+        let b = new_game("game-b", u64::MAX);
+        let c = new_game("game-c", 0);
+        // Seats joined out of seat order: join order must survive.
+        let a_seats = vec![seat(1, "alice", false), seat(0, "house", true)];
+        let b_seats = vec![seat(0, "bob", false)];
+        let a_actions: Vec<ActionRow> = (0..7)
+            .map(|i| action(i, if i == 3 { ActionKind::Timeout } else { ActionKind::Play }))
+            .chain([action(7, ActionKind::Resign)])
+            .collect();
+        let b_actions: Vec<ActionRow> = (0..3).map(|i| action(i, ActionKind::Play)).collect();
+        let a_end = Finished {
+            result_json: "{\"winner\":1}".to_owned(),
+            record_json: "{\"record\":[]}".to_owned(),
+            finished_ms: 1_700_000_999_999,
+        };
+
+        store.write(vec![create(&a), create(&b)]).await.unwrap();
+        store.write(vec![create(&c)]).await.unwrap();
+        for s in &a_seats {
+            store.write(vec![take("game-a", s)]).await.unwrap();
+        }
+        store.write(b_seats.iter().map(|s| take("game-b", s)).collect()).await.unwrap();
+        // Interleave the two games' actions.
+        for (i, row) in a_actions.iter().enumerate() {
+            store.write(vec![act("game-a", row)]).await.unwrap();
+            if let Some(row) = b_actions.get(i) {
+                store.write(vec![act("game-b", row)]).await.unwrap();
+            }
+        }
+        store.write(vec![finish("game-a", &a_end)]).await.unwrap();
+        let (transactions, writes) = store.stats();
+        assert_eq!(writes, 3 + 3 + 11 + 1);
+        assert!(transactions >= 1 && transactions <= writes);
+        store.close().await;
+        drop(store);
+
+        let expected = vec![
+            StoredGame { game: a, seats: a_seats, actions: a_actions, finished: Some(a_end) },
+            StoredGame { game: b, seats: b_seats, actions: b_actions, finished: None },
+            StoredGame { game: c, seats: vec![], actions: vec![], finished: None },
+        ];
+        let (store, loaded) = Store::open_sqlite(&path).unwrap();
+        assert_eq!(loaded, expected);
+        assert_eq!(store.stats(), (0, 0));
+        store.close().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn concurrent_writers_are_fifo_and_group_committed() {
+        const GAMES: usize = 50;
+        const ACTIONS: u32 = 200;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gin.db");
+        let (store, _) = Store::open_sqlite(&path).unwrap();
+
+        let mut tasks = Vec::new();
+        for g in 0..GAMES {
+            let store = store.clone();
+            tasks.push(tokio::spawn(async move {
+                let id = format!("game-{g}");
+                if g % 2 == 0 {
+                    // Enqueue everything before awaiting anything: only FIFO makes this work (seats
+                    // and actions need the game; join order is assigned at commit).
+                    let mut pending = vec![
+                        store.write(vec![create(&new_game(&id, g as u64))]),
+                        store.write(vec![take(&id, &seat(1, "second", false))]),
+                        store.write(vec![take(&id, &seat(0, "first", true))]),
+                    ];
+                    for i in 0..ACTIONS {
+                        pending.push(store.write(vec![act(&id, &action(i, ActionKind::Play))]));
+                    }
+                    for p in pending {
+                        p.await.unwrap();
+                    }
+                } else {
+                    // One at a time, as a live game does.
+                    store.write(vec![create(&new_game(&id, g as u64))]).await.unwrap();
+                    store.write(vec![take(&id, &seat(1, "second", false))]).await.unwrap();
+                    store.write(vec![take(&id, &seat(0, "first", true))]).await.unwrap();
+                    for i in 0..ACTIONS {
+                        store.write(vec![act(&id, &action(i, ActionKind::Play))]).await.unwrap();
+                    }
+                }
+            }));
+        }
+        for task in tasks {
+            task.await.unwrap();
+        }
+        let (transactions, writes) = store.stats();
+        assert_eq!(writes, (GAMES * (3 + ACTIONS as usize)) as u64);
+        assert!(transactions < writes, "no group commit: {transactions} transactions for {writes} writes");
+        store.close().await;
+
+        let (store, loaded) = Store::open_sqlite(&path).unwrap();
+        assert_eq!(loaded.len(), GAMES);
+        for game in &loaded {
+            let seed = game.game.id.strip_prefix("game-").unwrap().parse::<u64>().unwrap();
+            assert_eq!(game.game, new_game(&game.game.id, seed));
+            assert_eq!(game.seats, vec![seat(1, "second", false), seat(0, "first", true)]);
+            let expected: Vec<ActionRow> = (0..ACTIONS).map(|i| action(i, ActionKind::Play)).collect();
+            assert_eq!(game.actions, expected);
+        }
+        store.close().await;
+    }
+
+    /// A SQLite backend whose first commit waits for a signal (so requests can pile up behind it)
+    /// and which records the size of every batch it is asked to commit.
+    struct Gated {
+        inner: SqliteBackend,
+        entered: Option<mpsc::Sender<()>>,
+        gate: Option<mpsc::Receiver<()>>,
+        batches: Arc<Mutex<Vec<usize>>>,
+    }
+
+    impl Backend for Gated {
+        fn commit(&mut self, batch: &[Write]) -> Result<(), StoreError> {
+            if let (Some(entered), Some(gate)) = (self.entered.take(), self.gate.take()) {
+                entered.send(()).unwrap();
+                gate.recv().unwrap();
+            }
+            self.batches.lock().unwrap().push(batch.len());
+            self.inner.commit(batch)
+        }
+
+        fn load_all(&mut self) -> Result<Vec<StoredGame>, StoreError> {
+            self.inner.load_all()
+        }
+    }
+
+    #[tokio::test]
+    async fn duplicate_index_fails_only_its_request() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gin.db");
+        let (entered_tx, entered) = mpsc::channel();
+        let (open_gate, gate) = mpsc::channel();
+        let batches = Arc::new(Mutex::new(Vec::new()));
+        let backend = Gated {
+            inner: SqliteBackend::open(&path).unwrap(),
+            entered: Some(entered_tx),
+            gate: Some(gate),
+            batches: Arc::clone(&batches),
+        };
+        let (store, _) = Store::start(backend).unwrap();
+        let (x, y) = (new_game("x", 1), new_game("y", 2));
+
+        // The first batch holds the writer until the others are queued behind it.
+        let first = store.write(vec![create(&x), create(&y), act("x", &action(0, ActionKind::Play))]);
+        entered.recv().unwrap();
+        let good_x = store.write(vec![act("x", &action(1, ActionKind::Play))]);
+        // A new index then a duplicate one: the whole request must fail, the new index too.
+        let bad_x = store
+            .write(vec![act("x", &action(2, ActionKind::Play)), act("x", &action(0, ActionKind::Resign))]);
+        let good_y =
+            store.write(vec![act("y", &action(0, ActionKind::Play)), act("y", &action(1, ActionKind::Play))]);
+        open_gate.send(()).unwrap();
+
+        first.await.unwrap();
+        good_x.await.unwrap();
+        let err = bad_x.await.unwrap_err();
+        assert!(err.0.contains("action 0 of game x"), "{err}");
+        good_y.await.unwrap();
+        // The three requests were tried as one batch, which failed, then one by one.
+        assert_eq!(*batches.lock().unwrap(), vec![3, 5, 1, 2, 2]);
+        assert_eq!(store.stats(), (3, 3 + 1 + 2));
+
+        let loaded = load(&path);
+        assert_eq!(loaded[0].actions, vec![action(0, ActionKind::Play), action(1, ActionKind::Play)]);
+        assert_eq!(loaded[1].actions, vec![action(0, ActionKind::Play), action(1, ActionKind::Play)]);
+        // The store goes on: index 2 of x was not taken.
+        store.write(vec![act("x", &action(2, ActionKind::Timeout))]).await.unwrap();
+        store.close().await;
+        assert_eq!(load(&path)[0].actions.len(), 3);
+    }
+
+    #[tokio::test]
+    async fn failed_writes_leave_the_state_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gin.db");
+        let (store, _) = Store::open_sqlite(&path).unwrap();
+        let g = new_game("g", 7);
+        let end = Finished { result_json: "{}".to_owned(), record_json: "[]".to_owned(), finished_ms: 99 };
+        store
+            .write(vec![
+                create(&g),
+                take("g", &seat(0, "a", false)),
+                act("g", &action(0, ActionKind::Play)),
+                act("g", &action(1, ActionKind::Play)),
+            ])
+            .await
+            .unwrap();
+        store.write(vec![create(&new_game("done", 8)), finish("done", &end)]).await.unwrap();
+        let before = load(&path);
+        let stats = store.stats();
+
+        let failing: Vec<Vec<Write>> = vec![
+            // Each request has good writes before the bad one: none of them may stay.
+            vec![create(&new_game("new", 9)), create(&new_game("g", 10))],
+            vec![take("g", &seat(1, "b", false)), take("g", &seat(0, "c", false))],
+            vec![act("g", &action(2, ActionKind::Play)), act("g", &action(1, ActionKind::Play))],
+            vec![act("g", &action(2, ActionKind::Play)), act("nope", &action(0, ActionKind::Play))],
+            vec![act("g", &action(2, ActionKind::Play)), take("nope", &seat(0, "d", false))],
+            vec![act("g", &action(2, ActionKind::Play)), finish("nope", &end)],
+            vec![finish("g", &end), finish("done", &end)],
+            vec![finish("g", &end), finish("g", &end)],
+        ];
+        for writes in failing {
+            let what = format!("{writes:?}");
+            assert!(store.write(writes).await.is_err(), "should fail: {what}");
+            assert_eq!(load(&path), before, "changed by {what}");
+        }
+        assert_eq!(store.stats(), stats);
+        store.close().await;
+        assert_eq!(load(&path), before);
+    }
+
+    #[tokio::test]
+    async fn acknowledged_writes_are_visible_to_another_connection() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gin.db");
+        let (store, _) = Store::open_sqlite(&path).unwrap();
+        let g = new_game("g", 3);
+        store.write(vec![create(&g)]).await.unwrap();
+        let seen = load(&path);
+        assert_eq!(seen.len(), 1);
+        assert_eq!(seen[0].game, g);
+        for i in 0..5 {
+            store.write(vec![act("g", &action(i, ActionKind::Play))]).await.unwrap();
+            // A second connection while the store runs: committed, not buffered.
+            let seen = load(&path);
+            assert_eq!(seen[0].actions.len(), i as usize + 1);
+            assert_eq!(seen[0].actions[i as usize], action(i, ActionKind::Play));
+        }
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn close_commits_what_is_queued_then_refuses() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gin.db");
+        let (store, _) = Store::open_sqlite(&path).unwrap();
+        let mut pending = vec![store.write(vec![create(&new_game("g", 1))])];
+        for i in 0..100 {
+            pending.push(store.write(vec![act("g", &action(i, ActionKind::Play))]));
+        }
+        let other = store.clone();
+        store.close().await;
+        for p in pending {
+            p.await.unwrap();
+        }
+        assert_eq!(store.write(vec![]).await, Err(StoreError("store closed".to_owned())));
+        assert_eq!(
+            other.write(vec![act("g", &action(100, ActionKind::Play))]).await,
+            Err(StoreError("store closed".to_owned()))
+        );
+        other.close().await;
+        assert_eq!(load(&path)[0].actions.len(), 100);
+    }
+
+    #[tokio::test]
+    async fn dropping_every_handle_still_commits_what_is_queued() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gin.db");
+        let (store, _) = Store::open_sqlite(&path).unwrap();
+        let pending = store.write(vec![create(&new_game("g", 1))]);
+        drop(store);
+        pending.await.unwrap();
+        assert_eq!(load(&path).len(), 1);
+    }
+
+    #[test]
+    fn in_memory_and_empty_batches() {
+        let mut backend = SqliteBackend::open(Path::new(":memory:")).unwrap();
+        backend.commit(&[]).unwrap();
+        backend.commit(&[create(&new_game("m", 5))]).unwrap();
+        assert!(backend.commit(&[create(&new_game("m", 6))]).is_err());
+        let loaded = backend.load_all().unwrap();
+        assert_eq!(loaded.len(), 1);
+        assert_eq!(loaded[0].game, new_game("m", 5));
+    }
+
+    #[test]
+    fn refuses_an_unknown_schema_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gin.db");
+        drop(SqliteBackend::open(&path).unwrap());
+        // Reopening the same version is fine.
+        drop(SqliteBackend::open(&path).unwrap());
+        Connection::open(&path).unwrap().pragma_update(None, "user_version", 2).unwrap();
+        let err = SqliteBackend::open(&path).err().unwrap();
+        assert!(err.0.contains("schema version 2"), "{err}");
+    }
+
+    /// Run by hand: `cargo test -p gin-server --release store_throughput -- --ignored --nocapture`.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[ignore = "a measurement, not a test"]
+    async fn store_throughput() {
+        const WRITERS: usize = 100;
+        const WRITES: u32 = 300;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gin.db");
+        let (store, _) = Store::open_sqlite(&path).unwrap();
+        let games: Vec<Write> =
+            (0..WRITERS).map(|g| create(&new_game(&format!("game-{g}"), g as u64))).collect();
+        store.write(games).await.unwrap();
+        let before = store.stats();
+        let start = Instant::now();
+        let mut tasks = Vec::new();
+        for g in 0..WRITERS {
+            let store = store.clone();
+            tasks.push(tokio::spawn(async move {
+                let id = format!("game-{g}");
+                for i in 0..WRITES {
+                    store.write(vec![act(&id, &action(i, ActionKind::Play))]).await.unwrap();
+                }
+            }));
+        }
+        for task in tasks {
+            task.await.unwrap();
+        }
+        let elapsed = start.elapsed();
+        let (transactions, writes) = store.stats();
+        let (transactions, writes) = (transactions - before.0, writes - before.1);
+        println!(
+            "store_throughput: {writes} writes by {WRITERS} concurrent writers in {elapsed:.2?}: \
+             {:.0} writes/s, {transactions} transactions ({:.1} writes each, {:.0} transactions/s)",
+            writes as f64 / elapsed.as_secs_f64(),
+            writes as f64 / transactions as f64,
+            transactions as f64 / elapsed.as_secs_f64(),
+        );
+        store.close().await;
+    }
+}
