@@ -1,0 +1,1521 @@
+//! `gin-load`: the load benchmark of the Gin Rummy server.
+//!
+//! The measuring process is this one (the client); the servers run in their own processes.
+//!
+//! * `gin-load actions --server URL --games 100 --seconds 20`: keeps `--games` games in
+//!   flight (each created with `CreateGame { join: true, seed }` + `JoinGame { seat: 1 }`),
+//!   watches both seats (`WatchGame` with the seat token) and plays them as fast as possible
+//!   with a fixed policy; reports actions/s and the latency of the action RPCs (send to unary
+//!   response) over the measurement window, and every refused action.
+//! * `gin-load echo-server --addr 127.0.0.1:PORT`: a bare tonic `gin.bench.v1.EchoService`.
+//! * `gin-load echo --server URL --connections 4 --in-flight 64 --seconds 10`: calls/s and
+//!   latency of that echo, the cost of tonic itself on this machine.
+//! * `gin-load idle-memory --server URL --server-pid PID --games 10000`: the server's resident
+//!   memory per idle game, waiting (one seat taken) and dealt (both seats taken); with
+//!   `--watch`, also dealt games whose two seats keep a `WatchGame` stream open.
+//! * `gin-load all --seconds 20`: starts `gin-server` (next to this executable) and
+//!   `gin-load echo-server` as child processes on free ports with a temporary database, runs
+//!   echo, actions and idle-memory (on a fresh server) and prints the table of the targets.
+//!
+//! The client runs on a multi-thread tokio runtime with 2 workers (`--threads`), several games
+//! share each of a few HTTP/2 connections (`--connections`, round robin by game slot).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, anyhow, bail};
+use clap::{Args, Parser, Subcommand};
+use gin_proto::bench as bpb;
+use gin_proto::bench::echo_service_client::EchoServiceClient;
+use gin_proto::bench::echo_service_server::{EchoService, EchoServiceServer};
+use gin_proto::v1 as pb;
+use gin_proto::v1::game_service_client::GameServiceClient;
+use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+use hdrhistogram::Histogram;
+use serde_json::{Value, json};
+use tonic::metadata::AsciiMetadataValue;
+use tonic::transport::{Channel, Endpoint};
+use tonic::{Request, Response, Status};
+
+/// The targets of the issue, checked by `all`.
+const TARGET_RATIO: f64 = 0.6;
+const TARGET_P99_MS: f64 = 5.0;
+const TARGET_IDLE_BYTES: f64 = 20.0 * 1024.0;
+
+/// Load benchmark of the Gin Rummy gRPC server.
+#[derive(Parser, Debug)]
+#[command(name = "gin-load", version, about, long_about = None)]
+struct Cli {
+    /// Tokio worker threads of this process (default: 2 for the client commands, one per
+    /// core for `echo-server`).
+    #[arg(long, global = true)]
+    threads: Option<usize>,
+    /// The command.
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Plays games as fast as possible against a running gin-server.
+    Actions(ActionsArgs),
+    /// Serves the bare echo service (gin.bench.v1.EchoService) until ctrl-c.
+    EchoServer(EchoServerArgs),
+    /// Calls the echo service as fast as possible.
+    Echo(EchoArgs),
+    /// Measures the server's resident memory per idle game.
+    IdleMemory(IdleArgs),
+    /// Starts the servers as child processes, runs echo, actions and idle-memory, prints
+    /// the table of the targets.
+    All(AllArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+struct ActionsArgs {
+    /// The gin-server, e.g. http://127.0.0.1:50051.
+    #[arg(long, default_value = "http://127.0.0.1:50051")]
+    server: String,
+    /// Games kept in flight.
+    #[arg(long, default_value_t = 100)]
+    games: u64,
+    /// Length of the measurement window, in seconds.
+    #[arg(long, default_value_t = 20.0)]
+    seconds: f64,
+    /// Warm-up before the window, in seconds.
+    #[arg(long, default_value_t = 2.0)]
+    warmup: f64,
+    /// HTTP/2 connections shared by the games (round robin).
+    #[arg(long, default_value_t = 4)]
+    connections: usize,
+    /// Base of the deal seeds (game j of slot i uses base + i * 2^32 + j), so runs repeat.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The server's process id: reports its CPU use over the window.
+    #[arg(long)]
+    server_pid: Option<u32>,
+    /// Print a JSON object (the summary line goes to stderr).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+struct EchoServerArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:50052")]
+    addr: std::net::SocketAddr,
+    /// Leave TCP_NODELAY off on accepted connections (as gin-server does, serving a
+    /// `TcpListenerStream`); by default it is on, as tonic's own `serve` sets it.
+    #[arg(long)]
+    no_nodelay: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+struct EchoArgs {
+    /// The echo server, e.g. http://127.0.0.1:50052.
+    #[arg(long, default_value = "http://127.0.0.1:50052")]
+    server: String,
+    /// HTTP/2 connections (round robin).
+    #[arg(long, default_value_t = 4)]
+    connections: usize,
+    /// Calls in flight.
+    #[arg(long, default_value_t = 64)]
+    in_flight: usize,
+    /// Length of the measurement window, in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    seconds: f64,
+    /// Warm-up before the window, in seconds.
+    #[arg(long, default_value_t = 2.0)]
+    warmup: f64,
+    /// Bytes of payload per call.
+    #[arg(long, default_value_t = 64)]
+    payload: usize,
+    /// The server's process id: reports its CPU use over the window.
+    #[arg(long)]
+    server_pid: Option<u32>,
+    /// Print a JSON object (the summary line goes to stderr).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+struct IdleArgs {
+    /// The gin-server (best a fresh one: memory freed earlier is reused by new games).
+    #[arg(long, default_value = "http://127.0.0.1:50051")]
+    server: String,
+    /// The server's process id (its VmRSS is read from /proc/PID/status).
+    #[arg(long)]
+    server_pid: u32,
+    /// Games of each kind to create.
+    #[arg(long, default_value_t = 10_000)]
+    games: u64,
+    /// Lobby calls in flight while creating them.
+    #[arg(long, default_value_t = 64)]
+    in_flight: u64,
+    /// HTTP/2 connections (round robin).
+    #[arg(long, default_value_t = 4)]
+    connections: usize,
+    /// Base of the deal seeds.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Also measure `--games` more dealt games with both seats watching (WatchGame streams
+    /// kept open), as games with their players connected.
+    #[arg(long)]
+    watch: bool,
+    /// Print a JSON object (the summary line goes to stderr).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+struct AllArgs {
+    /// Length of each measurement window (echo and actions), in seconds.
+    #[arg(long, default_value_t = 20.0)]
+    seconds: f64,
+    /// Warm-up before each window, in seconds.
+    #[arg(long, default_value_t = 2.0)]
+    warmup: f64,
+    /// Games in flight for `actions`.
+    #[arg(long, default_value_t = 100)]
+    games: u64,
+    /// Idle games of each kind for `idle-memory`.
+    #[arg(long, default_value_t = 10_000)]
+    idle_games: u64,
+    /// HTTP/2 connections.
+    #[arg(long, default_value_t = 4)]
+    connections: usize,
+    /// Echo calls in flight.
+    #[arg(long, default_value_t = 64)]
+    in_flight: usize,
+    /// The gin-server executable (default: `gin-server` next to this one).
+    #[arg(long)]
+    gin_server: Option<PathBuf>,
+    /// Start the echo server with TCP_NODELAY off, like gin-server's accepted sockets.
+    #[arg(long)]
+    echo_no_nodelay: bool,
+    /// Keep the temporary directory (databases and server logs).
+    #[arg(long)]
+    keep_temp: bool,
+    /// Exit with an error when a target is missed.
+    #[arg(long)]
+    check: bool,
+    /// Print a JSON object after the table.
+    #[arg(long)]
+    json: bool,
+}
+
+fn main() -> std::process::ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("gin-load: error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    let mut rt = tokio::runtime::Builder::new_multi_thread();
+    rt.enable_all();
+    match (&cli.cmd, cli.threads) {
+        (_, Some(n)) => {
+            rt.worker_threads(n.max(1));
+        }
+        (Cmd::EchoServer(_), None) => {}
+        (_, None) => {
+            rt.worker_threads(2);
+        }
+    }
+    let rt = rt.build()?;
+    rt.block_on(async move {
+        match cli.cmd {
+            Cmd::Actions(a) => {
+                let r = actions(&a).await?;
+                report(&r.summary(), r.json(), a.json);
+                r.verdict()
+            }
+            Cmd::EchoServer(a) => echo_server(&a).await,
+            Cmd::Echo(a) => {
+                let r = echo(&a).await?;
+                report(&r.summary(), r.json(), a.json);
+                r.verdict()
+            }
+            Cmd::IdleMemory(a) => {
+                let r = idle_memory(&a).await?;
+                report(&r.summary(), r.json(), a.json);
+                Ok(())
+            }
+            Cmd::All(a) => all(&a).await,
+        }
+    })
+}
+
+/// Prints the summary line, and the JSON object with `--json` (the line then on stderr).
+fn report(summary: &str, json: Value, as_json: bool) {
+    if as_json {
+        eprintln!("{summary}");
+        println!("{json}");
+    } else {
+        println!("{summary}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Shared measuring machinery.
+
+/// Connects `n` HTTP/2 connections to `url`.
+async fn connect(url: &str, n: usize) -> anyhow::Result<Vec<Channel>> {
+    let ep = Endpoint::from_shared(url.to_string())
+        .with_context(|| format!("bad server URL {url:?}"))?
+        .tcp_nodelay(true)
+        .connect_timeout(Duration::from_secs(5));
+    let mut out = Vec::with_capacity(n.max(1));
+    for _ in 0..n.max(1) {
+        out.push(ep.connect().await.with_context(|| format!("connecting to {url}"))?);
+    }
+    Ok(out)
+}
+
+/// Latencies and counts of one run; latencies are recorded only inside the window.
+struct Stats {
+    /// Latency of the successful calls inside the window, in microseconds.
+    hist: Histogram<u64>,
+    /// Successful calls inside the window.
+    window_ok: u64,
+    /// Successful calls in the whole run.
+    total_ok: u64,
+    /// Refused calls (any non-OK status) in the whole run, by code.
+    refused: BTreeMap<String, u64>,
+    /// The first few refusal messages.
+    errors: Vec<String>,
+}
+
+impl Stats {
+    fn new() -> Stats {
+        Stats {
+            hist: Histogram::new_with_bounds(1, 120_000_000, 3).expect("valid histogram bounds"),
+            window_ok: 0,
+            total_ok: 0,
+            refused: BTreeMap::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    fn refused_total(&self) -> u64 {
+        self.refused.values().sum()
+    }
+
+    fn note_error(&mut self, what: String) {
+        if self.errors.len() < 10 {
+            self.errors.push(what);
+        }
+    }
+}
+
+/// What every task of a run shares: the stop and window flags and the stats.
+struct Meter {
+    /// Set at the end of the window: tasks stop before their next call.
+    stop: AtomicBool,
+    /// Set during the window.
+    measuring: AtomicBool,
+    stats: Mutex<Stats>,
+}
+
+impl Meter {
+    fn new() -> Meter {
+        Meter {
+            stop: AtomicBool::new(false),
+            measuring: AtomicBool::new(false),
+            stats: Mutex::new(Stats::new()),
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    fn measuring(&self) -> bool {
+        self.measuring.load(Ordering::Relaxed)
+    }
+
+    /// Records one call that took `dt` and ended with `status`.
+    fn record(&self, dt: Duration, status: Result<(), &Status>, what: &str) {
+        let in_window = self.measuring();
+        let mut s = self.stats.lock().expect("stats lock");
+        match status {
+            Ok(()) => {
+                s.total_ok += 1;
+                if in_window {
+                    s.window_ok += 1;
+                    s.hist.saturating_record((dt.as_micros() as u64).max(1));
+                }
+            }
+            Err(e) => {
+                *s.refused.entry(format!("{:?}", e.code())).or_insert(0) += 1;
+                s.note_error(format!("{what}: {:?}: {}", e.code(), e.message()));
+            }
+        }
+    }
+}
+
+/// CPU time (user + system) of a process so far, from /proc/PID/stat, in seconds.
+fn cpu_seconds(pid: u32) -> Option<f64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces: the fields after it start after the last ')'.
+    let rest = &text[text.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // Fields 14 and 15 of the file (utime, stime) are 11 and 12 after the name, from 0.
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    // USER_HZ is 100 on every Linux ABI in use.
+    Some(ticks as f64 / 100.0)
+}
+
+/// Resident memory of a process, from VmRSS in /proc/PID/status, in bytes.
+fn rss_bytes(pid: u32) -> anyhow::Result<u64> {
+    let path = format!("/proc/{pid}/status");
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
+    let line = text.lines().find(|l| l.starts_with("VmRSS:")).ok_or_else(|| anyhow!("{path}: no VmRSS"))?;
+    let kb: u64 = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| anyhow!("{path}: bad VmRSS line {line:?}"))?;
+    Ok(kb * 1024)
+}
+
+/// The measurement window: its length and the CPU share of both processes during it.
+#[derive(Debug, Clone, Copy)]
+struct Window {
+    secs: f64,
+    /// Server CPU over the window, in cores (1.0 = one core busy).
+    server_cores: Option<f64>,
+    /// This process's CPU over the window, in cores.
+    client_cores: Option<f64>,
+    /// The server's VmRSS at the start and the end of the window, in bytes.
+    server_rss: Option<(u64, u64)>,
+}
+
+/// Waits out the warm-up, opens the window for `seconds`, then sets the stop flag.
+async fn run_window(meter: &Meter, warmup: f64, seconds: f64, server_pid: Option<u32>) -> Window {
+    tokio::time::sleep(Duration::from_secs_f64(warmup.max(0.0))).await;
+    let me = std::process::id();
+    let (s0, c0) = (server_pid.and_then(cpu_seconds), cpu_seconds(me));
+    let r0 = server_pid.and_then(|p| rss_bytes(p).ok());
+    let t0 = Instant::now();
+    meter.measuring.store(true, Ordering::Relaxed);
+    tokio::time::sleep(Duration::from_secs_f64(seconds.max(0.1))).await;
+    meter.measuring.store(false, Ordering::Relaxed);
+    let secs = t0.elapsed().as_secs_f64();
+    let (s1, c1) = (server_pid.and_then(cpu_seconds), cpu_seconds(me));
+    let r1 = server_pid.and_then(|p| rss_bytes(p).ok());
+    meter.stop.store(true, Ordering::Relaxed);
+    let share = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| (b - a) / secs);
+    Window { secs, server_cores: share(s0, s1), client_cores: share(c0, c1), server_rss: r0.zip(r1) }
+}
+
+/// Latency percentiles in milliseconds.
+#[derive(Debug, Clone, Copy, Default)]
+struct Lat {
+    p50: f64,
+    p90: f64,
+    p99: f64,
+    max: f64,
+}
+
+impl Lat {
+    fn of(h: &Histogram<u64>) -> Lat {
+        let ms = |us: u64| us as f64 / 1000.0;
+        if h.is_empty() {
+            return Lat::default();
+        }
+        Lat {
+            p50: ms(h.value_at_quantile(0.50)),
+            p90: ms(h.value_at_quantile(0.90)),
+            p99: ms(h.value_at_quantile(0.99)),
+            max: ms(h.max()),
+        }
+    }
+
+    fn text(&self) -> String {
+        format!(
+            "p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+            self.p50, self.p90, self.p99, self.max
+        )
+    }
+
+    fn json(&self) -> Value {
+        json!({ "p50": self.p50, "p90": self.p90, "p99": self.p99, "max": self.max })
+    }
+}
+
+fn cpu_text(w: &Window) -> String {
+    let pct = |c: Option<f64>| c.map_or("?".to_string(), |c| format!("{:.0}%", c * 100.0));
+    let mut s =
+        format!("CPU server {} client {} (100% = one core)", pct(w.server_cores), pct(w.client_cores));
+    if let Some((a, b)) = w.server_rss {
+        s.push_str(&format!("; server VmRSS {:.1} -> {:.1} MiB", a as f64 / 1048576.0, b as f64 / 1048576.0));
+    }
+    s
+}
+
+/// Joins every task, aborting those still running after `grace`.
+async fn join_all(mut set: tokio::task::JoinSet<anyhow::Result<()>>, grace: Duration) -> Vec<String> {
+    let mut errors = Vec::new();
+    let deadline = tokio::time::Instant::now() + grace;
+    loop {
+        match tokio::time::timeout_at(deadline, set.join_next()).await {
+            Ok(None) => break,
+            Ok(Some(Ok(Ok(())))) => {}
+            Ok(Some(Ok(Err(e)))) => errors.push(format!("{e:#}")),
+            Ok(Some(Err(e))) => {
+                if !e.is_cancelled() {
+                    errors.push(format!("task: {e}"));
+                }
+            }
+            Err(_) => {
+                set.abort_all();
+                while set.join_next().await.is_some() {}
+                break;
+            }
+        }
+    }
+    errors
+}
+
+// ---------------------------------------------------------------------------------------
+// actions
+
+/// Counters of the game side of `actions`.
+#[derive(Default)]
+struct GameCounts {
+    created: AtomicU64,
+    over: AtomicU64,
+    over_in_window: AtomicU64,
+    /// Streams that failed (non-OK status) or ended before the game-over event.
+    stream_errors: AtomicU64,
+    /// Events out of order: a seq that is not the previous one + 1, a turn of this seat
+    /// without its legal actions, a turn with no legal action.
+    order_errors: AtomicU64,
+    /// Lobby calls refused.
+    lobby_errors: AtomicU64,
+}
+
+/// The result of `actions`.
+struct ActionsReport {
+    games: u64,
+    connections: usize,
+    window: Window,
+    actions_in_window: u64,
+    actions_total: u64,
+    lat: Lat,
+    refused: BTreeMap<String, u64>,
+    refused_total: u64,
+    errors: Vec<String>,
+    games_created: u64,
+    games_over: u64,
+    games_over_in_window: u64,
+    stream_errors: u64,
+    order_errors: u64,
+    lobby_errors: u64,
+}
+
+impl ActionsReport {
+    fn rate(&self) -> f64 {
+        self.actions_in_window as f64 / self.window.secs
+    }
+
+    fn summary(&self) -> String {
+        let mut s = format!(
+            "actions: {:.0} actions/s over {:.1} s ({} games in flight, {} connections); latency {}; \
+             refused {}; games over {} ({} in the window), created {}; stream errors {}, order errors {}; {}",
+            self.rate(),
+            self.window.secs,
+            self.games,
+            self.connections,
+            self.lat.text(),
+            self.refused_total,
+            self.games_over,
+            self.games_over_in_window,
+            self.games_created,
+            self.stream_errors,
+            self.order_errors,
+            cpu_text(&self.window),
+        );
+        for e in &self.errors {
+            s.push_str("\n  error: ");
+            s.push_str(e);
+        }
+        s
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "actions_per_sec": self.rate(),
+            "window_secs": self.window.secs,
+            "games_in_flight": self.games,
+            "connections": self.connections,
+            "actions_in_window": self.actions_in_window,
+            "actions_total": self.actions_total,
+            "latency_ms": self.lat.json(),
+            "refused": self.refused_total,
+            "refused_by_code": self.refused,
+            "errors": self.errors,
+            "games_created": self.games_created,
+            "games_over": self.games_over,
+            "games_over_in_window": self.games_over_in_window,
+            "stream_errors": self.stream_errors,
+            "order_errors": self.order_errors,
+            "lobby_errors": self.lobby_errors,
+            "server_cpu_cores": self.window.server_cores,
+            "client_cpu_cores": self.window.client_cores,
+            "server_rss_window_start": self.window.server_rss.map(|r| r.0),
+            "server_rss_window_end": self.window.server_rss.map(|r| r.1),
+            "server_rss_growth_per_action": self.rss_per_action(),
+        })
+    }
+
+    /// The server's RSS growth over the window per action, in bytes.
+    fn rss_per_action(&self) -> Option<f64> {
+        let (a, b) = self.window.server_rss?;
+        (self.actions_in_window > 0).then(|| (b as f64 - a as f64) / self.actions_in_window as f64)
+    }
+
+    /// A correct run refuses nothing, loses no stream, sees every event in order and
+    /// finishes at least one game.
+    fn verdict(&self) -> anyhow::Result<()> {
+        if self.refused_total > 0 {
+            bail!("{} actions refused (see the errors above)", self.refused_total);
+        }
+        if self.stream_errors + self.order_errors + self.lobby_errors > 0 {
+            bail!(
+                "{} stream errors, {} order errors, {} lobby errors",
+                self.stream_errors,
+                self.order_errors,
+                self.lobby_errors
+            );
+        }
+        if self.games_over == 0 {
+            bail!("no game reached GameOver");
+        }
+        Ok(())
+    }
+}
+
+/// Everything the game slots share.
+struct Play {
+    meter: Meter,
+    counts: GameCounts,
+}
+
+/// One action of the policy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Choice {
+    Pass,
+    Take,
+    DrawStock,
+    DrawPile,
+    Discard(String),
+    /// Knock discarding this card face down; empty: big gin.
+    Knock(String),
+}
+
+/// Points of a card in notation ("7S", "TD", "AH"): ace 1, faces 10.
+fn card_value(card: &str) -> u32 {
+    match card.as_bytes().first() {
+        Some(b'A') => 1,
+        Some(d @ b'2'..=b'9') => u32::from(d - b'0'),
+        _ => 10,
+    }
+}
+
+/// The fixed policy: big gin or the knock that leaves the least deadwood when legal; pass
+/// the upcard; draw from the stock; discard the card that leaves the least deadwood (the
+/// server's `best_discard`), else the highest legal card.
+fn choose(turn: &pb::TurnInfo) -> Option<Choice> {
+    use pb::ActionKind as K;
+    let legal = &turn.legal_actions;
+    let has = |k: K| legal.iter().any(|a| a.kind == k as i32);
+    if has(K::BigGin) {
+        return Some(Choice::Knock(String::new()));
+    }
+    if let Some(k) = legal.iter().filter(|a| a.kind == K::Knock as i32).min_by_key(|a| a.deadwood) {
+        return Some(Choice::Knock(k.card.clone()));
+    }
+    if has(K::PassUpcard) {
+        return Some(Choice::Pass);
+    }
+    if has(K::DrawStock) {
+        return Some(Choice::DrawStock);
+    }
+    let discards = || legal.iter().filter(|a| a.kind == K::Discard as i32);
+    if !turn.best_discard.is_empty() && discards().any(|a| a.card == turn.best_discard) {
+        return Some(Choice::Discard(turn.best_discard.clone()));
+    }
+    if let Some(d) = discards().max_by_key(|a| card_value(&a.card)) {
+        return Some(Choice::Discard(d.card.clone()));
+    }
+    if has(K::TakeUpcard) {
+        return Some(Choice::Take);
+    }
+    if has(K::DrawPile) {
+        return Some(Choice::DrawPile);
+    }
+    None
+}
+
+fn authed<T>(msg: T, auth: &AsciiMetadataValue) -> Request<T> {
+    let mut r = Request::new(msg);
+    r.metadata_mut().insert("authorization", auth.clone());
+    r
+}
+
+/// Sends `choice` as its unary RPC.
+async fn send(
+    client: &mut GameServiceClient<Channel>,
+    auth: &AsciiMetadataValue,
+    game_id: &str,
+    expected_seq: u64,
+    choice: &Choice,
+) -> Result<(), Status> {
+    let game_id = game_id.to_string();
+    match choice {
+        Choice::Pass => {
+            client.pass_upcard(authed(pb::PassUpcardRequest { game_id, expected_seq }, auth)).await.map(drop)
+        }
+        Choice::Take => {
+            client.take_upcard(authed(pb::TakeUpcardRequest { game_id, expected_seq }, auth)).await.map(drop)
+        }
+        Choice::DrawStock | Choice::DrawPile => {
+            let source =
+                if *choice == Choice::DrawStock { pb::DrawSource::Stock } else { pb::DrawSource::Pile }
+                    as i32;
+            client.draw(authed(pb::DrawRequest { game_id, expected_seq, source }, auth)).await.map(drop)
+        }
+        Choice::Discard(card) => client
+            .discard(authed(pb::DiscardRequest { game_id, expected_seq, card: card.clone() }, auth))
+            .await
+            .map(drop),
+        Choice::Knock(card) => client
+            .knock(authed(
+                pb::KnockRequest { game_id, expected_seq, discard: card.clone(), melds: Vec::new() },
+                auth,
+            ))
+            .await
+            .map(drop),
+    }
+}
+
+/// Why a seat stopped before the game-over event.
+#[derive(Debug)]
+enum End {
+    /// The run is over.
+    Stopped,
+    /// Something failed (already counted): the game is abandoned.
+    Failed,
+}
+
+/// Plays one seat of a game: watches its stream and acts on each of its turns with
+/// `expected_seq` = the last seq seen. Ok once the game-over event arrived.
+async fn play_seat(
+    play: &Play,
+    chan: Channel,
+    game_id: &str,
+    seat: u32,
+    auth: AsciiMetadataValue,
+) -> Result<(), End> {
+    let meter = &play.meter;
+    let counts = &play.counts;
+    let mut client = GameServiceClient::new(chan);
+    let req = authed(pb::WatchGameRequest { game_id: game_id.to_string(), resume_after_seq: 0 }, &auth);
+    let mut stream = match client.watch_game(req).await {
+        Ok(r) => r.into_inner(),
+        Err(e) => {
+            counts.stream_errors.fetch_add(1, Ordering::Relaxed);
+            meter.stats.lock().expect("stats lock").note_error(format!("WatchGame {game_id}/{seat}: {e}"));
+            return Err(End::Failed);
+        }
+    };
+    let order_error = |what: String| {
+        counts.order_errors.fetch_add(1, Ordering::Relaxed);
+        meter.stats.lock().expect("stats lock").note_error(format!("game {game_id} seat {seat}: {what}"));
+        End::Failed
+    };
+    let mut last = 0u64;
+    loop {
+        let msg = match stream.message().await {
+            Ok(Some(m)) => m,
+            Ok(None) => {
+                counts.stream_errors.fetch_add(1, Ordering::Relaxed);
+                let what =
+                    format!("game {game_id} seat {seat}: the stream ended before GameOver (last seq {last})");
+                meter.stats.lock().expect("stats lock").note_error(what);
+                return Err(End::Failed);
+            }
+            Err(e) => {
+                if meter.stopped() {
+                    return Err(End::Stopped);
+                }
+                counts.stream_errors.fetch_add(1, Ordering::Relaxed);
+                meter.stats.lock().expect("stats lock").note_error(format!("stream {game_id}/{seat}: {e}"));
+                return Err(End::Failed);
+            }
+        };
+        use pb::game_event::Kind as E;
+        use pb::watch_game_response::Kind as W;
+        let turn = match msg.kind {
+            Some(W::Snapshot(s)) => {
+                last = s.seq;
+                if s.phase == pb::Phase::GameOver as i32 {
+                    return Ok(());
+                }
+                if s.seat_to_act == Some(seat) {
+                    match s.turn {
+                        Some(t) => Some(t),
+                        None => {
+                            return Err(order_error("snapshot: this seat to act, without turn info".into()));
+                        }
+                    }
+                } else {
+                    None
+                }
+            }
+            Some(W::Event(e)) => {
+                if e.seq != last + 1 {
+                    return Err(order_error(format!("event seq {} after {last}", e.seq)));
+                }
+                last = e.seq;
+                match e.kind {
+                    Some(E::GameOver(_)) => return Ok(()),
+                    Some(E::TurnStarted(t)) if t.seat == seat => match t.turn {
+                        Some(t) => Some(t),
+                        None => {
+                            return Err(order_error(format!("TurnStarted at seq {last} without turn info")));
+                        }
+                    },
+                    _ => None,
+                }
+            }
+            Some(W::Heartbeat(_)) | None => None,
+        };
+        let Some(turn) = turn else { continue };
+        if meter.stopped() {
+            return Err(End::Stopped);
+        }
+        let Some(choice) = choose(&turn) else {
+            return Err(order_error(format!("no legal action at seq {last}: {turn:?}")));
+        };
+        let t0 = Instant::now();
+        let r = send(&mut client, &auth, game_id, last, &choice).await;
+        let dt = t0.elapsed();
+        match r {
+            Ok(()) => meter.record(dt, Ok(()), ""),
+            Err(e) => {
+                meter.record(dt, Err(&e), &format!("game {game_id} seat {seat} seq {last} {choice:?}"));
+                return Err(End::Failed);
+            }
+        }
+    }
+}
+
+fn bearer(token: &str) -> anyhow::Result<AsciiMetadataValue> {
+    format!("Bearer {token}").parse().map_err(|e| anyhow!("seat token is not ASCII: {e}"))
+}
+
+/// One slot: plays games one after another until the run stops.
+async fn slot(play: Arc<Play>, chan: Channel, slot: u64, seed_base: u64) -> anyhow::Result<()> {
+    let mut lobby = LobbyServiceClient::new(chan.clone());
+    for j in 0u64.. {
+        if play.meter.stopped() {
+            return Ok(());
+        }
+        let seed = seed_base.wrapping_add(slot << 32).wrapping_add(j).max(1);
+        let created = lobby
+            .create_game(pb::CreateGameRequest {
+                join: true,
+                name: format!("load{slot}a"),
+                seed,
+                ..Default::default()
+            })
+            .await;
+        let created = match created {
+            Ok(r) => r.into_inner(),
+            Err(e) => {
+                play.counts.lobby_errors.fetch_add(1, Ordering::Relaxed);
+                bail!("CreateGame: {:?}: {}", e.code(), e.message());
+            }
+        };
+        if created.seat != Some(0) {
+            bail!("CreateGame with join: seat {:?}, expected 0", created.seat);
+        }
+        let joined = lobby
+            .join_game(pb::JoinGameRequest {
+                game_id: created.game_id.clone(),
+                name: format!("load{slot}b"),
+                seat: Some(1),
+            })
+            .await;
+        let joined = match joined {
+            Ok(r) => r.into_inner(),
+            Err(e) => {
+                play.counts.lobby_errors.fetch_add(1, Ordering::Relaxed);
+                bail!("JoinGame: {:?}: {}", e.code(), e.message());
+            }
+        };
+        play.counts.created.fetch_add(1, Ordering::Relaxed);
+        let id = created.game_id.as_str();
+        let (a0, a1) = (bearer(&created.seat_token)?, bearer(&joined.seat_token)?);
+        let r = tokio::try_join!(
+            play_seat(&play, chan.clone(), id, 0, a0),
+            play_seat(&play, chan.clone(), id, 1, a1)
+        );
+        match r {
+            Ok(_) => {
+                play.counts.over.fetch_add(1, Ordering::Relaxed);
+                if play.meter.measuring() {
+                    play.counts.over_in_window.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            Err(End::Stopped) => return Ok(()),
+            Err(End::Failed) => {}
+        }
+    }
+    Ok(())
+}
+
+async fn actions(a: &ActionsArgs) -> anyhow::Result<ActionsReport> {
+    let chans = connect(&a.server, a.connections).await?;
+    let play = Arc::new(Play { meter: Meter::new(), counts: GameCounts::default() });
+    let mut set = tokio::task::JoinSet::new();
+    for i in 0..a.games {
+        let chan = chans[i as usize % chans.len()].clone();
+        set.spawn(slot(play.clone(), chan, i, a.seed));
+    }
+    let window = run_window(&play.meter, a.warmup, a.seconds, a.server_pid).await;
+    let task_errors = join_all(set, Duration::from_secs(10)).await;
+    let s = play.meter.stats.lock().expect("stats lock");
+    let c = &play.counts;
+    let mut errors = s.errors.clone();
+    errors.extend(task_errors);
+    Ok(ActionsReport {
+        games: a.games,
+        connections: chans.len(),
+        window,
+        actions_in_window: s.window_ok,
+        actions_total: s.total_ok,
+        lat: Lat::of(&s.hist),
+        refused: s.refused.clone(),
+        refused_total: s.refused_total(),
+        errors,
+        games_created: c.created.load(Ordering::Relaxed),
+        games_over: c.over.load(Ordering::Relaxed),
+        games_over_in_window: c.over_in_window.load(Ordering::Relaxed),
+        stream_errors: c.stream_errors.load(Ordering::Relaxed),
+        order_errors: c.order_errors.load(Ordering::Relaxed),
+        lobby_errors: c.lobby_errors.load(Ordering::Relaxed),
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// echo
+
+/// The bare echo service.
+struct Echo;
+
+#[tonic::async_trait]
+impl EchoService for Echo {
+    async fn echo(&self, req: Request<bpb::EchoRequest>) -> Result<Response<bpb::EchoResponse>, Status> {
+        Ok(Response::new(bpb::EchoResponse { payload: req.into_inner().payload }))
+    }
+}
+
+async fn echo_server(a: &EchoServerArgs) -> anyhow::Result<()> {
+    let listener =
+        tokio::net::TcpListener::bind(a.addr).await.with_context(|| format!("binding {}", a.addr))?;
+    let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(!a.no_nodelay));
+    eprintln!("gin-load echo-server listening on {} (TCP_NODELAY {})", a.addr, !a.no_nodelay);
+    tonic::transport::Server::builder()
+        .add_service(EchoServiceServer::new(Echo))
+        .serve_with_incoming_shutdown(incoming, async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+    Ok(())
+}
+
+/// The result of `echo`.
+struct EchoReport {
+    connections: usize,
+    in_flight: usize,
+    window: Window,
+    calls_in_window: u64,
+    lat: Lat,
+    refused_total: u64,
+    errors: Vec<String>,
+}
+
+impl EchoReport {
+    fn rate(&self) -> f64 {
+        self.calls_in_window as f64 / self.window.secs
+    }
+
+    fn summary(&self) -> String {
+        let mut s = format!(
+            "echo: {:.0} calls/s over {:.1} s ({} in flight, {} connections); latency {}; refused {}; {}",
+            self.rate(),
+            self.window.secs,
+            self.in_flight,
+            self.connections,
+            self.lat.text(),
+            self.refused_total,
+            cpu_text(&self.window),
+        );
+        for e in &self.errors {
+            s.push_str("\n  error: ");
+            s.push_str(e);
+        }
+        s
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "calls_per_sec": self.rate(),
+            "window_secs": self.window.secs,
+            "connections": self.connections,
+            "in_flight": self.in_flight,
+            "calls_in_window": self.calls_in_window,
+            "latency_ms": self.lat.json(),
+            "refused": self.refused_total,
+            "errors": self.errors,
+            "server_cpu_cores": self.window.server_cores,
+            "client_cpu_cores": self.window.client_cores,
+        })
+    }
+
+    fn verdict(&self) -> anyhow::Result<()> {
+        if self.refused_total > 0 {
+            bail!("{} echo calls failed", self.refused_total);
+        }
+        Ok(())
+    }
+}
+
+async fn echo(a: &EchoArgs) -> anyhow::Result<EchoReport> {
+    let chans = connect(&a.server, a.connections).await?;
+    let meter = Arc::new(Meter::new());
+    let payload = vec![0x5a_u8; a.payload];
+    let mut set = tokio::task::JoinSet::new();
+    for i in 0..a.in_flight.max(1) {
+        let mut client = EchoServiceClient::new(chans[i % chans.len()].clone());
+        let meter = meter.clone();
+        let payload = payload.clone();
+        set.spawn(async move {
+            while !meter.stopped() {
+                let t0 = Instant::now();
+                let r = client.echo(bpb::EchoRequest { payload: payload.clone() }).await;
+                let dt = t0.elapsed();
+                match r {
+                    Ok(_) => meter.record(dt, Ok(()), ""),
+                    Err(e) => {
+                        meter.record(dt, Err(&e), "Echo");
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                    }
+                }
+            }
+            Ok(())
+        });
+    }
+    let window = run_window(&meter, a.warmup, a.seconds, a.server_pid).await;
+    let task_errors = join_all(set, Duration::from_secs(10)).await;
+    let s = meter.stats.lock().expect("stats lock");
+    let mut errors = s.errors.clone();
+    errors.extend(task_errors);
+    Ok(EchoReport {
+        connections: chans.len(),
+        in_flight: a.in_flight.max(1),
+        window,
+        calls_in_window: s.window_ok,
+        lat: Lat::of(&s.hist),
+        refused_total: s.refused_total(),
+        errors,
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// idle-memory
+
+/// The result of `idle-memory`.
+struct IdleReport {
+    games: u64,
+    rss_start: u64,
+    /// After `games` waiting games (one seat taken).
+    rss_waiting: u64,
+    /// After `games` more dealt games (both seats taken, first hand dealt).
+    rss_dealt: u64,
+    /// After `games` more dealt games, each seat with an open WatchGame stream (`--watch`).
+    rss_watched: Option<u64>,
+}
+
+impl IdleReport {
+    fn waiting_per_game(&self) -> f64 {
+        self.rss_waiting.saturating_sub(self.rss_start) as f64 / self.games as f64
+    }
+
+    fn dealt_per_game(&self) -> f64 {
+        self.rss_dealt.saturating_sub(self.rss_waiting) as f64 / self.games as f64
+    }
+
+    fn watched_per_game(&self) -> Option<f64> {
+        self.rss_watched.map(|w| w.saturating_sub(self.rss_dealt) as f64 / self.games as f64)
+    }
+
+    fn summary(&self) -> String {
+        let mut s = format!(
+            "idle-memory: {:.0} bytes per dealt idle game (both seats, first hand dealt), {:.0} bytes per \
+             waiting game (one seat); server VmRSS {:.1} MiB -> {:.1} MiB ({} waiting) -> {:.1} MiB \
+             (+{} dealt)",
+            self.dealt_per_game(),
+            self.waiting_per_game(),
+            self.rss_start as f64 / 1048576.0,
+            self.rss_waiting as f64 / 1048576.0,
+            self.games,
+            self.rss_dealt as f64 / 1048576.0,
+            self.games,
+        );
+        if let (Some(w), Some(per)) = (self.rss_watched, self.watched_per_game()) {
+            s.push_str(&format!(
+                " -> {:.1} MiB (+{} dealt and watched by both seats: {per:.0} bytes per game)",
+                w as f64 / 1048576.0,
+                self.games
+            ));
+        }
+        s
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "games": self.games,
+            "bytes_per_dealt_game": self.dealt_per_game(),
+            "bytes_per_waiting_game": self.waiting_per_game(),
+            "rss_start": self.rss_start,
+            "rss_after_waiting": self.rss_waiting,
+            "rss_after_dealt": self.rss_dealt,
+            "bytes_per_watched_game": self.watched_per_game(),
+            "rss_after_watched": self.rss_watched,
+        })
+    }
+}
+
+/// An open event stream.
+type Watch = tonic::Streaming<pb::WatchGameResponse>;
+
+/// How far `create_idle` goes with each game.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Idle {
+    /// One seat taken.
+    Waiting,
+    /// Both seats taken: the first hand is dealt.
+    Dealt,
+    /// Dealt, and each seat watches the game (the streams are returned, kept open).
+    Watched,
+}
+
+/// Creates `n` games, `in_flight` lobby calls at a time.
+async fn create_idle(
+    chans: &[Channel],
+    n: u64,
+    in_flight: u64,
+    seed: u64,
+    how: Idle,
+) -> anyhow::Result<Vec<Watch>> {
+    let next = Arc::new(AtomicU64::new(0));
+    let mut set = tokio::task::JoinSet::new();
+    for w in 0..in_flight.clamp(1, n.max(1)) {
+        let mut lobby = LobbyServiceClient::new(chans[w as usize % chans.len()].clone());
+        let mut games = GameServiceClient::new(chans[w as usize % chans.len()].clone());
+        let next = next.clone();
+        set.spawn(async move {
+            let mut streams = Vec::new();
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n {
+                    return anyhow::Ok(streams);
+                }
+                let req = pb::CreateGameRequest {
+                    join: true,
+                    name: "idle-a".into(),
+                    seed: seed.wrapping_add(i).max(1),
+                    ..Default::default()
+                };
+                let c = lobby.create_game(req).await.context("CreateGame")?.into_inner();
+                if how == Idle::Waiting {
+                    continue;
+                }
+                let req =
+                    pb::JoinGameRequest { game_id: c.game_id.clone(), name: "idle-b".into(), seat: Some(1) };
+                let j = lobby.join_game(req).await.context("JoinGame")?.into_inner();
+                if how == Idle::Watched {
+                    for token in [&c.seat_token, &j.seat_token] {
+                        let req = pb::WatchGameRequest { game_id: c.game_id.clone(), resume_after_seq: 0 };
+                        let r = games.watch_game(authed(req, &bearer(token)?)).await.context("WatchGame")?;
+                        streams.push(r.into_inner());
+                    }
+                }
+            }
+        });
+    }
+    let mut streams = Vec::new();
+    while let Some(r) = set.join_next().await {
+        streams.extend(r??);
+    }
+    Ok(streams)
+}
+
+async fn idle_memory(a: &IdleArgs) -> anyhow::Result<IdleReport> {
+    let chans = connect(&a.server, a.connections).await?;
+    let n = a.games.max(1);
+    // Let the server settle (a fresh one may still be starting).
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let rss_start = rss_bytes(a.server_pid)?;
+    create_idle(&chans, n, a.in_flight, a.seed, Idle::Waiting).await?;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let rss_waiting = rss_bytes(a.server_pid)?;
+    create_idle(&chans, n, a.in_flight, a.seed.wrapping_add(n), Idle::Dealt).await?;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let rss_dealt = rss_bytes(a.server_pid)?;
+    let mut rss_watched = None;
+    if a.watch {
+        let streams = create_idle(&chans, n, a.in_flight, a.seed.wrapping_add(2 * n), Idle::Watched).await?;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        rss_watched = Some(rss_bytes(a.server_pid)?);
+        drop(streams);
+    }
+    Ok(IdleReport { games: n, rss_start, rss_waiting, rss_dealt, rss_watched })
+}
+
+// ---------------------------------------------------------------------------------------
+// all
+
+/// A child process, killed (and reaped) when dropped.
+struct ChildGuard {
+    name: &'static str,
+    child: Child,
+    log: PathBuf,
+}
+
+impl ChildGuard {
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Fails when the child has exited, with the end of its log.
+    fn check_alive(&mut self) -> anyhow::Result<()> {
+        if let Some(status) = self.child.try_wait()? {
+            bail!("{} exited ({status}); the end of its log:\n{}", self.name, log_tail(&self.log));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn log_tail(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(20)..].join("\n")
+}
+
+/// A temporary directory, removed when dropped unless kept.
+struct TempDir {
+    path: PathBuf,
+    keep: bool,
+}
+
+impl TempDir {
+    fn new(keep: bool) -> anyhow::Result<TempDir> {
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let path = std::env::temp_dir().join(format!("gin-load-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&path).with_context(|| format!("creating {}", path.display()))?;
+        Ok(TempDir { path, keep })
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if self.keep {
+            eprintln!("kept {}", self.path.display());
+        } else {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+/// A port free now on 127.0.0.1.
+fn free_port() -> anyhow::Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// Starts `cmd` with its output into `log`.
+fn spawn(name: &'static str, mut cmd: Command, log: PathBuf) -> anyhow::Result<ChildGuard> {
+    let out = std::fs::File::create(&log).with_context(|| format!("creating {}", log.display()))?;
+    cmd.stdin(Stdio::null()).stdout(out.try_clone()?).stderr(out);
+    let child = cmd.spawn().with_context(|| format!("starting {name}: {cmd:?}"))?;
+    Ok(ChildGuard { name, child, log })
+}
+
+/// Waits (at most 20 s) until `probe` succeeds against the child.
+async fn wait_ready<F, Fut>(child: &mut ChildGuard, url: &str, probe: F) -> anyhow::Result<()>
+where
+    F: Fn(Channel) -> Fut,
+    Fut: std::future::Future<Output = Result<(), Status>>,
+{
+    let t0 = Instant::now();
+    loop {
+        child.check_alive()?;
+        if let Ok(ch) = connect(url, 1).await
+            && probe(ch[0].clone()).await.is_ok()
+        {
+            return Ok(());
+        }
+        if t0.elapsed() > Duration::from_secs(20) {
+            bail!(
+                "{} did not answer at {url} within 20 s; the end of its log:\n{}",
+                child.name,
+                log_tail(&child.log)
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Starts a gin-server with a fresh database in `dir`.
+async fn start_gin_server(bin: &Path, dir: &Path, tag: &str) -> anyhow::Result<(ChildGuard, String)> {
+    let port = free_port()?;
+    let mut cmd = Command::new(bin);
+    cmd.arg("--addr").arg(format!("127.0.0.1:{port}")).arg("--db").arg(dir.join(format!("{tag}.db"))).args([
+        "--rate-per-sec",
+        "0",
+        "--max-open-games-per-caller",
+        "100000",
+    ]);
+    let mut child = spawn("gin-server", cmd, dir.join(format!("gin-server-{tag}.log")))?;
+    let url = format!("http://127.0.0.1:{port}");
+    wait_ready(&mut child, &url, |ch| async move {
+        LobbyServiceClient::new(ch).list_games(pb::ListGamesRequest { page_size: 1 }).await.map(drop)
+    })
+    .await?;
+    Ok((child, url))
+}
+
+async fn all(a: &AllArgs) -> anyhow::Result<()> {
+    let exe = std::env::current_exe().context("locating this executable")?;
+    let gin_server = a.gin_server.clone().unwrap_or_else(|| exe.with_file_name("gin-server"));
+    if !gin_server.is_file() {
+        bail!("no gin-server at {} (build it: cargo build --release -p gin-server)", gin_server.display());
+    }
+    let tmp = TempDir::new(a.keep_temp)?;
+    eprintln!("gin-load all: temporary directory {}", tmp.path.display());
+
+    // 1. The bare echo.
+    let port = free_port()?;
+    let mut cmd = Command::new(&exe);
+    cmd.arg("echo-server").arg("--addr").arg(format!("127.0.0.1:{port}"));
+    if a.echo_no_nodelay {
+        cmd.arg("--no-nodelay");
+    }
+    let mut echo_child = spawn("echo-server", cmd, tmp.path.join("echo-server.log"))?;
+    let echo_url = format!("http://127.0.0.1:{port}");
+    wait_ready(&mut echo_child, &echo_url, |ch| async move {
+        EchoServiceClient::new(ch).echo(bpb::EchoRequest { payload: Vec::new() }).await.map(drop)
+    })
+    .await?;
+    eprintln!("running echo ({} s)...", a.seconds);
+    let echo_args = EchoArgs {
+        server: echo_url,
+        connections: a.connections,
+        in_flight: a.in_flight,
+        seconds: a.seconds,
+        warmup: a.warmup,
+        payload: 64,
+        server_pid: Some(echo_child.pid()),
+        json: false,
+    };
+    let echo_r = echo(&echo_args).await?;
+    echo_child.check_alive()?;
+    drop(echo_child);
+    eprintln!("{}", echo_r.summary());
+
+    // 2. Game actions.
+    let (mut server, url) = start_gin_server(&gin_server, &tmp.path, "actions").await?;
+    eprintln!("running actions ({} s, {} games)...", a.seconds, a.games);
+    let act_args = ActionsArgs {
+        server: url,
+        games: a.games,
+        seconds: a.seconds,
+        warmup: a.warmup,
+        connections: a.connections,
+        seed: 1,
+        server_pid: Some(server.pid()),
+        json: false,
+    };
+    let act_r = actions(&act_args).await?;
+    server.check_alive()?;
+    drop(server);
+    eprintln!("{}", act_r.summary());
+
+    // 3. Idle memory, on a fresh server (memory freed by the games above would be reused).
+    let (mut server, url) = start_gin_server(&gin_server, &tmp.path, "idle").await?;
+    eprintln!(
+        "running idle-memory ({} waiting, {} dealt, {} dealt and watched games)...",
+        a.idle_games, a.idle_games, a.idle_games
+    );
+    let idle_args = IdleArgs {
+        server: url,
+        server_pid: server.pid(),
+        games: a.idle_games,
+        in_flight: 64,
+        connections: a.connections,
+        seed: 1,
+        watch: true,
+        json: false,
+    };
+    let idle_r = idle_memory(&idle_args).await?;
+    server.check_alive()?;
+    drop(server);
+    eprintln!("{}", idle_r.summary());
+
+    // The table.
+    let ratio = act_r.rate() / echo_r.rate();
+    let p99 = act_r.lat.p99;
+    let idle = idle_r.dealt_per_game();
+    let ok = |b: bool| if b { "yes" } else { "NO" };
+    let rows = [
+        ("echo calls/s".to_string(), format!("{:.0}", echo_r.rate()), String::new(), ""),
+        ("game actions/s".to_string(), format!("{:.0}", act_r.rate()), String::new(), ""),
+        (
+            "ratio actions/echo".to_string(),
+            format!("{ratio:.2}"),
+            format!(">= {TARGET_RATIO}"),
+            ok(ratio >= TARGET_RATIO),
+        ),
+        (
+            "p99 action latency".to_string(),
+            format!("{p99:.2} ms"),
+            format!("<= {TARGET_P99_MS} ms"),
+            ok(p99 <= TARGET_P99_MS),
+        ),
+        (
+            "bytes per idle game (dealt)".to_string(),
+            format!("{:.1} KiB", idle / 1024.0),
+            format!("<= {} KiB", TARGET_IDLE_BYTES / 1024.0),
+            ok(idle <= TARGET_IDLE_BYTES),
+        ),
+        (
+            "bytes per waiting game".to_string(),
+            format!("{:.1} KiB", idle_r.waiting_per_game() / 1024.0),
+            String::new(),
+            "",
+        ),
+        (
+            "bytes per watched idle game".to_string(),
+            idle_r.watched_per_game().map_or("?".to_string(), |b| format!("{:.1} KiB", b / 1024.0)),
+            String::new(),
+            "",
+        ),
+        (
+            "server RSS growth per action".to_string(),
+            act_r.rss_per_action().map_or("?".to_string(), |b| format!("{b:.0} B")),
+            String::new(),
+            "",
+        ),
+        (
+            "server CPU during actions".to_string(),
+            act_r.window.server_cores.map_or("?".to_string(), |c| format!("{:.0}%", c * 100.0)),
+            String::new(),
+            "",
+        ),
+        (
+            "refused actions".to_string(),
+            act_r.refused_total.to_string(),
+            "0".to_string(),
+            ok(act_r.refused_total == 0),
+        ),
+    ];
+    println!();
+    println!("{:<30} {:>12}  {:<12} met", "metric", "value", "target");
+    for (m, v, t, k) in &rows {
+        println!("{m:<30} {v:>12}  {t:<12} {k}");
+    }
+    println!();
+    println!("{}", echo_r.summary());
+    println!("{}", act_r.summary());
+    println!("{}", idle_r.summary());
+    if a.json {
+        let j = json!({
+            "echo": echo_r.json(),
+            "actions": act_r.json(),
+            "idle_memory": idle_r.json(),
+            "ratio_actions_echo": ratio,
+            "targets": {
+                "ratio_actions_echo": { "target": TARGET_RATIO, "met": ratio >= TARGET_RATIO },
+                "p99_action_latency_ms": { "target": TARGET_P99_MS, "met": p99 <= TARGET_P99_MS },
+                "bytes_per_idle_game": { "target": TARGET_IDLE_BYTES, "met": idle <= TARGET_IDLE_BYTES },
+            },
+        });
+        println!("{j}");
+    }
+    act_r.verdict()?;
+    echo_r.verdict()?;
+    if a.check && (ratio < TARGET_RATIO || p99 > TARGET_P99_MS || idle > TARGET_IDLE_BYTES) {
+        bail!("a target was missed (see the table)");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn la(kind: pb::ActionKind, card: &str, deadwood: u32) -> pb::LegalAction {
+        pb::LegalAction { kind: kind as i32, card: card.into(), deadwood }
+    }
+
+    #[test]
+    fn policy() {
+        use pb::ActionKind as K;
+        let t = |legal: Vec<pb::LegalAction>, best: &str| pb::TurnInfo {
+            legal_actions: legal,
+            best: None,
+            best_discard: best.into(),
+        };
+        let offer = t(vec![la(K::TakeUpcard, "", 0), la(K::PassUpcard, "", 0)], "");
+        assert_eq!(choose(&offer), Some(Choice::Pass));
+        let draw = t(vec![la(K::DrawStock, "", 0), la(K::DrawPile, "", 0)], "");
+        assert_eq!(choose(&draw), Some(Choice::DrawStock));
+        let discard = t(vec![la(K::Discard, "3C", 0), la(K::Discard, "KD", 0), la(K::Discard, "9H", 0)], "");
+        assert_eq!(choose(&discard), Some(Choice::Discard("KD".into())));
+        let best = t(vec![la(K::Discard, "3C", 0), la(K::Discard, "KD", 0)], "3C");
+        assert_eq!(choose(&best), Some(Choice::Discard("3C".into())));
+        let knock = t(vec![la(K::Discard, "3C", 0), la(K::Knock, "3C", 7), la(K::Knock, "KD", 3)], "");
+        assert_eq!(choose(&knock), Some(Choice::Knock("KD".into())));
+        let big = t(vec![la(K::Knock, "3C", 0), la(K::BigGin, "", 0)], "");
+        assert_eq!(choose(&big), Some(Choice::Knock(String::new())));
+        assert_eq!(choose(&t(vec![], "")), None);
+    }
+
+    #[test]
+    fn card_values() {
+        assert_eq!(card_value("AS"), 1);
+        assert_eq!(card_value("7H"), 7);
+        assert_eq!(card_value("TD"), 10);
+        assert_eq!(card_value("KC"), 10);
+    }
+}
