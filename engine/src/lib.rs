@@ -10,6 +10,7 @@
 mod card;
 mod cardset;
 mod deal;
+mod fair;
 mod game;
 mod hand;
 mod layoff;
@@ -23,6 +24,7 @@ mod view;
 pub use card::{Card, ParseCardError, Rank, Suit, card};
 pub use cardset::{CardSet, ParseCardSetError, hand};
 pub use deal::{Deck, DeckError, first_dealer};
+pub use fair::{deal_commitment, hand_salt, verify_deal};
 pub use game::{Game, GameError, GameResult, GameSetup, HandSummary, StageResult, Step};
 pub use hand::{
     Action, EndKind, Event, Hand, HandResult, Legal, ParseActionError, Phase, RuleError, Showdown,

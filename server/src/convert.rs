@@ -1,0 +1,240 @@
+//! The one place where protobuf and engine types meet.
+
+use engine::{
+    Action, Arrangement, Card, CardSet, EndKind, GameResult, HandSummary, Legal, Meld, RuleSet, Seat,
+    Shutout, StageResult, TargetRule,
+};
+use gin_proto::v1 as pb;
+use tonic::Status;
+
+/// Cards as notation strings, in bit order.
+pub fn cards(set: CardSet) -> Vec<String> {
+    set.iter().map(|c| c.to_string()).collect()
+}
+
+/// One card from a request.
+pub fn parse_card(field: &str, s: &str) -> Result<Card, Status> {
+    s.parse().map_err(|e| Status::invalid_argument(format!("{field}: {e}")))
+}
+
+/// Melds from a request.
+pub fn parse_melds(melds: &[pb::Meld]) -> Result<Vec<Meld>, Status> {
+    melds
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let mut set = CardSet::EMPTY;
+            for c in &m.cards {
+                let c = parse_card(&format!("melds[{i}]"), c)?;
+                if !set.insert(c) {
+                    return Err(Status::invalid_argument(format!("melds[{i}]: card {c} appears twice")));
+                }
+            }
+            Meld::new(set).map_err(|e| Status::invalid_argument(format!("melds[{i}]: {e}")))
+        })
+        .collect()
+}
+
+/// A seat index from the wire.
+pub fn seat(field: &str, n: u32) -> Result<Seat, Status> {
+    u8::try_from(n).ok().and_then(Seat::new).ok_or_else(|| {
+        Status::invalid_argument(format!("{field}: seat {n} does not exist; seats are 0 and 1"))
+    })
+}
+
+/// Rules from a request: a preset name or a full rule set (validated, errors name the field).
+pub fn rules(r: Option<&pb::Rules>) -> Result<RuleSet, Status> {
+    let bad = |e: engine::RuleSetError| Status::invalid_argument(format!("rules: {e}"));
+    match r.and_then(|r| r.kind.as_ref()) {
+        None => Ok(RuleSet::standard()),
+        Some(pb::rules::Kind::Preset(name)) => RuleSet::preset(name).map_err(bad),
+        Some(pb::rules::Kind::Custom(c)) => {
+            let r = RuleSet {
+                name: if c.name.is_empty() { "custom".into() } else { c.name.clone() },
+                gin_bonus: c.gin_bonus,
+                big_gin: c.big_gin,
+                big_gin_bonus: c.big_gin_bonus,
+                undercut_bonus: c.undercut_bonus,
+                upcard_offer: c.upcard_offer,
+                knock_limit: c.knock_limit,
+                knock_limit_from_upcard: c.knock_limit_from_upcard,
+                spade_upcard_doubles: c.spade_upcard_doubles,
+                target: c.target,
+                target_rule: match pb::TargetRule::try_from(c.target_rule) {
+                    Ok(pb::TargetRule::MoreThan) => TargetRule::MoreThan,
+                    Ok(_) => TargetRule::AtLeast,
+                    Err(_) => {
+                        return Err(Status::invalid_argument("rules: field `target_rule`: unknown value"));
+                    }
+                },
+                game_bonus: c.game_bonus,
+                box_bonus: c.box_bonus,
+                shutout: match pb::Shutout::try_from(c.shutout) {
+                    Ok(pb::Shutout::DoubleHandPoints) => Shutout::DoubleHandPoints,
+                    Ok(pb::Shutout::ReplaceGameBonus) => Shutout::ReplaceGameBonus,
+                    Ok(pb::Shutout::ExtraBonus) => Shutout::ExtraBonus,
+                    Ok(_) => Shutout::None,
+                    Err(_) => return Err(Status::invalid_argument("rules: field `shutout`: unknown value")),
+                },
+                shutout_bonus: c.shutout_bonus,
+                stages: c.stages,
+            };
+            r.validate().map_err(bad)?;
+            Ok(r)
+        }
+    }
+}
+
+/// A rule set for the wire.
+pub fn rule_set(r: &RuleSet) -> pb::RuleSet {
+    pb::RuleSet {
+        name: r.name.clone(),
+        gin_bonus: r.gin_bonus,
+        big_gin: r.big_gin,
+        big_gin_bonus: r.big_gin_bonus,
+        undercut_bonus: r.undercut_bonus,
+        upcard_offer: r.upcard_offer,
+        knock_limit: r.knock_limit,
+        knock_limit_from_upcard: r.knock_limit_from_upcard,
+        spade_upcard_doubles: r.spade_upcard_doubles,
+        target: r.target,
+        target_rule: match r.target_rule {
+            TargetRule::AtLeast => pb::TargetRule::AtLeast,
+            TargetRule::MoreThan => pb::TargetRule::MoreThan,
+        } as i32,
+        game_bonus: r.game_bonus,
+        box_bonus: r.box_bonus,
+        shutout: match r.shutout {
+            Shutout::None => pb::Shutout::None,
+            Shutout::DoubleHandPoints => pb::Shutout::DoubleHandPoints,
+            Shutout::ReplaceGameBonus => pb::Shutout::ReplaceGameBonus,
+            Shutout::ExtraBonus => pb::Shutout::ExtraBonus,
+        } as i32,
+        shutout_bonus: r.shutout_bonus,
+        stages: r.stages,
+    }
+}
+
+/// An arrangement for the wire.
+pub fn arrangement(a: &Arrangement) -> pb::Arrangement {
+    pb::Arrangement {
+        melds: a.melds().iter().map(|m| pb::Meld { cards: cards(m.cards()) }).collect(),
+        deadwood: cards(a.deadwood_cards()),
+        deadwood_value: a.deadwood(),
+    }
+}
+
+/// The turn information of the seat to act, for that seat only.
+pub fn turn_info(hand: &engine::Hand, seat: Seat) -> pb::TurnInfo {
+    let legal: Legal = hand.legal();
+    let held = hand.cards(seat);
+    let mut out = Vec::with_capacity(legal.count() as usize);
+    let kind = |k: pb::ActionKind| k as i32;
+    if legal.pass {
+        out.push(pb::LegalAction { kind: kind(pb::ActionKind::PassUpcard), ..Default::default() });
+    }
+    if legal.draw_stock {
+        out.push(pb::LegalAction { kind: kind(pb::ActionKind::DrawStock), ..Default::default() });
+    }
+    if legal.draw_pile {
+        let k = if legal.pass { pb::ActionKind::TakeUpcard } else { pb::ActionKind::DrawPile };
+        out.push(pb::LegalAction { kind: kind(k), ..Default::default() });
+    }
+    for c in legal.discards {
+        out.push(pb::LegalAction { kind: kind(pb::ActionKind::Discard), card: c.to_string(), deadwood: 0 });
+    }
+    if !legal.knocks.is_empty() {
+        let by = engine::deadwood_by_discard(held);
+        for c in legal.knocks {
+            out.push(pb::LegalAction {
+                kind: kind(pb::ActionKind::Knock),
+                card: c.to_string(),
+                deadwood: by[c.bit() as usize] as u32,
+            });
+        }
+    }
+    if legal.big_gin {
+        out.push(pb::LegalAction { kind: kind(pb::ActionKind::BigGin), ..Default::default() });
+    }
+    let (best, best_discard) = if held.len() >= 11 {
+        match engine::best_discard(held) {
+            Some(b) => (arrangement(&b.arrangement), b.discard.to_string()),
+            None => (pb::Arrangement::default(), String::new()),
+        }
+    } else {
+        (arrangement(&engine::best_arrangement(held)), String::new())
+    };
+    pb::TurnInfo { legal_actions: out, best: Some(best), best_discard }
+}
+
+/// How a hand ended, for the wire.
+pub fn end_kind(e: EndKind) -> pb::EndKind {
+    match e {
+        EndKind::Dead => pb::EndKind::Dead,
+        EndKind::Knock => pb::EndKind::Knock,
+        EndKind::Undercut => pb::EndKind::Undercut,
+        EndKind::Gin => pb::EndKind::Gin,
+        EndKind::BigGin => pb::EndKind::BigGin,
+    }
+}
+
+/// A finished hand with its reveal.
+pub fn hand_result(h: &HandSummary, reveal: pb::DealReveal) -> pb::HandResult {
+    let r = &h.result;
+    pb::HandResult {
+        hand_number: h.number,
+        stage: h.stage,
+        dealer: h.dealer.index() as u32,
+        end: end_kind(r.end) as i32,
+        winner: r.winner.map(|s| s.index() as u32),
+        points: r.points,
+        doubled: r.doubled,
+        showdown: r.showdown.as_ref().map(|s| pb::Showdown {
+            knocker: s.knocker.index() as u32,
+            discard: s.discard.map(|c| c.to_string()).unwrap_or_default(),
+            knocker_melds: Some(arrangement(&s.knocker_arrangement)),
+            defender_melds: Some(arrangement(&s.defender_arrangement)),
+            layoffs: s
+                .layoffs
+                .iter()
+                .map(|l| pb::Layoff { card: l.card.to_string(), meld: l.meld as u32 })
+                .collect(),
+        }),
+        scores: h.scores.0.to_vec(),
+        reveal: Some(reveal),
+    }
+}
+
+fn stage(s: &StageResult) -> pb::StageResult {
+    pb::StageResult {
+        reached_target: s.reached_target.index() as u32,
+        hand_points: s.hand_points.0.to_vec(),
+        hands_won: s.hands_won.0.to_vec(),
+        game_bonus: s.game_bonus.0.to_vec(),
+        box_bonus: s.box_bonus.0.to_vec(),
+        shutout_bonus: s.shutout_bonus.0.to_vec(),
+        total: s.total.0.to_vec(),
+    }
+}
+
+/// A game's result reached by the target.
+pub fn game_result(r: &GameResult) -> pb::GameResult {
+    pb::GameResult {
+        reason: pb::GameEndReason::Target as i32,
+        winner: r.winner.map(|s| s.index() as u32),
+        totals: r.totals.0.to_vec(),
+        margin: r.margin,
+        stages: r.stages.iter().map(stage).collect(),
+        loser_by_default: None,
+    }
+}
+
+/// The engine action of a wire request.
+pub fn knock_action(discard: &str, melds: &[pb::Meld]) -> Result<Action, Status> {
+    let melds = if melds.is_empty() { None } else { Some(parse_melds(melds)?) };
+    if discard.is_empty() {
+        Ok(Action::BigGin { melds })
+    } else {
+        Ok(Action::Knock { discard: parse_card("discard", discard)?, melds })
+    }
+}

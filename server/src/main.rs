@@ -1,0 +1,65 @@
+//! `gin-server`: parses flags, sets up tracing, binds, and serves until ctrl-c.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Parser;
+
+/// The Gin Rummy gRPC server. Every flag also reads an environment variable.
+#[derive(Parser, Debug)]
+#[command(name = "gin-server", version, about, long_about = None)]
+struct Flags {
+    /// Address to listen on.
+    #[arg(long, env = "GIN_ADDR", default_value = "127.0.0.1:50051")]
+    addr: SocketAddr,
+    /// SQLite database file: every game and result is kept there (created if missing).
+    #[arg(long, env = "GIN_DB", default_value = "gin.db")]
+    db: PathBuf,
+    /// TLS certificate (PEM). With --tls-key, serves TLS; without, plain TCP.
+    #[arg(long, env = "GIN_TLS_CERT", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// TLS private key (PEM).
+    #[arg(long, env = "GIN_TLS_KEY", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// Largest request accepted, in bytes.
+    #[arg(long, env = "GIN_MAX_MESSAGE_BYTES", default_value_t = 64 * 1024)]
+    max_message_bytes: usize,
+    /// Requests per second per caller (seat token, or address without one); 0: unlimited.
+    #[arg(long, env = "GIN_RATE_PER_SEC", default_value_t = 200)]
+    rate_per_sec: u32,
+    /// Unfinished games one caller (address) may have created at once.
+    #[arg(long, env = "GIN_MAX_OPEN_GAMES", default_value_t = 100)]
+    max_open_games_per_caller: u32,
+    /// Events buffered per watch stream; a reader further behind is cut off and resumes.
+    #[arg(long, env = "GIN_STREAM_BUFFER", default_value_t = 1024)]
+    stream_buffer: usize,
+    /// Seconds between heartbeats on an idle stream.
+    #[arg(long, env = "GIN_HEARTBEAT_SECS", default_value_t = 15)]
+    heartbeat_secs: u64,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .init();
+    let f = Flags::parse();
+    let cfg = gin_server::Config {
+        db: f.db,
+        tls: f.tls_cert.zip(f.tls_key),
+        max_message_bytes: f.max_message_bytes,
+        rate_per_sec: f.rate_per_sec,
+        max_open_games_per_caller: f.max_open_games_per_caller,
+        stream_buffer: f.stream_buffer.max(16),
+        heartbeat: Duration::from_secs(f.heartbeat_secs.max(1)),
+    };
+    let listener = tokio::net::TcpListener::bind(f.addr).await?;
+    gin_server::run(listener, cfg, async {
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("ctrl-c: shutting down");
+    })
+    .await
+}

@@ -1,0 +1,490 @@
+//! The gRPC services: decoding at the edge, then the shared state.
+
+use std::future::Future;
+use std::net::IpAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use engine::{Action, Seat};
+use gin_proto::v1 as pb;
+use gin_proto::v1::game_service_server::GameService;
+use gin_proto::v1::lobby_service_server::LobbyService;
+use tokio::sync::{mpsc, oneshot};
+use tokio_stream::Stream;
+use tonic::{Request, Response, Status};
+
+use crate::convert;
+use crate::shared::{SeatIdentity, Shared, Waiter, now_ms};
+use crate::state::Watcher;
+use crate::store::ActionKind;
+
+/// `LobbyService`.
+pub struct Lobby(pub Shared);
+
+/// `GameService`.
+pub struct Games(pub Shared);
+
+fn peer_ip<T>(r: &Request<T>) -> Option<IpAddr> {
+    r.remote_addr().map(|a| a.ip())
+}
+
+fn caller_key<T>(r: &Request<T>) -> Vec<u8> {
+    match r.extensions().get::<SeatIdentity>() {
+        Some(id) => id.token_hash.to_vec(),
+        None => peer_ip(r).map(|ip| ip.to_string().into_bytes()).unwrap_or_default(),
+    }
+}
+
+fn game_id(id: &str) -> Result<&str, Status> {
+    if id.is_empty() || id.len() > 64 {
+        return Err(Status::invalid_argument("game_id: required, at most 64 characters"));
+    }
+    Ok(id)
+}
+
+#[tonic::async_trait]
+impl LobbyService for Lobby {
+    async fn create_game(
+        &self,
+        req: Request<pb::CreateGameRequest>,
+    ) -> Result<Response<pb::CreateGameResponse>, Status> {
+        let s = &self.0;
+        s.rate_limit(&caller_key(&req))?;
+        let ip = peer_ip(&req);
+        let r = req.into_inner();
+        let rules = convert::rules(r.rules.as_ref())?;
+        let clock = clock(r.clock)?;
+        if !r.house_bot.is_empty() {
+            return Err(Status::invalid_argument(format!(
+                "house_bot: no house bot strategy {:?} on this server yet",
+                r.house_bot
+            )));
+        }
+        let want = r.seat.map(|n| convert::seat("seat", n)).transpose()?;
+        let id = s.create_game(rules, clock, String::new(), r.seed, ip).await?;
+        let mut resp = pb::CreateGameResponse { game_id: id.clone(), seat: None, seat_token: String::new() };
+        if r.join {
+            let cell = s.game(&id)?;
+            let (seat, token) = s.join(&cell, Some(want.unwrap_or(Seat::S0)), r.name, false).await?;
+            resp.seat = Some(seat.index() as u32);
+            resp.seat_token = token;
+        }
+        Ok(Response::new(resp))
+    }
+
+    async fn join_game(
+        &self,
+        req: Request<pb::JoinGameRequest>,
+    ) -> Result<Response<pb::JoinGameResponse>, Status> {
+        let s = &self.0;
+        s.rate_limit(&caller_key(&req))?;
+        let r = req.into_inner();
+        let cell = s.game(game_id(&r.game_id)?)?;
+        let want = r.seat.map(|n| convert::seat("seat", n)).transpose()?;
+        let (seat, token) = s.join(&cell, want, r.name, false).await?;
+        Ok(Response::new(pb::JoinGameResponse { seat: seat.index() as u32, seat_token: token }))
+    }
+
+    async fn list_games(
+        &self,
+        req: Request<pb::ListGamesRequest>,
+    ) -> Result<Response<pb::ListGamesResponse>, Status> {
+        let s = &self.0;
+        s.rate_limit(&caller_key(&req))?;
+        let n = match req.get_ref().page_size {
+            0 => 100,
+            n => n.min(100) as usize,
+        };
+        let ids: Vec<String> =
+            s.open.lock().expect("lock").iter().rev().take(n).map(|(_, id)| id.clone()).collect();
+        let mut games = Vec::with_capacity(ids.len());
+        for id in ids {
+            let Ok(cell) = s.game(&id) else { continue };
+            let st = cell.state.lock().await;
+            let snap = st.snapshot(None);
+            games.push(pb::OpenGame {
+                game_id: id,
+                rules: snap.rules,
+                clock: snap.clock,
+                seats: snap.seats,
+                created_unix_ms: st.info.created_ms,
+            });
+        }
+        Ok(Response::new(pb::ListGamesResponse { games }))
+    }
+
+    async fn quick_match(
+        &self,
+        req: Request<pb::QuickMatchRequest>,
+    ) -> Result<Response<pb::QuickMatchResponse>, Status> {
+        let s = self.0.clone();
+        s.rate_limit(&caller_key(&req))?;
+        let ip = peer_ip(&req);
+        let r = req.into_inner();
+        let rules = convert::rules(r.rules.as_ref())?;
+        let clock = clock(r.clock)?;
+        let key = format!(
+            "{}|{}|{}",
+            serde_json::to_string(&rules).expect("rules serialize"),
+            clock.turn_millis,
+            clock.policy
+        );
+        // Someone is waiting for the same game: seat both.
+        let waiter = s.waiting.lock().expect("lock").remove(&key);
+        if let Some(w) = waiter {
+            let id = s.create_game(rules, clock, String::new(), 0, ip).await?;
+            let cell = s.game(&id)?;
+            let (seat0, tok0) = s.join(&cell, Some(Seat::S0), w.name, false).await?;
+            let (seat1, tok1) = s.join(&cell, Some(Seat::S1), r.name, false).await?;
+            let theirs =
+                pb::QuickMatchResponse { game_id: id.clone(), seat: seat0.index() as u32, seat_token: tok0 };
+            if w.tx.send(Ok(theirs)).is_err() {
+                tracing::warn!(game = %id, "quick-match partner left while being seated");
+            }
+            return Ok(Response::new(pb::QuickMatchResponse {
+                game_id: id,
+                seat: seat1.index() as u32,
+                seat_token: tok1,
+            }));
+        }
+        let (tx, rx) = oneshot::channel();
+        let ticket = {
+            let mut t = s.tickets.lock().expect("lock");
+            *t += 1;
+            *t
+        };
+        s.waiting.lock().expect("lock").insert(key.clone(), Waiter { tx, name: r.name, ticket });
+        // Leave the queue when this call ends in any way (answered, timed out, cancelled).
+        struct Leave(Shared, String, u64);
+        impl Drop for Leave {
+            fn drop(&mut self) {
+                let mut w = self.0.waiting.lock().expect("lock");
+                if w.get(&self.1).is_some_and(|x| x.ticket == self.2) {
+                    w.remove(&self.1);
+                }
+            }
+        }
+        let _leave = Leave(s.clone(), key, ticket);
+        match tokio::time::timeout(Duration::from_secs(60), rx).await {
+            Ok(Ok(r)) => r.map(Response::new),
+            Ok(Err(_)) => Err(Status::unavailable("quick match was interrupted; ask again")),
+            Err(_) => Err(Status::deadline_exceeded("nobody asked for the same rules within 60 s")),
+        }
+    }
+}
+
+fn clock(c: Option<pb::TurnClock>) -> Result<pb::TurnClock, Status> {
+    let c = c.unwrap_or_default();
+    if c.turn_millis != 0 && !(100..=3_600_000).contains(&c.turn_millis) {
+        return Err(Status::invalid_argument("clock.turn_millis: 0 (no clock) or 100 to 3600000"));
+    }
+    if pb::ClockPolicy::try_from(c.policy).is_err() {
+        return Err(Status::invalid_argument("clock.policy: unknown value"));
+    }
+    Ok(c)
+}
+
+impl Games {
+    /// The seat identity of an acting request, checked against the game.
+    fn seat_for<T>(&self, req: &Request<T>, game: &str) -> Result<Seat, Status> {
+        let id = req.extensions().get::<SeatIdentity>().ok_or_else(|| {
+            Status::unauthenticated("actions need a seat token: metadata `authorization: Bearer <token>`")
+        })?;
+        if id.game_id != game {
+            return Err(Status::permission_denied("this seat token is for another game"));
+        }
+        Ok(id.seat)
+    }
+
+    fn viewer<T>(&self, req: &Request<T>, game: &str) -> Option<Seat> {
+        req.extensions().get::<SeatIdentity>().filter(|id| id.game_id == game).map(|id| id.seat)
+    }
+
+    /// The common path of every action: auth, rate limit, the game's lock, `expected_seq`,
+    /// the change, durable write, publish, clock. On any error nothing was applied.
+    async fn act<T, R>(
+        &self,
+        req: &Request<T>,
+        game: &str,
+        expected_seq: u64,
+        f: impl FnOnce(&mut crate::state::GameState, Seat, i64) -> Result<R, Status>,
+    ) -> Result<(u64, R), Status> {
+        let s = &self.0;
+        let game = game_id(game)?;
+        let seat = self.seat_for(req, game)?;
+        s.rate_limit(&caller_key(req))?;
+        let cell = s.game(game)?;
+        let mut st = cell.state.lock().await;
+        if st.poisoned {
+            return Err(Status::unavailable(
+                "this game hit a storage failure; retry after the server restarts",
+            ));
+        }
+        if expected_seq != st.last_seq() {
+            return Err(Status::aborted(format!(
+                "stale expected_seq {expected_seq}: the game is at seq {}; nothing was applied",
+                st.last_seq()
+            )));
+        }
+        let before = st.last_seq();
+        let out = f(&mut st, seat, now_ms())?;
+        let writes = std::mem::take(&mut st.pending);
+        if let Err(e) = s.store.write(writes).await {
+            st.poisoned = true;
+            return Err(Status::internal(format!("storage: {e}")));
+        }
+        st.publish(before);
+        if st.is_over() {
+            s.game_ended(game);
+        }
+        crate::clock::arm(s, &st);
+        Ok((st.last_seq(), out))
+    }
+
+    async fn play<T>(
+        &self,
+        req: &Request<T>,
+        game: &str,
+        expected_seq: u64,
+        action: Action,
+    ) -> Result<u64, Status> {
+        let (seq, _) = self
+            .act(req, game, expected_seq, |st, seat, now| st.play(seat, &action, ActionKind::Play, now))
+            .await?;
+        Ok(seq)
+    }
+}
+
+#[tonic::async_trait]
+impl GameService for Games {
+    type WatchGameStream = WatchStream;
+
+    async fn watch_game(&self, req: Request<pb::WatchGameRequest>) -> Result<Response<WatchStream>, Status> {
+        let s = &self.0;
+        s.rate_limit(&caller_key(&req))?;
+        let r = req.get_ref();
+        let game = game_id(&r.game_id)?;
+        let viewer = self.viewer(&req, game);
+        let cell = s.game(game)?;
+        let (tx, rx) = mpsc::channel(s.cfg.stream_buffer);
+        let cut = Arc::new(AtomicBool::new(false));
+        let last_seq = {
+            let mut st = cell.state.lock().await;
+            let after = r.resume_after_seq;
+            if after > st.last_seq() {
+                return Err(Status::out_of_range(format!(
+                    "resume_after_seq {after} is past the game's last seq {}",
+                    st.last_seq()
+                )));
+            }
+            let from = if after == 0 {
+                let snap = st.snapshot(viewer);
+                let msg = Box::new(pb::WatchGameResponse {
+                    kind: Some(pb::watch_game_response::Kind::Snapshot(snap)),
+                });
+                tx.try_send(msg).map_err(|_| Status::internal("stream buffer"))?;
+                st.last_seq()
+            } else {
+                after
+            };
+            st.add_watcher(Watcher { viewer, tx, cut: cut.clone() }, from);
+            st.last_seq_shared.clone()
+        };
+        let every = s.cfg.heartbeat;
+        let beat = Box::pin(tokio::time::sleep(every));
+        Ok(Response::new(WatchStream { rx, cut, last_seq, every, beat, done: false }))
+    }
+
+    async fn get_game(
+        &self,
+        req: Request<pb::GetGameRequest>,
+    ) -> Result<Response<pb::GetGameResponse>, Status> {
+        let s = &self.0;
+        s.rate_limit(&caller_key(&req))?;
+        let game = game_id(&req.get_ref().game_id)?;
+        let viewer = self.viewer(&req, game);
+        let cell = s.game(game)?;
+        let st = cell.state.lock().await;
+        Ok(Response::new(pb::GetGameResponse { snapshot: Some(st.snapshot(viewer)) }))
+    }
+
+    async fn get_record(
+        &self,
+        req: Request<pb::GetRecordRequest>,
+    ) -> Result<Response<pb::GetRecordResponse>, Status> {
+        let s = &self.0;
+        s.rate_limit(&caller_key(&req))?;
+        let cell = s.game(game_id(&req.get_ref().game_id)?)?;
+        let st = cell.state.lock().await;
+        let Some(result) = st.ended.clone() else {
+            return Err(Status::failed_precondition("the record is available once the game is over"));
+        };
+        let (json, text, hands) = match &st.game {
+            Some(g) => {
+                let rec = g.record();
+                let n = g.hand_number() + if g.is_over() { 1 } else { 0 };
+                (rec.to_json(), rec.to_text(), n)
+            }
+            None => (String::new(), String::new(), 0),
+        };
+        let reveals = (0..hands).map(|n| st.reveal(n)).collect();
+        Ok(Response::new(pb::GetRecordResponse {
+            record_json: json,
+            record_text: text,
+            reveals,
+            result: Some(result),
+        }))
+    }
+
+    async fn take_upcard(
+        &self,
+        req: Request<pb::TakeUpcardRequest>,
+    ) -> Result<Response<pb::TakeUpcardResponse>, Status> {
+        let r = req.get_ref();
+        let (game, exp) = (r.game_id.clone(), r.expected_seq);
+        let (seq, _) = self
+            .act(&req, &game, exp, |st, seat, now| {
+                let offer = st
+                    .game
+                    .as_ref()
+                    .is_some_and(|g| matches!(g.hand().phase(), engine::Phase::UpcardOffer { .. }));
+                if !offer {
+                    return Err(Status::failed_precondition(
+                        "not now: the upcard is offered only on the first turn",
+                    ));
+                }
+                st.play(seat, &Action::DrawPile, ActionKind::Play, now)
+            })
+            .await?;
+        Ok(Response::new(pb::TakeUpcardResponse { seq }))
+    }
+
+    async fn pass_upcard(
+        &self,
+        req: Request<pb::PassUpcardRequest>,
+    ) -> Result<Response<pb::PassUpcardResponse>, Status> {
+        let r = req.get_ref();
+        let (game, exp) = (r.game_id.clone(), r.expected_seq);
+        let seq = self.play(&req, &game, exp, Action::Pass).await?;
+        Ok(Response::new(pb::PassUpcardResponse { seq }))
+    }
+
+    async fn draw(&self, req: Request<pb::DrawRequest>) -> Result<Response<pb::DrawResponse>, Status> {
+        let r = req.get_ref();
+        let (game, exp) = (r.game_id.clone(), r.expected_seq);
+        let action = match pb::DrawSource::try_from(r.source) {
+            Ok(pb::DrawSource::Stock) => Action::DrawStock,
+            Ok(pb::DrawSource::Pile) => Action::DrawPile,
+            _ => return Err(Status::invalid_argument("source: DRAW_SOURCE_STOCK or DRAW_SOURCE_PILE")),
+        };
+        let (seq, card) = self
+            .act(&req, &game, exp, |st, seat, now| {
+                if st
+                    .game
+                    .as_ref()
+                    .is_some_and(|g| matches!(g.hand().phase(), engine::Phase::UpcardOffer { .. }))
+                {
+                    return Err(Status::failed_precondition(
+                        "not now: first turn, take the upcard (TakeUpcard) or pass (PassUpcard)",
+                    ));
+                }
+                st.play(seat, &action, ActionKind::Play, now)?;
+                // The card drawn: the Drew entry this action just logged.
+                Ok(st
+                    .log
+                    .iter()
+                    .rev()
+                    .find_map(|e| match e.ev {
+                        crate::state::Ev::Drew { card, .. } => Some(card.to_string()),
+                        _ => None,
+                    })
+                    .unwrap_or_default())
+            })
+            .await?;
+        Ok(Response::new(pb::DrawResponse { seq, card }))
+    }
+
+    async fn discard(
+        &self,
+        req: Request<pb::DiscardRequest>,
+    ) -> Result<Response<pb::DiscardResponse>, Status> {
+        let r = req.get_ref();
+        let card = convert::parse_card("card", &r.card)?;
+        let (game, exp) = (r.game_id.clone(), r.expected_seq);
+        let seq = self.play(&req, &game, exp, Action::Discard { card }).await?;
+        Ok(Response::new(pb::DiscardResponse { seq }))
+    }
+
+    async fn knock(&self, req: Request<pb::KnockRequest>) -> Result<Response<pb::KnockResponse>, Status> {
+        let r = req.get_ref();
+        let action = convert::knock_action(&r.discard, &r.melds)?;
+        let (game, exp) = (r.game_id.clone(), r.expected_seq);
+        let seq = self.play(&req, &game, exp, action).await?;
+        Ok(Response::new(pb::KnockResponse { seq }))
+    }
+
+    async fn resign(&self, req: Request<pb::ResignRequest>) -> Result<Response<pb::ResignResponse>, Status> {
+        let r = req.get_ref();
+        let (game, exp) = (r.game_id.clone(), r.expected_seq);
+        let (seq, _) = self
+            .act(&req, &game, exp, |st, seat, now| st.resign(seat, pb::GameEndReason::Resigned, now))
+            .await?;
+        Ok(Response::new(pb::ResignResponse { seq }))
+    }
+}
+
+/// The watch stream: events from the game's channel, heartbeats while idle. It ends after
+/// the game-over event; when the server cut the watcher off (its buffer was full) it ends with
+/// UNAVAILABLE so the client resumes from its last seq. One bounded channel of boxed
+/// messages per watcher, no task.
+pub struct WatchStream {
+    rx: mpsc::Receiver<Box<pb::WatchGameResponse>>,
+    cut: Arc<AtomicBool>,
+    last_seq: Arc<AtomicU64>,
+    every: Duration,
+    beat: Pin<Box<tokio::time::Sleep>>,
+    done: bool,
+}
+
+impl Stream for WatchStream {
+    type Item = Result<pb::WatchGameResponse, Status>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if self.done {
+            return Poll::Ready(None);
+        }
+        let next = tokio::time::Instant::now() + self.every;
+        match self.rx.poll_recv(cx) {
+            Poll::Ready(Some(m)) => {
+                self.beat.as_mut().reset(next);
+                Poll::Ready(Some(Ok(*m)))
+            }
+            Poll::Ready(None) => {
+                self.done = true;
+                if self.cut.load(Ordering::Relaxed) {
+                    Poll::Ready(Some(Err(Status::unavailable(
+                        "stream cut off: the reader fell too far behind; resume with resume_after_seq",
+                    ))))
+                } else {
+                    Poll::Ready(None)
+                }
+            }
+            Poll::Pending => match self.beat.as_mut().poll(cx) {
+                Poll::Ready(()) => {
+                    self.beat.as_mut().reset(next);
+                    let hb = pb::Heartbeat {
+                        time_unix_ms: now_ms(),
+                        last_seq: self.last_seq.load(Ordering::Relaxed),
+                    };
+                    Poll::Ready(Some(Ok(pb::WatchGameResponse {
+                        kind: Some(pb::watch_game_response::Kind::Heartbeat(hb)),
+                    })))
+                }
+                Poll::Pending => Poll::Pending,
+            },
+        }
+    }
+}

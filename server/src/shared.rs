@@ -1,0 +1,331 @@
+//! The server's shared state: a cheap `Clone` handle over `Arc<Inner>`.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use engine::Seat;
+use gin_proto::v1 as pb;
+use sha2::{Digest, Sha256};
+use tokio::sync::oneshot;
+use tonic::Status;
+
+use crate::Config;
+use crate::state::{GameInfo, GameState, Seated};
+use crate::store::{NewGame, SeatRow, Store, StoredGame, Write};
+
+/// One game: its state behind an async mutex that serializes the game's changes, including
+/// the wait for the store, so what watchers see is always durable.
+pub struct GameCell {
+    /// The state.
+    pub state: tokio::sync::Mutex<GameState>,
+}
+
+/// Who a seat token belongs to (request extension set by the auth interceptor).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeatIdentity {
+    /// The game.
+    pub game_id: String,
+    /// The seat.
+    pub seat: Seat,
+    /// SHA-256 of the token (rate-limit key).
+    pub token_hash: [u8; 32],
+}
+
+/// A caller waiting in quick match.
+pub struct Waiter {
+    /// Where to send its seat once paired.
+    pub tx: oneshot::Sender<Result<pb::QuickMatchResponse, Status>>,
+    /// Its name.
+    pub name: String,
+    /// Identifies this waiter (to remove it on cancel).
+    pub ticket: u64,
+}
+
+struct Bucket {
+    tokens: f64,
+    at: Instant,
+}
+
+/// Everything the services share.
+pub struct Inner {
+    /// Configuration.
+    pub cfg: Config,
+    /// The store.
+    pub store: Store,
+    /// Games by id. A std lock: held only for map lookups, never across `.await`.
+    pub games: RwLock<HashMap<String, Arc<GameCell>>>,
+    /// Seat tokens by hash. A std lock: read synchronously by the interceptor.
+    pub tokens: RwLock<HashMap<[u8; 32], (String, Seat)>>,
+    /// Games with a free seat, by creation order (for ListGames).
+    pub open: Mutex<Vec<(i64, String)>>,
+    /// Unfinished games created by each caller (peer address).
+    pub open_by_caller: Mutex<HashMap<IpAddr, u32>>,
+    /// Creator of each unfinished game.
+    pub creator: Mutex<HashMap<String, IpAddr>>,
+    /// Quick-match waiters by rules key.
+    pub waiting: Mutex<HashMap<String, Waiter>>,
+    /// Next quick-match ticket.
+    pub tickets: Mutex<u64>,
+    buckets: Mutex<HashMap<Vec<u8>, Bucket>>,
+}
+
+/// The cheap handle.
+#[derive(Clone)]
+pub struct Shared(pub Arc<Inner>);
+
+impl std::ops::Deref for Shared {
+    type Target = Inner;
+    fn deref(&self) -> &Inner {
+        &self.0
+    }
+}
+
+/// Milliseconds since the epoch.
+pub fn now_ms() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+/// `n` random bytes from the OS.
+pub fn random_bytes<const N: usize>() -> [u8; N] {
+    let mut b = [0u8; N];
+    getrandom::fill(&mut b).expect("the OS random source works");
+    b
+}
+
+/// SHA-256 of a token.
+pub fn token_hash(token: &str) -> [u8; 32] {
+    Sha256::digest(token.as_bytes()).into()
+}
+
+impl Shared {
+    /// Builds the shared state from the stored games (replaying each).
+    pub fn new(cfg: Config, store: Store, stored: Vec<StoredGame>) -> anyhow::Result<Shared> {
+        let inner = Inner {
+            cfg,
+            store,
+            games: RwLock::new(HashMap::new()),
+            tokens: RwLock::new(HashMap::new()),
+            open: Mutex::new(Vec::new()),
+            open_by_caller: Mutex::new(HashMap::new()),
+            creator: Mutex::new(HashMap::new()),
+            waiting: Mutex::new(HashMap::new()),
+            tickets: Mutex::new(0),
+            buckets: Mutex::new(HashMap::new()),
+        };
+        let shared = Shared(Arc::new(inner));
+        let n = stored.len();
+        let mut unfinished = 0;
+        for sg in stored {
+            let st = rebuild(&sg)
+                .map_err(|e| anyhow::anyhow!("game {}: cannot replay its log: {e}", sg.game.id))?;
+            if !st.is_over() {
+                unfinished += 1;
+            }
+            for (i, s) in st.seats.iter().enumerate() {
+                if let Some(s) = s {
+                    let seat = Seat::new(i as u8).expect("seat index");
+                    shared.tokens.write().expect("lock").insert(s.token_hash, (st.info.id.clone(), seat));
+                }
+            }
+            if st.seats.iter().any(Option::is_none) && !st.is_over() {
+                shared.open.lock().expect("lock").push((st.info.created_ms, st.info.id.clone()));
+            }
+            let id = st.info.id.clone();
+            shared
+                .games
+                .write()
+                .expect("lock")
+                .insert(id, Arc::new(GameCell { state: tokio::sync::Mutex::new(st) }));
+        }
+        shared.open.lock().expect("lock").sort();
+        tracing::info!(games = n, unfinished, "games restored from the store");
+        Ok(shared)
+    }
+
+    /// The game `id`.
+    pub fn game(&self, id: &str) -> Result<Arc<GameCell>, Status> {
+        self.games
+            .read()
+            .expect("lock")
+            .get(id)
+            .cloned()
+            .ok_or_else(|| Status::not_found(format!("no game {id:?}")))
+    }
+
+    /// Token-bucket rate limit for `key`; RESOURCE_EXHAUSTED with a retry hint when over.
+    pub fn rate_limit(&self, key: &[u8]) -> Result<(), Status> {
+        let rate = self.cfg.rate_per_sec as f64;
+        if rate <= 0.0 {
+            return Ok(());
+        }
+        let burst = rate * 2.0;
+        let now = Instant::now();
+        let mut b = self.buckets.lock().expect("lock");
+        let e = b.entry(key.to_vec()).or_insert(Bucket { tokens: burst, at: now });
+        e.tokens = (e.tokens + now.duration_since(e.at).as_secs_f64() * rate).min(burst);
+        e.at = now;
+        if e.tokens >= 1.0 {
+            e.tokens -= 1.0;
+            Ok(())
+        } else {
+            let wait = Duration::from_secs_f64((1.0 - e.tokens) / rate);
+            let mut s = Status::resource_exhausted(format!(
+                "rate limit: at most {} requests/s per caller; retry in {} ms",
+                self.cfg.rate_per_sec,
+                wait.as_millis() + 1
+            ));
+            if let Ok(v) = (wait.as_millis() as u64 + 1).to_string().parse() {
+                s.metadata_mut().insert("retry-after-ms", v);
+            }
+            Err(s)
+        }
+    }
+
+    /// Creates a game (durably) and returns its id.
+    pub async fn create_game(
+        &self,
+        rules: engine::RuleSet,
+        clock: pb::TurnClock,
+        house_bot: String,
+        seed: u64,
+        caller: Option<IpAddr>,
+    ) -> Result<String, Status> {
+        if let Some(ip) = caller {
+            let mut m = self.open_by_caller.lock().expect("lock");
+            let n = m.entry(ip).or_insert(0);
+            if *n >= self.cfg.max_open_games_per_caller {
+                return Err(Status::resource_exhausted(format!(
+                    "at most {} unfinished games per caller",
+                    self.cfg.max_open_games_per_caller
+                )));
+            }
+            *n += 1;
+        }
+        let id = hex::encode(random_bytes::<8>());
+        let seed = if seed == 0 { u64::from_le_bytes(random_bytes::<8>()) } else { seed };
+        let info = GameInfo {
+            id: id.clone(),
+            rules,
+            seed,
+            secret: random_bytes::<32>(),
+            clock,
+            house_bot,
+            created_ms: now_ms(),
+        };
+        let new = NewGame {
+            id: id.clone(),
+            rules_json: serde_json::to_string(&info.rules).expect("rules serialize"),
+            seed: info.seed,
+            secret: info.secret,
+            clock_millis: clock.turn_millis,
+            clock_policy: clock.policy,
+            house_bot: info.house_bot.clone(),
+            created_ms: info.created_ms,
+        };
+        if let Err(e) = self.store.write(vec![Write::CreateGame(new)]).await {
+            if let Some(ip) = caller {
+                self.release_caller(ip);
+            }
+            return Err(Status::internal(format!("storage: {e}")));
+        }
+        if let Some(ip) = caller {
+            self.creator.lock().expect("lock").insert(id.clone(), ip);
+        }
+        let created = info.created_ms;
+        self.games
+            .write()
+            .expect("lock")
+            .insert(id.clone(), Arc::new(GameCell { state: tokio::sync::Mutex::new(GameState::new(info)) }));
+        self.open.lock().expect("lock").push((created, id.clone()));
+        Ok(id)
+    }
+
+    fn release_caller(&self, ip: IpAddr) {
+        let mut m = self.open_by_caller.lock().expect("lock");
+        if let Some(n) = m.get_mut(&ip) {
+            *n = n.saturating_sub(1);
+        }
+    }
+
+    /// Called when a game ends: frees its creator's quota.
+    pub fn game_ended(&self, id: &str) {
+        if let Some(ip) = self.creator.lock().expect("lock").remove(id) {
+            self.release_caller(ip);
+        }
+    }
+
+    /// Seats `name` in `cell` (durably); returns the seat and its token.
+    pub async fn join(
+        &self,
+        cell: &GameCell,
+        want: Option<Seat>,
+        name: String,
+        bot: bool,
+    ) -> Result<(Seat, String), Status> {
+        let name = clean_name(&name)?;
+        let mut st = cell.state.lock().await;
+        if st.poisoned {
+            return Err(Status::unavailable(
+                "this game hit a storage failure; retry after the server restarts",
+            ));
+        }
+        let seat = st.free_seat(want)?;
+        let token = hex::encode(random_bytes::<16>());
+        let hash = token_hash(&token);
+        let now = now_ms();
+        let before = st.last_seq();
+        st.seat(seat, Seated { name: name.clone(), token_hash: hash, bot }, now);
+        let mut writes = vec![Write::TakeSeat {
+            game_id: st.info.id.clone(),
+            seat: SeatRow { seat: seat.index() as u8, name, token_hash: hash, bot, joined_ms: now },
+        }];
+        writes.append(&mut st.pending);
+        if let Err(e) = self.store.write(writes).await {
+            st.poisoned = true;
+            return Err(Status::internal(format!("storage: {e}")));
+        }
+        self.tokens.write().expect("lock").insert(hash, (st.info.id.clone(), seat));
+        if st.seats.iter().all(Option::is_some) {
+            let id = st.info.id.clone();
+            self.open.lock().expect("lock").retain(|(_, g)| *g != id);
+        }
+        st.publish(before);
+        crate::clock::arm(self, &st);
+        Ok((seat, token))
+    }
+}
+
+fn clean_name(name: &str) -> Result<String, Status> {
+    let n = name.trim();
+    if n.chars().count() > 40 || n.chars().any(char::is_control) {
+        return Err(Status::invalid_argument("name: at most 40 characters, no control characters"));
+    }
+    Ok(if n.is_empty() { "player".into() } else { n.to_string() })
+}
+
+/// Rebuilds a game from its stored facts and log.
+fn rebuild(sg: &StoredGame) -> Result<GameState, String> {
+    let g = &sg.game;
+    let rules: engine::RuleSet = serde_json::from_str(&g.rules_json).map_err(|e| e.to_string())?;
+    let info = GameInfo {
+        id: g.id.clone(),
+        rules,
+        seed: g.seed,
+        secret: g.secret,
+        clock: pb::TurnClock { turn_millis: g.clock_millis, policy: g.clock_policy },
+        house_bot: g.house_bot.clone(),
+        created_ms: g.created_ms,
+    };
+    let mut st = GameState::new(info);
+    for s in &sg.seats {
+        let seat = Seat::new(s.seat).ok_or("bad seat")?;
+        st.seat(seat, Seated { name: s.name.clone(), token_hash: s.token_hash, bot: s.bot }, s.joined_ms);
+    }
+    st.pending.clear();
+    for a in &sg.actions {
+        st.replay(a)?;
+    }
+    Ok(st)
+}

@@ -1,0 +1,540 @@
+//! One game on the server: the engine game, the seats, the event log and its watchers.
+//!
+//! The log holds unredacted events; each viewer gets its own redaction when an event is sent
+//! ([`event_for`]), so a card a viewer may not see never enters its stream. Seq numbers are
+//! log positions (from 1): the same events in the same order are rebuilt when a game is
+//! replayed from storage, so seqs survive a restart.
+
+use engine::{Action, BySeat, CardSet, Deck, Game, GameSetup, RuleSet, Seat};
+use gin_proto::v1 as pb;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use tokio::sync::mpsc;
+use tonic::Status;
+
+use crate::convert;
+use crate::store::{ActionKind, ActionRow, Write};
+
+/// One event of the log, unredacted (fields as in the gin.v1 messages of the same names).
+#[allow(missing_docs)]
+#[derive(Clone, Debug)]
+pub enum Ev {
+    /// A seat was taken.
+    Joined { seat: Seat, name: String, bot: bool },
+    /// A hand was dealt.
+    Dealt {
+        hand_number: u32,
+        stage: u32,
+        dealer: Seat,
+        upcard: engine::Card,
+        knock_limit: u32,
+        hands: BySeat<CardSet>,
+        commitment: [u8; 32],
+        stock: u32,
+    },
+    /// A seat is to act. Its legal actions are not kept in the log: they are computed from
+    /// the game when this is the current turn (a resumed or late stream gets them then).
+    Turn { seat: Seat, phase: pb::Phase, deadline_ms: i64 },
+    /// The upcard was passed.
+    Passed { seat: Seat },
+    /// A card was drawn.
+    Drew { seat: Seat, card: engine::Card, from_stock: bool, stock: u32 },
+    /// A card was discarded.
+    Discarded { seat: Seat, card: engine::Card },
+    /// A hand ended.
+    HandEnded(Box<pb::HandResult>),
+    /// The game ended.
+    GameOver(Box<pb::GameResult>),
+    /// A clock ran out.
+    ClockExpired { seat: Seat, policy: pb::ClockPolicy },
+    /// A seat left.
+    Left { seat: Seat, reason: pb::GameEndReason },
+}
+
+/// A log entry.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    /// When it happened (unix ms).
+    pub time_ms: i64,
+    /// What.
+    pub ev: Ev,
+}
+
+/// A taken seat.
+#[derive(Clone, Debug)]
+pub struct Seated {
+    /// Display name.
+    pub name: String,
+    /// SHA-256 of the seat token.
+    pub token_hash: [u8; 32],
+    /// A house bot.
+    pub bot: bool,
+}
+
+/// A watcher's channel.
+pub struct Watcher {
+    /// Whose view.
+    pub viewer: Option<Seat>,
+    /// Bounded: a full channel cuts the watcher off (it resumes), never blocking the game.
+    pub tx: mpsc::Sender<Box<pb::WatchGameResponse>>,
+    /// Set when the server cut this watcher off because its buffer was full.
+    pub cut: Arc<AtomicBool>,
+}
+
+/// The turn information of the current turn, for the seat to act only.
+pub struct CurrentTurn {
+    seq: u64,
+    seat: Seat,
+    info: pb::TurnInfo,
+}
+
+/// Sends the events after `after` to `w`; false when it must be dropped.
+fn send_events(log: &[Entry], w: &Watcher, after: u64, turn: Option<&CurrentTurn>) -> bool {
+    for (i, e) in log.iter().enumerate().skip(after as usize) {
+        let seq = i as u64 + 1;
+        let info = turn.filter(|t| t.seq == seq && w.viewer == Some(t.seat)).map(|t| &t.info);
+        let msg = Box::new(pb::WatchGameResponse {
+            kind: Some(pb::watch_game_response::Kind::Event(event_for(seq, e, w.viewer, info))),
+        });
+        match w.tx.try_send(msg) {
+            Ok(()) => {}
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                w.cut.store(true, Ordering::Relaxed);
+                return false;
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => return false,
+        }
+    }
+    true
+}
+
+/// The fixed facts of a game.
+#[derive(Clone, Debug)]
+pub struct GameInfo {
+    /// Id.
+    pub id: String,
+    /// Rules.
+    pub rules: RuleSet,
+    /// Deal seed (secret until the game is over).
+    pub seed: u64,
+    /// Secret for the per-hand salts.
+    pub secret: [u8; 32],
+    /// Turn clock (0 ms: none).
+    pub clock: pb::TurnClock,
+    /// House bot strategy for the free seat ("" for none).
+    pub house_bot: String,
+    /// Creation time.
+    pub created_ms: i64,
+}
+
+/// A game on the server.
+pub struct GameState {
+    /// Fixed facts.
+    pub info: GameInfo,
+    /// The seats.
+    pub seats: [Option<Seated>; 2],
+    /// The engine game, once both seats are taken.
+    pub game: Option<Game>,
+    /// The event log (seq = index + 1).
+    pub log: Vec<Entry>,
+    /// Finished hands, for snapshots.
+    pub hand_results: Vec<pb::HandResult>,
+    /// The final result (target, resignation or forfeit).
+    pub ended: Option<pb::GameResult>,
+    /// Actions logged so far (the next action row's index).
+    pub actions: u32,
+    /// Watchers.
+    pub watchers: Vec<Watcher>,
+    /// Changes at every turn; a clock timer fires only if it still matches.
+    pub turn_token: u64,
+    /// The current turn's deadline (unix ms), 0 without a clock.
+    pub deadline_ms: i64,
+    /// The store failed for this game: it refuses actions until the server restarts.
+    pub poisoned: bool,
+    /// Writes produced by the last change, to be made durable before acknowledging it.
+    pub pending: Vec<Write>,
+    /// The last published seq, readable without the game's lock (for heartbeats).
+    pub last_seq_shared: Arc<AtomicU64>,
+}
+
+impl GameState {
+    /// A new game with no seat taken.
+    pub fn new(info: GameInfo) -> GameState {
+        GameState {
+            info,
+            seats: [None, None],
+            game: None,
+            log: Vec::new(),
+            hand_results: Vec::new(),
+            ended: None,
+            actions: 0,
+            watchers: Vec::new(),
+            turn_token: 0,
+            deadline_ms: 0,
+            poisoned: false,
+            pending: Vec::new(),
+            last_seq_shared: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    /// The last seq (0 before any event).
+    pub fn last_seq(&self) -> u64 {
+        self.log.len() as u64
+    }
+
+    /// True once the game is over.
+    pub fn is_over(&self) -> bool {
+        self.ended.is_some()
+    }
+
+    /// The seat to act, if any.
+    pub fn to_act(&self) -> Option<Seat> {
+        if self.is_over() { None } else { self.game.as_ref().and_then(Game::to_act) }
+    }
+
+    /// A free seat: `want`, or the first free one.
+    pub fn free_seat(&self, want: Option<Seat>) -> Result<Seat, Status> {
+        match want {
+            Some(s) if self.seats[s.index()].is_some() => {
+                Err(Status::failed_precondition(format!("seat {s} is taken")))
+            }
+            Some(s) => Ok(s),
+            None => Seat::BOTH
+                .into_iter()
+                .find(|s| self.seats[s.index()].is_none())
+                .ok_or_else(|| Status::failed_precondition("the game is full")),
+        }
+    }
+
+    fn push(&mut self, time_ms: i64, ev: Ev) {
+        self.log.push(Entry { time_ms, ev });
+    }
+
+    /// Seats a player; deals the first hand once both seats are taken.
+    pub fn seat(&mut self, seat: Seat, who: Seated, now: i64) {
+        self.push(now, Ev::Joined { seat, name: who.name.clone(), bot: who.bot });
+        self.seats[seat.index()] = Some(who);
+        if self.game.is_none() && self.seats.iter().all(Option::is_some) {
+            let g = Game::new(GameSetup::new(self.info.rules.clone(), self.info.seed))
+                .expect("rules were validated at creation");
+            self.game = Some(g);
+            tracing::info!(game = %self.info.id, rules = %self.info.rules.name, "game started");
+            self.deal_events(now);
+        }
+    }
+
+    fn deck(&self, n: u32) -> Deck {
+        Deck::shuffled(self.info.seed, n as u64)
+    }
+
+    fn deal_events(&mut self, now: i64) {
+        let g = self.game.as_ref().expect("dealt game");
+        let h = g.hand();
+        let n = g.hand_number();
+        let salt = engine::hand_salt(&self.info.secret, n);
+        let ev = Ev::Dealt {
+            hand_number: n,
+            stage: g.stage(),
+            dealer: h.dealer(),
+            upcard: h.upcard(),
+            knock_limit: h.knock_limit(),
+            hands: BySeat::new(h.cards(Seat::S0), h.cards(Seat::S1)),
+            commitment: engine::deal_commitment(h.deck(), &salt),
+            stock: h.stock_len() as u32,
+        };
+        self.push(now, ev);
+        self.turn_event(now);
+    }
+
+    fn turn_event(&mut self, now: i64) {
+        let Some(g) = self.game.as_ref() else { return };
+        let h = g.hand();
+        let Some(seat) = h.phase().to_act() else { return };
+        let phase = match h.phase() {
+            engine::Phase::UpcardOffer { .. } => pb::Phase::UpcardOffer,
+            engine::Phase::Draw { .. } => pb::Phase::Draw,
+            _ => pb::Phase::Discard,
+        };
+        self.turn_token += 1;
+        self.deadline_ms =
+            if self.info.clock.turn_millis > 0 { now + self.info.clock.turn_millis as i64 } else { 0 };
+        let deadline_ms = self.deadline_ms;
+        self.push(now, Ev::Turn { seat, phase, deadline_ms });
+    }
+
+    /// The reveal of hand `n`.
+    pub fn reveal(&self, n: u32) -> pb::DealReveal {
+        let deck = self.deck(n);
+        let salt = engine::hand_salt(&self.info.secret, n);
+        pb::DealReveal {
+            deck: deck.cards().iter().map(|c| c.to_string()).collect(),
+            salt: salt.to_vec(),
+            commitment: engine::deal_commitment(&deck, &salt).to_vec(),
+        }
+    }
+
+    /// Applies a play (or a clock's auto-play) by `seat`, appending its events and the write
+    /// that logs it. On `Err` nothing changed.
+    pub fn play(&mut self, seat: Seat, action: &Action, kind: ActionKind, now: i64) -> Result<(), Status> {
+        if self.is_over() {
+            return Err(Status::failed_precondition("the game is over"));
+        }
+        let g = self
+            .game
+            .as_mut()
+            .ok_or_else(|| Status::failed_precondition("the game has not started: a seat is free"))?;
+        let step = g.apply(seat, action).map_err(|e| Status::failed_precondition(e.to_string()))?;
+        if kind == ActionKind::Timeout {
+            self.push(now, Ev::ClockExpired { seat, policy: pb::ClockPolicy::AutoPlay });
+        }
+        self.log_action(seat, kind, action.to_string(), now);
+        match step.event {
+            engine::Event::Passed { seat } => self.push(now, Ev::Passed { seat }),
+            engine::Event::Drew { seat, card, from_stock } => {
+                let stock = self.game.as_ref().map_or(0, |g| g.hand().stock_len() as u32);
+                self.push(now, Ev::Drew { seat, card, from_stock, stock });
+            }
+            engine::Event::Discarded { seat, card } | engine::Event::DeadHand { seat, card } => {
+                self.push(now, Ev::Discarded { seat, card })
+            }
+            engine::Event::Knocked { .. } => {}
+        }
+        if step.hand_over {
+            let g = self.game.as_ref().expect("game");
+            let summary = g.hands().last().expect("a finished hand").clone();
+            let result = convert::hand_result(&summary, self.reveal(summary.number));
+            self.hand_results.push(result.clone());
+            self.push(now, Ev::HandEnded(Box::new(result)));
+            if step.game_over {
+                let g = self.game.as_ref().expect("game");
+                let r = convert::game_result(g.result().expect("game over"));
+                self.finish(r, now);
+                return Ok(());
+            }
+            self.deal_events(now);
+            return Ok(());
+        }
+        self.turn_event(now);
+        Ok(())
+    }
+
+    /// Ends the game by resignation or forfeit of `seat`.
+    pub fn resign(&mut self, seat: Seat, reason: pb::GameEndReason, now: i64) -> Result<(), Status> {
+        if self.is_over() {
+            return Err(Status::failed_precondition("the game is over"));
+        }
+        if reason == pb::GameEndReason::Forfeit {
+            self.push(now, Ev::ClockExpired { seat, policy: pb::ClockPolicy::Forfeit });
+            self.log_action(seat, ActionKind::Timeout, "forfeit".into(), now);
+        } else {
+            self.log_action(seat, ActionKind::Resign, String::new(), now);
+        }
+        self.push(now, Ev::Left { seat, reason });
+        let scores = self.game.as_ref().map(|g| g.scores().0.to_vec()).unwrap_or_default();
+        let r = pb::GameResult {
+            reason: reason as i32,
+            winner: Some(seat.other().index() as u32),
+            totals: scores.clone(),
+            margin: scores.first().zip(scores.get(1)).map_or(0, |(a, b)| a.abs_diff(*b)),
+            stages: Vec::new(),
+            loser_by_default: Some(seat.index() as u32),
+        };
+        self.finish(r, now);
+        Ok(())
+    }
+
+    fn finish(&mut self, r: pb::GameResult, now: i64) {
+        self.turn_token += 1;
+        self.deadline_ms = 0;
+        self.ended = Some(r.clone());
+        self.push(now, Ev::GameOver(Box::new(r.clone())));
+        let record = self.game.as_ref().map(|g| g.record().to_json()).unwrap_or_default();
+        let result_json = serde_json::json!({
+            "reason": pb::GameEndReason::try_from(r.reason).map(|x| x.as_str_name()).unwrap_or("?"),
+            "winner": r.winner,
+            "totals": r.totals,
+            "margin": r.margin,
+            "loser_by_default": r.loser_by_default,
+        })
+        .to_string();
+        self.pending.push(Write::Finish {
+            game_id: self.info.id.clone(),
+            result_json,
+            record_json: record,
+            finished_ms: now,
+        });
+        tracing::info!(game = %self.info.id, winner = ?r.winner, reason = r.reason, "game over");
+    }
+
+    fn log_action(&mut self, seat: Seat, kind: ActionKind, action: String, now: i64) {
+        let row = ActionRow { index: self.actions, seat: seat.index() as u8, kind, action, time_ms: now };
+        self.actions += 1;
+        self.pending.push(Write::Action { game_id: self.info.id.clone(), action: row });
+    }
+
+    /// Replays one stored action (at start).
+    pub fn replay(&mut self, row: &ActionRow) -> Result<(), String> {
+        let seat = Seat::new(row.seat).ok_or("bad seat")?;
+        let r = match row.kind {
+            ActionKind::Resign => self.resign(seat, pb::GameEndReason::Resigned, row.time_ms),
+            ActionKind::Timeout if row.action == "forfeit" => {
+                self.resign(seat, pb::GameEndReason::Forfeit, row.time_ms)
+            }
+            kind => {
+                let a: Action = row.action.parse().map_err(|e: engine::ParseActionError| e.to_string())?;
+                self.play(seat, &a, kind, row.time_ms)
+            }
+        };
+        self.pending.clear();
+        r.map_err(|s| s.message().to_string())
+    }
+
+    /// Sends every event after `after` to the watchers; drops the ones that are full (they
+    /// are cut off and resume) or gone. Once the game is over, every watcher is released
+    /// (its stream ends after the game-over event).
+    pub fn publish(&mut self, after: u64) {
+        self.last_seq_shared.store(self.last_seq(), Ordering::Relaxed);
+        let turn = self.current_turn(after, |seat| self.watchers.iter().any(|w| w.viewer == Some(seat)));
+        let log = &self.log;
+        self.watchers.retain(|w| send_events(log, w, after, turn.as_ref()));
+        if self.is_over() {
+            self.watchers.clear();
+        }
+    }
+
+    /// Registers a watcher that has seen everything up to `after` and sends it the rest.
+    pub fn add_watcher(&mut self, w: Watcher, after: u64) {
+        let turn = self.current_turn(after, |seat| w.viewer == Some(seat));
+        if send_events(&self.log, &w, after, turn.as_ref()) && !self.is_over() {
+            self.watchers.push(w);
+        }
+    }
+
+    /// The current turn's information, when its event is after `after` (about to be sent)
+    /// and `wanted` says a receiver is that seat.
+    fn current_turn(&self, after: u64, wanted: impl Fn(Seat) -> bool) -> Option<CurrentTurn> {
+        let (i, e) = self.log.iter().enumerate().rev().find(|(_, e)| matches!(e.ev, Ev::Turn { .. }))?;
+        let Ev::Turn { seat, .. } = e.ev else { return None };
+        let seq = i as u64 + 1;
+        if seq <= after || self.to_act() != Some(seat) || !wanted(seat) {
+            return None;
+        }
+        let g = self.game.as_ref()?;
+        Some(CurrentTurn { seq, seat, info: convert::turn_info(g.hand(), seat) })
+    }
+
+    /// What `viewer` may see now.
+    pub fn snapshot(&self, viewer: Option<Seat>) -> pb::GameSnapshot {
+        let seats = (0..2)
+            .map(|i| pb::SeatInfo {
+                seat: i as u32,
+                name: self.seats[i].as_ref().map(|s| s.name.clone()).unwrap_or_default(),
+                taken: self.seats[i].is_some(),
+                bot: self.seats[i].as_ref().is_some_and(|s| s.bot),
+            })
+            .collect();
+        let mut s = pb::GameSnapshot {
+            game_id: self.info.id.clone(),
+            seq: self.last_seq(),
+            rules: Some(convert::rule_set(&self.info.rules)),
+            clock: Some(self.info.clock),
+            seats,
+            viewer_seat: viewer.map(|v| v.index() as u32),
+            phase: pb::Phase::WaitingForPlayers as i32,
+            hands: self.hand_results.clone(),
+            result: self.ended.clone(),
+            turn_deadline_unix_ms: self.deadline_ms,
+            ..Default::default()
+        };
+        if let Some(g) = &self.game {
+            let h = g.hand();
+            let v = g.seat_view(viewer.unwrap_or(Seat::S0));
+            let public = v.public();
+            s.phase = if self.is_over() {
+                pb::Phase::GameOver
+            } else {
+                match h.phase() {
+                    engine::Phase::UpcardOffer { .. } => pb::Phase::UpcardOffer,
+                    engine::Phase::Draw { .. } => pb::Phase::Draw,
+                    _ => pb::Phase::Discard,
+                }
+            } as i32;
+            s.seat_to_act = self.to_act().map(|x| x.index() as u32);
+            s.hand_number = public.hand_number();
+            s.stage = public.stage();
+            s.dealer = public.dealer().index() as u32;
+            s.knock_limit = public.knock_limit();
+            if viewer.is_some() {
+                s.hand = convert::cards(v.hand());
+            }
+            s.pile = public.pile().iter().map(|c| c.to_string()).collect();
+            s.stock_size = public.stock_len() as u32;
+            s.hand_sizes = public.hand_lens().0.to_vec();
+            s.known = Seat::BOTH
+                .iter()
+                .map(|&x| pb::KnownCards { seat: x.index() as u32, cards: convert::cards(public.known()[x]) })
+                .collect();
+            s.scores = public.scores().0.to_vec();
+            s.taken_from_pile = public.taken_from_pile().map(|c| c.to_string()).unwrap_or_default();
+            if !self.is_over() {
+                let salt = engine::hand_salt(&self.info.secret, g.hand_number());
+                s.deal_commitment = engine::deal_commitment(h.deck(), &salt).to_vec();
+            }
+            if let (Some(v), Some(t)) = (viewer, self.to_act())
+                && v == t
+            {
+                s.turn = Some(convert::turn_info(h, v));
+            }
+        }
+        s
+    }
+}
+
+/// Event `seq` as `viewer` may see it.
+/// `info` is the current turn's information, given only when this event is the current
+/// turn and `viewer` is the seat to act.
+pub fn event_for(seq: u64, e: &Entry, viewer: Option<Seat>, info: Option<&pb::TurnInfo>) -> pb::GameEvent {
+    use pb::game_event::Kind as K;
+    let s = |x: Seat| x.index() as u32;
+    let kind = match &e.ev {
+        Ev::Joined { seat, name, bot } => {
+            K::PlayerJoined(pb::PlayerJoined { seat: s(*seat), name: name.clone(), bot: *bot })
+        }
+        Ev::Dealt { hand_number, stage, dealer, upcard, knock_limit, hands, commitment, stock } => {
+            K::HandDealt(pb::HandDealt {
+                hand_number: *hand_number,
+                stage: *stage,
+                dealer: s(*dealer),
+                upcard: upcard.to_string(),
+                knock_limit: *knock_limit,
+                your_hand: viewer.map(|v| convert::cards(hands[v])).unwrap_or_default(),
+                commitment: commitment.to_vec(),
+                stock_size: *stock,
+            })
+        }
+        Ev::Turn { seat, phase, deadline_ms } => K::TurnStarted(pb::TurnStarted {
+            seat: s(*seat),
+            phase: *phase as i32,
+            deadline_unix_ms: *deadline_ms,
+            turn: info.filter(|_| viewer == Some(*seat)).cloned(),
+        }),
+        Ev::Passed { seat } => K::UpcardPassed(pb::UpcardPassed { seat: s(*seat) }),
+        Ev::Drew { seat, card, from_stock, stock } => K::CardDrawn(pb::CardDrawn {
+            seat: s(*seat),
+            source: if *from_stock { pb::DrawSource::Stock } else { pb::DrawSource::Pile } as i32,
+            card: if !*from_stock || viewer == Some(*seat) { card.to_string() } else { String::new() },
+            stock_size: *stock,
+        }),
+        Ev::Discarded { seat, card } => {
+            K::CardDiscarded(pb::CardDiscarded { seat: s(*seat), card: card.to_string() })
+        }
+        Ev::HandEnded(r) => K::HandEnded(pb::HandEnded { result: Some((**r).clone()) }),
+        Ev::GameOver(r) => K::GameOver(pb::GameOver { result: Some((**r).clone()) }),
+        Ev::ClockExpired { seat, policy } => {
+            K::ClockExpired(pb::ClockExpired { seat: s(*seat), policy: *policy as i32 })
+        }
+        Ev::Left { seat, reason } => K::PlayerLeft(pb::PlayerLeft { seat: s(*seat), reason: *reason as i32 }),
+    };
+    pb::GameEvent { seq, time_unix_ms: e.time_ms, kind: Some(kind) }
+}
