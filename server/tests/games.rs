@@ -240,3 +240,28 @@ async fn complete_games_match_the_engine_and_hide_cards() {
     }
     server.stop().await;
 }
+
+/// gRPC-Web on the same port: a raw HTTP/1.1 POST of an empty ListGames request gets a
+/// gRPC-Web answer (the trailers frame carries grpc-status 0).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grpc_web_over_http1() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(&dir.path().join("g.db")).await;
+    let _ = server.channel().await;
+    let mut sock = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let body = [0u8, 0, 0, 0, 0]; // one uncompressed frame, empty ListGamesRequest
+    let req = format!(
+        "POST /gin.v1.LobbyService/ListGames HTTP/1.1\r\nHost: localhost\r\ncontent-type: application/grpc-web+proto\r\nx-grpc-web: 1\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    sock.write_all(req.as_bytes()).await.unwrap();
+    sock.write_all(&body).await.unwrap();
+    let mut resp = Vec::new();
+    sock.read_to_end(&mut resp).await.unwrap();
+    let text = String::from_utf8_lossy(&resp);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert!(text.contains("application/grpc-web"), "{text}");
+    assert!(text.contains("grpc-status:0") || text.contains("grpc-status: 0"), "{text}");
+    server.stop().await;
+}
