@@ -1,0 +1,270 @@
+//! The real `gin-server` binary killed with SIGKILL mid-game and restarted on the same
+//! database: every acknowledged action survived, the seats' tokens still work, and the game
+//! ends exactly as the same seed and actions end on a server that was never interrupted (and
+//! as the engine replaying the record says). Also: ctrl-c stops the server promptly.
+
+mod common;
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+use gin_proto::v1 as pb;
+use gin_proto::v1::game_service_client::GameServiceClient;
+use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+use tonic::transport::Channel;
+
+/// A `gin-server` process; killed when dropped.
+struct Proc {
+    child: Child,
+    addr: String,
+    log: PathBuf,
+}
+
+impl Proc {
+    async fn start(db: &Path, log: &Path) -> Proc {
+        // A free port: bind, note it, release it.
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let addr = format!("127.0.0.1:{port}");
+        let out = File::options().create(true).append(true).open(log).unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_gin-server"))
+            .args(["--addr", &addr, "--db"])
+            .arg(db)
+            .args(["--rate-per-sec", "0"])
+            .env("RUST_LOG", "info")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(out.try_clone().unwrap())
+            .stderr(out)
+            .spawn()
+            .expect("spawn gin-server");
+        let mut p = Proc { child, addr, log: log.to_path_buf() };
+        p.wait_ready().await;
+        p
+    }
+
+    fn logs(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Waits until the server answers a request.
+    async fn wait_ready(&mut self) {
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_secs(30) {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                panic!("gin-server exited at start ({status}):\n{}", self.logs());
+            }
+            if let Ok(ch) = Channel::from_shared(format!("http://{}", self.addr)).unwrap().connect().await {
+                let mut lobby = LobbyServiceClient::new(ch);
+                if lobby.list_games(pb::ListGamesRequest::default()).await.is_ok() {
+                    return;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("gin-server did not come up in 30 s:\n{}", self.logs());
+    }
+
+    async fn channel(&self) -> Channel {
+        Channel::from_shared(format!("http://{}", self.addr)).unwrap().connect().await.unwrap()
+    }
+
+    /// SIGKILL, and reap.
+    fn kill(&mut self) {
+        self.child.kill().unwrap();
+        let status = self.child.wait().unwrap();
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(status.signal(), Some(9), "killed by SIGKILL");
+    }
+
+    /// Sends SIGINT (ctrl-c) and waits up to `d` for the exit; None if still running.
+    fn interrupt(&mut self, d: Duration) -> Option<std::process::ExitStatus> {
+        let ok = Command::new("kill").args(["-INT", &self.child.id().to_string()]).status().unwrap();
+        assert!(ok.success());
+        let t = Instant::now();
+        while t.elapsed() < d {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                return Some(s);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+const SEED: u64 = 31_337;
+
+/// The result in the GameOver snapshot and in GetRecord, which must agree.
+async fn final_result(gc: &mut Games, game: &str) -> (pb::GameResult, pb::GetRecordResponse) {
+    let snap = get_game(gc, game, "").await;
+    assert_eq!(snap.phase, pb::Phase::GameOver as i32);
+    let result = snap.result.expect("a result once over");
+    let rec = gc.get_record(pb::GetRecordRequest { game_id: game.into() }).await.unwrap().into_inner();
+    assert_eq!(rec.result.as_ref(), Some(&result));
+    (result, rec)
+}
+
+/// After a restart: the game is at `seq`, and both seats' tokens still identify their seats.
+async fn check_restored(gc: &mut Games, game: &str, players: &[Player; 2], seq: u64) {
+    assert_eq!(get_game(gc, game, "").await.seq, seq, "the restarted server lost or invented events");
+    for p in players {
+        let snap = get_game(gc, game, &p.token).await;
+        assert_eq!(snap.seq, seq);
+        assert_eq!(snap.viewer_seat, Some(p.seat), "the token still opens its seat");
+        assert!(!snap.hand.is_empty());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_survives_sigkill_and_ends_as_an_uninterrupted_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("games.db");
+    let log = dir.path().join("server.log");
+    let mut server = Proc::start(&db, &log).await;
+    let ch = server.channel().await;
+    let (game, mut players) = new_game_req(
+        &ch,
+        pb::CreateGameRequest { rules: Some(preset("standard")), seed: SEED, ..Default::default() },
+    )
+    .await;
+    let mut gc = GameServiceClient::new(ch);
+    let mut rng = Rng(SEED);
+    // Every acknowledged action: who, what, the seq it produced.
+    let mut played: Vec<(usize, pb::LegalAction, u64)> = Vec::new();
+
+    // Kill twice: in the middle of the first hand, then a few actions into a later hand.
+    let mut acked_at_kill = Vec::new();
+    for kill in 0..2 {
+        let mut n = 0;
+        loop {
+            let s = step(&mut gc, &mut players, &mut rng).await.expect("not over yet");
+            played.push(s);
+            n += 1;
+            let hands = get_game(&mut gc, &game, "").await.hands.len();
+            if (kill == 0 && n == 20) || (kill == 1 && hands >= 1 && n >= 5) {
+                break;
+            }
+        }
+        let acked = played.last().unwrap().2;
+        let acked_actions = played.len();
+        acked_at_kill.push(acked_actions);
+        server.kill();
+        server = Proc::start(&db, &log).await;
+        gc = GameServiceClient::new(server.channel().await);
+        check_restored(&mut gc, &game, &players, acked).await;
+        println!("killed after {acked_actions} actions (seq {acked}); restored");
+    }
+    // Play on to the end.
+    while let Some(s) = step(&mut gc, &mut players, &mut rng).await {
+        played.push(s);
+        assert!(played.len() < 20_000, "the game does not end");
+    }
+    let (result, rec) = final_result(&mut gc, &game).await;
+    assert_eq!(result.reason, pb::GameEndReason::Target as i32);
+
+    // Every acknowledged action is in the record, in order, and nothing else.
+    let record = engine::GameRecord::from_json(&rec.record_json).unwrap();
+    assert_eq!(record.setup.seed, SEED);
+    for n in &acked_at_kill {
+        assert!(record.actions.len() >= *n, "an action acknowledged before a kill was lost");
+    }
+    assert!(record.actions.len() >= played.len());
+    let sent: Vec<(engine::Seat, engine::Action)> = played
+        .iter()
+        .map(|(i, a, _)| (engine::Seat::new(players[*i].seat as u8).unwrap(), engine_action(a)))
+        .collect();
+    let recorded: Vec<(engine::Seat, engine::Action)> =
+        record.actions.iter().map(|r| (r.seat, r.action.clone())).collect();
+    assert_eq!(recorded, sent);
+    // The engine replaying the record reaches the same result.
+    let replay = record.replay().unwrap();
+    let want = replay.result().expect("the replayed game is over");
+    assert_eq!(result.totals, want.totals.0.to_vec());
+    assert_eq!(result.winner, want.winner.map(|s| s.index() as u32));
+    assert_eq!(result.margin, want.margin);
+    assert_eq!(rec.reveals.len(), replay.hands().len());
+    drop(gc);
+    drop(server);
+
+    // The same seed and the same actions on a fresh database, never interrupted.
+    let fresh = Proc::start(&dir.path().join("fresh.db"), &log).await;
+    let ch = fresh.channel().await;
+    let (game2, mut players2) = new_game_req(
+        &ch,
+        pb::CreateGameRequest { rules: Some(preset("standard")), seed: SEED, ..Default::default() },
+    )
+    .await;
+    let mut gc = GameServiceClient::new(ch);
+    let mut seq = get_game(&mut gc, &game2, "").await.seq;
+    for (i, a, want_seq) in &played {
+        players2[*i].last_seq = seq;
+        seq = send(&mut gc, &players2[*i], a).await.unwrap_or_else(|e| panic!("{a:?} refused: {e:?}"));
+        assert_eq!(seq, *want_seq, "the same action produced other events");
+    }
+    let (result2, rec2) = final_result(&mut gc, &game2).await;
+    assert_eq!(result2, result, "the interrupted game ended otherwise");
+    assert_eq!(
+        (result2.totals.clone(), result2.winner, result2.margin),
+        (result.totals.clone(), result.winner, result.margin)
+    );
+    let record2 = engine::GameRecord::from_json(&rec2.record_json).unwrap();
+    assert_eq!(record2.actions, record.actions);
+    assert_eq!(
+        rec2.reveals.iter().map(|r| &r.deck).collect::<Vec<_>>(),
+        rec.reveals.iter().map(|r| &r.deck).collect::<Vec<_>>()
+    );
+    println!(
+        "{} actions, result {:?} / {:?}, margin {}",
+        played.len(),
+        result.totals,
+        result.winner,
+        result.margin
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_stops_the_server_promptly_even_with_a_watcher() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("games.db");
+    let log = dir.path().join("server.log");
+
+    // Without a watcher.
+    let mut server = Proc::start(&db, &log).await;
+    let ch = server.channel().await;
+    let (game, players) = new_game(&ch, preset("standard"), 5).await;
+    drop(ch);
+    let status = server.interrupt(Duration::from_secs(10)).expect("ctrl-c stops an idle server");
+    assert!(status.success(), "{status}");
+
+    // With one: a spectator watching a game in play.
+    let mut server = Proc::start(&db, &log).await;
+    let ch = server.channel().await;
+    let mut gc = GameServiceClient::new(ch.clone());
+    let seq = get_game(&mut gc, &game, "").await.seq;
+    assert_eq!(seq, 4, "two joins, a deal, a turn");
+    check_restored(&mut gc, &game, &players, seq).await;
+    let mut stream = watch(&mut gc, &game, "", 0).await;
+    assert!(stream.message().await.unwrap().is_some(), "the snapshot");
+    let reader = tokio::spawn(async move { drain(&mut stream, Duration::from_secs(30)).await });
+    let status = server.interrupt(Duration::from_secs(5));
+    let ended = tokio::time::timeout(Duration::from_secs(1), reader).await;
+    assert!(
+        status.is_some(),
+        "gin-server still runs 5 s after ctrl-c while a client watches a game: graceful shutdown waits for \
+         every open watch stream, which only ends with the game; the streams are never told to end\n{}",
+        server.logs()
+    );
+    assert!(status.unwrap().success());
+    assert!(ended.is_ok(), "the watcher's stream ended with the server");
+}
