@@ -325,7 +325,7 @@ impl GameService for Games {
         let (json, text, hands) = match &st.game {
             Some(g) => {
                 let rec = g.record();
-                let n = g.hand_number() + if g.is_over() { 1 } else { 0 };
+                let n = g.hand_number() + 1; // the hand in play too: dealt, and over with the game
                 (rec.to_json(), rec.to_text(), n)
             }
             None => (String::new(), String::new(), 0),
