@@ -351,7 +351,7 @@ impl GameService for Games {
                     .game
                     .as_ref()
                     .is_some_and(|g| matches!(g.hand().phase(), engine::Phase::UpcardOffer { .. }));
-                if !offer {
+                if !offer && !st.is_over() {
                     return Err(Status::failed_precondition(
                         "not now: the upcard is offered only on the first turn",
                     ));
@@ -382,10 +382,11 @@ impl GameService for Games {
         };
         let (seq, card) = self
             .act(&req, &game, exp, |st, seat, now| {
-                if st
-                    .game
-                    .as_ref()
-                    .is_some_and(|g| matches!(g.hand().phase(), engine::Phase::UpcardOffer { .. }))
+                if !st.is_over()
+                    && st
+                        .game
+                        .as_ref()
+                        .is_some_and(|g| matches!(g.hand().phase(), engine::Phase::UpcardOffer { .. }))
                 {
                     return Err(Status::failed_precondition(
                         "not now: first turn, take the upcard (TakeUpcard) or pass (PassUpcard)",
