@@ -135,7 +135,18 @@ pub async fn run(
         .serve_with_incoming_shutdown(
             // Small writes (an event, then the unary answer) must not wait for Nagle's algorithm.
             tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true)),
-            shutdown,
+            async {
+                shutdown.await;
+                // Watch streams never end on their own: cut them off (UNAVAILABLE, so clients
+                // resume elsewhere or later) or the graceful shutdown would wait forever.
+                let cells: Vec<_> = shared.games.read().expect("lock").values().cloned().collect();
+                for cell in cells {
+                    let mut st = cell.state.lock().await;
+                    for w in st.watchers.drain(..) {
+                        w.cut.store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+            },
         )
         .await?;
     store.close().await;

@@ -269,9 +269,8 @@ impl GameService for Games {
         let game = game_id(&r.game_id)?;
         let viewer = self.viewer(&req, game);
         let cell = s.game(game)?;
-        let (tx, rx) = mpsc::channel(s.cfg.stream_buffer);
         let cut = Arc::new(AtomicBool::new(false));
-        let last_seq = {
+        let (rx, last_seq) = {
             let mut st = cell.state.lock().await;
             let after = r.resume_after_seq;
             if after > st.last_seq() {
@@ -280,6 +279,10 @@ impl GameService for Games {
                     st.last_seq()
                 )));
             }
+            // Room for the whole backlog (a resume far behind gets all of it in one go: the
+            // log holds it anyway) plus the live buffer.
+            let backlog = if after == 0 { 1 } else { (st.last_seq() - after) as usize };
+            let (tx, rx) = mpsc::channel(s.cfg.stream_buffer + backlog);
             let from = if after == 0 {
                 let snap = st.snapshot(viewer);
                 let msg = Box::new(pb::WatchGameResponse {
@@ -291,7 +294,7 @@ impl GameService for Games {
                 after
             };
             st.add_watcher(Watcher { viewer, tx, cut: cut.clone() }, from);
-            st.last_seq_shared.clone()
+            (rx, st.last_seq_shared.clone())
         };
         let every = s.cfg.heartbeat;
         let beat = Box::pin(tokio::time::sleep(every));
