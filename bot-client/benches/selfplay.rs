@@ -1,0 +1,42 @@
+//! Self-play speed: whole games to 100 between built-in strategies on one core.
+//!
+//! `cargo bench -p gin-bot --bench selfplay`; the figure the issue names is
+//! `selfplay/simple_vs_simple_game` (time per game; games/s = 1 / time).
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use engine::{GameSetup, RuleSet};
+use gin_bot::local::play_game;
+use gin_bot::simple::SimpleStrategy;
+use gin_bot::strategy::by_name;
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("selfplay");
+    g.throughput(Throughput::Elements(1));
+    let rules = RuleSet::standard();
+    let mut seed = 0u64;
+    g.bench_function("simple_vs_simple_game", |b| {
+        b.iter(|| {
+            seed += 1;
+            let (mut x, mut y) = (SimpleStrategy::new(seed), SimpleStrategy::new(!seed));
+            let game = play_game(GameSetup::new(rules.clone(), seed), [&mut x, &mut y]).expect("legal play");
+            assert!(game.result().is_some());
+            game.hands().len()
+        })
+    });
+    for (a, b_name) in [("random", "random"), ("strong", "simple")] {
+        g.bench_function(format!("{a}_vs_{b_name}_game"), |b| {
+            b.iter(|| {
+                seed += 1;
+                let mut x = by_name(a, seed).expect("known");
+                let mut y = by_name(b_name, !seed).expect("known");
+                let game = play_game(GameSetup::new(rules.clone(), seed), [x.as_mut(), y.as_mut()])
+                    .expect("legal play");
+                game.hands().len()
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,112 @@
+//! Local play: two strategies play a whole game in-process, each seeing only its own view.
+
+use engine::{Action, Event, Game, GameError, GameResult, GameSetup, Seat};
+
+use crate::memory::{Memory, Seen};
+use crate::strategy::{Decision, Strategy};
+
+/// A strategy chose an action the rules refuse.
+#[derive(Debug)]
+pub struct IllegalAction {
+    /// The strategy's name.
+    pub strategy: String,
+    /// Its seat.
+    pub seat: Seat,
+    /// What it tried.
+    pub action: Action,
+    /// Why it was refused.
+    pub error: GameError,
+}
+
+impl std::fmt::Display for IllegalAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "strategy {} (seat {}) played an illegal action `{}`: {}",
+            self.strategy, self.seat, self.action, self.error
+        )
+    }
+}
+
+impl std::error::Error for IllegalAction {}
+
+/// Plays `setup` to game over: seat 0 is `players[0]`, seat 1 `players[1]`. Returns the
+/// finished game (its result, hands and actions).
+pub fn play_game(setup: GameSetup, players: [&mut dyn Strategy; 2]) -> Result<Game, IllegalAction> {
+    let mut game = Game::new(setup).expect("rules validated by the caller");
+    play_on(&mut game, players)?;
+    Ok(game)
+}
+
+/// Plays `game` from where it stands to game over.
+pub fn play_on(game: &mut Game, players: [&mut dyn Strategy; 2]) -> Result<(), IllegalAction> {
+    let mut mem = [Memory::new(Seat::S0), Memory::new(Seat::S1)];
+    let mut hand_number = u32::MAX;
+    while let Some(seat) = game.to_act() {
+        if game.hand_number() != hand_number {
+            hand_number = game.hand_number();
+            let h = game.hand();
+            for s in Seat::BOTH {
+                mem[s.index()].new_hand(hand_number, h.cards(s), h.upcard());
+            }
+        }
+        let action = {
+            let h = game.hand();
+            let d = Decision {
+                seat,
+                rules: game.rules(),
+                hand: h.cards(seat),
+                pile: h.pile(),
+                stock_len: h.stock_len() as u32,
+                taken: h.taken_from_pile(),
+                knock_limit: h.knock_limit(),
+                legal: h.legal(),
+                scores: game.scores(),
+                memory: &mem[seat.index()],
+            };
+            players[seat.index()].act(&d)
+        };
+        let upcard_before = game.hand().pile().last().copied();
+        let step = game.apply(seat, &action).map_err(|error| IllegalAction {
+            strategy: players[seat.index()].name().to_string(),
+            seat,
+            action: action.clone(),
+            error,
+        })?;
+        if step.hand_over {
+            // The next hand (if any) is dealt: memories restart at the top of the loop.
+            continue;
+        }
+        let seen = match step.event {
+            Event::Passed { seat } => {
+                Some((seat, Seen::Passed { seat, card: upcard_before.expect("an upcard") }, None))
+            }
+            Event::Drew { seat, card, from_stock: true } => Some((
+                seat,
+                Seen::DrewStock { seat, card: Some(card) },
+                Some(Seen::DrewStock { seat, card: None }),
+            )),
+            Event::Drew { seat, card, from_stock: false } => {
+                Some((seat, Seen::DrewPile { seat, card }, None))
+            }
+            Event::Discarded { seat, card } | Event::DeadHand { seat, card } => {
+                Some((seat, Seen::Discarded { seat, card }, None))
+            }
+            Event::Knocked { .. } => None,
+        };
+        if let Some((actor, own, other)) = seen {
+            mem[actor.index()].observe(own);
+            mem[actor.other().index()].observe(other.unwrap_or(own));
+        }
+    }
+    Ok(())
+}
+
+/// The score of a finished game for seat 0: 1 win, 0.5 draw, 0 loss.
+pub fn score_for_seat0(r: &GameResult) -> f64 {
+    match r.winner {
+        Some(Seat::S0) => 1.0,
+        Some(_) => 0.0,
+        None => 0.5,
+    }
+}

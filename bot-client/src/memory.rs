@@ -1,0 +1,198 @@
+//! What one seat remembers of the hand in play, built only from what that seat may see.
+//!
+//! The same [`Memory`] is fed by the local self-play loop and by the network client, from
+//! [`Seen`] events that never hold a card the seat may not see (a stock draw by the other
+//! seat comes with no card). Strategies read it to infer the opponent's hand.
+
+use engine::{Card, CardSet, Seat};
+
+/// One thing a seat saw happen in the hand in play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seen {
+    /// `seat` declined the upcard `card` during the offer.
+    Passed {
+        /// Who.
+        seat: Seat,
+        /// The upcard.
+        card: Card,
+    },
+    /// `seat` drew from the stock; `card` is known only to the seat that drew it.
+    DrewStock {
+        /// Who.
+        seat: Seat,
+        /// The card, when the viewer is the one who drew.
+        card: Option<Card>,
+    },
+    /// `seat` took `card` from the pile.
+    DrewPile {
+        /// Who.
+        seat: Seat,
+        /// The card.
+        card: Card,
+    },
+    /// `seat` discarded `card` face up.
+    Discarded {
+        /// Who.
+        seat: Seat,
+        /// The card.
+        card: Card,
+    },
+}
+
+/// A seat's memory of the hand in play.
+#[derive(Clone, Debug)]
+pub struct Memory {
+    /// Whose memory.
+    pub seat: Seat,
+    /// The hand it belongs to.
+    pub hand_number: u32,
+    /// The upcard this hand started with.
+    pub upcard: Option<Card>,
+    /// Cards the opponent surely holds: taken from the pile and not discarded since.
+    pub opp_known: CardSet,
+    /// Cards the opponent discarded this hand.
+    pub opp_discards: CardSet,
+    /// Cards the opponent declined: the upcard it passed, or the pile's top when it drew
+    /// from the stock instead.
+    pub opp_declined: CardSet,
+    /// Cards this seat discarded this hand.
+    pub own_discards: CardSet,
+    /// Every card this seat has seen (its own, and every card shown face up).
+    pub seen: CardSet,
+    /// The face-up discard pile, bottom first.
+    pub pile: Vec<Card>,
+    /// Draws made by each seat this hand.
+    pub draws: [u32; 2],
+    /// The card this seat drew this turn (until it discards).
+    pub drawn: Option<Card>,
+    /// This seat's (drawn, discarded) pairs this hand, in order.
+    pub own_pairs: Vec<(Card, Card)>,
+    /// The opponent's visible moves this hand, in order.
+    pub opp_moves: Vec<Seen>,
+}
+
+impl Memory {
+    /// An empty memory for `seat`.
+    pub fn new(seat: Seat) -> Memory {
+        Memory {
+            seat,
+            hand_number: 0,
+            upcard: None,
+            opp_known: CardSet::EMPTY,
+            opp_discards: CardSet::EMPTY,
+            opp_declined: CardSet::EMPTY,
+            own_discards: CardSet::EMPTY,
+            seen: CardSet::EMPTY,
+            pile: Vec::with_capacity(52),
+            draws: [0; 2],
+            drawn: None,
+            own_pairs: Vec::with_capacity(32),
+            opp_moves: Vec::with_capacity(64),
+        }
+    }
+
+    /// Starts hand `hand_number`: this seat was dealt `cards` and `upcard` is face up.
+    pub fn new_hand(&mut self, hand_number: u32, cards: CardSet, upcard: Card) {
+        self.hand_number = hand_number;
+        self.upcard = Some(upcard);
+        self.opp_known = CardSet::EMPTY;
+        self.opp_discards = CardSet::EMPTY;
+        self.opp_declined = CardSet::EMPTY;
+        self.own_discards = CardSet::EMPTY;
+        self.seen = cards.with(upcard);
+        self.pile.clear();
+        self.pile.push(upcard);
+        self.draws = [0; 2];
+        self.drawn = None;
+        self.own_pairs.clear();
+        self.opp_moves.clear();
+    }
+
+    /// Records one event of the hand in play.
+    pub fn observe(&mut self, ev: Seen) {
+        let mine = |s: Seat| s == self.seat;
+        match ev {
+            Seen::Passed { seat, card } => {
+                if !mine(seat) {
+                    self.opp_declined.insert(card);
+                    self.opp_moves.push(ev);
+                }
+            }
+            Seen::DrewStock { seat, card } => {
+                self.draws[seat.index()] += 1;
+                if mine(seat) {
+                    if let Some(c) = card {
+                        self.seen.insert(c);
+                    }
+                    self.drawn = card;
+                } else {
+                    if let Some(&top) = self.pile.last() {
+                        self.opp_declined.insert(top);
+                    }
+                    self.opp_moves.push(Seen::DrewStock { seat, card: None });
+                }
+            }
+            Seen::DrewPile { seat, card } => {
+                self.draws[seat.index()] += 1;
+                self.pile.pop();
+                if mine(seat) {
+                    self.drawn = Some(card);
+                } else {
+                    self.opp_known.insert(card);
+                    self.opp_moves.push(ev);
+                }
+            }
+            Seen::Discarded { seat, card } => {
+                self.seen.insert(card);
+                self.pile.push(card);
+                if mine(seat) {
+                    self.own_discards.insert(card);
+                    if let Some(d) = self.drawn.take() {
+                        self.own_pairs.push((d, card));
+                    }
+                } else {
+                    self.opp_known.remove(card);
+                    self.opp_discards.insert(card);
+                    self.opp_moves.push(ev);
+                }
+            }
+        }
+    }
+
+    /// The discard pile's top card.
+    pub fn pile_top(&self) -> Option<Card> {
+        self.pile.last().copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::{card, hand};
+
+    #[test]
+    fn tracks_pickups_declines_and_pairs() {
+        let me = Seat::S0;
+        let mut m = Memory::new(me);
+        m.new_hand(3, hand("AC 2C 3C 4D 5D 6D 7H 8H 9H KS"), card("QS"));
+        m.observe(Seen::Passed { seat: Seat::S1, card: card("QS") });
+        assert!(m.opp_declined.contains(card("QS")));
+        m.observe(Seen::DrewStock { seat: me, card: Some(card("TS")) });
+        assert!(m.seen.contains(card("TS")));
+        m.observe(Seen::Discarded { seat: me, card: card("KS") });
+        assert_eq!(m.own_pairs, vec![(card("TS"), card("KS"))]);
+        m.observe(Seen::DrewPile { seat: Seat::S1, card: card("KS") });
+        assert_eq!(m.pile_top(), Some(card("QS")));
+        assert_eq!(m.opp_known, CardSet::single(card("KS")));
+        m.observe(Seen::Discarded { seat: Seat::S1, card: card("KS") });
+        assert!(m.opp_known.is_empty());
+        assert!(m.opp_discards.contains(card("KS")));
+        m.observe(Seen::DrewStock { seat: me, card: Some(card("JS")) });
+        m.observe(Seen::Discarded { seat: me, card: card("JS") });
+        // The opponent draws from the stock rather than take JS: it declined JS.
+        m.observe(Seen::DrewStock { seat: Seat::S1, card: None });
+        assert!(m.opp_declined.contains(card("JS")));
+        assert_eq!(m.draws, [2, 2]);
+        assert_eq!(m.opp_moves.len(), 4);
+    }
+}

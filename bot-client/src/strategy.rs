@@ -1,0 +1,106 @@
+//! The strategy interface: a synchronous function of what one seat may see to an action.
+//!
+//! The same strategy runs in local self-play ([`crate::local`]) and on the network
+//! ([`crate::sdk`]): both build a [`Decision`] from the seat's own view only.
+
+use engine::{Action, BySeat, Card, CardSet, Legal, RuleSet, Seat};
+
+use crate::memory::Memory;
+
+/// What kind of choice a decision is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    /// Take the upcard or pass (first turn, rule sets with the offer).
+    Offer,
+    /// Draw from the stock or take the pile's top.
+    Draw,
+    /// Discard, knock or big gin.
+    Discard,
+}
+
+/// Everything a seat may see when it has to act.
+#[derive(Clone, Copy, Debug)]
+pub struct Decision<'a> {
+    /// The seat to act.
+    pub seat: Seat,
+    /// The rules of the game.
+    pub rules: &'a RuleSet,
+    /// The seat's cards (11 when it must discard).
+    pub hand: CardSet,
+    /// The face-up pile, bottom first.
+    pub pile: &'a [Card],
+    /// Cards left in the stock.
+    pub stock_len: u32,
+    /// The card taken from the pile this turn (it may not be discarded).
+    pub taken: Option<Card>,
+    /// The knock limit of this hand.
+    pub knock_limit: u32,
+    /// The legal actions.
+    pub legal: Legal,
+    /// Stage scores (hand points so far).
+    pub scores: BySeat<u32>,
+    /// The seat's memory of the hand in play.
+    pub memory: &'a Memory,
+}
+
+impl Decision<'_> {
+    /// What is to be chosen.
+    pub fn choice(&self) -> Choice {
+        if self.legal.pass {
+            Choice::Offer
+        } else if self.legal.draw_stock || self.legal.draw_pile {
+            Choice::Draw
+        } else {
+            Choice::Discard
+        }
+    }
+
+    /// The top of the pile, if any.
+    pub fn pile_top(&self) -> Option<Card> {
+        self.pile.last().copied()
+    }
+
+    /// The action to decline the pile's top: pass during the offer, else draw from the stock.
+    pub fn decline(&self) -> Action {
+        if self.legal.pass { Action::Pass } else { Action::DrawStock }
+    }
+
+    /// The opponent.
+    pub fn opponent(&self) -> Seat {
+        self.seat.other()
+    }
+}
+
+/// A bot strategy. One value plays one seat of one game at a time; it may keep state across
+/// decisions (a new hand shows as a new `memory.hand_number`).
+pub trait Strategy: Send {
+    /// The strategy's name.
+    fn name(&self) -> &str;
+    /// The action to take. It must be one of `d.legal` (a knock may name its melds).
+    fn act(&mut self, d: &Decision<'_>) -> Action;
+}
+
+/// Strategy names accepted by [`by_name`].
+pub const STRATEGIES: [&str; 3] = ["random", "simple", "strong"];
+
+/// The strategy called `name`, its choices seeded by `seed`.
+pub fn by_name(name: &str, seed: u64) -> Result<Box<dyn Strategy>, UnknownStrategy> {
+    Ok(match name {
+        "random" => Box::new(crate::random::RandomStrategy::new(seed)),
+        "simple" => Box::new(crate::simple::SimpleStrategy::new(seed)),
+        "strong" => Box::new(crate::strong::StrongStrategy::new(seed)),
+        _ => return Err(UnknownStrategy(name.to_string())),
+    })
+}
+
+/// A strategy name that [`by_name`] does not know.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownStrategy(pub String);
+
+impl std::fmt::Display for UnknownStrategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "unknown strategy {:?}; known: {}", self.0, STRATEGIES.join(", "))
+    }
+}
+
+impl std::error::Error for UnknownStrategy {}
