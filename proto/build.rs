@@ -5,8 +5,13 @@ use std::path::PathBuf;
 
 use prost::Message;
 
-const PROTOS: &[&str] =
-    &["gin/v1/types.proto", "gin/v1/game.proto", "gin/v1/lobby.proto", "gin/bench/v1/echo.proto"];
+const PROTOS: &[&str] = &[
+    "gin/v1/types.proto",
+    "gin/v1/game.proto",
+    "gin/v1/lobby.proto",
+    "gin/v1/tournament.proto",
+    "gin/bench/v1/echo.proto",
+];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     for p in PROTOS {

@@ -14,10 +14,12 @@
 
 pub mod clock;
 pub mod convert;
+pub mod pairing;
 pub mod service;
 pub mod shared;
 pub mod state;
 pub mod store;
+pub mod tournament;
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -25,6 +27,7 @@ use std::time::Duration;
 
 use gin_proto::v1::game_service_server::GameServiceServer;
 use gin_proto::v1::lobby_service_server::LobbyServiceServer;
+use gin_proto::v1::tournament_service_server::TournamentServiceServer;
 use tokio::net::TcpListener;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 use tonic::{Request, Status};
@@ -101,9 +104,12 @@ pub async fn run(
         }
     }
 
+    let tournaments = tournament::Tournaments::open(shared.clone(), &cfg.db)?;
+
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<GameServiceServer<service::Games>>().await;
     health.set_serving::<LobbyServiceServer<service::Lobby>>().await;
+    health.set_serving::<TournamentServiceServer<tournament::Tournaments>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(gin_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -132,11 +138,13 @@ pub async fn run(
             },
         ))
         .add_service(lobby.max_decoding_message_size(max))
+        .add_service(TournamentServiceServer::new(tournaments.clone()).max_decoding_message_size(max))
         .serve_with_incoming_shutdown(
             // Small writes (an event, then the unary answer) must not wait for Nagle's algorithm.
             tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true)),
             async {
                 shutdown.await;
+                tournaments.shutdown();
                 // Watch streams never end on their own: cut them off (UNAVAILABLE, so clients
                 // resume elsewhere or later) or the graceful shutdown would wait forever.
                 let cells: Vec<_> = shared.games.read().expect("lock").values().cloned().collect();

@@ -176,7 +176,7 @@ impl LobbyService for Lobby {
     }
 }
 
-fn clock(c: Option<pb::TurnClock>) -> Result<pb::TurnClock, Status> {
+pub(crate) fn clock(c: Option<pb::TurnClock>) -> Result<pb::TurnClock, Status> {
     let c = c.unwrap_or_default();
     if c.turn_millis != 0 && !(100..=3_600_000).contains(&c.turn_millis) {
         return Err(Status::invalid_argument("clock.turn_millis: 0 (no clock) or 100 to 3600000"));

@@ -1,0 +1,1147 @@
+//! Tournaments run by the server: entrants, pairings (round robin, gauntlet, Swiss),
+//! duplicate deals, a bounded number of games at once, standings with Elo, an optional SPRT
+//! stop rule, results as JSON and CSV. Durable: tournaments, entrants and their games are
+//! written to the same SQLite file as the games (own tables, own connection) and resumed at
+//! start.
+//!
+//! A tournament's games are ordinary server games with both seats taken at creation; each
+//! entrant gets its seat token in an assignment on its `JoinTournament` stream and plays with
+//! the ordinary `GameService`. A driver task per running tournament creates games up to the
+//! `parallel` limit and polls the running ones for their end.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::Path;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use engine::{RuleSet, Seat};
+use gin_bot::rng::derive;
+use gin_bot::stats::{Sprt, SprtState, Tally};
+use gin_proto::v1 as pb;
+use gin_proto::v1::tournament_service_server::TournamentService;
+use prost::Message;
+use rusqlite::{Connection, params};
+use tokio::sync::{mpsc, watch};
+use tokio_stream::Stream;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status};
+
+use crate::pairing;
+use crate::shared::{Shared, now_ms, random_bytes, token_hash};
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS tournaments (
+    id         TEXT    NOT NULL PRIMARY KEY,
+    spec       BLOB    NOT NULL,
+    created_ms INTEGER NOT NULL,
+    status     INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tournament_entrants (
+    tournament_id TEXT    NOT NULL REFERENCES tournaments (id),
+    idx           INTEGER NOT NULL,
+    name          TEXT    NOT NULL,
+    token_hash    BLOB    NOT NULL CHECK (length(token_hash) = 32),
+    PRIMARY KEY (tournament_id, idx)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tournament_games (
+    tournament_id TEXT    NOT NULL REFERENCES tournaments (id),
+    number        INTEGER NOT NULL,
+    round         INTEGER NOT NULL,
+    game_id       TEXT    NOT NULL,
+    seat0         INTEGER NOT NULL,
+    seat1         INTEGER NOT NULL,
+    token0        TEXT    NOT NULL,
+    token1        TEXT    NOT NULL,
+    deal_seed     INTEGER NOT NULL,
+    done          INTEGER NOT NULL,
+    winner        INTEGER,
+    total0        INTEGER,
+    total1        INTEGER,
+    PRIMARY KEY (tournament_id, number)
+) WITHOUT ROWID;
+";
+
+/// A validated tournament spec.
+#[derive(Clone, Debug)]
+struct Spec {
+    /// As given, with defaults filled in and the seed drawn.
+    pb: pb::TournamentSpec,
+    format: pb::TournamentFormat,
+    entrants: u32,
+    /// Games per pairing (even with duplicate deals).
+    per_pairing: u32,
+    duplicate: bool,
+    rules: RuleSet,
+    clock: pb::TurnClock,
+    parallel: u32,
+    rounds: u32,
+    sprt: Option<Sprt>,
+    seed: u64,
+}
+
+impl Spec {
+    fn new(mut p: pb::TournamentSpec) -> Result<Spec, Status> {
+        let format = pb::TournamentFormat::try_from(p.format)
+            .map_err(|_| Status::invalid_argument("spec.format: unknown value"))?;
+        let format = if format == pb::TournamentFormat::Unspecified {
+            pb::TournamentFormat::RoundRobin
+        } else {
+            format
+        };
+        if !(2..=64).contains(&p.entrants) {
+            return Err(Status::invalid_argument("spec.entrants: 2 to 64"));
+        }
+        if !(1..=10_000).contains(&p.games_per_pairing) {
+            return Err(Status::invalid_argument("spec.games_per_pairing: 1 to 10000"));
+        }
+        let per_pairing = if p.duplicate { p.games_per_pairing.div_ceil(2) * 2 } else { p.games_per_pairing };
+        let rules = crate::convert::rules(p.rules.as_ref())?;
+        let clock = crate::service::clock(p.clock)?;
+        let parallel = if p.parallel == 0 { 16 } else { p.parallel };
+        if parallel > 1_000 {
+            return Err(Status::invalid_argument("spec.parallel: at most 1000"));
+        }
+        let rounds = match format {
+            pb::TournamentFormat::Swiss if p.rounds == 0 => pairing::swiss_default_rounds(p.entrants),
+            pb::TournamentFormat::Swiss if p.rounds > 100 => {
+                return Err(Status::invalid_argument("spec.rounds: at most 100"));
+            }
+            pb::TournamentFormat::Swiss => p.rounds,
+            _ => 1,
+        };
+        let sprt = match &p.sprt {
+            None => None,
+            Some(s) => {
+                if p.entrants != 2 {
+                    return Err(Status::invalid_argument("spec.sprt: only with exactly 2 entrants"));
+                }
+                let alpha = if s.alpha == 0.0 { 0.05 } else { s.alpha };
+                let beta = if s.beta == 0.0 { 0.05 } else { s.beta };
+                if !(alpha > 0.0 && alpha < 0.5 && beta > 0.0 && beta < 0.5) {
+                    return Err(Status::invalid_argument("spec.sprt: alpha and beta between 0 and 0.5"));
+                }
+                if !(s.elo1 > s.elo0) || !s.elo0.is_finite() || !s.elo1.is_finite() {
+                    return Err(Status::invalid_argument("spec.sprt: elo1 must be greater than elo0"));
+                }
+                Some(Sprt { elo0: s.elo0, elo1: s.elo1, alpha, beta })
+            }
+        };
+        if p.name.chars().count() > 80 || p.name.chars().any(char::is_control) {
+            return Err(Status::invalid_argument("spec.name: at most 80 characters, no control characters"));
+        }
+        let seed = if p.seed == 0 { u64::from_le_bytes(random_bytes::<8>()) } else { p.seed };
+        p.seed = seed;
+        p.format = format as i32;
+        p.parallel = parallel;
+        p.rounds = if format == pb::TournamentFormat::Swiss { rounds } else { 0 };
+        p.rules = Some(pb::Rules { kind: Some(pb::rules::Kind::Custom(crate::convert::rule_set(&rules))) });
+        p.clock = Some(clock);
+        if let (Some(s), Some(v)) = (&sprt, p.sprt.as_mut()) {
+            v.alpha = s.alpha;
+            v.beta = s.beta;
+        }
+        Ok(Spec {
+            pb: p.clone(),
+            format,
+            entrants: p.entrants,
+            per_pairing,
+            duplicate: p.duplicate,
+            rules,
+            clock,
+            parallel,
+            rounds,
+            sprt,
+            seed,
+        })
+    }
+
+    /// Games per round's pairings.
+    fn pairs_per_round(&self) -> u32 {
+        let n = self.entrants;
+        match self.format {
+            pb::TournamentFormat::Gauntlet => n - 1,
+            pb::TournamentFormat::Swiss => n / 2,
+            _ => n * (n - 1) / 2,
+        }
+    }
+
+    /// The most games the tournament plays.
+    fn total_games(&self) -> u32 {
+        self.pairs_per_round() * self.per_pairing * self.rounds
+    }
+
+    /// The games of `pairs` in round `round`, in play order: each pairing's games
+    /// alternate seats; with duplicate deals, games 2k and 2k+1 share a deal.
+    fn plan(&self, round: u32, pairs: &[(u32, u32)]) -> Vec<Planned> {
+        let mut v = Vec::new();
+        for (p, &(i, j)) in pairs.iter().enumerate() {
+            for k in 0..self.per_pairing {
+                let deal = if self.duplicate { k / 2 } else { k };
+                v.push(Planned {
+                    round,
+                    seats: if k % 2 == 0 { [i, j] } else { [j, i] },
+                    deal_seed: derive(derive(self.seed, round as u64), ((p as u64) << 20) | deal as u64),
+                });
+            }
+        }
+        v
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Planned {
+    round: u32,
+    seats: [u32; 2],
+    deal_seed: u64,
+}
+
+#[derive(Clone, Debug)]
+struct TGame {
+    number: u32,
+    round: u32,
+    game_id: String,
+    seats: [u32; 2],
+    tokens: [String; 2],
+    deal_seed: u64,
+    done: bool,
+    winner: Option<u32>,
+    totals: [u32; 2],
+}
+
+#[derive(Clone, Debug)]
+struct Entrant {
+    name: String,
+    token_hash: [u8; 32],
+}
+
+struct TState {
+    id: String,
+    spec: Spec,
+    status: pb::TournamentStatus,
+    entrants: Vec<Entrant>,
+    games: Vec<TGame>,
+    planned: VecDeque<Planned>,
+    /// Games being created now (counted as running).
+    creating: u32,
+    /// The next game's number.
+    next_number: u32,
+    /// The Swiss round in play (1-based; 1 for the other formats).
+    round: u32,
+    byes: HashSet<u32>,
+    sprt: Option<(SprtState, f64)>,
+}
+
+impl TState {
+    fn running(&self) -> u32 {
+        self.games.iter().filter(|g| !g.done).count() as u32 + self.creating
+    }
+
+    fn done(&self) -> u32 {
+        self.games.iter().filter(|g| g.done).count() as u32
+    }
+
+    /// Plans round `round` (the first, or the next Swiss round after the last is done).
+    fn plan_round(&mut self, round: u32) {
+        let spec = &self.spec;
+        let pairs = match spec.format {
+            pb::TournamentFormat::Gauntlet => pairing::gauntlet(spec.entrants),
+            pb::TournamentFormat::Swiss => {
+                let scores: Vec<f64> = (0..spec.entrants).map(|e| self.tally(e).sum).collect();
+                let met: HashSet<(u32, u32)> = self
+                    .games
+                    .iter()
+                    .map(|g| (g.seats[0].min(g.seats[1]), g.seats[0].max(g.seats[1])))
+                    .collect();
+                let (pairs, bye) = pairing::swiss_round(&scores, &met, &self.byes);
+                if let Some(b) = bye {
+                    self.byes.insert(b);
+                }
+                pairs
+            }
+            _ => pairing::round_robin(spec.entrants),
+        };
+        self.round = round;
+        self.planned = self.spec.plan(round, &pairs).into();
+    }
+
+    /// Entrant `e`'s per-game scores.
+    fn tally(&self, e: u32) -> Tally {
+        let mut t = Tally::default();
+        for g in self.games.iter().filter(|g| g.done) {
+            let Some(s) = g.seats.iter().position(|&x| x == e) else { continue };
+            t.add(match g.winner {
+                Some(w) if w as usize == s => 1.0,
+                Some(_) => 0.0,
+                None => 0.5,
+            });
+        }
+        t
+    }
+
+    fn standings(&self) -> pb::Standings {
+        let mut rows: Vec<pb::Standing> = (0..self.entrants.len() as u32)
+            .map(|e| {
+                let mut r = pb::Standing {
+                    entrant: e,
+                    name: self.entrants[e as usize].name.clone(),
+                    ..Default::default()
+                };
+                for g in self.games.iter().filter(|g| g.done) {
+                    let Some(s) = g.seats.iter().position(|&x| x == e) else { continue };
+                    r.games += 1;
+                    match g.winner {
+                        Some(w) if w as usize == s => r.wins += 1,
+                        Some(_) => r.losses += 1,
+                        None => r.draws += 1,
+                    }
+                    r.points_for += g.totals[s] as u64;
+                    r.points_against += g.totals[1 - s] as u64;
+                }
+                let t = self.tally(e);
+                r.score = t.mean();
+                if let Some(est) = t.elo() {
+                    (r.elo, r.elo_low, r.elo_high) = (est.elo, est.low, est.high);
+                }
+                r
+            })
+            .collect();
+        rows.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then(
+                    (b.points_for as i64 - b.points_against as i64)
+                        .cmp(&(a.points_for as i64 - a.points_against as i64)),
+                )
+                .then(a.entrant.cmp(&b.entrant))
+        });
+        pb::Standings { rows }
+    }
+
+    fn state(&self, with_games: bool) -> pb::TournamentState {
+        let over = self.status == pb::TournamentStatus::Finished;
+        let mut spec = self.spec.pb.clone();
+        if !over {
+            spec.seed = 0; // every deal derives from it: secret until the end
+        }
+        let (lo, hi) = self.spec.sprt.map(|s| s.bounds()).unwrap_or((0.0, 0.0));
+        pb::TournamentState {
+            tournament_id: self.id.clone(),
+            spec: Some(spec),
+            status: self.status as i32,
+            games_done: self.done(),
+            games_total: self.spec.total_games(),
+            games_running: self.running(),
+            standings: Some(self.standings()),
+            games: if with_games {
+                self.games
+                    .iter()
+                    .map(|g| pb::TournamentGame {
+                        number: g.number,
+                        round: g.round,
+                        game_id: g.game_id.clone(),
+                        seat0: g.seats[0],
+                        seat1: g.seats[1],
+                        deal_seed: if over { g.deal_seed } else { 0 },
+                        done: g.done,
+                        winner: g.winner,
+                        totals: if g.done { g.totals.to_vec() } else { Vec::new() },
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            sprt_state: match self.sprt {
+                None if self.spec.sprt.is_some() => "continue".into(),
+                None => String::new(),
+                Some((s, _)) => sprt_name(s).into(),
+            },
+            sprt_llr: self.sprt.map_or(0.0, |s| s.1),
+            sprt_lower: lo,
+            sprt_upper: hi,
+        }
+    }
+
+    /// Books a finished game's result; returns false if it was already booked.
+    fn finish_game(&mut self, number: u32, winner: Option<u32>, totals: [u32; 2]) -> bool {
+        let Some(g) = self.games.iter_mut().find(|g| g.number == number) else { return false };
+        if g.done {
+            return false;
+        }
+        g.done = true;
+        g.winner = winner;
+        g.totals = totals;
+        true
+    }
+
+    /// After results: the SPRT, the next Swiss round, the end. Returns true when it finished.
+    fn advance(&mut self) -> bool {
+        if self.status != pb::TournamentStatus::Running {
+            return false;
+        }
+        if let Some(s) = self.spec.sprt {
+            let t = self.tally(0);
+            let st = s.state(&t);
+            let llr = t.llr(s.elo0, s.elo1);
+            self.sprt = Some((st, llr));
+            if st != SprtState::Continue {
+                self.planned.clear();
+            }
+        }
+        let stopped = matches!(self.sprt, Some((s, _)) if s != SprtState::Continue);
+        if self.planned.is_empty() && self.running() == 0 {
+            if !stopped && self.spec.format == pb::TournamentFormat::Swiss && self.round < self.spec.rounds {
+                let next = self.round + 1;
+                self.plan_round(next);
+                return false;
+            }
+            self.status = pb::TournamentStatus::Finished;
+            return true;
+        }
+        false
+    }
+}
+
+fn sprt_name(s: SprtState) -> &'static str {
+    match s {
+        SprtState::Continue => "continue",
+        SprtState::AcceptH1 => "accept_h1",
+        SprtState::AcceptH0 => "accept_h0",
+    }
+}
+
+struct TCell {
+    st: Mutex<TState>,
+    /// Bumped at every change; streams wait on it.
+    version: watch::Sender<u64>,
+}
+
+impl TCell {
+    fn bump(&self) {
+        self.version.send_modify(|v| *v += 1);
+    }
+}
+
+/// The tournaments of a server: a cheap `Clone` handle.
+#[derive(Clone)]
+pub struct Tournaments(Arc<Inner>);
+
+struct Inner {
+    shared: Shared,
+    db: Arc<Mutex<Connection>>,
+    map: RwLock<HashMap<String, Arc<TCell>>>,
+    /// Creation order, for listing.
+    order: Mutex<Vec<(i64, String)>>,
+    shutdown: watch::Sender<bool>,
+}
+
+fn db_err(e: rusqlite::Error) -> anyhow::Error {
+    anyhow::anyhow!("tournament storage: {e}")
+}
+
+impl Tournaments {
+    /// Opens the tournament tables in `db` (creating them) and resumes every unfinished
+    /// tournament.
+    pub fn open(shared: Shared, db: &Path) -> anyhow::Result<Tournaments> {
+        let conn = Connection::open(db).map_err(db_err)?;
+        conn.busy_timeout(Duration::from_secs(10)).map_err(db_err)?;
+        conn.pragma_update(None, "synchronous", "FULL").map_err(db_err)?;
+        conn.execute_batch(SCHEMA).map_err(db_err)?;
+        let loaded = load_all(&conn).map_err(db_err)?;
+        let t = Tournaments(Arc::new(Inner {
+            shared,
+            db: Arc::new(Mutex::new(conn)),
+            map: RwLock::new(HashMap::new()),
+            order: Mutex::new(Vec::new()),
+            shutdown: watch::Sender::new(false),
+        }));
+        let mut resumed = 0;
+        for (created, st) in loaded {
+            let running = st.status == pb::TournamentStatus::Running;
+            let id = st.id.clone();
+            let cell = Arc::new(TCell { st: Mutex::new(st), version: watch::Sender::new(0) });
+            t.0.map.write().expect("lock").insert(id.clone(), cell.clone());
+            t.0.order.lock().expect("lock").push((created, id));
+            if running {
+                resumed += 1;
+                t.spawn_driver(cell);
+            }
+        }
+        t.0.order.lock().expect("lock").sort();
+        tracing::info!(resumed, "tournaments restored");
+        Ok(t)
+    }
+
+    /// Ends every stream (UNAVAILABLE) and stops the drivers: for graceful shutdown.
+    pub fn shutdown(&self) {
+        self.0.shutdown.send_replace(true);
+    }
+
+    fn cell(&self, id: &str) -> Result<Arc<TCell>, Status> {
+        self.0
+            .map
+            .read()
+            .expect("lock")
+            .get(id)
+            .cloned()
+            .ok_or_else(|| Status::not_found(format!("no tournament {id:?}")))
+    }
+
+    /// Runs `f` on the database connection off the async threads.
+    async fn db<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<T, Status> {
+        let db = self.0.db.clone();
+        tokio::task::spawn_blocking(move || f(&mut db.lock().expect("lock")))
+            .await
+            .map_err(|e| Status::internal(format!("tournament storage: {e}")))?
+            .map_err(|e| Status::internal(format!("tournament storage: {e}")))
+    }
+
+    fn spawn_driver(&self, cell: Arc<TCell>) {
+        let t = self.clone();
+        tokio::spawn(async move { t.drive(cell).await });
+    }
+
+    /// Creates games up to the limit, books finished ones, advances rounds, until the end.
+    async fn drive(&self, cell: Arc<TCell>) {
+        let mut shutdown = self.0.shutdown.subscribe();
+        loop {
+            if *shutdown.borrow_and_update() {
+                return;
+            }
+            // Start games.
+            let to_create: Vec<(u32, Planned, [String; 2])> = {
+                let mut st = cell.st.lock().expect("lock");
+                if st.status != pb::TournamentStatus::Running {
+                    return;
+                }
+                let free = st.spec.parallel.saturating_sub(st.running());
+                let n = (free as usize).min(st.planned.len());
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let p = st.planned.pop_front().expect("counted");
+                    let number = st.next_number;
+                    st.next_number += 1;
+                    let names = p.seats.map(|e| st.entrants[e as usize].name.clone());
+                    v.push((number, p, names));
+                }
+                st.creating += n as u32;
+                v
+            };
+            // Created games are always a prefix of the plan (a restart relies on it): after a
+            // failure, the failed game and every later one go back, in order.
+            let mut to_create = to_create.into_iter();
+            while let Some((number, p, names)) = to_create.next() {
+                if let Err(e) = self.create_game(&cell, number, p, names).await {
+                    tracing::warn!(error = %e, "tournament: cannot create a game; retrying");
+                    let back: Vec<Planned> = std::iter::once(p).chain(to_create.map(|x| x.1)).collect();
+                    {
+                        let mut st = cell.st.lock().expect("lock");
+                        st.creating -= back.len() as u32;
+                        for p in back.into_iter().rev() {
+                            st.planned.push_front(p);
+                        }
+                    }
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    break;
+                }
+                cell.bump();
+            }
+            // Book finished games.
+            let (running, idle) = {
+                let st = cell.st.lock().expect("lock");
+                let r: Vec<(u32, String)> =
+                    st.games.iter().filter(|g| !g.done).map(|g| (g.number, g.game_id.clone())).collect();
+                let idle = r.is_empty() && st.creating == 0 && st.planned.is_empty();
+                (r, idle)
+            };
+            let mut finished = Vec::new();
+            for (number, game_id) in running {
+                let Ok(gc) = self.0.shared.game(&game_id) else { continue };
+                let gs = gc.state.lock().await;
+                if let Some(r) = &gs.ended {
+                    let totals =
+                        [r.totals.first().copied().unwrap_or(0), r.totals.get(1).copied().unwrap_or(0)];
+                    finished.push((number, r.winner, totals));
+                }
+            }
+            // `idle`: nothing left to play or book (e.g. after a restart): advance anyway.
+            if !finished.is_empty() || idle {
+                let (rows, over, id) = {
+                    let mut st = cell.st.lock().expect("lock");
+                    let mut rows = Vec::new();
+                    for &(number, winner, totals) in &finished {
+                        if st.finish_game(number, winner, totals) {
+                            rows.push((number, winner, totals));
+                        }
+                    }
+                    let over = st.advance();
+                    (rows, over, st.id.clone())
+                };
+                let tid = id.clone();
+                let stored = self
+                    .db(move |c| {
+                        let tx = c.transaction()?;
+                        for (number, winner, totals) in rows {
+                            tx.execute(
+                                "UPDATE tournament_games SET done = 1, winner = ?3, total0 = ?4, total1 = ?5 \
+                                 WHERE tournament_id = ?1 AND number = ?2",
+                                params![tid, number, winner, totals[0], totals[1]],
+                            )?;
+                        }
+                        if over {
+                            tx.execute(
+                                "UPDATE tournaments SET status = ?2 WHERE id = ?1",
+                                params![tid, pb::TournamentStatus::Finished as i32],
+                            )?;
+                        }
+                        tx.commit()
+                    })
+                    .await;
+                if let Err(e) = stored {
+                    tracing::error!(error = %e, "tournament: cannot store results");
+                }
+                cell.bump();
+                if over {
+                    tracing::info!(tournament = %id, "tournament over");
+                    return;
+                }
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_millis(10)) => {}
+                _ = shutdown.changed() => {}
+            }
+        }
+    }
+
+    /// Creates one tournament game with both seats taken, durably, and books it.
+    async fn create_game(
+        &self,
+        cell: &TCell,
+        number: u32,
+        p: Planned,
+        names: [String; 2],
+    ) -> Result<(), Status> {
+        let sh = &self.0.shared;
+        let (rules, clock, tid) = {
+            let st = cell.st.lock().expect("lock");
+            (st.spec.rules.clone(), st.spec.clock, st.id.clone())
+        };
+        let game_id = sh.create_game(rules, clock, String::new(), p.deal_seed, None).await?;
+        let gc = sh.game(&game_id)?;
+        let (_, t0) = sh.join(&gc, Some(Seat::S0), names[0].clone(), true).await?;
+        let (_, t1) = sh.join(&gc, Some(Seat::S1), names[1].clone(), true).await?;
+        let g = TGame {
+            number,
+            round: p.round,
+            game_id: game_id.clone(),
+            seats: p.seats,
+            tokens: [t0.clone(), t1.clone()],
+            deal_seed: p.deal_seed,
+            done: false,
+            winner: None,
+            totals: [0, 0],
+        };
+        self.db(move |c| {
+            c.execute(
+                "INSERT INTO tournament_games (tournament_id, number, round, game_id, seat0, seat1, token0, \
+                 token1, deal_seed, done) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0)",
+                params![tid, number, p.round, game_id, p.seats[0], p.seats[1], t0, t1, p.deal_seed as i64],
+            )
+            .map(|_| ())
+        })
+        .await?;
+        let mut st = cell.st.lock().expect("lock");
+        st.creating -= 1;
+        st.games.push(g);
+        st.games.sort_by_key(|g| g.number);
+        Ok(())
+    }
+
+    async fn create(&self, spec: pb::TournamentSpec) -> Result<pb::CreateTournamentResponse, Status> {
+        let spec = Spec::new(spec)?;
+        let id = hex::encode(random_bytes::<8>());
+        let created = now_ms();
+        let blob = spec.pb.encode_to_vec();
+        let total = spec.total_games();
+        let tid = id.clone();
+        self.db(move |c| {
+            c.execute(
+                "INSERT INTO tournaments (id, spec, created_ms, status) VALUES (?1, ?2, ?3, ?4)",
+                params![tid, blob, created, pb::TournamentStatus::Waiting as i32],
+            )
+            .map(|_| ())
+        })
+        .await?;
+        let st = TState {
+            id: id.clone(),
+            spec,
+            status: pb::TournamentStatus::Waiting,
+            entrants: Vec::new(),
+            games: Vec::new(),
+            planned: VecDeque::new(),
+            creating: 0,
+            next_number: 0,
+            round: 0,
+            byes: HashSet::new(),
+            sprt: None,
+        };
+        let cell = Arc::new(TCell { st: Mutex::new(st), version: watch::Sender::new(0) });
+        self.0.map.write().expect("lock").insert(id.clone(), cell);
+        self.0.order.lock().expect("lock").push((created, id.clone()));
+        tracing::info!(tournament = %id, total, "tournament created");
+        Ok(pb::CreateTournamentResponse { tournament_id: id, total_games: total })
+    }
+
+    /// Adds an entrant (durably); starts the tournament when it is the last one needed.
+    async fn enter(&self, cell: &Arc<TCell>, name: String) -> Result<(u32, String), Status> {
+        let name = name.trim().to_string();
+        if name.chars().count() > 40 || name.chars().any(char::is_control) {
+            return Err(Status::invalid_argument("name: at most 40 characters, no control characters"));
+        }
+        let name = if name.is_empty() { "entrant".to_string() } else { name };
+        let token = hex::encode(random_bytes::<16>());
+        let hash = token_hash(&token);
+        // Reserve the index under the lock, then write; roll back on a storage failure.
+        let (idx, tid, starts) = {
+            let mut st = cell.st.lock().expect("lock");
+            if st.status != pb::TournamentStatus::Waiting || st.entrants.len() as u32 >= st.spec.entrants {
+                return Err(Status::failed_precondition(
+                    "the tournament has all its entrants; re-enter with your entrant_token",
+                ));
+            }
+            st.entrants.push(Entrant { name: name.clone(), token_hash: hash });
+            let idx = st.entrants.len() as u32 - 1;
+            let starts = st.entrants.len() as u32 == st.spec.entrants;
+            if starts {
+                st.status = pb::TournamentStatus::Running;
+                st.plan_round(1);
+            }
+            (idx, st.id.clone(), starts)
+        };
+        let t2 = tid.clone();
+        let stored = self
+            .db(move |c| {
+                let tx = c.transaction()?;
+                tx.execute(
+                    "INSERT INTO tournament_entrants (tournament_id, idx, name, token_hash) VALUES (?1, ?2, ?3, ?4)",
+                    params![t2, idx, name, hash.to_vec()],
+                )?;
+                if starts {
+                    tx.execute(
+                        "UPDATE tournaments SET status = ?2 WHERE id = ?1",
+                        params![t2, pb::TournamentStatus::Running as i32],
+                    )?;
+                }
+                tx.commit()
+            })
+            .await;
+        if let Err(e) = stored {
+            let mut st = cell.st.lock().expect("lock");
+            st.entrants.truncate(idx as usize);
+            st.status = pb::TournamentStatus::Waiting;
+            st.planned.clear();
+            return Err(e);
+        }
+        cell.bump();
+        if starts {
+            tracing::info!(tournament = %tid, "tournament started");
+            self.spawn_driver(cell.clone());
+        }
+        Ok((idx, token))
+    }
+}
+
+/// Completes once the shutdown flag is set.
+async fn stopped(rx: &mut watch::Receiver<bool>) {
+    let _ = rx.wait_for(|s| *s).await;
+}
+
+type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
+
+fn tournament_id(id: &str) -> Result<&str, Status> {
+    if id.is_empty() || id.len() > 64 {
+        return Err(Status::invalid_argument("tournament_id: required, at most 64 characters"));
+    }
+    Ok(id)
+}
+
+#[tonic::async_trait]
+impl TournamentService for Tournaments {
+    async fn create_tournament(
+        &self,
+        req: Request<pb::CreateTournamentRequest>,
+    ) -> Result<Response<pb::CreateTournamentResponse>, Status> {
+        let spec = req.into_inner().spec.ok_or_else(|| Status::invalid_argument("spec: required"))?;
+        Ok(Response::new(self.create(spec).await?))
+    }
+
+    type JoinTournamentStream = BoxStream<pb::JoinTournamentResponse>;
+
+    async fn join_tournament(
+        &self,
+        req: Request<pb::JoinTournamentRequest>,
+    ) -> Result<Response<Self::JoinTournamentStream>, Status> {
+        let r = req.into_inner();
+        let cell = self.cell(tournament_id(&r.tournament_id)?)?;
+        let (entrant, token) = if r.entrant_token.is_empty() {
+            self.enter(&cell, r.name).await?
+        } else {
+            let hash = token_hash(r.entrant_token.trim());
+            let st = cell.st.lock().expect("lock");
+            let idx = st
+                .entrants
+                .iter()
+                .position(|e| e.token_hash == hash)
+                .ok_or_else(|| Status::unauthenticated("unknown entrant_token for this tournament"))?;
+            (idx as u32, r.entrant_token.trim().to_string())
+        };
+        let (tx, rx) = mpsc::channel(64);
+        let mut version = cell.version.subscribe();
+        let mut shutdown = self.0.shutdown.subscribe();
+        let first = {
+            let st = cell.st.lock().expect("lock");
+            pb::Entered {
+                entrant,
+                entrant_token: token,
+                joined: st.entrants.len() as u32,
+                needed: st.spec.entrants,
+            }
+        };
+        tokio::spawn(async move {
+            use pb::join_tournament_response::Kind;
+            let msg = |k: Kind| Ok(pb::JoinTournamentResponse { kind: Some(k) });
+            if tx.send(msg(Kind::Entered(first))).await.is_err() {
+                return;
+            }
+            let mut sent: HashSet<u32> = HashSet::new();
+            loop {
+                version.borrow_and_update();
+                let (assignments, finished) = {
+                    let st = cell.st.lock().expect("lock");
+                    let mut v = Vec::new();
+                    for g in st.games.iter().filter(|g| !g.done) {
+                        let Some(seat) = g.seats.iter().position(|&x| x == entrant) else { continue };
+                        if !sent.insert(g.number) {
+                            continue;
+                        }
+                        v.push(pb::Assignment {
+                            game_id: g.game_id.clone(),
+                            seat: seat as u32,
+                            seat_token: g.tokens[seat].clone(),
+                            opponent: g.seats[1 - seat],
+                            round: g.round,
+                        });
+                    }
+                    let fin = (st.status == pb::TournamentStatus::Finished).then(|| st.standings());
+                    (v, fin)
+                };
+                for a in assignments {
+                    if tx.send(msg(Kind::Assignment(a))).await.is_err() {
+                        return;
+                    }
+                }
+                if let Some(s) = finished {
+                    let _ = tx.send(msg(Kind::Finished(s))).await;
+                    return;
+                }
+                tokio::select! {
+                    r = version.changed() => if r.is_err() { return },
+                    _ = tx.closed() => return,
+                    _ = stopped(&mut shutdown) => {
+                        let _ = tx.send(Err(Status::unavailable("the server is shutting down; re-enter later"))).await;
+                        return;
+                    }
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+
+    type WatchTournamentStream = BoxStream<pb::WatchTournamentResponse>;
+
+    async fn watch_tournament(
+        &self,
+        req: Request<pb::WatchTournamentRequest>,
+    ) -> Result<Response<Self::WatchTournamentStream>, Status> {
+        let cell = self.cell(tournament_id(&req.get_ref().tournament_id)?)?;
+        let (tx, rx) = mpsc::channel(16);
+        let mut version = cell.version.subscribe();
+        let mut shutdown = self.0.shutdown.subscribe();
+        tokio::spawn(async move {
+            loop {
+                version.borrow_and_update();
+                let (state, over) = {
+                    let st = cell.st.lock().expect("lock");
+                    (st.state(false), st.status == pb::TournamentStatus::Finished)
+                };
+                if tx.send(Ok(pb::WatchTournamentResponse { state: Some(state) })).await.is_err() || over {
+                    return;
+                }
+                tokio::select! {
+                    r = version.changed() => if r.is_err() { return },
+                    _ = tx.closed() => return,
+                    _ = stopped(&mut shutdown) => {
+                        let _ = tx.send(Err(Status::unavailable("the server is shutting down; watch again later"))).await;
+                        return;
+                    }
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+
+    async fn get_tournament(
+        &self,
+        req: Request<pb::GetTournamentRequest>,
+    ) -> Result<Response<pb::GetTournamentResponse>, Status> {
+        let cell = self.cell(tournament_id(&req.get_ref().tournament_id)?)?;
+        let state = cell.st.lock().expect("lock").state(true);
+        Ok(Response::new(pb::GetTournamentResponse { state: Some(state) }))
+    }
+
+    async fn list_tournaments(
+        &self,
+        req: Request<pb::ListTournamentsRequest>,
+    ) -> Result<Response<pb::ListTournamentsResponse>, Status> {
+        let limit = match req.get_ref().limit {
+            0 => 50,
+            n => n.min(1000) as usize,
+        };
+        let ids: Vec<String> =
+            self.0.order.lock().expect("lock").iter().rev().take(limit).map(|(_, id)| id.clone()).collect();
+        let tournaments = ids
+            .iter()
+            .filter_map(|id| self.cell(id).ok())
+            .map(|c| c.st.lock().expect("lock").state(false))
+            .collect();
+        Ok(Response::new(pb::ListTournamentsResponse { tournaments }))
+    }
+
+    async fn export_tournament(
+        &self,
+        req: Request<pb::ExportTournamentRequest>,
+    ) -> Result<Response<pb::ExportTournamentResponse>, Status> {
+        let r = req.into_inner();
+        let cell = self.cell(tournament_id(&r.tournament_id)?)?;
+        let format = pb::ExportFormat::try_from(r.format)
+            .map_err(|_| Status::invalid_argument("format: unknown value"))?;
+        let st = cell.st.lock().expect("lock");
+        let state = st.state(true);
+        let names: Vec<String> = st.entrants.iter().map(|e| e.name.clone()).collect();
+        drop(st);
+        let (content, media_type) = match format {
+            pb::ExportFormat::Csv => (export_csv(&state, &names), "text/csv"),
+            _ => (export_json(&state, &names), "application/json"),
+        };
+        Ok(Response::new(pb::ExportTournamentResponse { content, media_type: media_type.into() }))
+    }
+}
+
+fn status_name(s: i32) -> &'static str {
+    match pb::TournamentStatus::try_from(s) {
+        Ok(pb::TournamentStatus::Waiting) => "waiting",
+        Ok(pb::TournamentStatus::Running) => "running",
+        Ok(pb::TournamentStatus::Finished) => "finished",
+        _ => "unknown",
+    }
+}
+
+fn format_name(f: i32) -> &'static str {
+    match pb::TournamentFormat::try_from(f) {
+        Ok(pb::TournamentFormat::Gauntlet) => "gauntlet",
+        Ok(pb::TournamentFormat::Swiss) => "swiss",
+        _ => "round_robin",
+    }
+}
+
+/// The results as JSON: the tournament, its standings (best first) and its games.
+pub fn export_json(s: &pb::TournamentState, names: &[String]) -> String {
+    let spec = s.spec.clone().unwrap_or_default();
+    let rules = match spec.rules.and_then(|r| r.kind) {
+        Some(pb::rules::Kind::Custom(r)) => serde_json::json!(r.name),
+        Some(pb::rules::Kind::Preset(p)) => serde_json::json!(p),
+        None => serde_json::json!("standard"),
+    };
+    let standings: Vec<_> = s
+        .standings
+        .iter()
+        .flat_map(|st| &st.rows)
+        .enumerate()
+        .map(|(rank, r)| {
+            serde_json::json!({
+                "rank": rank + 1, "entrant": r.entrant, "name": r.name, "games": r.games,
+                "wins": r.wins, "losses": r.losses, "draws": r.draws,
+                "points_for": r.points_for, "points_against": r.points_against,
+                "score": r.score, "elo": r.elo, "elo_low": r.elo_low, "elo_high": r.elo_high,
+            })
+        })
+        .collect();
+    let games: Vec<_> = s
+        .games
+        .iter()
+        .map(|g| {
+            serde_json::json!({
+                "number": g.number, "round": g.round, "game_id": g.game_id,
+                "seats": [g.seat0, g.seat1], "deal_seed": g.deal_seed, "done": g.done,
+                "winner_seat": g.winner, "totals": g.totals,
+            })
+        })
+        .collect();
+    let v = serde_json::json!({
+        "tournament_id": s.tournament_id,
+        "name": spec.name,
+        "status": status_name(s.status),
+        "format": format_name(spec.format),
+        "entrants": names,
+        "games_per_pairing": spec.games_per_pairing,
+        "duplicate": spec.duplicate,
+        "rules": rules,
+        "seed": spec.seed,
+        "games_done": s.games_done,
+        "games_total": s.games_total,
+        "sprt": spec.sprt.map(|p| serde_json::json!({
+            "elo0": p.elo0, "elo1": p.elo1, "alpha": p.alpha, "beta": p.beta,
+            "state": s.sprt_state, "llr": s.sprt_llr, "lower": s.sprt_lower, "upper": s.sprt_upper,
+        })),
+        "standings": standings,
+        "games": games,
+    });
+    serde_json::to_string_pretty(&v).expect("JSON values serialize")
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
+}
+
+/// The results as CSV: one line per game, a blank line, then one line per standing.
+pub fn export_csv(s: &pb::TournamentState, names: &[String]) -> String {
+    use std::fmt::Write;
+    let name = |e: u32| csv_field(names.get(e as usize).map_or("", String::as_str));
+    let mut out = String::from(
+        "number,round,game_id,seat0,seat0_name,seat1,seat1_name,deal_seed,done,winner_seat,total0,total1\n",
+    );
+    for g in &s.games {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            g.number,
+            g.round,
+            g.game_id,
+            g.seat0,
+            name(g.seat0),
+            g.seat1,
+            name(g.seat1),
+            g.deal_seed,
+            g.done,
+            g.winner.map_or(String::new(), |w| w.to_string()),
+            g.totals.first().map_or(String::new(), u32::to_string),
+            g.totals.get(1).map_or(String::new(), u32::to_string),
+        );
+    }
+    out.push_str(
+        "\nrank,entrant,name,games,wins,losses,draws,points_for,points_against,score,elo,elo_low,elo_high\n",
+    );
+    for (rank, r) in s.standings.iter().flat_map(|st| &st.rows).enumerate() {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{:.4},{:.1},{:.1},{:.1}",
+            rank + 1,
+            r.entrant,
+            csv_field(&r.name),
+            r.games,
+            r.wins,
+            r.losses,
+            r.draws,
+            r.points_for,
+            r.points_against,
+            r.score,
+            r.elo,
+            r.elo_low,
+            r.elo_high
+        );
+    }
+    out
+}
+
+/// Loads every tournament with its entrants and games, and rebuilds what is still to play.
+fn load_all(c: &Connection) -> rusqlite::Result<Vec<(i64, TState)>> {
+    let mut out = Vec::new();
+    let mut stmt = c.prepare("SELECT id, spec, created_ms, status FROM tournaments ORDER BY created_ms")?;
+    let rows: Vec<(String, Vec<u8>, i64, i32)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+        .collect::<Result<_, _>>()?;
+    for (id, blob, created, status) in rows {
+        let spec_pb = pb::TournamentSpec::decode(blob.as_slice())
+            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+        let spec = Spec::new(spec_pb).map_err(|e| {
+            rusqlite::Error::ToSqlConversionFailure(format!("tournament {id}: {}", e.message()).into())
+        })?;
+        let mut entrants = Vec::new();
+        let mut s = c.prepare(
+            "SELECT name, token_hash FROM tournament_entrants WHERE tournament_id = ?1 ORDER BY idx",
+        )?;
+        for r in s.query_map([&id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?)))? {
+            let (name, h) = r?;
+            let token_hash: [u8; 32] = h.try_into().unwrap_or([0; 32]);
+            entrants.push(Entrant { name, token_hash });
+        }
+        let mut games = Vec::new();
+        let mut s = c.prepare(
+            "SELECT number, round, game_id, seat0, seat1, token0, token1, deal_seed, done, winner, total0, total1 \
+             FROM tournament_games WHERE tournament_id = ?1 ORDER BY number",
+        )?;
+        for r in s.query_map([&id], |r| {
+            Ok(TGame {
+                number: r.get(0)?,
+                round: r.get(1)?,
+                game_id: r.get(2)?,
+                seats: [r.get(3)?, r.get(4)?],
+                tokens: [r.get(5)?, r.get(6)?],
+                deal_seed: r.get::<_, i64>(7)? as u64,
+                done: r.get::<_, i64>(8)? != 0,
+                winner: r.get(9)?,
+                totals: [
+                    r.get::<_, Option<u32>>(10)?.unwrap_or(0),
+                    r.get::<_, Option<u32>>(11)?.unwrap_or(0),
+                ],
+            })
+        })? {
+            games.push(r?);
+        }
+        let status = pb::TournamentStatus::try_from(status).unwrap_or(pb::TournamentStatus::Waiting);
+        let mut st = TState {
+            id: id.clone(),
+            spec,
+            status,
+            entrants,
+            games: Vec::new(),
+            planned: VecDeque::new(),
+            creating: 0,
+            next_number: 0,
+            round: 0,
+            byes: HashSet::new(),
+            sprt: None,
+        };
+        if status != pb::TournamentStatus::Waiting {
+            // Replay the rounds: each round's plan is a function of the results before it.
+            let last_round = games.iter().map(|g| g.round).max().unwrap_or(1).max(1);
+            for round in 1..=last_round {
+                st.plan_round(round);
+                let created: Vec<TGame> = games.iter().filter(|g| g.round == round).cloned().collect();
+                for _ in 0..created.len().min(st.planned.len()) {
+                    st.planned.pop_front();
+                }
+                st.games.extend(created);
+            }
+            st.next_number = st.games.iter().map(|g| g.number + 1).max().unwrap_or(0);
+            if st.spec.sprt.is_some() && status == pb::TournamentStatus::Running {
+                st.advance();
+            }
+        }
+        out.push((created, st));
+    }
+    Ok(out)
+}
