@@ -66,14 +66,20 @@ impl Tally {
     }
 
     /// The log-likelihood ratio of H1 (`elo1`) against H0 (`elo0`), by the normal
-    /// approximation of the generalized SPRT: `n (s1 - s0) (2 m - s0 - s1) / (2 v)`.
+    /// approximation of the generalized SPRT: `n (s1 - s0) (2 m - s0 - s1) / (2 v)`, with
+    /// mean and variance taken over the observations plus one prior win and one prior loss
+    /// (so a run of identical results has a variance, and the first few results cannot
+    /// decide the test alone).
     pub fn llr(&self, elo0: f64, elo1: f64) -> f64 {
-        let v = self.variance();
-        if self.n < 2 || v <= 0.0 {
+        if self.n == 0 {
             return 0.0;
         }
+        let mut t = *self;
+        t.add(1.0);
+        t.add(0.0);
+        let v = t.variance();
         let (s0, s1) = (score_from_elo(elo0), score_from_elo(elo1));
-        self.n as f64 * (s1 - s0) * (2.0 * self.mean() - s0 - s1) / (2.0 * v)
+        t.n as f64 * (s1 - s0) * (2.0 * t.mean() - s0 - s1) / (2.0 * v)
     }
 }
 
@@ -195,5 +201,16 @@ mod tests {
             t.add(if i % 2 == 0 { 0.0 } else { 1.0 });
         }
         assert_eq!(s.state(&t), SprtState::AcceptH0);
+        // Straight wins: decided after a handful of games, not after one.
+        let mut t = Tally::default();
+        t.add(1.0);
+        assert_eq!(s.state(&t), SprtState::Continue);
+        let mut n = 1;
+        while s.state(&t) == SprtState::Continue {
+            t.add(1.0);
+            n += 1;
+        }
+        assert_eq!(s.state(&t), SprtState::AcceptH1);
+        assert!((3..30).contains(&n), "{n}");
     }
 }
