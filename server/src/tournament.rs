@@ -118,10 +118,12 @@ impl Spec {
                 }
                 let alpha = if s.alpha == 0.0 { 0.05 } else { s.alpha };
                 let beta = if s.beta == 0.0 { 0.05 } else { s.beta };
-                if !(alpha > 0.0 && alpha < 0.5 && beta > 0.0 && beta < 0.5) {
+                let in_range = |x: f64| x > 0.0 && x < 0.5;
+                if !in_range(alpha) || !in_range(beta) {
                     return Err(Status::invalid_argument("spec.sprt: alpha and beta between 0 and 0.5"));
                 }
-                if !(s.elo1 > s.elo0) || !s.elo0.is_finite() || !s.elo1.is_finite() {
+                let ordered = s.elo0.is_finite() && s.elo1.is_finite() && s.elo1 > s.elo0;
+                if !ordered {
                     return Err(Status::invalid_argument("spec.sprt: elo1 must be greater than elo0"));
                 }
                 Some(Sprt { elo0: s.elo0, elo1: s.elo1, alpha, beta })
