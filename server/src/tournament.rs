@@ -532,24 +532,33 @@ impl Tournaments {
                 st.creating += n as u32;
                 v
             };
-            // Created games are always a prefix of the plan (a restart relies on it): after a
-            // failure, the failed game and every later one go back, in order.
-            let mut to_create = to_create.into_iter();
-            while let Some((number, p, names)) = to_create.next() {
-                if let Err(e) = self.create_game(&cell, number, p, names).await {
-                    tracing::warn!(error = %e, "tournament: cannot create a game; retrying");
-                    let back: Vec<Planned> = std::iter::once(p).chain(to_create.map(|x| x.1)).collect();
-                    {
+            // Create them concurrently (their store writes share group commits). A failed
+            // one goes back to the plan; a restart finds created games by their deal and
+            // seats, whatever their order.
+            let mut creations = tokio::task::JoinSet::new();
+            for (number, p, names) in to_create {
+                let (t, c) = (self.clone(), cell.clone());
+                creations.spawn(async move { (p, t.create_game(&c, number, p, names).await) });
+            }
+            let mut failed = false;
+            while let Some(r) = creations.join_next().await {
+                match r {
+                    Ok((_, Ok(()))) => cell.bump(),
+                    Ok((p, Err(e))) => {
+                        tracing::warn!(error = %e, "tournament: cannot create a game; retrying");
                         let mut st = cell.st.lock().expect("lock");
-                        st.creating -= back.len() as u32;
-                        for p in back.into_iter().rev() {
-                            st.planned.push_front(p);
-                        }
+                        st.creating -= 1;
+                        st.planned.push_front(p);
+                        failed = true;
                     }
-                    tokio::time::sleep(Duration::from_secs(1)).await;
-                    break;
+                    Err(e) => {
+                        tracing::error!(error = %e, "tournament: game creation task failed");
+                        failed = true;
+                    }
                 }
-                cell.bump();
+            }
+            if failed {
+                tokio::time::sleep(Duration::from_secs(1)).await;
             }
             // Book finished games.
             let (running, idle) = {
@@ -1133,8 +1142,13 @@ fn load_all(c: &Connection) -> rusqlite::Result<Vec<(i64, TState)>> {
             for round in 1..=last_round {
                 st.plan_round(round);
                 let created: Vec<TGame> = games.iter().filter(|g| g.round == round).cloned().collect();
-                for _ in 0..created.len().min(st.planned.len()) {
-                    st.planned.pop_front();
+                // A planned game is identified by its deal and seats (unique within a round).
+                for g in &created {
+                    if let Some(i) =
+                        st.planned.iter().position(|p| p.seats == g.seats && p.deal_seed == g.deal_seed)
+                    {
+                        st.planned.remove(i);
+                    }
                 }
                 st.games.extend(created);
             }
