@@ -57,18 +57,21 @@ impl LobbyService for Lobby {
         let r = req.into_inner();
         let rules = convert::rules(r.rules.as_ref())?;
         let clock = clock(r.clock)?;
-        if !r.house_bot.is_empty() {
-            return Err(Status::invalid_argument(format!(
-                "house_bot: no house bot strategy {:?} on this server yet",
-                r.house_bot
-            )));
-        }
+        let house = crate::house::check(&r.house_bot)?;
         let want = r.seat.map(|n| convert::seat("seat", n)).transpose()?;
-        let id = s.create_game(rules, clock, String::new(), r.seed, ip).await?;
-        let mut resp = pb::CreateGameResponse { game_id: id.clone(), seat: None, seat_token: String::new() };
         if r.join {
-            let cell = s.game(&id)?;
-            let (seat, token) = s.join(&cell, Some(want.unwrap_or(Seat::S0)), r.name, false).await?;
+            crate::shared::clean_name(&r.name)?;
+        }
+        let id = s.create_game(rules, clock, r.house_bot.clone(), r.seed, ip).await?;
+        let mut resp = pb::CreateGameResponse { game_id: id.clone(), seat: None, seat_token: String::new() };
+        let human = want.unwrap_or(Seat::S0);
+        let cell = s.game(&id)?;
+        if house {
+            // The bot takes the other seat; nobody ever holds its token.
+            s.join(&cell, Some(human.other()), crate::house::display_name(&r.house_bot), true).await?;
+        }
+        if r.join {
+            let (seat, token) = s.join(&cell, Some(human), r.name, false).await?;
             resp.seat = Some(seat.index() as u32);
             resp.seat_token = token;
         }
@@ -203,8 +206,7 @@ impl Games {
         req.extensions().get::<SeatIdentity>().filter(|id| id.game_id == game).map(|id| id.seat)
     }
 
-    /// The common path of every action: auth, rate limit, the game's lock, `expected_seq`,
-    /// the change, durable write, publish, clock. On any error nothing was applied.
+    /// The common path of every client action: auth, rate limit, then [`act_as`].
     async fn act<T, R>(
         &self,
         req: &Request<T>,
@@ -216,32 +218,7 @@ impl Games {
         let game = game_id(game)?;
         let seat = self.seat_for(req, game)?;
         s.rate_limit(&caller_key(req))?;
-        let cell = s.game(game)?;
-        let mut st = cell.state.lock().await;
-        if st.poisoned {
-            return Err(Status::unavailable(
-                "this game hit a storage failure; retry after the server restarts",
-            ));
-        }
-        if expected_seq != st.last_seq() {
-            return Err(Status::aborted(format!(
-                "stale expected_seq {expected_seq}: the game is at seq {}; nothing was applied",
-                st.last_seq()
-            )));
-        }
-        let before = st.last_seq();
-        let out = f(&mut st, seat, now_ms())?;
-        let writes = std::mem::take(&mut st.pending);
-        if let Err(e) = s.store.write(writes).await {
-            st.poisoned = true;
-            return Err(Status::internal(format!("storage: {e}")));
-        }
-        st.publish(before);
-        if st.is_over() {
-            s.game_ended(game);
-        }
-        crate::clock::arm(s, &st);
-        Ok((st.last_seq(), out))
+        act_as(s, game, seat, expected_seq, f).await
     }
 
     async fn play<T>(
@@ -256,6 +233,43 @@ impl Games {
             .await?;
         Ok(seq)
     }
+}
+
+/// The path of every action, by a client (after auth) or a house bot: the game's lock,
+/// `expected_seq`, the change `f` by `seat`, durable write, publish, clock, house bot. On any
+/// error nothing was applied.
+pub async fn act_as<R>(
+    s: &Shared,
+    game: &str,
+    seat: Seat,
+    expected_seq: u64,
+    f: impl FnOnce(&mut crate::state::GameState, Seat, i64) -> Result<R, Status>,
+) -> Result<(u64, R), Status> {
+    let cell = s.game(game)?;
+    let mut st = cell.state.lock().await;
+    if st.poisoned {
+        return Err(Status::unavailable("this game hit a storage failure; retry after the server restarts"));
+    }
+    if expected_seq != st.last_seq() {
+        return Err(Status::aborted(format!(
+            "stale expected_seq {expected_seq}: the game is at seq {}; nothing was applied",
+            st.last_seq()
+        )));
+    }
+    let before = st.last_seq();
+    let out = f(&mut st, seat, now_ms())?;
+    let writes = std::mem::take(&mut st.pending);
+    if let Err(e) = s.store.write(writes).await {
+        st.poisoned = true;
+        return Err(Status::internal(format!("storage: {e}")));
+    }
+    st.publish(before);
+    if st.is_over() {
+        s.game_ended(game);
+    }
+    crate::clock::arm(s, &st);
+    crate::house::arm(s, &mut st);
+    Ok((st.last_seq(), out))
 }
 
 #[tonic::async_trait]

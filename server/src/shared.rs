@@ -293,11 +293,13 @@ impl Shared {
         }
         st.publish(before);
         crate::clock::arm(self, &st);
+        crate::house::arm(self, &mut st);
         Ok((seat, token))
     }
 }
 
-fn clean_name(name: &str) -> Result<String, Status> {
+/// A display name, trimmed; INVALID_ARGUMENT when too long or with control characters.
+pub fn clean_name(name: &str) -> Result<String, Status> {
     let n = name.trim();
     if n.chars().count() > 40 || n.chars().any(char::is_control) {
         return Err(Status::invalid_argument("name: at most 40 characters, no control characters"));
