@@ -204,3 +204,41 @@ async fn wait_for_turn(gc: &mut Games, game: &str, token: &str) -> pb::GameSnaps
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
+
+/// The SDK over TLS (`https://`, trusting the test's CA) plays a house bot to game over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sdk_plays_over_tls() {
+    let dir = tempfile::tempdir().unwrap();
+    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
+    let (cert_path, key_path) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+    std::fs::write(&cert_path, cert.cert.pem()).unwrap();
+    std::fs::write(&key_path, cert.signing_key.serialize_pem()).unwrap();
+    let server = TestServer::start_with(gin_server::Config {
+        db: dir.path().join("g.db"),
+        tls: Some((cert_path, key_path)),
+        rate_per_sec: 0,
+        ..gin_server::Config::default()
+    })
+    .await;
+    let url = format!("https://localhost:{}", server.addr.port());
+    let tls = Options { ca_cert: Some(cert.cert.pem().into_bytes()), ..opts() };
+    let client = Client::connect_with(&url, tls).await.unwrap();
+    let seated = client
+        .create_game(pb::CreateGameRequest { house_bot: "simple".into(), seed: 8, ..Default::default() })
+        .await
+        .unwrap();
+    let mut me = gin_bot::simple::SimpleStrategy::new(2);
+    let o = client.play(&seated.game_id, &seated.token, &mut me).await.unwrap();
+    assert_eq!(o.reason, pb::GameEndReason::Target);
+    assert_eq!(client.get_game(&seated.game_id, "").await.unwrap().result, Some(o.result));
+
+    // Plain text against the TLS port gets nowhere.
+    let plain =
+        Options { connect_for: Duration::from_millis(200), retry_for: Duration::from_millis(500), ..opts() };
+    let r = match Client::connect_with(&format!("http://127.0.0.1:{}", server.addr.port()), plain).await {
+        Err(e) => Err(e),
+        Ok(c) => c.get_game(&seated.game_id, "").await.map(|_| ()),
+    };
+    assert!(r.is_err());
+    server.stop().await;
+}
