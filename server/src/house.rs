@@ -148,7 +148,7 @@ fn decide(bot: &Mutex<HouseBot>) -> Option<Action> {
 
 /// Applies the bot's action through the path of every action.
 async fn apply(shared: &Shared, id: &str, seat: Seat, expected: u64, action: Action) {
-    let r = crate::service::act_as(shared, id, seat, expected, |st, seat, now| {
+    let r = crate::service::act_as(shared, id, seat, expected, move |st, seat, now| {
         match st.play(seat, &action, ActionKind::Play, now) {
             Err(e) if e.code() == Code::FailedPrecondition && st.to_act() == Some(seat) => {
                 // Named melds the engine refuses, say: play the clock's safe move instead.

@@ -207,12 +207,12 @@ impl Games {
     }
 
     /// The common path of every client action: auth, rate limit, then [`act_as`].
-    async fn act<T, R>(
+    async fn act<T, R: Send + 'static>(
         &self,
         req: &Request<T>,
         game: &str,
         expected_seq: u64,
-        f: impl FnOnce(&mut crate::state::GameState, Seat, i64) -> Result<R, Status>,
+        f: impl FnOnce(&mut crate::state::GameState, Seat, i64) -> Result<R, Status> + Send + 'static,
     ) -> Result<(u64, R), Status> {
         let s = &self.0;
         let game = game_id(game)?;
@@ -229,7 +229,7 @@ impl Games {
         action: Action,
     ) -> Result<u64, Status> {
         let (seq, _) = self
-            .act(req, game, expected_seq, |st, seat, now| st.play(seat, &action, ActionKind::Play, now))
+            .act(req, game, expected_seq, move |st, seat, now| st.play(seat, &action, ActionKind::Play, now))
             .await?;
         Ok(seq)
     }
@@ -238,7 +238,24 @@ impl Games {
 /// The path of every action, by a client (after auth) or a house bot: the game's lock,
 /// `expected_seq`, the change `f` by `seat`, durable write, publish, clock, house bot. On any
 /// error nothing was applied.
-pub async fn act_as<R>(
+///
+/// The work runs in its own task: a caller that goes away (its connection dropped while the
+/// answer was on its way) must not cancel an action half-way, applied in memory but neither
+/// durable nor published, with its turn's clock and house bot never armed.
+pub async fn act_as<R: Send + 'static>(
+    s: &Shared,
+    game: &str,
+    seat: Seat,
+    expected_seq: u64,
+    f: impl FnOnce(&mut crate::state::GameState, Seat, i64) -> Result<R, Status> + Send + 'static,
+) -> Result<(u64, R), Status> {
+    let (s, game) = (s.clone(), game.to_string());
+    tokio::spawn(async move { act_now(&s, &game, seat, expected_seq, f).await })
+        .await
+        .map_err(|e| Status::internal(format!("action task: {e}")))?
+}
+
+async fn act_now<R>(
     s: &Shared,
     game: &str,
     seat: Seat,
@@ -398,7 +415,7 @@ impl GameService for Games {
             _ => return Err(Status::invalid_argument("source: DRAW_SOURCE_STOCK or DRAW_SOURCE_PILE")),
         };
         let (seq, card) = self
-            .act(&req, &game, exp, |st, seat, now| {
+            .act(&req, &game, exp, move |st, seat, now| {
                 if !st.is_over()
                     && st
                         .game
