@@ -140,13 +140,14 @@ async fn a_house_bot_to_act_at_start_plays_on() {
     let mut gc = Games::new(ch.clone());
     let mut rng = Rng(5);
     let mut draws = 0;
-    // Play seat 0 by hand, waiting for the bot after each action, until our 6th draw turn.
+    // Play seat 0 by hand, waiting for the bot after each action, until our 2nd draw turn
+    // (early: a game can end in two hands).
     let stopped_at = loop {
         let snap = wait_for_turn(&mut gc, &game, &token).await;
         let turn = snap.turn.clone().expect("our turn info");
         if snap.phase == pb::Phase::Draw as i32 {
             draws += 1;
-            if draws == 6 {
+            if draws == 2 {
                 break snap.seq;
             }
         }
