@@ -6,11 +6,15 @@
 //! - [`memory`]: what a seat remembers of the hand in play, fed by redacted events.
 //! - [`local`] and [`selfplay`]: fast in-process games and matches on all cores, with
 //!   duplicate deals; [`stats`]: Elo with its interval, SPRT.
+//! - [`sdk`]: the network bot: any [`Strategy`] plays on a gin server (quick match, games
+//!   against house bots, a given seat), resuming dropped streams and retrying transient
+//!   failures; [`sdk::play_seat`] plays one seat to game over.
 
 pub mod local;
 pub mod memory;
 pub mod random;
 pub mod rng;
+pub mod sdk;
 pub mod selfplay;
 pub mod simple;
 pub mod stats;

@@ -8,6 +8,8 @@ use clap::{Parser, Subcommand};
 use engine::RuleSet;
 use gin_bot::selfplay::SelfPlay;
 
+mod play_cmd;
+
 #[derive(Parser)]
 #[command(name = "gin-bot", version, about = "Gin Rummy bots: self-play, network play, tournaments")]
 struct Cli {
@@ -19,6 +21,9 @@ struct Cli {
 enum Cmd {
     /// Plays two strategies against each other in-process, on all cores.
     Selfplay(SelfplayArgs),
+    /// Plays games on a server: quick matches, games against a house bot (--vs-bot), or one
+    /// given seat (--game, --token); many at once; prints each result and a summary.
+    Play(play_cmd::PlayArgs),
 }
 
 #[derive(clap::Args)]
@@ -107,7 +112,15 @@ fn selfplay(a: SelfplayArgs) -> Result<()> {
 }
 
 fn main() -> Result<()> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
     match Cli::parse().cmd {
         Cmd::Selfplay(a) => selfplay(a),
+        Cmd::Play(a) => play_cmd::run(a),
     }
 }

@@ -74,5 +74,6 @@ async fn expire(shared: &Shared, id: &str, token: u64) -> Result<(), tonic::Stat
         shared.game_ended(id);
     }
     arm(shared, &st);
+    crate::house::arm(shared, &mut st);
     Ok(())
 }

@@ -14,6 +14,7 @@
 
 pub mod clock;
 pub mod convert;
+pub mod house;
 pub mod pairing;
 pub mod service;
 pub mod shared;
@@ -94,7 +95,7 @@ pub async fn run(
 ) -> anyhow::Result<()> {
     let (store, stored) = store::Store::open_sqlite(&cfg.db).map_err(|e| anyhow::anyhow!("{e}"))?;
     let shared = Shared::new(cfg.clone(), store.clone(), stored)?;
-    // Unfinished games with a clock get their timers back.
+    // Unfinished games with a clock get their timers back; house bots whose turn it is play.
     let cells: Vec<_> = shared.games.read().expect("lock").values().cloned().collect();
     for cell in cells {
         let mut st = cell.state.lock().await;
@@ -102,6 +103,7 @@ pub async fn run(
             st.deadline_ms = shared::now_ms() + st.info.clock.turn_millis as i64;
             clock::arm(&shared, &st);
         }
+        house::arm(&shared, &mut st);
     }
 
     let tournaments = tournament::Tournaments::open(shared.clone(), &cfg.db)?;

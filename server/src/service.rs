@@ -57,18 +57,21 @@ impl LobbyService for Lobby {
         let r = req.into_inner();
         let rules = convert::rules(r.rules.as_ref())?;
         let clock = clock(r.clock)?;
-        if !r.house_bot.is_empty() {
-            return Err(Status::invalid_argument(format!(
-                "house_bot: no house bot strategy {:?} on this server yet",
-                r.house_bot
-            )));
-        }
+        let house = crate::house::check(&r.house_bot)?;
         let want = r.seat.map(|n| convert::seat("seat", n)).transpose()?;
-        let id = s.create_game(rules, clock, String::new(), r.seed, ip).await?;
-        let mut resp = pb::CreateGameResponse { game_id: id.clone(), seat: None, seat_token: String::new() };
         if r.join {
-            let cell = s.game(&id)?;
-            let (seat, token) = s.join(&cell, Some(want.unwrap_or(Seat::S0)), r.name, false).await?;
+            crate::shared::clean_name(&r.name)?;
+        }
+        let id = s.create_game(rules, clock, r.house_bot.clone(), r.seed, ip).await?;
+        let mut resp = pb::CreateGameResponse { game_id: id.clone(), seat: None, seat_token: String::new() };
+        let human = want.unwrap_or(Seat::S0);
+        let cell = s.game(&id)?;
+        if house {
+            // The bot takes the other seat; nobody ever holds its token.
+            s.join(&cell, Some(human.other()), crate::house::display_name(&r.house_bot), true).await?;
+        }
+        if r.join {
+            let (seat, token) = s.join(&cell, Some(human), r.name, false).await?;
             resp.seat = Some(seat.index() as u32);
             resp.seat_token = token;
         }
@@ -203,45 +206,19 @@ impl Games {
         req.extensions().get::<SeatIdentity>().filter(|id| id.game_id == game).map(|id| id.seat)
     }
 
-    /// The common path of every action: auth, rate limit, the game's lock, `expected_seq`,
-    /// the change, durable write, publish, clock. On any error nothing was applied.
-    async fn act<T, R>(
+    /// The common path of every client action: auth, rate limit, then [`act_as`].
+    async fn act<T, R: Send + 'static>(
         &self,
         req: &Request<T>,
         game: &str,
         expected_seq: u64,
-        f: impl FnOnce(&mut crate::state::GameState, Seat, i64) -> Result<R, Status>,
+        f: impl FnOnce(&mut crate::state::GameState, Seat, i64) -> Result<R, Status> + Send + 'static,
     ) -> Result<(u64, R), Status> {
         let s = &self.0;
         let game = game_id(game)?;
         let seat = self.seat_for(req, game)?;
         s.rate_limit(&caller_key(req))?;
-        let cell = s.game(game)?;
-        let mut st = cell.state.lock().await;
-        if st.poisoned {
-            return Err(Status::unavailable(
-                "this game hit a storage failure; retry after the server restarts",
-            ));
-        }
-        if expected_seq != st.last_seq() {
-            return Err(Status::aborted(format!(
-                "stale expected_seq {expected_seq}: the game is at seq {}; nothing was applied",
-                st.last_seq()
-            )));
-        }
-        let before = st.last_seq();
-        let out = f(&mut st, seat, now_ms())?;
-        let writes = std::mem::take(&mut st.pending);
-        if let Err(e) = s.store.write(writes).await {
-            st.poisoned = true;
-            return Err(Status::internal(format!("storage: {e}")));
-        }
-        st.publish(before);
-        if st.is_over() {
-            s.game_ended(game);
-        }
-        crate::clock::arm(s, &st);
-        Ok((st.last_seq(), out))
+        act_as(s, game, seat, expected_seq, f).await
     }
 
     async fn play<T>(
@@ -252,10 +229,64 @@ impl Games {
         action: Action,
     ) -> Result<u64, Status> {
         let (seq, _) = self
-            .act(req, game, expected_seq, |st, seat, now| st.play(seat, &action, ActionKind::Play, now))
+            .act(req, game, expected_seq, move |st, seat, now| st.play(seat, &action, ActionKind::Play, now))
             .await?;
         Ok(seq)
     }
+}
+
+/// The path of every action, by a client (after auth) or a house bot: the game's lock,
+/// `expected_seq`, the change `f` by `seat`, durable write, publish, clock, house bot. On any
+/// error nothing was applied.
+///
+/// The work runs in its own task: a caller that goes away (its connection dropped while the
+/// answer was on its way) must not cancel an action half-way, applied in memory but neither
+/// durable nor published, with its turn's clock and house bot never armed.
+pub async fn act_as<R: Send + 'static>(
+    s: &Shared,
+    game: &str,
+    seat: Seat,
+    expected_seq: u64,
+    f: impl FnOnce(&mut crate::state::GameState, Seat, i64) -> Result<R, Status> + Send + 'static,
+) -> Result<(u64, R), Status> {
+    let (s, game) = (s.clone(), game.to_string());
+    tokio::spawn(async move { act_now(&s, &game, seat, expected_seq, f).await })
+        .await
+        .map_err(|e| Status::internal(format!("action task: {e}")))?
+}
+
+async fn act_now<R>(
+    s: &Shared,
+    game: &str,
+    seat: Seat,
+    expected_seq: u64,
+    f: impl FnOnce(&mut crate::state::GameState, Seat, i64) -> Result<R, Status>,
+) -> Result<(u64, R), Status> {
+    let cell = s.game(game)?;
+    let mut st = cell.state.lock().await;
+    if st.poisoned {
+        return Err(Status::unavailable("this game hit a storage failure; retry after the server restarts"));
+    }
+    if expected_seq != st.last_seq() {
+        return Err(Status::aborted(format!(
+            "stale expected_seq {expected_seq}: the game is at seq {}; nothing was applied",
+            st.last_seq()
+        )));
+    }
+    let before = st.last_seq();
+    let out = f(&mut st, seat, now_ms())?;
+    let writes = std::mem::take(&mut st.pending);
+    if let Err(e) = s.store.write(writes).await {
+        st.poisoned = true;
+        return Err(Status::internal(format!("storage: {e}")));
+    }
+    st.publish(before);
+    if st.is_over() {
+        s.game_ended(game);
+    }
+    crate::clock::arm(s, &st);
+    crate::house::arm(s, &mut st);
+    Ok((st.last_seq(), out))
 }
 
 #[tonic::async_trait]
@@ -384,7 +415,7 @@ impl GameService for Games {
             _ => return Err(Status::invalid_argument("source: DRAW_SOURCE_STOCK or DRAW_SOURCE_PILE")),
         };
         let (seq, card) = self
-            .act(&req, &game, exp, |st, seat, now| {
+            .act(&req, &game, exp, move |st, seat, now| {
                 if !st.is_over()
                     && st
                         .game

@@ -256,8 +256,22 @@ impl Shared {
         }
     }
 
-    /// Seats `name` in `cell` (durably); returns the seat and its token.
+    /// Seats `name` in `cell` (durably); returns the seat and its token. Runs in its own task,
+    /// so a caller that goes away cannot cancel it half-way (see `service::act_as`).
     pub async fn join(
+        &self,
+        cell: &Arc<GameCell>,
+        want: Option<Seat>,
+        name: String,
+        bot: bool,
+    ) -> Result<(Seat, String), Status> {
+        let (s, cell) = (self.clone(), cell.clone());
+        tokio::spawn(async move { s.join_now(&cell, want, name, bot).await })
+            .await
+            .map_err(|e| Status::internal(format!("join task: {e}")))?
+    }
+
+    async fn join_now(
         &self,
         cell: &GameCell,
         want: Option<Seat>,
@@ -293,11 +307,13 @@ impl Shared {
         }
         st.publish(before);
         crate::clock::arm(self, &st);
+        crate::house::arm(self, &mut st);
         Ok((seat, token))
     }
 }
 
-fn clean_name(name: &str) -> Result<String, Status> {
+/// A display name, trimmed; INVALID_ARGUMENT when too long or with control characters.
+pub fn clean_name(name: &str) -> Result<String, Status> {
     let n = name.trim();
     if n.chars().count() > 40 || n.chars().any(char::is_control) {
         return Err(Status::invalid_argument("name: at most 40 characters, no control characters"));

@@ -156,6 +156,8 @@ pub struct GameState {
     pub pending: Vec<Write>,
     /// The last published seq, readable without the game's lock (for heartbeats).
     pub last_seq_shared: Arc<AtomicU64>,
+    /// The house bot, once it was first asked to play (see `house`).
+    pub house: Option<crate::house::HouseCell>,
 }
 
 impl GameState {
@@ -175,6 +177,7 @@ impl GameState {
             poisoned: false,
             pending: Vec::new(),
             last_seq_shared: Arc::new(AtomicU64::new(0)),
+            house: None,
         }
     }
 

@@ -1,0 +1,712 @@
+//! The network bot SDK: implement [`Strategy`], get a bot that plays on a gin server.
+//!
+//! A [`Client`] connects (`http://` or `https://`), seats the bot ([`Client::quick_match`],
+//! [`Client::create_game`], [`Client::join_game`], or a seat token you already hold) and
+//! [`Client::play`]s the seat to game over:
+//!
+//! - it reads the seat's event stream from the game's first event, so the strategy's
+//!   [`Memory`](crate::Memory) is exact even when it joins a game in progress (a restarted
+//!   bot process, say), and builds each [`Decision`](crate::Decision) from the seat's own
+//!   view only ([`SeatTracker`]);
+//! - when its `TurnStarted` event arrives with the legal actions, it asks the strategy and
+//!   sends the action with `expected_seq` = the last seq it saw; an action outside the legal
+//!   list is replaced by a safe legal one (with a warning);
+//! - a dropped or idle stream is reopened with `resume_after_seq` (no gap, no duplicate);
+//!   transient failures (`UNAVAILABLE`, a call that timed out, a rate limit) are retried with
+//!   backoff for up to [`Options::retry_for`] without progress, across a server restart too;
+//!   an `ABORTED` action (stale seq: nothing was applied) resyncs from the stream, and the
+//!   strategy decides again at the seat's next turn event.
+//!
+//! Strategies are synchronous; on a multi-threaded tokio runtime each decision runs under
+//! `block_in_place`, so a slow strategy does not stall other games of the same process.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), gin_bot::sdk::Error> {
+//! use gin_bot::sdk::{Client, preset};
+//! let client = Client::connect("http://127.0.0.1:50051").await?;
+//! let seat = client.quick_match(preset("standard"), "my-bot").await?;
+//! let mut bot = gin_bot::by_name("simple", 1).unwrap(); // or your own `impl Strategy`
+//! let outcome = client.play(&seat.game_id, &seat.token, bot.as_mut()).await?;
+//! println!("{}", outcome.line());
+//! # Ok(()) }
+//! ```
+
+pub mod convert;
+pub mod tracker;
+
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use engine::{Action, Seat};
+use gin_proto::v1 as pb;
+use gin_proto::v1::game_service_client::GameServiceClient;
+use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+use tonic::metadata::MetadataValue;
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
+use tonic::{Code, Request, Status};
+
+use crate::strategy::Strategy;
+pub use tracker::{SeatTracker, TrackError, fallback, is_listed};
+
+/// Connection and retry settings.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// How long to keep retrying transient failures (calls, streams) without progress
+    /// before giving up. Long enough to ride out a server restart.
+    pub retry_for: Duration,
+    /// How long [`Client::connect`] retries a server that does not answer yet.
+    pub connect_for: Duration,
+    /// A stream with no message at all (the server sends heartbeats) for this long is
+    /// presumed dead and reopened.
+    pub idle_timeout: Duration,
+    /// Deadline of each unary call (quick match waits longer: up to the server's 60 s).
+    pub call_timeout: Duration,
+    /// For `https://`: trust this CA certificate (PEM) instead of the system's roots.
+    pub ca_cert: Option<Vec<u8>>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            retry_for: Duration::from_secs(120),
+            connect_for: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(45),
+            call_timeout: Duration::from_secs(20),
+            ca_cert: None,
+        }
+    }
+}
+
+/// Why a bot could not play.
+#[derive(Debug)]
+pub enum Error {
+    /// The server address cannot be used.
+    BadEndpoint(String),
+    /// No connection could be made within [`Options::connect_for`].
+    Connect(String),
+    /// The server refused a call (a status that retrying does not fix), or transient
+    /// failures went on longer than [`Options::retry_for`].
+    Rpc {
+        /// The call.
+        what: &'static str,
+        /// The last status.
+        status: Status,
+    },
+    /// The seat token is not a seat of that game (the server sees a spectator).
+    NotSeated,
+    /// The server's messages contradict each other.
+    Protocol(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::BadEndpoint(e) => write!(f, "bad server address: {e}"),
+            Error::Connect(e) => write!(f, "cannot connect: {e}"),
+            Error::Rpc { what, status } => {
+                write!(f, "{what}: {:?}: {}", status.code(), status.message())
+            }
+            Error::NotSeated => f.write_str("the seat token is not a seat of this game"),
+            Error::Protocol(e) => write!(f, "unexpected message from the server: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// A seat the bot holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seated {
+    /// The game.
+    pub game_id: String,
+    /// The seat.
+    pub seat: Seat,
+    /// The seat token (secret).
+    pub token: String,
+}
+
+/// How a game ended, for the seat that played it.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The game.
+    pub game_id: String,
+    /// The seat played.
+    pub seat: Seat,
+    /// The opponent's display name.
+    pub opponent: String,
+    /// Whether the opponent is a house bot.
+    pub opponent_bot: bool,
+    /// The winner; `None` on equal totals.
+    pub winner: Option<Seat>,
+    /// Final totals by seat (after a resignation: the stage scores then).
+    pub totals: [u32; 2],
+    /// Difference of the totals.
+    pub margin: u32,
+    /// Why the game ended.
+    pub reason: pb::GameEndReason,
+    /// Hands played (dead hands included).
+    pub hands: u32,
+    /// Actions this bot sent and the server accepted or found stale.
+    pub decisions: u32,
+    /// Times the event stream was reopened.
+    pub resumes: u32,
+    /// The server's result as sent.
+    pub result: pb::GameResult,
+}
+
+impl Outcome {
+    /// The game's score for this seat: 1 win, 0.5 draw, 0 loss.
+    pub fn score(&self) -> f64 {
+        match self.winner {
+            Some(w) if w == self.seat => 1.0,
+            Some(_) => 0.0,
+            None => 0.5,
+        }
+    }
+
+    /// One line for people: `<game> seat 0 vs bob (bot): won 131-45 (target, 6 hands)`.
+    pub fn line(&self) -> String {
+        let me = self.seat.index();
+        let verdict = match self.winner {
+            Some(w) if w == self.seat => "won",
+            Some(_) => "lost",
+            None => "drew",
+        };
+        let reason = match self.reason {
+            pb::GameEndReason::Target => "target",
+            pb::GameEndReason::Resigned => "resigned",
+            pb::GameEndReason::Forfeit => "forfeit",
+            pb::GameEndReason::Unspecified => "?",
+        };
+        format!(
+            "{} seat {} vs {}{}: {verdict} {}-{} ({reason}, {} hands)",
+            self.game_id,
+            me,
+            self.opponent,
+            if self.opponent_bot { " (house bot)" } else { "" },
+            self.totals[me],
+            self.totals[1 - me],
+            self.hands,
+        )
+    }
+}
+
+/// Rules by preset name, for [`Client::quick_match`] and [`Client::create_game`].
+pub fn preset(name: &str) -> pb::Rules {
+    pb::Rules { kind: Some(pb::rules::Kind::Preset(name.into())) }
+}
+
+/// A complete custom rule set, for [`Client::quick_match`] and [`Client::create_game`].
+pub fn custom(rules: &engine::RuleSet) -> pb::Rules {
+    pb::Rules { kind: Some(pb::rules::Kind::Custom(convert::rules_to_pb(rules))) }
+}
+
+/// A connection to a gin server (cheap to clone; clones share the connection).
+#[derive(Clone)]
+pub struct Client {
+    channel: Channel,
+    opts: Options,
+}
+
+/// Plays the seat `seat_token` of `game_id` on the server at `endpoint` with `strategy`, to
+/// game over, with the default [`Options`]. The one call a tournament runner needs per
+/// assigned game.
+pub async fn play_seat(
+    endpoint: &str,
+    game_id: &str,
+    seat_token: &str,
+    strategy: &mut dyn Strategy,
+) -> Result<Outcome, Error> {
+    Client::connect(endpoint).await?.play(game_id, seat_token, strategy).await
+}
+
+/// A request carrying the seat token (none when `token` is empty: a spectator).
+fn authed<T>(msg: T, token: &str) -> Request<T> {
+    let mut r = Request::new(msg);
+    if token.is_empty() {
+        return r;
+    }
+    if let Ok(v) = MetadataValue::try_from(format!("Bearer {token}")) {
+        r.metadata_mut().insert("authorization", v);
+    }
+    r
+}
+
+/// Statuses a retry may fix: the server or the connection is away, a call timed out, a
+/// rate limit. (Actions are safe to retry: a repeated one is refused as stale.)
+fn transient(s: &Status) -> bool {
+    match s.code() {
+        Code::Unavailable
+        | Code::Unknown
+        | Code::Cancelled
+        | Code::ResourceExhausted
+        | Code::DeadlineExceeded => true,
+        // Transport failures surface as INTERNAL from the HTTP/2 layer.
+        Code::Internal => s.message().contains("h2 protocol error") || s.message().contains("transport"),
+        _ => false,
+    }
+}
+
+/// Statuses that end a stream for good (anything else: reopen it).
+fn stream_fatal(s: &Status) -> bool {
+    matches!(
+        s.code(),
+        Code::NotFound
+            | Code::Unauthenticated
+            | Code::PermissionDenied
+            | Code::InvalidArgument
+            | Code::OutOfRange
+    )
+}
+
+/// A small jitter (0–25 % of `d`) so many bots do not retry in step.
+fn jitter(d: Duration) -> Duration {
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |t| t.subsec_nanos());
+    d + d.mul_f64((nanos % 1000) as f64 / 4000.0)
+}
+
+/// The wait a rate-limit refusal asks for, if any.
+fn retry_after(s: &Status) -> Option<Duration> {
+    let ms: u64 = s.metadata().get("retry-after-ms")?.to_str().ok()?.parse().ok()?;
+    Some(Duration::from_millis(ms))
+}
+
+/// Runs a synchronous strategy: under `block_in_place` on a multi-threaded runtime (other
+/// tasks move to other workers meanwhile), inline otherwise.
+fn run_blocking<R>(f: impl FnOnce() -> R) -> R {
+    match tokio::runtime::Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(f)
+        }
+        _ => f(),
+    }
+}
+
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+const FIRST_BACKOFF: Duration = Duration::from_millis(50);
+
+impl Client {
+    /// Connects to `url` (`http://host:port` or `https://host:port`) with the default
+    /// [`Options`].
+    pub async fn connect(url: &str) -> Result<Client, Error> {
+        Client::connect_with(url, Options::default()).await
+    }
+
+    /// Connects to `url` with `opts`, retrying for [`Options::connect_for`]. Afterwards the
+    /// connection re-establishes itself when it drops.
+    pub async fn connect_with(url: &str, opts: Options) -> Result<Client, Error> {
+        let mut ep = Endpoint::from_shared(url.to_string())
+            .map_err(|e| Error::BadEndpoint(format!("{url:?}: {e}")))?
+            .connect_timeout(Duration::from_secs(5))
+            .tcp_nodelay(true)
+            .http2_keep_alive_interval(Duration::from_secs(20))
+            .keep_alive_timeout(Duration::from_secs(10))
+            .keep_alive_while_idle(true);
+        if url.starts_with("https://") {
+            let tls = match &opts.ca_cert {
+                Some(pem) => ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem)),
+                None => ClientTlsConfig::new().with_native_roots(),
+            };
+            ep = ep.tls_config(tls).map_err(|e| Error::BadEndpoint(format!("TLS: {e}")))?;
+        } else if !url.starts_with("http://") {
+            return Err(Error::BadEndpoint(format!(
+                "{url:?}: expected http://host:port or https://host:port"
+            )));
+        }
+        let start = Instant::now();
+        let mut delay = FIRST_BACKOFF;
+        loop {
+            match ep.connect().await {
+                Ok(channel) => return Ok(Client { channel, opts }),
+                Err(e) if start.elapsed() < opts.connect_for => {
+                    tracing::debug!("connecting to {url}: {e}; retrying");
+                    tokio::time::sleep(jitter(delay)).await;
+                    delay = (delay * 2).min(MAX_BACKOFF);
+                }
+                Err(e) => {
+                    let mut msg = e.to_string();
+                    let mut src = std::error::Error::source(&e);
+                    while let Some(s) = src {
+                        msg = format!("{msg}: {s}");
+                        src = s.source();
+                    }
+                    return Err(Error::Connect(format!("{url}: {msg}")));
+                }
+            }
+        }
+    }
+
+    /// A client over a channel you built yourself.
+    pub fn from_channel(channel: Channel, opts: Options) -> Client {
+        Client { channel, opts }
+    }
+
+    /// The settings.
+    pub fn options(&self) -> &Options {
+        &self.opts
+    }
+
+    /// The generated lobby client (for calls the SDK does not wrap).
+    pub fn lobby(&self) -> LobbyServiceClient<Channel> {
+        LobbyServiceClient::new(self.channel.clone())
+    }
+
+    /// The generated game client (for calls the SDK does not wrap).
+    pub fn games(&self) -> GameServiceClient<Channel> {
+        GameServiceClient::new(self.channel.clone())
+    }
+
+    /// Calls `f` until it succeeds, a status that retrying does not fix comes back, or
+    /// transient failures went on for [`Options::retry_for`].
+    async fn retry<T, Fut>(
+        &self,
+        what: &'static str,
+        timeout: Duration,
+        is_transient: fn(&Status) -> bool,
+        mut f: impl FnMut() -> Fut,
+    ) -> Result<T, Error>
+    where
+        Fut: Future<Output = Result<T, Status>>,
+    {
+        let start = Instant::now();
+        let mut delay = FIRST_BACKOFF;
+        loop {
+            let status = match tokio::time::timeout(timeout, f()).await {
+                Ok(Ok(v)) => return Ok(v),
+                Ok(Err(s)) => s,
+                Err(_) => Status::deadline_exceeded(format!("no answer within {timeout:?}")),
+            };
+            if !is_transient(&status) || start.elapsed() >= self.opts.retry_for {
+                return Err(Error::Rpc { what, status });
+            }
+            let wait = retry_after(&status).unwrap_or(delay);
+            tracing::debug!(what, code = ?status.code(), "{}; retrying in {wait:?}", status.message());
+            tokio::time::sleep(jitter(wait)).await;
+            delay = (delay * 2).min(MAX_BACKOFF);
+        }
+    }
+
+    /// Waits (up to the server's 60 s) for another player asking for the same rules, then
+    /// both are seated in a new game. `DEADLINE_EXCEEDED` if nobody came.
+    pub async fn quick_match(&self, rules: pb::Rules, name: &str) -> Result<Seated, Error> {
+        let req = pb::QuickMatchRequest { rules: Some(rules), clock: None, name: name.to_string() };
+        let not_deadline = |s: &Status| s.code() != Code::DeadlineExceeded && transient(s);
+        let r = self
+            .retry("QuickMatch", Duration::from_secs(75), not_deadline, || {
+                let mut c = self.lobby();
+                let req = req.clone();
+                async move { c.quick_match(req).await.map(|r| r.into_inner()) }
+            })
+            .await?;
+        Ok(Seated {
+            game_id: r.game_id,
+            seat: convert::seat(r.seat).map_err(Error::Protocol)?,
+            token: r.seat_token,
+        })
+    }
+
+    /// Creates a game as `req` says and takes a seat in it (`join` is forced on). Set
+    /// `req.house_bot` to a strategy name to play the server's built-in bot.
+    pub async fn create_game(&self, req: pb::CreateGameRequest) -> Result<Seated, Error> {
+        let req = pb::CreateGameRequest { join: true, ..req };
+        // Not retried on a lost answer (a retry would create a second game); rate limits are.
+        let r = self
+            .retry(
+                "CreateGame",
+                self.opts.call_timeout,
+                |s| s.code() == Code::ResourceExhausted,
+                || {
+                    let mut c = self.lobby();
+                    let req = req.clone();
+                    async move { c.create_game(req).await.map(|r| r.into_inner()) }
+                },
+            )
+            .await?;
+        let seat = r.seat.ok_or_else(|| Error::Protocol("CreateGame with join returned no seat".into()))?;
+        Ok(Seated {
+            game_id: r.game_id,
+            seat: convert::seat(seat).map_err(Error::Protocol)?,
+            token: r.seat_token,
+        })
+    }
+
+    /// Takes the first free seat of `game_id`.
+    pub async fn join_game(&self, game_id: &str, name: &str) -> Result<Seated, Error> {
+        let req = pb::JoinGameRequest { game_id: game_id.to_string(), name: name.to_string(), seat: None };
+        let r = self
+            .retry(
+                "JoinGame",
+                self.opts.call_timeout,
+                |s| s.code() == Code::ResourceExhausted,
+                || {
+                    let mut c = self.lobby();
+                    let req = req.clone();
+                    async move { c.join_game(req).await.map(|r| r.into_inner()) }
+                },
+            )
+            .await?;
+        Ok(Seated {
+            game_id: game_id.to_string(),
+            seat: convert::seat(r.seat).map_err(Error::Protocol)?,
+            token: r.seat_token,
+        })
+    }
+
+    /// The snapshot `token` ("" for a spectator) may see of `game_id` now.
+    pub async fn get_game(&self, game_id: &str, token: &str) -> Result<pb::GameSnapshot, Error> {
+        let r = self
+            .retry("GetGame", self.opts.call_timeout, transient, || {
+                let mut c = self.games();
+                let req = authed(pb::GetGameRequest { game_id: game_id.to_string() }, token);
+                async move { c.get_game(req).await.map(|r| r.into_inner()) }
+            })
+            .await?;
+        r.snapshot.ok_or_else(|| Error::Protocol("GetGame returned no snapshot".into()))
+    }
+
+    /// The record of a finished game.
+    pub async fn get_record(&self, game_id: &str) -> Result<pb::GetRecordResponse, Error> {
+        self.retry("GetRecord", self.opts.call_timeout, transient, || {
+            let mut c = self.games();
+            let req = pb::GetRecordRequest { game_id: game_id.to_string() };
+            async move { c.get_record(req).await.map(|r| r.into_inner()) }
+        })
+        .await
+    }
+
+    /// Plays the seat of `token` in `game_id` with `strategy` until the game is over, and
+    /// returns how it ended. Works from any point of the game (its events are read from the
+    /// start); a game still waiting for its second player is waited for.
+    pub async fn play(
+        &self,
+        game_id: &str,
+        token: &str,
+        strategy: &mut dyn Strategy,
+    ) -> Result<Outcome, Error> {
+        let snap = self.get_game(game_id, token).await?;
+        let seat = convert::seat(snap.viewer_seat.ok_or(Error::NotSeated)?).map_err(Error::Protocol)?;
+        let rules = snap.rules.as_ref().ok_or_else(|| Error::Protocol("a snapshot without rules".into()))?;
+        let rules = convert::rules_from_pb(rules).map_err(Error::Protocol)?;
+        // Seq 1 is the first seat taken; a seated caller means it exists.
+        let mut tr = SeatTracker::new(seat, rules, 1);
+        for s in &snap.seats {
+            if let Ok(seat) = convert::seat(s.seat) {
+                tr.set_player(seat, &s.name, s.bot);
+            }
+        }
+        let mut decisions = 0;
+        let mut resumes = 0;
+        let mut progress = Instant::now();
+        let mut delay = FIRST_BACKOFF;
+        loop {
+            let after = tr.last_seq();
+            let mut stream = self
+                .retry("WatchGame", self.opts.call_timeout, transient, || {
+                    let mut c = self.games();
+                    let req = authed(
+                        pb::WatchGameRequest { game_id: game_id.to_string(), resume_after_seq: after },
+                        token,
+                    );
+                    async move { c.watch_game(req).await.map(|r| r.into_inner()) }
+                })
+                .await?;
+            let ended = loop {
+                let msg = match tokio::time::timeout(self.opts.idle_timeout, stream.message()).await {
+                    Err(_) => break Some(Status::deadline_exceeded("no message (not even a heartbeat)")),
+                    Ok(Err(s)) => break Some(s),
+                    Ok(Ok(None)) => break None,
+                    Ok(Ok(Some(m))) => m,
+                };
+                let Some(pb::watch_game_response::Kind::Event(ev)) = msg.kind else { continue };
+                tr.apply(&ev).map_err(|e| Error::Protocol(e.to_string()))?;
+                progress = Instant::now();
+                delay = FIRST_BACKOFF;
+                if let Some(r) = tr.result() {
+                    return Ok(outcome(game_id, &tr, r.clone(), decisions, resumes));
+                }
+                if tr.decision().is_some() {
+                    self.take_turn(game_id, token, &tr, strategy).await?;
+                    decisions += 1;
+                }
+            };
+            match &ended {
+                Some(s) if stream_fatal(s) => {
+                    return Err(Error::Rpc { what: "WatchGame", status: s.clone() });
+                }
+                Some(s) if progress.elapsed() >= self.opts.retry_for => {
+                    return Err(Error::Rpc { what: "WatchGame", status: s.clone() });
+                }
+                None if progress.elapsed() >= self.opts.retry_for => {
+                    return Err(Error::Rpc {
+                        what: "WatchGame",
+                        status: Status::unavailable("the stream keeps ending before the game is over"),
+                    });
+                }
+                Some(s) => {
+                    tracing::info!(game = game_id, after = tr.last_seq(), "stream failed ({s}); resuming")
+                }
+                None => tracing::info!(game = game_id, after = tr.last_seq(), "stream ended early; resuming"),
+            }
+            tokio::time::sleep(jitter(delay)).await;
+            delay = (delay * 2).min(MAX_BACKOFF);
+            resumes += 1;
+        }
+    }
+
+    /// Asks the strategy for the pending turn of `tr` and sends the action. A stale action
+    /// (the game moved on) is not an error: the stream brings what happened, and the next
+    /// turn event asks again.
+    async fn take_turn(
+        &self,
+        game_id: &str,
+        token: &str,
+        tr: &SeatTracker,
+        strategy: &mut dyn Strategy,
+    ) -> Result<(), Error> {
+        let d = tr.decision().expect("a pending turn");
+        let expected = tr.last_seq();
+        let legal = d.legal;
+        let mut action = run_blocking(|| strategy.act(&d));
+        if !is_listed(&legal, &action) {
+            let instead = fallback(&d);
+            tracing::warn!(
+                game = game_id,
+                strategy = strategy.name(),
+                "illegal action `{action}`; playing `{instead}`"
+            );
+            action = instead;
+        }
+        loop {
+            let status = match self.send(game_id, token, expected, &action, legal.pass).await {
+                Ok(()) => return Ok(()),
+                Err(Error::Rpc { status, .. }) => status,
+                Err(e) => return Err(e),
+            };
+            match status.code() {
+                Code::Aborted => {
+                    tracing::debug!(game = game_id, "stale action ({}); resyncing", status.message());
+                    return Ok(());
+                }
+                // Named melds the server refuses: let it arrange them.
+                Code::FailedPrecondition
+                    if matches!(
+                        &action,
+                        Action::Knock { melds: Some(_), .. } | Action::BigGin { melds: Some(_) }
+                    ) =>
+                {
+                    tracing::warn!(
+                        game = game_id,
+                        "`{action}` refused ({}); knocking with the server's melds",
+                        status.message()
+                    );
+                    action = match action {
+                        Action::Knock { discard, .. } => Action::knock(discard),
+                        _ => Action::BigGin { melds: None },
+                    };
+                }
+                // The game may have moved on (a turn clock, the game ended): resync if so.
+                Code::FailedPrecondition => {
+                    if self.get_game(game_id, token).await?.seq != expected {
+                        return Ok(());
+                    }
+                    return Err(Error::Rpc { what: "action", status });
+                }
+                _ => return Err(Error::Rpc { what: "action", status }),
+            }
+        }
+    }
+
+    /// Sends one action (retrying transient failures: a repeat is refused as stale, never
+    /// applied twice).
+    async fn send(
+        &self,
+        game_id: &str,
+        token: &str,
+        expected: u64,
+        a: &Action,
+        offer: bool,
+    ) -> Result<(), Error> {
+        let g = || game_id.to_string();
+        let t = self.opts.call_timeout;
+        match a {
+            Action::Pass => {
+                self.retry("PassUpcard", t, transient, || {
+                    let mut c = self.games();
+                    let req = authed(pb::PassUpcardRequest { game_id: g(), expected_seq: expected }, token);
+                    async move { c.pass_upcard(req).await.map(|_| ()) }
+                })
+                .await
+            }
+            Action::DrawPile if offer => {
+                self.retry("TakeUpcard", t, transient, || {
+                    let mut c = self.games();
+                    let req = authed(pb::TakeUpcardRequest { game_id: g(), expected_seq: expected }, token);
+                    async move { c.take_upcard(req).await.map(|_| ()) }
+                })
+                .await
+            }
+            Action::DrawPile | Action::DrawStock => {
+                let source =
+                    if matches!(a, Action::DrawPile) { pb::DrawSource::Pile } else { pb::DrawSource::Stock }
+                        as i32;
+                self.retry("Draw", t, transient, || {
+                    let mut c = self.games();
+                    let req = authed(pb::DrawRequest { game_id: g(), expected_seq: expected, source }, token);
+                    async move { c.draw(req).await.map(|_| ()) }
+                })
+                .await
+            }
+            Action::Discard { card } => {
+                self.retry("Discard", t, transient, || {
+                    let mut c = self.games();
+                    let req = authed(
+                        pb::DiscardRequest { game_id: g(), expected_seq: expected, card: card.to_string() },
+                        token,
+                    );
+                    async move { c.discard(req).await.map(|_| ()) }
+                })
+                .await
+            }
+            Action::Knock { .. } | Action::BigGin { .. } => {
+                let (discard, melds) = match a {
+                    Action::Knock { discard, melds } => (discard.to_string(), convert::melds(melds)),
+                    Action::BigGin { melds } => (String::new(), convert::melds(melds)),
+                    _ => unreachable!("matched above"),
+                };
+                self.retry("Knock", t, transient, || {
+                    let mut c = self.games();
+                    let req = authed(
+                        pb::KnockRequest {
+                            game_id: g(),
+                            expected_seq: expected,
+                            discard: discard.clone(),
+                            melds: melds.clone(),
+                        },
+                        token,
+                    );
+                    async move { c.knock(req).await.map(|_| ()) }
+                })
+                .await
+            }
+        }
+    }
+}
+
+fn outcome(game_id: &str, tr: &SeatTracker, r: pb::GameResult, decisions: u32, resumes: u32) -> Outcome {
+    let seat = tr.seat();
+    Outcome {
+        game_id: game_id.to_string(),
+        seat,
+        opponent: tr.name(seat.other()).to_string(),
+        opponent_bot: tr.is_bot(seat.other()),
+        winner: r.winner.and_then(|w| convert::seat(w).ok()),
+        totals: [r.totals.first().copied().unwrap_or(0), r.totals.get(1).copied().unwrap_or(0)],
+        margin: r.margin,
+        reason: pb::GameEndReason::try_from(r.reason).unwrap_or(pb::GameEndReason::Unspecified),
+        hands: tr.hands_ended(),
+        decisions,
+        resumes,
+        result: r,
+    }
+}

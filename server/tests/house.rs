@@ -1,0 +1,245 @@
+//! House bots: a network bot (the SDK) plays the server's built-in strategies to game over;
+//! unknown strategies are refused; a house bot whose turn it is when the server starts plays.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use gin_bot::sdk::{Client, Options};
+use gin_proto::v1 as pb;
+use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+
+fn opts() -> Options {
+    Options { retry_for: Duration::from_secs(30), ..Options::default() }
+}
+
+/// The result GetGame and GetRecord give, and the engine's replay of the record, all equal
+/// the outcome the bot saw.
+async fn check_result(gc: &mut Games, game: &str, seen: &pb::GameResult) -> engine::Game {
+    let snap = get_game(gc, game, "").await;
+    assert_eq!(snap.phase, pb::Phase::GameOver as i32);
+    assert_eq!(snap.result.as_ref(), Some(seen));
+    let rec = gc.get_record(pb::GetRecordRequest { game_id: game.into() }).await.unwrap().into_inner();
+    assert_eq!(rec.result.as_ref(), Some(seen));
+    let replayed = engine::GameRecord::from_json(&rec.record_json).unwrap().replay().unwrap();
+    let r = replayed.result().expect("the record replays to game over");
+    assert_eq!(r.totals.0.to_vec(), seen.totals);
+    assert_eq!(r.winner.map(|s| s.index() as u32), seen.winner);
+    replayed
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_network_bot_plays_house_bots_to_game_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(&dir.path().join("g.db")).await;
+    let ch = server.channel().await;
+    let client = Client::from_channel(ch.clone(), opts());
+    let mut gc = Games::new(ch.clone());
+    // Against each strategy, from either seat, under two rule sets.
+    for (i, (house, my_seat, rules)) in
+        [("simple", 0, "standard"), ("random", 1, "oklahoma"), ("strong", 0, "classic")]
+            .into_iter()
+            .enumerate()
+    {
+        let seated = client
+            .create_game(pb::CreateGameRequest {
+                rules: Some(preset(rules)),
+                name: "sdk".into(),
+                seat: Some(my_seat),
+                house_bot: house.into(),
+                seed: 100 + i as u64,
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(seated.seat.index() as u32, my_seat);
+        let snap = get_game(&mut gc, &seated.game_id, "").await;
+        let bot_seat = &snap.seats[1 - my_seat as usize];
+        assert!(bot_seat.taken && bot_seat.bot, "{bot_seat:?}");
+        assert_eq!(bot_seat.name, house);
+        assert!(!snap.seats[my_seat as usize].bot);
+
+        let mut me = gin_bot::simple::SimpleStrategy::new(i as u64);
+        let o = client.play(&seated.game_id, &seated.token, &mut me).await.unwrap();
+        assert_eq!(o.reason, pb::GameEndReason::Target);
+        assert!(o.opponent_bot && o.opponent == house, "{o:?}");
+        assert!(o.decisions >= 2 * o.hands, "at least a draw and a discard per hand: {o:?}");
+        let game = check_result(&mut gc, &seated.game_id, &o.result).await;
+        // Both seats played: the bot's actions are in the record like the client's.
+        for s in engine::Seat::BOTH {
+            assert!(game.actions().iter().any(|(who, _)| *who == s), "seat {s} never acted");
+        }
+        assert_eq!(o.hands as usize, game.hands().len());
+    }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_house_bot_is_refused_and_creates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(&dir.path().join("g.db")).await;
+    let ch = server.channel().await;
+    let mut lobby = LobbyServiceClient::new(ch.clone());
+    let e = lobby
+        .create_game(pb::CreateGameRequest {
+            house_bot: "deep-blue".into(),
+            join: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::InvalidArgument);
+    assert!(e.message().contains("deep-blue") && e.message().contains("random, simple, strong"), "{e:?}");
+    let open = lobby.list_games(pb::ListGamesRequest::default()).await.unwrap().into_inner();
+    assert!(open.games.is_empty());
+
+    // Without `join` the bot sits and the other seat is open to anyone.
+    let c = lobby
+        .create_game(pb::CreateGameRequest { house_bot: "simple".into(), seed: 3, ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner();
+    let open = lobby.list_games(pb::ListGamesRequest::default()).await.unwrap().into_inner();
+    assert_eq!(open.games.len(), 1);
+    let seats = &open.games[0].seats;
+    assert!(!seats[0].taken && seats[1].taken && seats[1].bot, "{seats:?}");
+    let client = Client::from_channel(ch.clone(), opts());
+    let seated = client.join_game(&c.game_id, "late").await.unwrap();
+    assert_eq!(seated.seat, engine::Seat::S0);
+    let mut me = gin_bot::simple::SimpleStrategy::new(9);
+    let o = client.play(&seated.game_id, &seated.token, &mut me).await.unwrap();
+    check_result(&mut Games::new(ch), &seated.game_id, &o.result).await;
+    server.stop().await;
+}
+
+/// A server that stops between a client's action and the house bot's answer restarts with
+/// the bot to act: it must play on its own. The instant is made exact by stopping while the
+/// client is to draw and removing the bot's last action (its discard) from the database: at
+/// start the log ends with the bot to discard. A fresh SDK process then plays the client's
+/// seat from its token to game over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_house_bot_to_act_at_start_plays_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.db");
+    let server = TestServer::start(&db).await;
+    let ch = server.channel().await;
+    let mut lobby = LobbyServiceClient::new(ch.clone());
+    let c = lobby
+        .create_game(pb::CreateGameRequest {
+            join: true,
+            name: "alice".into(),
+            house_bot: "simple".into(),
+            seed: 77,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let (game, token) = (c.game_id.clone(), c.seat_token.clone());
+    let mut gc = Games::new(ch.clone());
+    let mut rng = Rng(5);
+    let mut draws = 0;
+    // Play seat 0 by hand, waiting for the bot after each action, until our 2nd draw turn
+    // (early: a game can end in two hands).
+    let stopped_at = loop {
+        let snap = wait_for_turn(&mut gc, &game, &token).await;
+        let turn = snap.turn.clone().expect("our turn info");
+        if snap.phase == pb::Phase::Draw as i32 {
+            draws += 1;
+            if draws == 2 {
+                break snap.seq;
+            }
+        }
+        let p = Player {
+            seat: 0,
+            token: token.clone(),
+            game_id: game.clone(),
+            last_seq: snap.seq,
+            messages: vec![],
+        };
+        send(&mut gc, &p, &choose(&mut rng, &turn)).await.unwrap();
+    };
+    server.stop().await;
+
+    // Remove the bot's last action: the game now ends with the bot to discard.
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let (idx, seat): (i64, i64) = conn
+            .query_row(
+                "SELECT idx, seat FROM actions WHERE game_id = ?1 ORDER BY idx DESC LIMIT 1",
+                [&game],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!(seat, 1, "the last action was the bot's");
+        conn.execute("DELETE FROM actions WHERE game_id = ?1 AND idx = ?2", rusqlite::params![&game, idx])
+            .unwrap();
+    }
+
+    let server = TestServer::start(&db).await;
+    let ch = server.channel().await;
+    let mut gc = Games::new(ch.clone());
+    // The bot discards again by itself: the game comes back to our draw.
+    let snap = wait_for_turn(&mut gc, &game, &token).await;
+    assert_eq!(snap.phase, pb::Phase::Draw as i32);
+    assert!(snap.seq >= stopped_at - 2, "seq {} vs {stopped_at}", snap.seq);
+
+    let mut me = gin_bot::simple::SimpleStrategy::new(1);
+    let o = gin_bot::sdk::play_seat(&server.url(), &game, &token, &mut me).await.unwrap();
+    assert_eq!(o.reason, pb::GameEndReason::Target);
+    check_result(&mut gc, &game, &o.result).await;
+    server.stop().await;
+}
+
+/// Polls seat 0's snapshot until it is seat 0's turn.
+async fn wait_for_turn(gc: &mut Games, game: &str, token: &str) -> pb::GameSnapshot {
+    let end = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let snap = get_game(gc, game, token).await;
+        if snap.seat_to_act == Some(0) {
+            return snap;
+        }
+        assert!(snap.result.is_none(), "the game ended early");
+        assert!(tokio::time::Instant::now() < end, "the house bot did not play: {snap:?}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// The SDK over TLS (`https://`, trusting the test's CA) plays a house bot to game over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sdk_plays_over_tls() {
+    let dir = tempfile::tempdir().unwrap();
+    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
+    let (cert_path, key_path) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+    std::fs::write(&cert_path, cert.cert.pem()).unwrap();
+    std::fs::write(&key_path, cert.signing_key.serialize_pem()).unwrap();
+    let server = TestServer::start_with(gin_server::Config {
+        db: dir.path().join("g.db"),
+        tls: Some((cert_path, key_path)),
+        rate_per_sec: 0,
+        ..gin_server::Config::default()
+    })
+    .await;
+    let url = format!("https://localhost:{}", server.addr.port());
+    let tls = Options { ca_cert: Some(cert.cert.pem().into_bytes()), ..opts() };
+    let client = Client::connect_with(&url, tls).await.unwrap();
+    let seated = client
+        .create_game(pb::CreateGameRequest { house_bot: "simple".into(), seed: 8, ..Default::default() })
+        .await
+        .unwrap();
+    let mut me = gin_bot::simple::SimpleStrategy::new(2);
+    let o = client.play(&seated.game_id, &seated.token, &mut me).await.unwrap();
+    assert_eq!(o.reason, pb::GameEndReason::Target);
+    assert_eq!(client.get_game(&seated.game_id, "").await.unwrap().result, Some(o.result));
+
+    // Plain text against the TLS port gets nowhere.
+    let plain =
+        Options { connect_for: Duration::from_millis(200), retry_for: Duration::from_millis(500), ..opts() };
+    let r = match Client::connect_with(&format!("http://127.0.0.1:{}", server.addr.port()), plain).await {
+        Err(e) => Err(e),
+        Ok(c) => c.get_game(&seated.game_id, "").await.map(|_| ()),
+    };
+    assert!(r.is_err());
+    server.stop().await;
+}
