@@ -10,6 +10,7 @@
 //!   against house bots, a given seat), resuming dropped streams and retrying transient
 //!   failures; [`sdk::play_seat`] plays one seat to game over.
 
+pub mod entrant;
 pub mod local;
 pub mod memory;
 pub mod random;

@@ -9,6 +9,7 @@ use engine::RuleSet;
 use gin_bot::selfplay::SelfPlay;
 
 mod play_cmd;
+mod tournament_cmd;
 
 #[derive(Parser)]
 #[command(name = "gin-bot", version, about = "Gin Rummy bots: self-play, network play, tournaments")]
@@ -24,6 +25,9 @@ enum Cmd {
     /// Plays games on a server: quick matches, games against a house bot (--vs-bot), or one
     /// given seat (--game, --token); many at once; prints each result and a summary.
     Play(play_cmd::PlayArgs),
+    /// Tournaments run by a server: create, join (play as an entrant), watch, results, bench.
+    #[command(subcommand)]
+    Tournament(tournament_cmd::TournamentCmd),
 }
 
 #[derive(clap::Args)]
@@ -122,5 +126,6 @@ fn main() -> Result<()> {
     match Cli::parse().cmd {
         Cmd::Selfplay(a) => selfplay(a),
         Cmd::Play(a) => play_cmd::run(a),
+        Cmd::Tournament(c) => tournament_cmd::run(c),
     }
 }

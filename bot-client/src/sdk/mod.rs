@@ -347,6 +347,11 @@ impl Client {
         &self.opts
     }
 
+    /// The underlying channel (for other services, e.g. tournaments).
+    pub fn channel(&self) -> Channel {
+        self.channel.clone()
+    }
+
     /// The generated lobby client (for calls the SDK does not wrap).
     pub fn lobby(&self) -> LobbyServiceClient<Channel> {
         LobbyServiceClient::new(self.channel.clone())

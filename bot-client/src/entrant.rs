@@ -1,0 +1,145 @@
+//! A tournament entrant: enters a server-run tournament and plays every game it is assigned,
+//! each with a fresh strategy, many at once; re-enters with its entrant token when the
+//! stream drops (a server restart included).
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use gin_proto::v1 as pb;
+use gin_proto::v1::join_tournament_response::Kind;
+use gin_proto::v1::tournament_service_client::TournamentServiceClient;
+use tokio::task::JoinSet;
+use tonic::Code;
+
+use crate::rng::derive;
+use crate::sdk::{Client, Error, Outcome};
+use crate::strategy::by_name;
+
+/// What an entrant reports as it goes.
+#[derive(Debug)]
+pub enum EntrantEvent {
+    /// Entered (or re-entered) as entrant `entrant`; `token` re-enters.
+    Entered {
+        /// Entrant index.
+        entrant: u32,
+        /// The entrant token (secret).
+        token: String,
+        /// Entrants joined so far.
+        joined: u32,
+        /// Entrants needed.
+        needed: u32,
+    },
+    /// A game ended.
+    Played(Outcome),
+    /// A game could not be played to its end.
+    Failed {
+        /// The game.
+        game_id: String,
+        /// Why.
+        error: String,
+    },
+}
+
+/// Enters tournament `tid` on `client` (or re-enters with `token`) and plays every
+/// assignment with the strategy `strategy` (seeded from `seed` and the game's number of
+/// arrival), until the final standings, which it returns. Transient failures (a dropped
+/// stream, a restarting server) are retried for the client's `retry_for`.
+pub async fn play_tournament(
+    client: &Client,
+    tid: &str,
+    strategy: &str,
+    name: &str,
+    mut token: Option<String>,
+    seed: u64,
+    mut report: impl FnMut(EntrantEvent) + Send,
+) -> Result<pb::Standings, Error> {
+    by_name(strategy, 0).map_err(|e| Error::Protocol(e.to_string()))?;
+    let mut started: HashSet<String> = HashSet::new();
+    let mut games: JoinSet<(String, Result<Outcome, Error>)> = JoinSet::new();
+    let mut since = Instant::now();
+    let mut backoff = Duration::from_millis(50);
+    loop {
+        let mut t = TournamentServiceClient::new(client.channel());
+        let req = pb::JoinTournamentRequest {
+            tournament_id: tid.to_string(),
+            name: name.to_string(),
+            entrant_token: token.clone().unwrap_or_default(),
+        };
+        let mut stream = match t.join_tournament(req).await {
+            Ok(s) => s.into_inner(),
+            Err(s) if retryable(&s) && since.elapsed() < client.options().retry_for => {
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(Duration::from_secs(2));
+                continue;
+            }
+            Err(status) => return Err(Error::Rpc { what: "JoinTournament", status }),
+        };
+        loop {
+            tokio::select! {
+                m = stream.message() => match m {
+                    Ok(Some(msg)) => {
+                        since = Instant::now();
+                        backoff = Duration::from_millis(50);
+                        match msg.kind {
+                            Some(Kind::Entered(e)) => {
+                                token = Some(e.entrant_token.clone());
+                                report(EntrantEvent::Entered {
+                                    entrant: e.entrant,
+                                    token: e.entrant_token,
+                                    joined: e.joined,
+                                    needed: e.needed,
+                                });
+                            }
+                            Some(Kind::Assignment(a)) => {
+                                if started.insert(a.game_id.clone()) {
+                                    let mut s = by_name(strategy, derive(seed, started.len() as u64))
+                                        .map_err(|e| Error::Protocol(e.to_string()))?;
+                                    let c = client.clone();
+                                    games.spawn(async move {
+                                        let r = c.play(&a.game_id, &a.seat_token, s.as_mut()).await;
+                                        (a.game_id, r)
+                                    });
+                                }
+                            }
+                            Some(Kind::Finished(st)) => {
+                                while let Some(r) = games.join_next().await {
+                                    report_game(&mut report, r);
+                                }
+                                return Ok(st);
+                            }
+                            None => {}
+                        }
+                    }
+                    // The stream ended or failed: re-enter with the token.
+                    Ok(None) => break,
+                    Err(s) if retryable(&s) => break,
+                    Err(status) => return Err(Error::Rpc { what: "JoinTournament stream", status }),
+                },
+                Some(r) = games.join_next(), if !games.is_empty() => report_game(&mut report, r),
+            }
+        }
+        if since.elapsed() >= client.options().retry_for {
+            return Err(Error::Rpc {
+                what: "JoinTournament",
+                status: tonic::Status::unavailable("the tournament stream kept failing"),
+            });
+        }
+        tokio::time::sleep(backoff).await;
+    }
+}
+
+fn report_game(
+    report: &mut impl FnMut(EntrantEvent),
+    r: Result<(String, Result<Outcome, Error>), tokio::task::JoinError>,
+) {
+    match r {
+        Ok((_, Ok(o))) => report(EntrantEvent::Played(o)),
+        Ok((game_id, Err(e))) => report(EntrantEvent::Failed { game_id, error: e.to_string() }),
+        Err(e) => report(EntrantEvent::Failed { game_id: String::new(), error: e.to_string() }),
+    }
+}
+
+fn retryable(s: &tonic::Status) -> bool {
+    matches!(s.code(), Code::Unavailable | Code::Unknown | Code::Cancelled | Code::DeadlineExceeded)
+        || (s.code() == Code::Internal && (s.message().contains("h2") || s.message().contains("transport")))
+}

@@ -1,0 +1,513 @@
+//! `gin-bot tournament create|join|watch|results`: tournaments run by a server.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use gin_proto::v1 as pb;
+use gin_proto::v1::tournament_service_client::TournamentServiceClient;
+use tonic::transport::Channel;
+
+use crate::load_rules;
+
+/// Tournament commands.
+#[derive(clap::Subcommand)]
+pub enum TournamentCmd {
+    /// Creates a tournament and prints its id.
+    Create(CreateArgs),
+    /// Enters a tournament with a built-in strategy and plays every assigned game.
+    Join(JoinArgs),
+    /// Shows progress (games done/total, ETA) until the end, then the standings.
+    Watch(IdArgs),
+    /// Prints the standings and games: a table, JSON or CSV.
+    Results(ResultsArgs),
+    /// Measures tournament throughput: starts a gin-server and two `gin-bot tournament join`
+    /// processes (this executable) on this machine, plays a two-entrant tournament, prints
+    /// games/s.
+    Bench(BenchArgs),
+}
+
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    /// Games to play.
+    #[arg(long, default_value_t = 2000)]
+    games: u32,
+    /// Games in play at once.
+    #[arg(long, default_value_t = 128)]
+    parallel: u32,
+    /// Strategy of both entrants.
+    #[arg(long, default_value = "simple")]
+    strategy: String,
+    /// Rules (preset or file).
+    #[arg(long, default_value = "standard")]
+    rules: String,
+    /// The gin-server executable (default: `gin-server` next to this one).
+    #[arg(long)]
+    server_exe: Option<std::path::PathBuf>,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Where the server is.
+#[derive(clap::Args)]
+pub struct ServerArg {
+    /// Server URL (http://host:port, or https:// for TLS).
+    #[arg(long, env = "GIN_SERVER", default_value = "http://127.0.0.1:50051")]
+    pub server: String,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Format {
+    RoundRobin,
+    Gauntlet,
+    Swiss,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum ClockPolicy {
+    AutoPlay,
+    Forfeit,
+}
+
+#[derive(clap::Args)]
+pub struct CreateArgs {
+    #[command(flatten)]
+    server: ServerArg,
+    /// How entrants are paired (gauntlet: the first to join plays every other).
+    #[arg(long, value_enum, default_value = "round-robin")]
+    format: Format,
+    /// Entrants needed to start.
+    #[arg(long, default_value_t = 2)]
+    entrants: u32,
+    /// Games per pairing (per round for Swiss); rounded up to even with --duplicate.
+    #[arg(long, default_value_t = 10)]
+    games: u32,
+    /// Play each deal twice, seats swapped.
+    #[arg(long)]
+    duplicate: bool,
+    /// A preset name or a TOML/JSON rules file.
+    #[arg(long, default_value = "standard")]
+    rules: String,
+    /// Per-turn clock in milliseconds (0: none).
+    #[arg(long, default_value_t = 0)]
+    clock_ms: u32,
+    /// What happens when the clock runs out.
+    #[arg(long, value_enum, default_value = "auto-play")]
+    clock_policy: ClockPolicy,
+    /// Games in play at once.
+    #[arg(long, default_value_t = 16)]
+    parallel: u32,
+    /// Swiss rounds (0: ceil(log2(entrants))).
+    #[arg(long, default_value_t = 0)]
+    rounds: u32,
+    /// Stop early by SPRT on entrant 0's Elo advantage: ELO0,ELO1[,ALPHA,BETA] (2 entrants).
+    #[arg(long)]
+    sprt: Option<String>,
+    /// Seed for the deals (0: random, revealed at the end).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// A name for people.
+    #[arg(long, default_value = "")]
+    name: String,
+}
+
+#[derive(clap::Args)]
+pub struct JoinArgs {
+    #[command(flatten)]
+    server: ServerArg,
+    /// The tournament id.
+    #[arg(long)]
+    id: String,
+    /// The strategy to play: random, simple or strong.
+    #[arg(long, default_value = "simple")]
+    strategy: String,
+    /// The entrant's display name (default: the strategy's name).
+    #[arg(long)]
+    name: Option<String>,
+    /// Re-enter as this entrant (printed when it first joined).
+    #[arg(long)]
+    token: Option<String>,
+    /// Seed for the strategy's choices.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+#[derive(clap::Args)]
+pub struct IdArgs {
+    #[command(flatten)]
+    server: ServerArg,
+    /// The tournament id.
+    #[arg(long)]
+    id: String,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum ResultsFormat {
+    Table,
+    Json,
+    Csv,
+}
+
+#[derive(clap::Args)]
+pub struct ResultsArgs {
+    #[command(flatten)]
+    ids: IdArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: ResultsFormat,
+}
+
+/// Connects to `url` (plain or TLS), with the SDK's retries.
+pub async fn connect(url: &str) -> Result<Channel> {
+    Ok(gin_bot::sdk::Client::connect(url).await?.channel())
+}
+
+/// The rules for the wire: a preset by name, or a rules file as a full custom rule set.
+pub fn wire_rules(spec: &str) -> Result<pb::Rules> {
+    if engine::RuleSet::preset(spec).is_ok() {
+        return Ok(gin_bot::sdk::preset(spec));
+    }
+    Ok(gin_bot::sdk::custom(&load_rules(spec)?))
+}
+
+fn parse_sprt(s: &str) -> Result<pb::Sprt> {
+    let v: Vec<f64> = s
+        .split(',')
+        .map(|x| x.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("--sprt {s:?}: expected numbers ELO0,ELO1[,ALPHA,BETA]"))?;
+    match v.as_slice() {
+        [e0, e1] => Ok(pb::Sprt { elo0: *e0, elo1: *e1, alpha: 0.05, beta: 0.05 }),
+        [e0, e1, a, b] => Ok(pb::Sprt { elo0: *e0, elo1: *e1, alpha: *a, beta: *b }),
+        _ => bail!("--sprt {s:?}: expected ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA"),
+    }
+}
+
+/// Runs a tournament command.
+pub fn run(cmd: TournamentCmd) -> Result<()> {
+    let rt = tokio::runtime::Runtime::new()?;
+    rt.block_on(async move {
+        match cmd {
+            TournamentCmd::Create(a) => create(a).await,
+            TournamentCmd::Join(a) => join(a).await,
+            TournamentCmd::Watch(a) => watch(a).await,
+            TournamentCmd::Results(a) => results(a).await,
+            TournamentCmd::Bench(a) => bench(a).await,
+        }
+    })
+}
+
+async fn create(a: CreateArgs) -> Result<()> {
+    let spec = pb::TournamentSpec {
+        name: a.name,
+        format: match a.format {
+            Format::RoundRobin => pb::TournamentFormat::RoundRobin,
+            Format::Gauntlet => pb::TournamentFormat::Gauntlet,
+            Format::Swiss => pb::TournamentFormat::Swiss,
+        } as i32,
+        entrants: a.entrants,
+        games_per_pairing: a.games,
+        duplicate: a.duplicate,
+        rules: Some(wire_rules(&a.rules)?),
+        clock: Some(pb::TurnClock {
+            turn_millis: a.clock_ms,
+            policy: match a.clock_policy {
+                ClockPolicy::AutoPlay => pb::ClockPolicy::AutoPlay,
+                ClockPolicy::Forfeit => pb::ClockPolicy::Forfeit,
+            } as i32,
+        }),
+        parallel: a.parallel,
+        rounds: a.rounds,
+        sprt: a.sprt.as_deref().map(parse_sprt).transpose()?,
+        seed: a.seed,
+    };
+    let mut t = TournamentServiceClient::new(connect(&a.server.server).await?);
+    let r = t
+        .create_tournament(pb::CreateTournamentRequest { spec: Some(spec) })
+        .await
+        .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))?
+        .into_inner();
+    println!("{}", r.tournament_id);
+    eprintln!(
+        "tournament {} created: up to {} games; it starts when every entrant has joined",
+        r.tournament_id, r.total_games
+    );
+    Ok(())
+}
+
+async fn join(a: JoinArgs) -> Result<()> {
+    use gin_bot::entrant::{EntrantEvent, play_tournament};
+    let client = gin_bot::sdk::Client::connect(&a.server.server).await?;
+    let name = a.name.unwrap_or_else(|| a.strategy.clone());
+    let standings = play_tournament(&client, &a.id, &a.strategy, &name, a.token, a.seed, |ev| match ev {
+        EntrantEvent::Entered { entrant, token, joined, needed } => eprintln!(
+            "entered as entrant #{entrant} ({joined}/{needed} joined); re-enter with --token {token}"
+        ),
+        EntrantEvent::Played(o) => println!("{}", o.line()),
+        EntrantEvent::Failed { game_id, error } => eprintln!("game {game_id}: {error}"),
+    })
+    .await?;
+    let st = pb::TournamentState {
+        tournament_id: a.id,
+        status: pb::TournamentStatus::Finished as i32,
+        standings: Some(standings),
+        ..Default::default()
+    };
+    print!("{}", standings_table(&st));
+    Ok(())
+}
+
+async fn watch(a: IdArgs) -> Result<()> {
+    let mut t = TournamentServiceClient::new(connect(&a.server.server).await?);
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let b = indicatif::ProgressBar::new(0);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40.cyan/blue} {pos}/{len} games  {msg}  ETA {eta}")
+                .expect("valid template"),
+        );
+        b
+    });
+    let mut last = None;
+    let mut printed = std::time::Instant::now() - Duration::from_secs(60);
+    loop {
+        let stream = t.watch_tournament(pb::WatchTournamentRequest { tournament_id: a.id.clone() }).await;
+        let mut s = match stream {
+            Ok(s) => s.into_inner(),
+            Err(e) if e.code() == tonic::Code::Unavailable => {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                continue;
+            }
+            Err(e) => bail!("{}: {}", e.code(), e.message()),
+        };
+        loop {
+            match s.message().await {
+                Ok(Some(m)) => {
+                    let st = m.state.unwrap_or_default();
+                    if let Some(b) = &bar {
+                        b.set_length(st.games_total as u64);
+                        b.set_position(st.games_done as u64);
+                        b.set_message(format!("{} running", st.games_running));
+                    } else if printed.elapsed() >= Duration::from_secs(2)
+                        || st.status == pb::TournamentStatus::Finished as i32
+                    {
+                        printed = std::time::Instant::now();
+                        eprintln!("{}/{} games, {} running", st.games_done, st.games_total, st.games_running);
+                    }
+                    last = Some(st);
+                }
+                Ok(None) => break,
+                Err(e) if e.code() == tonic::Code::Unavailable => break,
+                Err(e) => bail!("{}: {}", e.code(), e.message()),
+            }
+        }
+        if last.as_ref().is_some_and(|s| s.status == pb::TournamentStatus::Finished as i32) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    print!("{}", standings_table(&last.unwrap_or_default()));
+    Ok(())
+}
+
+async fn results(a: ResultsArgs) -> Result<()> {
+    let mut t = TournamentServiceClient::new(connect(&a.ids.server.server).await?);
+    let id = a.ids.id;
+    let fmt = match a.format {
+        ResultsFormat::Table => {
+            let st = t
+                .get_tournament(pb::GetTournamentRequest { tournament_id: id })
+                .await
+                .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))?
+                .into_inner()
+                .state
+                .unwrap_or_default();
+            print!("{}", standings_table(&st));
+            return Ok(());
+        }
+        ResultsFormat::Json => pb::ExportFormat::Json,
+        ResultsFormat::Csv => pb::ExportFormat::Csv,
+    };
+    let r = t
+        .export_tournament(pb::ExportTournamentRequest { tournament_id: id, format: fmt as i32 })
+        .await
+        .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))?
+        .into_inner();
+    print!("{}", r.content);
+    if !r.content.ends_with('\n') {
+        println!();
+    }
+    Ok(())
+}
+
+/// The standings as a text table.
+pub fn standings_table(st: &pb::TournamentState) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let status = match pb::TournamentStatus::try_from(st.status) {
+        Ok(pb::TournamentStatus::Waiting) => "waiting for entrants",
+        Ok(pb::TournamentStatus::Running) => "running",
+        Ok(pb::TournamentStatus::Finished) => "finished",
+        _ => "unknown",
+    };
+    let name = st.spec.as_ref().map(|p| p.name.as_str()).unwrap_or("");
+    let _ = writeln!(
+        s,
+        "tournament {}{}: {status}, {}/{} games",
+        st.tournament_id,
+        if name.is_empty() { String::new() } else { format!(" ({name})") },
+        st.games_done,
+        st.games_total
+    );
+    if !st.sprt_state.is_empty() {
+        let _ = writeln!(
+            s,
+            "SPRT: {} (LLR {:.2}, bounds {:.2} .. {:.2})",
+            st.sprt_state, st.sprt_llr, st.sprt_lower, st.sprt_upper
+        );
+    }
+    let _ = writeln!(
+        s,
+        "{:>4}  {:<20}{:>6}{:>6}{:>6}{:>6}{:>9}{:>9}{:>8}  {:<26}",
+        "rank", "entrant", "games", "wins", "loss", "draw", "pts for", "pts agn", "score", "Elo [95%]"
+    );
+    for (i, r) in st.standings.iter().flat_map(|x| &x.rows).enumerate() {
+        let _ = writeln!(
+            s,
+            "{:>4}  {:<20}{:>6}{:>6}{:>6}{:>6}{:>9}{:>9}{:>7.1}%  {:+.0} [{:+.0}, {:+.0}]",
+            i + 1,
+            format!("{} #{}", r.name, r.entrant),
+            r.games,
+            r.wins,
+            r.losses,
+            r.draws,
+            r.points_for,
+            r.points_against,
+            100.0 * r.score,
+            r.elo,
+            r.elo_low,
+            r.elo_high
+        );
+    }
+    s
+}
+
+/// A child process killed when dropped.
+struct Child(std::process::Child);
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+async fn bench(a: BenchArgs) -> Result<()> {
+    use std::process::{Command, Stdio};
+    let me = std::env::current_exe()?;
+    let server_exe = a.server_exe.clone().unwrap_or_else(|| me.with_file_name("gin-server"));
+    if !server_exe.exists() {
+        bail!(
+            "{} not found: build it (cargo build --release -p gin-server) or pass --server-exe",
+            server_exe.display()
+        );
+    }
+    let dir = std::env::temp_dir().join(format!("gin-tournament-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let url = format!("http://127.0.0.1:{port}");
+    let log = std::fs::File::create(dir.join("server.log"))?;
+    let _server = Child(
+        Command::new(&server_exe)
+            .args(["--addr", &format!("127.0.0.1:{port}"), "--db"])
+            .arg(dir.join("bench.db"))
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .with_context(|| format!("starting {}", server_exe.display()))?,
+    );
+    let mut channel = None;
+    for _ in 0..100 {
+        if let Ok(c) = connect(&url).await {
+            channel = Some(c);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut t = TournamentServiceClient::new(channel.context("the server did not come up")?);
+    let spec = pb::TournamentSpec {
+        name: "bench".into(),
+        format: pb::TournamentFormat::RoundRobin as i32,
+        entrants: 2,
+        games_per_pairing: a.games,
+        duplicate: true,
+        rules: Some(wire_rules(&a.rules)?),
+        parallel: a.parallel,
+        seed: 1,
+        ..Default::default()
+    };
+    let id = t
+        .create_tournament(pb::CreateTournamentRequest { spec: Some(spec) })
+        .await
+        .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))?
+        .into_inner()
+        .tournament_id;
+    let mut watch =
+        t.watch_tournament(pb::WatchTournamentRequest { tournament_id: id.clone() }).await?.into_inner();
+    let bots: Vec<Child> = ["bot-a", "bot-b"]
+        .iter()
+        .map(|name| {
+            Command::new(&me)
+                .args([
+                    "tournament",
+                    "join",
+                    "--server",
+                    &url,
+                    "--id",
+                    &id,
+                    "--strategy",
+                    &a.strategy,
+                    "--name",
+                    name,
+                ])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .map(Child)
+        })
+        .collect::<Result<_, _>>()?;
+    let mut start = None;
+    let mut last = pb::TournamentState::default();
+    while let Some(m) = watch.message().await? {
+        let st = m.state.unwrap_or_default();
+        if start.is_none() && st.status != pb::TournamentStatus::Waiting as i32 {
+            start = Some(std::time::Instant::now());
+        }
+        last = st;
+    }
+    let secs = start.map_or(0.0, |s| s.elapsed().as_secs_f64());
+    drop(bots);
+    if last.status != pb::TournamentStatus::Finished as i32 {
+        bail!("the tournament did not finish: {}/{} games", last.games_done, last.games_total);
+    }
+    let rate = last.games_done as f64 / secs.max(1e-9);
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({"games": last.games_done, "seconds": secs, "games_per_sec": rate,
+                "parallel": a.parallel, "strategy": a.strategy, "rules": a.rules})
+        );
+    } else {
+        print!("{}", standings_table(&last));
+        println!(
+            "{} games in {:.2} s: {:.1} games/s (two {} bot processes, {} games at once, {})",
+            last.games_done, secs, rate, a.strategy, a.parallel, a.rules
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
