@@ -1,0 +1,178 @@
+//! End to end: a real server (in this process, on a loopback socket), a tournament created
+//! with `gin-bot tournament create`, three `gin-bot tournament join` processes (random,
+//! simple, strong), watched with `gin-bot tournament watch` to its final standings, then
+//! `results` as JSON and CSV.
+
+use std::net::SocketAddr;
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio::process::Command;
+use tokio::sync::oneshot;
+
+const BIN: &str = env!("CARGO_BIN_EXE_gin-bot");
+
+struct Server {
+    addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<anyhow::Result<()>>,
+    _dir: tempfile::TempDir,
+}
+
+impl Server {
+    async fn start() -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = gin_server::Config { db: dir.path().join("t.db"), rate_per_sec: 0, ..Default::default() };
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (tx, rx) = oneshot::channel::<()>();
+        let task = tokio::spawn(gin_server::run(listener, cfg, async {
+            let _ = rx.await;
+        }));
+        Server { addr, stop: Some(tx), task, _dir: dir }
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    async fn stop(mut self) {
+        let _ = self.stop.take().unwrap().send(());
+        self.task.await.unwrap().unwrap();
+    }
+}
+
+async fn run(args: &[&str]) -> (String, String) {
+    let out = tokio::time::timeout(
+        Duration::from_secs(120),
+        Command::new(BIN).args(args).kill_on_drop(true).output(),
+    )
+    .await
+    .expect("gin-bot finished in time")
+    .expect("gin-bot ran");
+    let (so, se) =
+        (String::from_utf8_lossy(&out.stdout).to_string(), String::from_utf8_lossy(&out.stderr).to_string());
+    assert!(out.status.success(), "gin-bot {args:?} failed:\n{so}\n{se}");
+    (so, se)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_bot_processes_play_a_round_robin_to_its_standings() {
+    let server = Server::start().await;
+    let url = server.url();
+    let (out, _) = run(&[
+        "tournament",
+        "create",
+        "--server",
+        &url,
+        "--entrants",
+        "3",
+        "--games",
+        "2",
+        "--duplicate",
+        "--parallel",
+        "4",
+        "--rules",
+        "standard",
+        "--seed",
+        "5",
+        "--name",
+        "e2e",
+    ])
+    .await;
+    let id = out.trim().to_string();
+    assert_eq!(id.len(), 16, "the id is printed alone: {out:?}");
+
+    // The entrants join one after the other so their indices are known.
+    let mut joins = Vec::new();
+    for strategy in ["strong", "simple", "random"] {
+        let child = Command::new(BIN)
+            .args([
+                "tournament",
+                "join",
+                "--server",
+                &url,
+                "--id",
+                &id,
+                "--strategy",
+                strategy,
+                "--name",
+                strategy,
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        joins.push(child);
+        // Wait until the server counts this entrant.
+        let n = joins.len();
+        for _ in 0..200 {
+            let (json, _) =
+                run(&["tournament", "results", "--server", &url, "--id", &id, "--format", "json"]).await;
+            let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+            if v["entrants"].as_array().unwrap().len() == n {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    let (watched, _) = run(&["tournament", "watch", "--server", &url, "--id", &id]).await;
+    assert!(watched.contains("finished, 6/6 games"), "{watched}");
+
+    let mut lines = Vec::new();
+    for child in joins {
+        let out =
+            tokio::time::timeout(Duration::from_secs(120), child.wait_with_output()).await.unwrap().unwrap();
+        let so = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(out.status.success(), "{so}\n{}", String::from_utf8_lossy(&out.stderr));
+        // Each entrant played its 4 games (2 opponents × 2) and printed the final standings.
+        assert_eq!(so.lines().filter(|l| l.contains(" seat ")).count(), 4, "{so}");
+        assert!(so.contains("finished"), "{so}");
+        lines.push(so);
+    }
+
+    let (json, _) = run(&["tournament", "results", "--server", &url, "--id", &id, "--format", "json"]).await;
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["status"], "finished");
+    assert_eq!(v["seed"], 5);
+    assert_eq!(v["entrants"], serde_json::json!(["strong", "simple", "random"]));
+    let games = v["games"].as_array().unwrap();
+    assert_eq!(games.len(), 6);
+    let standings = v["standings"].as_array().unwrap();
+    let total_games: u64 = standings.iter().map(|s| s["games"].as_u64().unwrap()).sum();
+    assert_eq!(total_games, 12, "each game counts for both entrants");
+    let wins: u64 =
+        standings.iter().map(|s| s["wins"].as_u64().unwrap() + s["draws"].as_u64().unwrap()).sum();
+    assert!(wins >= 6, "every game has a winner or a draw");
+    // Each entrant's points add up from the games.
+    for s in standings {
+        let e = s["entrant"].as_u64().unwrap();
+        let pts: u64 = games
+            .iter()
+            .map(|g| {
+                let seats = g["seats"].as_array().unwrap();
+                let t = g["totals"].as_array().unwrap();
+                (0..2).filter(|&i| seats[i].as_u64() == Some(e)).map(|i| t[i].as_u64().unwrap()).sum::<u64>()
+            })
+            .sum();
+        assert_eq!(s["points_for"].as_u64(), Some(pts), "{s}");
+    }
+    // The random bot cannot beat both others over 8 games: it is never ranked first.
+    assert_ne!(standings[0]["name"], "random", "{json}");
+
+    let (csv, _) = run(&["tournament", "results", "--server", &url, "--id", &id, "--format", "csv"]).await;
+    assert!(csv.starts_with("number,round,game_id"), "{csv}");
+    assert_eq!(
+        csv.lines().filter(|l| l.contains(",random,")).count(),
+        4 + 1,
+        "4 games and 1 standing: {csv}"
+    );
+    let (table, _) = run(&["tournament", "results", "--server", &url, "--id", &id]).await;
+    assert!(
+        table.contains("strong #0") && table.contains("simple #1") && table.contains("random #2"),
+        "{table}"
+    );
+    server.stop().await;
+}
