@@ -90,17 +90,16 @@ pub async fn play_tournament(
                                     needed: e.needed,
                                 });
                             }
-                            Some(Kind::Assignment(a)) => {
-                                if started.insert(a.game_id.clone()) {
-                                    let mut s = by_name(strategy, derive(seed, started.len() as u64))
-                                        .map_err(|e| Error::Protocol(e.to_string()))?;
-                                    let c = client.clone();
-                                    games.spawn(async move {
-                                        let r = c.play(&a.game_id, &a.seat_token, s.as_mut()).await;
-                                        (a.game_id, r)
-                                    });
-                                }
+                            Some(Kind::Assignment(a)) if started.insert(a.game_id.clone()) => {
+                                let mut s = by_name(strategy, derive(seed, started.len() as u64))
+                                    .map_err(|e| Error::Protocol(e.to_string()))?;
+                                let c = client.clone();
+                                games.spawn(async move {
+                                    let r = c.play(&a.game_id, &a.seat_token, s.as_mut()).await;
+                                    (a.game_id, r)
+                                });
                             }
+                            Some(Kind::Assignment(_)) => {}
                             Some(Kind::Finished(st)) => {
                                 while let Some(r) = games.join_next().await {
                                     report_game(&mut report, r);
