@@ -8,6 +8,11 @@ use clap::{Parser, Subcommand};
 use engine::RuleSet;
 use gin_bot::selfplay::SelfPlay;
 
+// Network play allocates a little for every frame and message; mimalloc does that faster
+// than glibc's allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod play_cmd;
 mod tournament_cmd;
 

@@ -283,6 +283,8 @@ fn run_blocking<R>(f: impl FnOnce() -> R) -> R {
     }
 }
 
+/// Decisions slower than this move to `block_in_place` (see `take_turn`).
+const SLOW_DECISION: Duration = Duration::from_micros(200);
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 const FIRST_BACKOFF: Duration = Duration::from_millis(50);
 
@@ -502,6 +504,7 @@ impl Client {
         }
         let mut decisions = 0;
         let mut resumes = 0;
+        let mut slow = false;
         let mut progress = Instant::now();
         let mut delay = FIRST_BACKOFF;
         loop {
@@ -531,7 +534,7 @@ impl Client {
                     return Ok(outcome(game_id, &tr, r.clone(), decisions, resumes));
                 }
                 if tr.decision().is_some() {
-                    self.take_turn(game_id, token, &tr, strategy).await?;
+                    self.take_turn(game_id, token, &tr, strategy, &mut slow).await?;
                     decisions += 1;
                 }
             };
@@ -568,11 +571,19 @@ impl Client {
         token: &str,
         tr: &SeatTracker,
         strategy: &mut dyn Strategy,
+        slow: &mut bool,
     ) -> Result<(), Error> {
         let d = tr.decision().expect("a pending turn");
         let expected = tr.last_seq();
         let legal = d.legal;
-        let mut action = run_blocking(|| strategy.act(&d));
+        // A fast strategy (microseconds) decides inline: handing the worker over to the
+        // blocking pool would cost more than the decision. Once a decision of this game took
+        // longer than SLOW_DECISION, the next ones run under `block_in_place`.
+        let started = Instant::now();
+        let mut action = if *slow { run_blocking(|| strategy.act(&d)) } else { strategy.act(&d) };
+        if started.elapsed() > SLOW_DECISION {
+            *slow = true;
+        }
         if !is_listed(&legal, &action) {
             let instead = fallback(&d);
             tracing::warn!(
