@@ -180,16 +180,20 @@ impl SelfPlay {
         if self.duplicate { self.games.div_ceil(2) } else { self.games }
     }
 
+    /// The games of unit `u`: each game's setup and strategy A's seat. A duplicate unit is
+    /// the same setup (same seed, so the same decks and first dealer) twice, A's seat
+    /// swapped; single games alternate A's seat.
+    pub fn unit_games(&self, u: u64) -> Vec<(GameSetup, Seat)> {
+        let setup = GameSetup::new(self.rules.clone(), derive(self.seed, u));
+        if self.duplicate {
+            vec![(setup.clone(), Seat::S0), (setup, Seat::S1)]
+        } else {
+            vec![(setup, if u.is_multiple_of(2) { Seat::S0 } else { Seat::S1 })]
+        }
+    }
+
     /// Plays unit `u`.
     fn play_unit(&self, u: u64) -> Result<Unit, SelfPlayError> {
-        let deal_seed = derive(self.seed, u);
-        let seats: &[Seat] = if self.duplicate {
-            &[Seat::S0, Seat::S1]
-        } else if u.is_multiple_of(2) {
-            &[Seat::S0]
-        } else {
-            &[Seat::S1]
-        };
         let mut unit = Unit {
             index: u,
             score: 0.0,
@@ -199,14 +203,13 @@ impl SelfPlay {
             a: SideStats::default(),
             b: SideStats::default(),
         };
-        for (k, &a_seat) in seats.iter().enumerate() {
+        for (k, (setup, a_seat)) in self.unit_games(u).into_iter().enumerate() {
             let mut sa = by_name(&self.a, derive(self.seed ^ 0xA, u * 2 + k as u64))
                 .map_err(SelfPlayError::Unknown)?;
             let mut sb = by_name(&self.b, derive(self.seed ^ 0xB, u * 2 + k as u64))
                 .map_err(SelfPlayError::Unknown)?;
             let mut ta = Timed { inner: sa.as_mut(), ns: 0, decisions: 0, timing: self.timing };
             let mut tb = Timed { inner: sb.as_mut(), ns: 0, decisions: 0, timing: self.timing };
-            let setup = GameSetup::new(self.rules.clone(), deal_seed);
             let players: [&mut dyn Strategy; 2] =
                 if a_seat == Seat::S0 { [&mut ta, &mut tb] } else { [&mut tb, &mut ta] };
             let game = play_game(setup, players).map_err(SelfPlayError::Illegal)?;
