@@ -23,7 +23,21 @@ fn bench(c: &mut Criterion) {
             game.hands().len()
         })
     });
-    for (a, b_name) in [("random", "random"), ("strong", "simple")] {
+    g.bench_function("random_vs_random_game", |b| {
+        b.iter(|| {
+            seed += 1;
+            let mut x = by_name("random", seed).expect("known");
+            let mut y = by_name("random", !seed).expect("known");
+            let game =
+                play_game(GameSetup::new(rules.clone(), seed), [x.as_mut(), y.as_mut()]).expect("legal play");
+            game.hands().len()
+        })
+    });
+    g.finish();
+    // A strong game takes thousands of times longer: fewer samples.
+    let mut g = c.benchmark_group("selfplay_strong");
+    g.sample_size(10);
+    for (a, b_name) in [("strong", "simple")] {
         g.bench_function(format!("{a}_vs_{b_name}_game"), |b| {
             b.iter(|| {
                 seed += 1;
