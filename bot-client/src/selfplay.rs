@@ -185,7 +185,7 @@ impl SelfPlay {
         let deal_seed = derive(self.seed, u);
         let seats: &[Seat] = if self.duplicate {
             &[Seat::S0, Seat::S1]
-        } else if u % 2 == 0 {
+        } else if u.is_multiple_of(2) {
             &[Seat::S0]
         } else {
             &[Seat::S1]

@@ -1,0 +1,266 @@
+//! `strong`: a determinized Monte Carlo player over an inferred opponent model.
+//!
+//! # The idea
+//!
+//! - **Memory and inference** ([`model`]): every card this seat has seen is tracked (its
+//!   own, every face-up card); the rest is either in the opponent's hand or in the stock.
+//!   Cards the opponent took from the pile are certain; its pickups make their meld
+//!   neighbours likelier, its discards and declined cards make theirs less likely. Sampled
+//!   opponent hands are drawn by those weights and then *improved* the way a
+//!   deadwood-minimizing player improves its hand over its draws (draw a few extra cards,
+//!   drop the worst), so that late in a hand the samples hold low deadwood, as real hands do.
+//! - **Rollouts** ([`sim`]): a determinization (opponent hand + stock order) is played to
+//!   the end of the hand by a fast baseline policy for both seats, without allocating. All
+//!   candidate actions of one decision are compared on the same determinizations (common
+//!   random numbers), so their difference is far less noisy than each value.
+//! - **Discard**: the candidates are the legal discards ranked by deadwood left minus the
+//!   expected deadwood reduction of the next draw (draw potential); the best few are played
+//!   out. Rollouts weigh the seat's own progress against feeding the opponent (a sampled
+//!   opponent takes a discard that joins its melds) and against being knocked on.
+//! - **Draw**: the pile's top is taken only when rollouts after taking it beat rollouts after
+//!   a stock draw (or pass of the upcard, with the offer's exact sequence); cards that
+//!   neither join nor neighbour anything, and would not lower deadwood much, are declined
+//!   without search.
+//! - **Knock**: gin and big gin are always played. Otherwise a knock's value is scored
+//!   exactly against each sampled opponent hand (its melds, layoffs and undercuts), and
+//!   compared with the rollouts of the best discards: the seat knocks only when that is
+//!   worth more, so it waits for gin when an undercut is likely.
+//! - **Knock melds**: among the minimum-deadwood arrangements, the one that leaves the
+//!   sampled opponent hands the most deadwood after their layoffs.
+//!
+//! Everything is seeded: the same seed plays the same game.
+
+mod melds;
+mod model;
+mod sim;
+
+use engine::{Action, Card, CardSet, Meld, deadwood, deadwood_after_best_discard, deadwood_by_discard};
+
+use crate::memory::Seen;
+use crate::rng::Rng;
+use crate::strategy::{Choice, Decision, Strategy};
+
+use model::Model;
+pub use model::ModelTuning;
+use sim::{OPP, Params, Sim, US, melds_with};
+
+/// Search sizes and heuristic weights.
+#[derive(Clone, Copy, Debug)]
+pub struct Tuning {
+    /// The opponent model's weights.
+    pub model: ModelTuning,
+    /// Determinizations for a draw decision (each plays two rollouts).
+    pub draw_samples: usize,
+    /// Rollouts for a discard decision, shared among its candidates.
+    pub discard_rollouts: usize,
+    /// At most this many discards are played out.
+    pub candidates: usize,
+    /// Weight of the draw potential when ranking discards.
+    pub potential: f32,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Tuning {
+            model: ModelTuning::default(),
+            draw_samples: 64,
+            discard_rollouts: 200,
+            candidates: 4,
+            potential: 1.0,
+        }
+    }
+}
+
+/// The strong player.
+pub struct StrongStrategy {
+    rng: Rng,
+    t: Tuning,
+}
+
+impl StrongStrategy {
+    /// A strong player seeded by `seed`.
+    pub fn new(seed: u64) -> StrongStrategy {
+        StrongStrategy::with_tuning(seed, Tuning::default())
+    }
+
+    /// A strong player with its own search sizes and weights.
+    pub fn with_tuning(seed: u64, t: Tuning) -> StrongStrategy {
+        StrongStrategy { rng: Rng::new(seed), t }
+    }
+
+    fn draw(&mut self, d: &Decision<'_>) -> Action {
+        let Some(top) = d.pile_top() else { return d.decline() };
+        if !d.legal.draw_pile {
+            return d.decline();
+        }
+        let h = d.hand;
+        let dw = deadwood(h) as i32;
+        let with = deadwood_by_discard(h.with(top));
+        let best_with = h.iter().map(|c| with[c.bit() as usize] as i32).min().unwrap_or(dw);
+        let related = {
+            let b = top.bit() as u64;
+            let rank = b % 16;
+            let lane = 0x1FFFu64 << (b - rank);
+            let near = (0x0001_0001_0001_0001u64 << rank) | ((0x1Fu64 << b) >> 2 & lane);
+            near & h.bits() & !(1u64 << b) != 0
+        };
+        if !related && dw - best_with < 4 {
+            return d.decline();
+        }
+        let model = Model::new(d, &self.t.model);
+        let pr = Params::new(d.rules, d.knock_limit);
+        let offer_first =
+            d.legal.pass && !d.memory.opp_moves.iter().any(|m| matches!(m, Seen::Passed { .. }));
+        let mut stock = [top; 52];
+        let mut diff = 0i64;
+        for _ in 0..self.t.draw_samples {
+            let (opp, n) = model.sample(&mut self.rng, &mut stock);
+            let base = Sim::new([h.bits(), opp], &stock[..n], d.pile);
+            let mut s = base;
+            let c = s.take_pile(US);
+            let take = match s.policy_discard(US, Some(c), &pr) {
+                Some(r) => r,
+                None => s.run(OPP, &pr),
+            };
+            let mut s = base;
+            let decline = if d.legal.pass {
+                if offer_first {
+                    if melds_with(opp, top.bit()) {
+                        let c = s.take_pile(OPP);
+                        match s.policy_discard(OPP, Some(c), &pr) {
+                            Some(r) => r,
+                            None => s.run(US, &pr),
+                        }
+                    } else {
+                        s.stock_only = true;
+                        s.run(US, &pr)
+                    }
+                } else {
+                    s.stock_only = true;
+                    s.run(OPP, &pr)
+                }
+            } else if s.draw_stock(US) {
+                match s.policy_discard(US, None, &pr) {
+                    Some(r) => r,
+                    None => s.run(OPP, &pr),
+                }
+            } else {
+                0
+            };
+            diff += i64::from(take - decline);
+        }
+        if diff > 0 { Action::DrawPile } else { d.decline() }
+    }
+
+    fn discard(&mut self, d: &Decision<'_>) -> Action {
+        if d.legal.big_gin {
+            return Action::BigGin { melds: None };
+        }
+        let h = d.hand;
+        let table = deadwood_by_discard(h);
+        let tv = |c: Card| table[c.bit() as usize];
+        // Gin: always.
+        if let Some(c) = d.legal.knocks.iter().filter(|&c| tv(c) == 0).max_by_key(|c| c.value()) {
+            return Action::knock(c);
+        }
+        let knock = d.legal.knocks.iter().min_by_key(|&c| (tv(c), std::cmp::Reverse(c.value())));
+        let model = Model::new(d, &self.t.model);
+        let cands = self.candidates(d, &table, &model);
+        let pr = Params::new(d.rules, d.knock_limit);
+        let n_arms = cands.len() + usize::from(knock.is_some());
+        if n_arms == 1 && knock.is_none() {
+            return Action::Discard { card: cands[0] };
+        }
+        let samples = (self.t.discard_rollouts / n_arms.max(1)).max(16);
+        let mut stock = [cands[0]; 52];
+        let mut opps = [0u64; 256];
+        let samples = samples.min(opps.len());
+        let mut sums = [0i64; 16];
+        for opp_slot in opps.iter_mut().take(samples) {
+            let (opp, n) = model.sample(&mut self.rng, &mut stock);
+            *opp_slot = opp;
+            let base = Sim::new([h.bits(), opp], &stock[..n], d.pile);
+            for (i, &c) in cands.iter().enumerate() {
+                let mut s = base;
+                sums[i] += if s.discard(US, c.bit()) { 0 } else { i64::from(s.run(OPP, &pr)) };
+            }
+        }
+        let (mut best_i, mut best_v) = (0usize, i64::MIN);
+        for (i, &v) in sums[..cands.len()].iter().enumerate() {
+            if v > best_v {
+                best_i = i;
+                best_v = v;
+            }
+        }
+        if let Some(kc) = knock {
+            let kept = h.without(kc).bits();
+            let (kv, melds) = knock_value(kept, &opps[..samples], &pr);
+            if kv > best_v {
+                return Action::Knock { discard: kc, melds: Some(melds) };
+            }
+        }
+        Action::Discard { card: cands[best_i] }
+    }
+
+    /// The discards worth playing out, best first by deadwood left minus draw potential.
+    fn candidates(&self, d: &Decision<'_>, table: &[u8; 64], model: &Model) -> Vec<Card> {
+        let legal = d.legal.discards;
+        let min = legal.iter().map(|c| table[c.bit() as usize]).min().unwrap_or(0);
+        let unseen = model.unseen();
+        let mut scored: Vec<(f32, Card)> = Vec::with_capacity(11);
+        for c in legal {
+            let left = table[c.bit() as usize];
+            if left > min.saturating_add(12) {
+                continue;
+            }
+            let rest = d.hand.without(c);
+            let mut gain = 0u32;
+            for &u in unseen {
+                let v = deadwood_after_best_discard(rest.with(u)).unwrap_or(0);
+                gain += u32::from(left).saturating_sub(v);
+            }
+            let pot = gain as f32 / unseen.len().max(1) as f32;
+            scored.push((f32::from(left) - self.t.potential * pot, c));
+        }
+        scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.value().cmp(&a.1.value())));
+        scored.truncate(self.t.candidates.clamp(1, 16));
+        scored.into_iter().map(|(_, c)| c).collect()
+    }
+}
+
+/// The total score over `opps` of knocking with `kept`, with the best minimum-deadwood
+/// melds for it (the one that leaves the defenders the most deadwood after layoffs).
+fn knock_value(kept: u64, opps: &[u64], pr: &Params) -> (i64, Vec<Meld>) {
+    let k = deadwood(CardSet::from_bits(kept));
+    let mut best: Option<(i64, melds::Melds)> = None;
+    melds::for_each_min(kept, |ms| {
+        let mut total = 0i64;
+        for &opp in opps {
+            let dd = melds::defender_deadwood(opp, ms.as_slice());
+            total += if k < dd { i64::from(dd - k) } else { -i64::from(k - dd + pr.undercut_bonus) };
+        }
+        if best.is_none_or(|b| total > b.0) {
+            best = Some((total, *ms));
+        }
+    });
+    let (v, ms) = best.expect("every hand has an arrangement");
+    let melds = ms
+        .as_slice()
+        .iter()
+        .map(|&m| Meld::new(CardSet::from_bits(m)).expect("the solver's melds are melds"))
+        .collect();
+    (v, melds)
+}
+
+impl Strategy for StrongStrategy {
+    fn name(&self) -> &str {
+        "strong"
+    }
+
+    fn act(&mut self, d: &Decision<'_>) -> Action {
+        match d.choice() {
+            Choice::Offer | Choice::Draw => self.draw(d),
+            Choice::Discard => self.discard(d),
+        }
+    }
+}
