@@ -33,6 +33,7 @@
 mod melds;
 mod model;
 mod sim;
+mod value;
 
 use engine::{Action, Card, CardSet, Meld, deadwood, deadwood_after_best_discard, deadwood_by_discard};
 
@@ -57,6 +58,8 @@ pub struct Tuning {
     pub candidates: usize,
     /// Weight of the draw potential when ranking discards.
     pub potential: f32,
+    /// Maximize the chance to win the game (not the hand's expected points).
+    pub game_aware: bool,
 }
 
 impl Default for Tuning {
@@ -67,7 +70,37 @@ impl Default for Tuning {
             discard_rollouts: 200,
             candidates: 4,
             potential: 1.0,
+            game_aware: false,
         }
+    }
+}
+
+/// What a hand result (points for this seat, negative when the opponent scores) is worth.
+struct Utility {
+    table: Vec<f32>,
+    mult: i32,
+}
+
+/// Hand results beyond this many points count as this many.
+const RANGE: i32 = 300;
+
+impl Utility {
+    fn new(d: &Decision<'_>, game_aware: bool) -> Utility {
+        let doubled =
+            d.rules.spade_upcard_doubles && d.memory.upcard.is_some_and(|u| u.suit() == engine::Suit::Spades);
+        let mult = if doubled { 2 } else { 1 };
+        let table = if game_aware {
+            let (a, b) = (d.scores[d.seat], d.scores[d.opponent()]);
+            value::WinTable::for_rules(d.rules).utilities(a, b, RANGE as usize)
+        } else {
+            (-RANGE..=RANGE).map(|r| r as f32 / 100.0).collect()
+        };
+        Utility { table, mult }
+    }
+
+    #[inline]
+    fn of(&self, r: i32) -> f64 {
+        f64::from(self.table[((r * self.mult).clamp(-RANGE, RANGE) + RANGE) as usize])
     }
 }
 
@@ -75,17 +108,46 @@ impl Default for Tuning {
 pub struct StrongStrategy {
     rng: Rng,
     t: Tuning,
+    /// Opponent hands sampled at this turn's draw, reused at its discard (nothing the
+    /// opponent did has changed in between; hands holding the card drawn are dropped).
+    cache: Vec<u64>,
+    /// The hand number and the opponent's move count the cache belongs to.
+    cache_key: (u32, usize),
 }
 
 impl StrongStrategy {
     /// A strong player seeded by `seed`.
     pub fn new(seed: u64) -> StrongStrategy {
-        StrongStrategy::with_tuning(seed, Tuning::default())
+        let mut t = Tuning::default();
+        if let Ok(spec) = std::env::var("STRONG_TUNE") {
+            for kv in spec.split(',') {
+                let Some((k, v)) = kv.split_once('=') else { continue };
+                let f: f32 = v.parse().unwrap_or(0.0);
+                match k {
+                    "ds" => t.draw_samples = f as usize,
+                    "dr" => t.discard_rollouts = f as usize,
+                    "k" => t.candidates = f as usize,
+                    "pot" => t.potential = f,
+                    "pickup" => t.model.pickup = f,
+                    "discard" => t.model.discard = f,
+                    "decline" => t.model.decline = f,
+                    "epd" => t.model.extra_per_draw = f,
+                    "emax" => t.model.extra_max = f as usize,
+                    "fit" => t.model.discard_fit = f,
+                    "decay" => t.model.fit_decay = f,
+                    "over" => t.model.oversample = f as usize,
+                    "dfit" => t.model.decline_fit = f,
+                    "gu" => t.game_aware = f != 0.0,
+                    _ => panic!("unknown {k}"),
+                }
+            }
+        }
+        StrongStrategy::with_tuning(seed, t)
     }
 
     /// A strong player with its own search sizes and weights.
     pub fn with_tuning(seed: u64, t: Tuning) -> StrongStrategy {
-        StrongStrategy { rng: Rng::new(seed), t }
+        StrongStrategy { rng: Rng::new(seed), t, cache: Vec::new(), cache_key: (u32::MAX, 0) }
     }
 
     fn draw(&mut self, d: &Decision<'_>) -> Action {
@@ -97,13 +159,7 @@ impl StrongStrategy {
         let dw = deadwood(h) as i32;
         let with = deadwood_by_discard(h.with(top));
         let best_with = h.iter().map(|c| with[c.bit() as usize] as i32).min().unwrap_or(dw);
-        let related = {
-            let b = top.bit() as u64;
-            let rank = b % 16;
-            let lane = 0x1FFFu64 << (b - rank);
-            let near = (0x0001_0001_0001_0001u64 << rank) | ((0x1Fu64 << b) >> 2 & lane);
-            near & h.bits() & !(1u64 << b) != 0
-        };
+        let related = sim::near(top.bit()) & h.bits() != 0;
         if !related && dw - best_with < 4 {
             return d.decline();
         }
@@ -112,9 +168,11 @@ impl StrongStrategy {
         let offer_first =
             d.legal.pass && !d.memory.opp_moves.iter().any(|m| matches!(m, Seen::Passed { .. }));
         let mut stock = [top; 52];
-        let mut diff = 0i64;
-        for _ in 0..self.t.draw_samples {
-            let (opp, n) = model.sample(&mut self.rng, &mut stock);
+        let util = Utility::new(d, self.t.game_aware);
+        let mut diff = 0f64;
+        let hands = model.hands(&mut self.rng, self.t.draw_samples);
+        for &opp in &hands {
+            let n = model.stock_for(opp, &mut self.rng, &mut stock);
             let base = Sim::new([h.bits(), opp], &stock[..n], d.pile);
             let mut s = base;
             let c = s.take_pile(US);
@@ -147,9 +205,11 @@ impl StrongStrategy {
             } else {
                 0
             };
-            diff += i64::from(take - decline);
+            diff += util.of(take) - util.of(decline);
         }
-        if diff > 0 { Action::DrawPile } else { d.decline() }
+        self.cache = hands;
+        self.cache_key = (d.memory.hand_number, d.memory.opp_moves.len());
+        if diff > 0.0 { Action::DrawPile } else { d.decline() }
     }
 
     fn discard(&mut self, d: &Decision<'_>) -> Action {
@@ -175,17 +235,20 @@ impl StrongStrategy {
         let mut stock = [cands[0]; 52];
         let mut opps = [0u64; 256];
         let samples = samples.min(opps.len());
-        let mut sums = [0i64; 16];
-        for opp_slot in opps.iter_mut().take(samples) {
-            let (opp, n) = model.sample(&mut self.rng, &mut stock);
+        let util = Utility::new(d, self.t.game_aware);
+        let mut sums = [0f64; 16];
+        let hands = self.hands(d, &model, samples);
+        for (opp_slot, &opp) in opps.iter_mut().zip(&hands) {
+            let n = model.stock_for(opp, &mut self.rng, &mut stock);
             *opp_slot = opp;
             let base = Sim::new([h.bits(), opp], &stock[..n], d.pile);
             for (i, &c) in cands.iter().enumerate() {
                 let mut s = base;
-                sums[i] += if s.discard(US, c.bit()) { 0 } else { i64::from(s.run(OPP, &pr)) };
+                let r = if s.discard(US, c.bit()) { 0 } else { s.run(OPP, &pr) };
+                sums[i] += util.of(r);
             }
         }
-        let (mut best_i, mut best_v) = (0usize, i64::MIN);
+        let (mut best_i, mut best_v) = (0usize, f64::MIN);
         for (i, &v) in sums[..cands.len()].iter().enumerate() {
             if v > best_v {
                 best_i = i;
@@ -194,12 +257,28 @@ impl StrongStrategy {
         }
         if let Some(kc) = knock {
             let kept = h.without(kc).bits();
-            let (kv, melds) = knock_value(kept, &opps[..samples], &pr);
+            let (kv, melds) = knock_value(kept, &opps[..samples], &pr, &util);
             if kv > best_v {
                 return Action::Knock { discard: kc, melds: Some(melds) };
             }
         }
         Action::Discard { card: cands[best_i] }
+    }
+
+    /// `n` opponent hands for a decision: those sampled at this turn's draw, if any, then
+    /// fresh ones.
+    fn hands(&mut self, d: &Decision<'_>, model: &Model, n: usize) -> Vec<u64> {
+        let mut out = Vec::with_capacity(n);
+        if self.cache_key == (d.memory.hand_number, d.memory.opp_moves.len()) {
+            let mine = d.hand.bits();
+            out.extend(self.cache.iter().copied().filter(|&h| h & mine == 0).take(n));
+        }
+        self.cache.clear();
+        self.cache_key = (u32::MAX, 0);
+        if out.len() < n {
+            out.extend(model.hands(&mut self.rng, n - out.len()));
+        }
+        out
     }
 
     /// The discards worth playing out, best first by deadwood left minus draw potential.
@@ -230,14 +309,14 @@ impl StrongStrategy {
 
 /// The total score over `opps` of knocking with `kept`, with the best minimum-deadwood
 /// melds for it (the one that leaves the defenders the most deadwood after layoffs).
-fn knock_value(kept: u64, opps: &[u64], pr: &Params) -> (i64, Vec<Meld>) {
-    let k = deadwood(CardSet::from_bits(kept));
-    let mut best: Option<(i64, melds::Melds)> = None;
+fn knock_value(kept: u64, opps: &[u64], pr: &Params, util: &Utility) -> (f64, Vec<Meld>) {
+    let k = deadwood(CardSet::from_bits(kept)) as i32;
+    let mut best: Option<(f64, melds::Melds)> = None;
     melds::for_each_min(kept, |ms| {
-        let mut total = 0i64;
+        let mut total = 0f64;
         for &opp in opps {
-            let dd = melds::defender_deadwood(opp, ms.as_slice());
-            total += if k < dd { i64::from(dd - k) } else { -i64::from(k - dd + pr.undercut_bonus) };
+            let dd = melds::defender_deadwood(opp, ms.as_slice()) as i32;
+            total += util.of(if k < dd { dd - k } else { -(k - dd + pr.undercut_bonus as i32) });
         }
         if best.is_none_or(|b| total > b.0) {
             best = Some((total, *ms));

@@ -34,11 +34,31 @@ pub struct ModelTuning {
     pub extra_per_draw: f32,
     /// At most this many extra cards.
     pub extra_max: usize,
+    /// Log-likelihood cost per point of deadwood by which the opponent's last discard was
+    /// worse than its best discard (in the sampled hand); 0 turns the check off.
+    pub discard_fit: f32,
+    /// How that cost fades for each earlier discard.
+    pub fit_decay: f32,
+    /// Proposals drawn per kept sample (importance resampling).
+    pub oversample: usize,
+    /// Log-likelihood cost for each card the opponent declined that would join a meld of
+    /// the sampled hand.
+    pub decline_fit: f32,
 }
 
 impl Default for ModelTuning {
     fn default() -> Self {
-        ModelTuning { pickup: 3.0, discard: 0.6, decline: 0.7, extra_per_draw: 0.6, extra_max: 6 }
+        ModelTuning {
+            pickup: 3.0,
+            discard: 0.6,
+            decline: 0.7,
+            extra_per_draw: 0.6,
+            extra_max: 6,
+            discard_fit: 10.0,
+            fit_decay: 0.6,
+            oversample: 6,
+            decline_fit: 0.0,
+        }
     }
 }
 
@@ -50,14 +70,23 @@ pub struct Model {
     /// Unseen cards (the opponent's hidden cards and the stock).
     pool: [Card; 52],
     pool_n: usize,
-    /// Weight of each pool card, indexed like `pool`.
-    weight: [f32; 52],
+    /// Inverse weight of each pool card, indexed like `pool`.
+    inv_weight: [f32; 52],
     /// How many of the opponent's cards are hidden.
     pub hidden: usize,
     /// Extra cards drawn then thrown away by the sampler.
     pub extra: usize,
     /// Cards in the stock.
     pub stock_len: usize,
+    /// The opponent's last discards, most recent first, with the card it had just taken
+    /// from the pile that turn (if any).
+    recent: [(Card, Option<Card>); 4],
+    n_recent: usize,
+    fit: f32,
+    decay: f32,
+    declined: u64,
+    decline_fit: f32,
+    oversample: usize,
 }
 
 /// Cards that could form a meld with `c`: same rank, and same suit one or two ranks away
@@ -87,9 +116,13 @@ impl Model {
             }
         };
         let mut stock_draws = 0u32;
+        let mut turns: Vec<(Card, Option<Card>)> = Vec::with_capacity(32);
+        let mut taken = None;
         for ev in &mem.opp_moves {
             match *ev {
+                Seen::Discarded { card, .. } => turns.push((card, taken.take())),
                 Seen::DrewPile { card, .. } => {
+                    taken = Some(card);
                     let (close, far) = neighbours(card);
                     if mem.opp_known.contains(card) {
                         mul(close, t.pickup);
@@ -113,21 +146,34 @@ impl Model {
             mul(far, t.decline.sqrt());
         }
         let mut pool = [Card::from_bit(0).expect("a card"); 52];
-        let mut weight = [0f32; 52];
+        let mut inv_weight = [0f32; 52];
         let mut pool_n = 0;
         for c in unseen {
             pool[pool_n] = c;
-            weight[pool_n] = factor[c.bit() as usize];
+            inv_weight[pool_n] = 1.0 / factor[c.bit() as usize].max(1e-6);
             pool_n += 1;
         }
         let hidden = (10usize.saturating_sub(mem.opp_known.len() as usize)).min(pool_n);
         let extra =
             ((stock_draws as f32 * t.extra_per_draw).round() as usize).min(t.extra_max).min(pool_n - hidden);
+        let mut recent = [(pool[0], None); 4];
+        let mut n_recent = 0;
+        for &t in turns.iter().rev().take(4) {
+            recent[n_recent] = t;
+            n_recent += 1;
+        }
         Model {
+            recent,
+            n_recent,
+            fit: t.discard_fit,
+            declined: (mem.opp_declined - mem.opp_known).bits(),
+            decline_fit: t.decline_fit,
+            decay: t.fit_decay,
+            oversample: t.oversample.max(1),
             known: mem.opp_known.bits(),
             pool,
             pool_n,
-            weight,
+            inv_weight,
             hidden,
             extra,
             stock_len: (d.stock_len as usize).min(pool_n - hidden),
@@ -139,31 +185,100 @@ impl Model {
         &self.pool[..self.pool_n]
     }
 
-    /// Draws one determinization: the opponent's hand, and the stock in `stock[..n]`
-    /// (drawn from its end). Returns (hand, n).
-    pub fn sample(&self, rng: &mut Rng, stock: &mut [Card; 52]) -> (u64, usize) {
-        let n = self.pool_n;
-        let mut w = self.weight;
-        let mut total: f32 = w[..n].iter().sum();
-        let mut hidden = 0u64;
-        for _ in 0..self.hidden + self.extra {
-            let mut r = rng.unit() as f32 * total;
-            let mut pick = n;
-            for (i, &wi) in w[..n].iter().enumerate() {
-                if wi > 0.0 {
-                    pick = i;
-                    if r < wi {
-                        break;
-                    }
-                    r -= wi;
+    /// How well the opponent's hand `h` explains its last discards, as a log-likelihood
+    /// (0 is best): a deadwood minimizer throws away the card whose loss hurts least.
+    fn log_like(&self, h: u64) -> f32 {
+        let mut ll = 0.0;
+        let mut cost = self.fit;
+        for &(x, taken) in &self.recent[..self.n_recent] {
+            let h11 = h | 1u64 << x.bit();
+            let table = deadwood_by_discard(CardSet::from_bits(h11));
+            let mut allowed = h11;
+            if let Some(t) = taken {
+                allowed &= !(1u64 << t.bit());
+            }
+            let mut min = u8::MAX;
+            let mut m = allowed;
+            while m != 0 {
+                min = min.min(table[m.trailing_zeros() as usize]);
+                m &= m - 1;
+            }
+            ll -= cost * f32::from(table[x.bit() as usize].saturating_sub(min));
+            if ll < -16.0 {
+                // Already negligible next to any consistent sample.
+                return ll;
+            }
+            cost *= self.decay;
+        }
+        if self.decline_fit > 0.0 {
+            let mut m = self.declined;
+            while m != 0 {
+                let y = m.trailing_zeros() as u8;
+                m &= m - 1;
+                if super::sim::melds_with(h, y) {
+                    ll -= self.decline_fit;
                 }
             }
-            if pick == n {
-                break;
+        }
+        ll
+    }
+
+    /// `n` opponent hands: proposals from the weighted, improved sampler, resampled by how
+    /// well they explain the opponent's recent discards.
+    pub fn hands(&self, rng: &mut Rng, n: usize) -> Vec<u64> {
+        let informed =
+            (self.fit > 0.0 && self.n_recent > 0) || (self.decline_fit > 0.0 && self.declined != 0);
+        if !informed || self.oversample <= 1 {
+            return (0..n).map(|_| self.propose(rng)).collect();
+        }
+        let m = n * self.oversample;
+        let mut props = Vec::with_capacity(m);
+        let mut w = Vec::with_capacity(m);
+        for _ in 0..m {
+            let h = self.propose(rng);
+            props.push(h);
+            w.push(self.log_like(h).exp());
+        }
+        let total: f32 = w.iter().sum();
+        if total <= 0.0 {
+            props.truncate(n);
+            return props;
+        }
+        // Systematic resampling.
+        let step = total / n as f32;
+        let mut u = rng.unit() as f32 * step;
+        let mut out = Vec::with_capacity(n);
+        let mut acc = 0.0;
+        for (i, &wi) in w.iter().enumerate() {
+            acc += wi;
+            while u < acc && out.len() < n {
+                out.push(props[i]);
+                u += step;
             }
-            total -= w[pick];
-            w[pick] = 0.0;
-            hidden |= 1u64 << self.pool[pick].bit();
+        }
+        while out.len() < n {
+            out.push(props[m - 1]);
+        }
+        out
+    }
+
+    /// One proposal for the opponent's hand.
+    fn propose(&self, rng: &mut Rng) -> u64 {
+        // Weighted sampling without replacement (Efraimidis–Spirakis): the k cards with the
+        // smallest exponential keys E/w.
+        let n = self.pool_n;
+        let k = (self.hidden + self.extra).min(n);
+        let mut keys = [(0f32, 0u8); 52];
+        for (i, slot) in keys[..n].iter_mut().enumerate() {
+            let u = (1.0 - rng.unit()) as f32;
+            *slot = (-u.ln() * self.inv_weight[i], self.pool[i].bit());
+        }
+        if k < n && k > 0 {
+            keys[..n].select_nth_unstable_by(k - 1, |a, b| a.0.total_cmp(&b.0));
+        }
+        let mut hidden = 0u64;
+        for &(_, b) in &keys[..k] {
+            hidden |= 1u64 << b;
         }
         // Throw away the extras as a deadwood minimizer would.
         for _ in 0..self.extra {
@@ -181,6 +296,14 @@ impl Model {
             }
             hidden &= !(1u64 << best.2);
         }
+        self.known | hidden
+    }
+
+    /// The stock for the opponent hand `opp`: the other unseen cards, shuffled, in
+    /// `stock[..n]` (drawn from its end). Returns n.
+    pub fn stock_for(&self, opp: u64, rng: &mut Rng, stock: &mut [Card; 52]) -> usize {
+        let n = self.pool_n;
+        let hidden = opp;
         let mut k = 0;
         for &c in &self.pool[..n] {
             if hidden & (1u64 << c.bit()) == 0 {
@@ -198,6 +321,6 @@ impl Model {
         if off > 0 {
             stock.copy_within(off..k, 0);
         }
-        (self.known | hidden, len)
+        len
     }
 }

@@ -52,12 +52,23 @@ pub struct Sim {
     pub stock_only: bool,
 }
 
+/// Cards that could share a meld with the card of bit `c`: same rank, and same suit up to
+/// two ranks away.
+#[inline]
+pub fn near(c: u8) -> u64 {
+    let rank = u64::from(c % 16);
+    let lane = 0x1FFFu64 << (u64::from(c) - rank);
+    ((0x0001_0001_0001_0001u64 << rank) | ((0x1Fu64 << c) >> 2 & lane)) & !(1u64 << c)
+}
+
 /// True when `c` joins a meld of the best arrangement of `h` + `c`.
 #[inline]
 pub fn melds_with(h: u64, c: u8) -> bool {
+    if near(c) & h == 0 {
+        return false;
+    }
     let hs = CardSet::from_bits(h);
-    let cv = value_of(c);
-    deadwood(CardSet::from_bits(h | 1 << c)) < deadwood(hs) + cv
+    deadwood(CardSet::from_bits(h | 1 << c)) < deadwood(hs) + value_of(c)
 }
 
 /// Deadwood value of the card with bit `b`.
