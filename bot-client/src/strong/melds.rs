@@ -80,22 +80,26 @@ impl Melds {
     }
 }
 
-fn walk(m_in: u64, cur: &mut Melds, leaf: &mut impl FnMut(&Melds)) {
+/// Walks the families of melds of `m_in`; `leaf` returns `false` to stop the walk.
+fn walk(m_in: u64, cur: &mut Melds, leaf: &mut impl FnMut(&Melds) -> bool) -> bool {
     let m = meldable(m_in);
     if m == 0 {
-        leaf(cur);
-        return;
+        return leaf(cur);
     }
     let c = m & m.wrapping_neg();
-    walk(m & !c, cur, leaf);
+    if !walk(m & !c, cur, leaf) {
+        return false;
+    }
+    let mut go = true;
     melds_with_lowest(m, c, |meld| {
-        if cur.n < cur.m.len() {
+        if go && cur.n < cur.m.len() {
             cur.m[cur.n] = meld;
             cur.n += 1;
-            walk(m & !meld, cur, leaf);
+            go = walk(m & !meld, cur, leaf);
             cur.n -= 1;
         }
     });
+    go
 }
 
 /// Calls `f` with every minimum-deadwood family of melds of `h`.
@@ -106,18 +110,23 @@ pub fn for_each_min(h: u64, mut f: impl FnMut(&Melds)) {
         if value(h & !ms.cards()) == best {
             f(ms);
         }
+        true
     });
 }
 
-/// One minimum-deadwood family of melds of `h`.
-pub fn best_melds(h: u64) -> Melds {
-    let mut out = None;
-    for_each_min(h, |ms| {
-        if out.is_none() {
-            out = Some(*ms);
+/// One minimum-deadwood family of melds of `h`, whose deadwood is `dw`.
+pub fn best_melds(h: u64, dw: u32) -> Melds {
+    let mut out = Melds::default();
+    let mut cur = Melds::default();
+    walk(h, &mut cur, &mut |ms: &Melds| {
+        if value(h & !ms.cards()) == dw {
+            out = *ms;
+            false
+        } else {
+            true
         }
     });
-    out.unwrap_or_default()
+    out
 }
 
 /// The defender's deadwood after its best melds and layoffs onto `melds` (the engine's
@@ -190,7 +199,7 @@ mod tests {
             let arr = best_arrangement(k);
             let masks: Vec<u64> = arr.melds().iter().map(|m: &Meld| m.cards().bits()).collect();
             assert_eq!(defender_deadwood(d.bits(), &masks), best_defense(d, arr.melds()).deadwood());
-            let bm = best_melds(k.bits());
+            let bm = best_melds(k.bits(), arr.deadwood());
             assert_eq!(value(k.bits() & !bm.cards()), arr.deadwood());
         }
         // Runs laid off several in a row, and a set's fourth card.

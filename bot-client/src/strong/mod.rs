@@ -60,17 +60,21 @@ pub struct Tuning {
     pub potential: f32,
     /// Maximize the chance to win the game (not the hand's expected points).
     pub game_aware: bool,
+    /// Points per rollout by which a knock may trail the best continuation and still be
+    /// played (the best of several noisy estimates is biased upwards).
+    pub knock_bias: f32,
 }
 
 impl Default for Tuning {
     fn default() -> Self {
         Tuning {
             model: ModelTuning::default(),
-            draw_samples: 64,
-            discard_rollouts: 200,
-            candidates: 4,
+            draw_samples: 128,
+            discard_rollouts: 600,
+            candidates: 5,
             potential: 1.0,
             game_aware: false,
+            knock_bias: 0.0,
         }
     }
 }
@@ -118,31 +122,7 @@ pub struct StrongStrategy {
 impl StrongStrategy {
     /// A strong player seeded by `seed`.
     pub fn new(seed: u64) -> StrongStrategy {
-        let mut t = Tuning::default();
-        if let Ok(spec) = std::env::var("STRONG_TUNE") {
-            for kv in spec.split(',') {
-                let Some((k, v)) = kv.split_once('=') else { continue };
-                let f: f32 = v.parse().unwrap_or(0.0);
-                match k {
-                    "ds" => t.draw_samples = f as usize,
-                    "dr" => t.discard_rollouts = f as usize,
-                    "k" => t.candidates = f as usize,
-                    "pot" => t.potential = f,
-                    "pickup" => t.model.pickup = f,
-                    "discard" => t.model.discard = f,
-                    "decline" => t.model.decline = f,
-                    "epd" => t.model.extra_per_draw = f,
-                    "emax" => t.model.extra_max = f as usize,
-                    "fit" => t.model.discard_fit = f,
-                    "decay" => t.model.fit_decay = f,
-                    "over" => t.model.oversample = f as usize,
-                    "dfit" => t.model.decline_fit = f,
-                    "gu" => t.game_aware = f != 0.0,
-                    _ => panic!("unknown {k}"),
-                }
-            }
-        }
-        StrongStrategy::with_tuning(seed, t)
+        StrongStrategy::with_tuning(seed, Tuning::default())
     }
 
     /// A strong player with its own search sizes and weights.
@@ -258,7 +238,8 @@ impl StrongStrategy {
         if let Some(kc) = knock {
             let kept = h.without(kc).bits();
             let (kv, melds) = knock_value(kept, &opps[..samples], &pr, &util);
-            if kv > best_v {
+            let bias = f64::from(self.t.knock_bias) / 100.0 * samples as f64;
+            if kv + bias > best_v {
                 return Action::Knock { discard: kc, melds: Some(melds) };
             }
         }

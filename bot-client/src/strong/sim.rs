@@ -50,6 +50,8 @@ pub struct Sim {
     pile_len: usize,
     /// The next draw must be from the stock (both players passed the upcard).
     pub stock_only: bool,
+    /// Each 10-card hand's deadwood when known (`u8::MAX` when not).
+    dw: [u8; 2],
 }
 
 /// Cards that could share a meld with the card of bit `c`: same rank, and same suit up to
@@ -87,6 +89,7 @@ impl Sim {
             pile: [0; 52],
             pile_len: pile.len().min(52),
             stock_only: false,
+            dw: [u8::MAX; 2],
         };
         for (i, c) in stock.iter().take(52).enumerate() {
             s.stock[i] = c.bit();
@@ -107,6 +110,7 @@ impl Sim {
         self.pile_len -= 1;
         let c = self.pile[self.pile_len];
         self.hands[p] |= 1 << c;
+        self.dw[p] = u8::MAX;
         c
     }
 
@@ -117,6 +121,7 @@ impl Sim {
         }
         self.stock_len -= 1;
         self.hands[p] |= 1 << self.stock[self.stock_len];
+        self.dw[p] = u8::MAX;
         self.stock_only = false;
         true
     }
@@ -124,6 +129,7 @@ impl Sim {
     /// Seat `p` discards `c` face up; `true` when that ends the hand dead.
     pub fn discard(&mut self, p: usize, c: u8) -> bool {
         self.hands[p] &= !(1 << c);
+        self.dw[p] = u8::MAX;
         self.pile[self.pile_len] = c;
         self.pile_len += 1;
         self.stock_len <= 2
@@ -135,9 +141,15 @@ impl Sim {
     pub fn policy_draw(&mut self, p: usize) -> Result<Option<u8>, ()> {
         if !self.stock_only
             && let Some(top) = self.pile_top()
-            && melds_with(self.hands[p], top)
+            && near(top) & self.hands[p] != 0
         {
-            return Ok(Some(self.take_pile(p)));
+            let h = self.hands[p];
+            if self.dw[p] == u8::MAX {
+                self.dw[p] = deadwood(CardSet::from_bits(h)) as u8;
+            }
+            if deadwood(CardSet::from_bits(h | 1 << top)) < u32::from(self.dw[p]) + value_of(top) {
+                return Ok(Some(self.take_pile(p)));
+            }
         }
         if self.draw_stock(p) { Ok(None) } else { Err(()) }
     }
@@ -172,19 +184,20 @@ impl Sim {
             return Some(if p == US { pts } else { -pts });
         }
         if u32::from(best) <= pr.knock_limit {
-            return Some(self.showdown(p, h & !(1u64 << best_c), pr));
+            return Some(self.showdown(p, h & !(1u64 << best_c), u32::from(best), pr));
         }
-        if self.discard(p, best_c) { Some(0) } else { None }
+        let dead = self.discard(p, best_c);
+        self.dw[p] = best;
+        if dead { Some(0) } else { None }
     }
 
-    /// The result for [`US`] when seat `p` knocks keeping the cards `kept`.
-    pub fn showdown(&self, p: usize, kept: u64, pr: &Params) -> i32 {
-        let k = deadwood(CardSet::from_bits(kept));
+    /// The result for [`US`] when seat `p` knocks keeping the cards `kept`, of deadwood `k`.
+    pub fn showdown(&self, p: usize, kept: u64, k: u32, pr: &Params) -> i32 {
         let def = self.hands[p ^ 1];
         let (knocker_wins, pts) = if k == 0 {
             (true, deadwood(CardSet::from_bits(def)) + pr.gin_bonus)
         } else {
-            let ms = best_melds(kept);
+            let ms = best_melds(kept, k);
             let d = defender_deadwood(def, ms.as_slice());
             if k < d { (true, d - k) } else { (false, k - d + pr.undercut_bonus) }
         };
