@@ -2,14 +2,17 @@
 //!
 //! # The idea
 //!
-//! - **Memory and inference** ([`model`]): every card this seat has seen is tracked (its
+//! - **Memory and inference** (`model.rs`): every card this seat has seen is tracked (its
 //!   own, every face-up card); the rest is either in the opponent's hand or in the stock.
 //!   Cards the opponent took from the pile are certain; its pickups make their meld
 //!   neighbours likelier, its discards and declined cards make theirs less likely. Sampled
 //!   opponent hands are drawn by those weights and then *improved* the way a
 //!   deadwood-minimizing player improves its hand over its draws (draw a few extra cards,
 //!   drop the worst), so that late in a hand the samples hold low deadwood, as real hands do.
-//! - **Rollouts** ([`sim`]): a determinization (opponent hand + stock order) is played to
+//!   The samples are then resampled by how well they explain the opponent's last discards:
+//!   a minimizer throws away the card whose loss hurts least, so a hand in which its last
+//!   discard was a blunder is very unlikely.
+//! - **Rollouts** (`sim.rs`, `melds.rs`): a determinization (opponent hand + stock order) is played to
 //!   the end of the hand by a fast baseline policy for both seats, without allocating. All
 //!   candidate actions of one decision are compared on the same determinizations (common
 //!   random numbers), so their difference is far less noisy than each value.
@@ -28,7 +31,12 @@
 //! - **Knock melds**: among the minimum-deadwood arrangements, the one that leaves the
 //!   sampled opponent hands the most deadwood after their layoffs.
 //!
-//! Everything is seeded: the same seed plays the same game.
+//! - **Game score** (`value.rs`, off by default): decisions may maximize the chance to win
+//!   the race to the target instead of the hand's expected points; against `simple` that
+//!   measured worse, so plain points are used.
+//!
+//! Draw-time samples are reused at the discard of the same turn. Everything is seeded: the
+//! same seed plays the same game.
 
 mod melds;
 mod model;
