@@ -77,8 +77,8 @@ impl Default for Tuning {
     fn default() -> Self {
         Tuning {
             model: ModelTuning::default(),
-            draw_samples: 128,
-            discard_rollouts: 600,
+            draw_samples: 192,
+            discard_rollouts: 1200,
             candidates: 5,
             potential: 1.0,
             game_aware: false,
