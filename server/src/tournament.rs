@@ -62,6 +62,9 @@ CREATE TABLE IF NOT EXISTS tournament_games (
 ) WITHOUT ROWID;
 ";
 
+/// The most games one tournament may play (its plan is held in memory).
+const MAX_GAMES: u64 = 1_000_000;
+
 /// A validated tournament spec.
 #[derive(Clone, Debug)]
 struct Spec {
@@ -133,6 +136,18 @@ impl Spec {
             return Err(Status::invalid_argument("spec.name: at most 80 characters, no control characters"));
         }
         let seed = if p.seed == 0 { u64::from_le_bytes(random_bytes::<8>()) } else { p.seed };
+        let n = p.entrants as u64;
+        let pairs = match format {
+            pb::TournamentFormat::Gauntlet => n - 1,
+            pb::TournamentFormat::Swiss => n / 2 * rounds as u64,
+            _ => n * (n - 1) / 2,
+        };
+        if pairs * per_pairing as u64 > MAX_GAMES {
+            return Err(Status::invalid_argument(format!(
+                "spec: {} games in all; at most {MAX_GAMES} per tournament",
+                pairs * per_pairing as u64
+            )));
+        }
         p.seed = seed;
         p.format = format as i32;
         p.parallel = parallel;
@@ -765,6 +780,11 @@ impl Tournaments {
     }
 }
 
+/// The rate-limit key of a caller: its address.
+fn peer_key<T>(r: &Request<T>) -> Vec<u8> {
+    r.remote_addr().map(|a| a.ip().to_string().into_bytes()).unwrap_or_default()
+}
+
 /// Completes once the shutdown flag is set.
 async fn stopped(rx: &mut watch::Receiver<bool>) {
     let _ = rx.wait_for(|s| *s).await;
@@ -785,6 +805,7 @@ impl TournamentService for Tournaments {
         &self,
         req: Request<pb::CreateTournamentRequest>,
     ) -> Result<Response<pb::CreateTournamentResponse>, Status> {
+        self.0.shared.rate_limit(&peer_key(&req))?;
         let spec = req.into_inner().spec.ok_or_else(|| Status::invalid_argument("spec: required"))?;
         Ok(Response::new(self.create(spec).await?))
     }
@@ -795,6 +816,7 @@ impl TournamentService for Tournaments {
         &self,
         req: Request<pb::JoinTournamentRequest>,
     ) -> Result<Response<Self::JoinTournamentStream>, Status> {
+        self.0.shared.rate_limit(&peer_key(&req))?;
         let r = req.into_inner();
         let cell = self.cell(tournament_id(&r.tournament_id)?)?;
         let (entrant, token) = if r.entrant_token.is_empty() {
