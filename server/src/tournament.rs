@@ -567,7 +567,10 @@ impl Tournaments {
                         failed = true;
                     }
                     Err(e) => {
+                        // A panic (a bug): that game is lost to the plan, but the tournament
+                        // must not wait for it forever.
                         tracing::error!(error = %e, "tournament: game creation task failed");
+                        cell.st.lock().expect("lock").creating -= 1;
                         failed = true;
                     }
                 }
