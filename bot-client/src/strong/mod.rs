@@ -77,8 +77,8 @@ impl Default for Tuning {
     fn default() -> Self {
         Tuning {
             model: ModelTuning::default(),
-            draw_samples: 192,
-            discard_rollouts: 1200,
+            draw_samples: 256,
+            discard_rollouts: 2400,
             candidates: 5,
             potential: 1.0,
             game_aware: false,
