@@ -37,7 +37,7 @@ pub use rules::{PRESETS, RuleSet, RuleSetError, Shutout, TargetRule};
 pub use seat::{BySeat, Seat};
 pub use solver::{
     Arrangement, ArrangementError, BestDiscard, KnockOptions, all_melded, best_arrangement, best_discard,
-    deadwood, deadwood_after_best_discard, deadwood_by_discard, knock_discards, knock_options,
-    min_arrangements,
+    deadwood, deadwood_after_best_discard, deadwood_by_discard, knock_discards, knock_options, meldable,
+    melds_with_lowest, min_arrangements,
 };
 pub use view::{PublicView, SeatView, SpectatorView};

@@ -39,9 +39,11 @@ fn set_ranks(h: u64) -> u64 {
     (a & b & (c | d)) | (c & d & (a | b))
 }
 
-/// Cards of `h` that belong to at least one candidate meld within `h`.
+/// Cards of `h` (a [`CardSet::bits`] mask) that belong to at least one candidate meld
+/// within `h`: the rest is deadwood whatever the arrangement. A building block for
+/// allocation-free searches over masks (the bots' rollouts use it).
 #[inline(always)]
-fn meldable(h: u64) -> u64 {
+pub fn meldable(h: u64) -> u64 {
     let r = h & (h >> 1) & (h >> 2);
     let runs = r | r << 1 | r << 2;
     let s = set_ranks(h) * RANK0;
@@ -53,10 +55,10 @@ fn value(b: u64) -> u32 {
     CardSet::from_bits(b).value()
 }
 
-/// Calls `f(meld)` for every candidate meld of `m` that contains `c`, where `c` is the
-/// lowest bit of `m` and every card of `m` is meldable within `m`.
+/// Calls `f(meld)` (a mask) for every candidate meld of `m` that contains `c`, where `c` is
+/// the lowest bit of `m` and every card of `m` is meldable within `m` (see [`meldable`]).
 #[inline(always)]
-fn melds_with_lowest(m: u64, c: u64, mut f: impl FnMut(u64)) {
+pub fn melds_with_lowest(m: u64, c: u64, mut f: impl FnMut(u64)) {
     // Runs starting at c.
     let mut top = c << 2;
     let mut run = c | c << 1 | top;

@@ -4,60 +4,13 @@
 //! melds (to lay off onto) and the defender's deadwood after layoffs. The engine's
 //! [`engine::best_defense`] builds vectors; these versions work on `u64` masks only.
 
-use engine::{CardSet, deadwood};
+use engine::{CardSet, deadwood, meldable, melds_with_lowest};
 
 const RANK0: u64 = 0x0001_0001_0001_0001;
-const LANE: u64 = 0x1FFF;
-
-/// Ranks (as a 13-bit lane) held in at least three suits.
-#[inline(always)]
-fn set_ranks(h: u64) -> u64 {
-    let a = h & LANE;
-    let b = (h >> 16) & LANE;
-    let c = (h >> 32) & LANE;
-    let d = h >> 48;
-    (a & b & (c | d)) | (c & d & (a | b))
-}
-
-/// Cards of `h` in at least one candidate meld within `h`.
-#[inline(always)]
-fn meldable(h: u64) -> u64 {
-    let r = h & (h >> 1) & (h >> 2);
-    let runs = r | r << 1 | r << 2;
-    let s = set_ranks(h) * RANK0;
-    runs | (s & h)
-}
 
 #[inline(always)]
 fn value(b: u64) -> u32 {
     CardSet::from_bits(b).value()
-}
-
-/// Calls `f(meld)` for every candidate meld of `m` holding its lowest card `c`.
-#[inline(always)]
-fn melds_with_lowest(m: u64, c: u64, mut f: impl FnMut(u64)) {
-    let mut top = c << 2;
-    let mut run = c | c << 1 | top;
-    while m & run == run {
-        f(run);
-        top <<= 1;
-        run |= top;
-    }
-    let rank = c.trailing_zeros() % 16;
-    let others = m & (RANK0 << rank) & !c;
-    match others.count_ones() {
-        2 => f(c | others),
-        3 => {
-            f(c | others);
-            let mut o = others;
-            while o != 0 {
-                let drop = o & o.wrapping_neg();
-                f(c | (others & !drop));
-                o &= o - 1;
-            }
-        }
-        _ => {}
-    }
 }
 
 /// Melds of one arrangement: at most 5 in 16 cards (10- and 11-card hands hold at most 3).
