@@ -23,3 +23,85 @@ pub mod bench {
 
 /// The encoded `FileDescriptorSet` of every `.proto` here, for gRPC server reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/gin_descriptor.bin"));
+
+/// Rule sets between the engine and the wire: one conversion for the server and every Rust
+/// client.
+pub mod rules {
+    use engine::{RuleSet, RuleSetError, Shutout, TargetRule};
+
+    use crate::v1 as pb;
+
+    fn unknown(field: &str) -> RuleSetError {
+        RuleSetError { field: field.into(), message: "unknown value".into() }
+    }
+
+    /// A rule set from the wire, validated (errors name the field). An empty name becomes
+    /// "custom".
+    ///
+    /// ```
+    /// let r = engine::RuleSet::preset("oklahoma").unwrap();
+    /// assert_eq!(gin_proto::rules::from_pb(&gin_proto::rules::to_pb(&r)).unwrap(), r);
+    /// ```
+    pub fn from_pb(c: &pb::RuleSet) -> Result<RuleSet, RuleSetError> {
+        let r = RuleSet {
+            name: if c.name.is_empty() { "custom".into() } else { c.name.clone() },
+            gin_bonus: c.gin_bonus,
+            big_gin: c.big_gin,
+            big_gin_bonus: c.big_gin_bonus,
+            undercut_bonus: c.undercut_bonus,
+            upcard_offer: c.upcard_offer,
+            knock_limit: c.knock_limit,
+            knock_limit_from_upcard: c.knock_limit_from_upcard,
+            spade_upcard_doubles: c.spade_upcard_doubles,
+            target: c.target,
+            target_rule: match pb::TargetRule::try_from(c.target_rule) {
+                Ok(pb::TargetRule::MoreThan) => TargetRule::MoreThan,
+                Ok(_) => TargetRule::AtLeast,
+                Err(_) => return Err(unknown("target_rule")),
+            },
+            game_bonus: c.game_bonus,
+            box_bonus: c.box_bonus,
+            shutout: match pb::Shutout::try_from(c.shutout) {
+                Ok(pb::Shutout::DoubleHandPoints) => Shutout::DoubleHandPoints,
+                Ok(pb::Shutout::ReplaceGameBonus) => Shutout::ReplaceGameBonus,
+                Ok(pb::Shutout::ExtraBonus) => Shutout::ExtraBonus,
+                Ok(_) => Shutout::None,
+                Err(_) => return Err(unknown("shutout")),
+            },
+            shutout_bonus: c.shutout_bonus,
+            stages: c.stages,
+        };
+        r.validate()?;
+        Ok(r)
+    }
+
+    /// A rule set for the wire.
+    pub fn to_pb(r: &RuleSet) -> pb::RuleSet {
+        pb::RuleSet {
+            name: r.name.clone(),
+            gin_bonus: r.gin_bonus,
+            big_gin: r.big_gin,
+            big_gin_bonus: r.big_gin_bonus,
+            undercut_bonus: r.undercut_bonus,
+            upcard_offer: r.upcard_offer,
+            knock_limit: r.knock_limit,
+            knock_limit_from_upcard: r.knock_limit_from_upcard,
+            spade_upcard_doubles: r.spade_upcard_doubles,
+            target: r.target,
+            target_rule: match r.target_rule {
+                TargetRule::AtLeast => pb::TargetRule::AtLeast,
+                TargetRule::MoreThan => pb::TargetRule::MoreThan,
+            } as i32,
+            game_bonus: r.game_bonus,
+            box_bonus: r.box_bonus,
+            shutout: match r.shutout {
+                Shutout::None => pb::Shutout::None,
+                Shutout::DoubleHandPoints => pb::Shutout::DoubleHandPoints,
+                Shutout::ReplaceGameBonus => pb::Shutout::ReplaceGameBonus,
+                Shutout::ExtraBonus => pb::Shutout::ExtraBonus,
+            } as i32,
+            shutout_bonus: r.shutout_bonus,
+            stages: r.stages,
+        }
+    }
+}

@@ -1,8 +1,9 @@
-//! The one place where protobuf and engine types meet.
+//! The server's side of the wire: protobuf and engine types meet here (and, for rule sets,
+//! in `gin_proto::rules`, shared with the Rust clients).
 
 use engine::{
     Action, Arrangement, Card, CardSet, EndKind, GameResult, HandSummary, Legal, Meld, RuleSet, Seat,
-    Shutout, StageResult, TargetRule,
+    StageResult,
 };
 use gin_proto::v1 as pb;
 use tonic::Status;
@@ -48,71 +49,13 @@ pub fn rules(r: Option<&pb::Rules>) -> Result<RuleSet, Status> {
     match r.and_then(|r| r.kind.as_ref()) {
         None => Ok(RuleSet::standard()),
         Some(pb::rules::Kind::Preset(name)) => RuleSet::preset(name).map_err(bad),
-        Some(pb::rules::Kind::Custom(c)) => {
-            let r = RuleSet {
-                name: if c.name.is_empty() { "custom".into() } else { c.name.clone() },
-                gin_bonus: c.gin_bonus,
-                big_gin: c.big_gin,
-                big_gin_bonus: c.big_gin_bonus,
-                undercut_bonus: c.undercut_bonus,
-                upcard_offer: c.upcard_offer,
-                knock_limit: c.knock_limit,
-                knock_limit_from_upcard: c.knock_limit_from_upcard,
-                spade_upcard_doubles: c.spade_upcard_doubles,
-                target: c.target,
-                target_rule: match pb::TargetRule::try_from(c.target_rule) {
-                    Ok(pb::TargetRule::MoreThan) => TargetRule::MoreThan,
-                    Ok(_) => TargetRule::AtLeast,
-                    Err(_) => {
-                        return Err(Status::invalid_argument("rules: field `target_rule`: unknown value"));
-                    }
-                },
-                game_bonus: c.game_bonus,
-                box_bonus: c.box_bonus,
-                shutout: match pb::Shutout::try_from(c.shutout) {
-                    Ok(pb::Shutout::DoubleHandPoints) => Shutout::DoubleHandPoints,
-                    Ok(pb::Shutout::ReplaceGameBonus) => Shutout::ReplaceGameBonus,
-                    Ok(pb::Shutout::ExtraBonus) => Shutout::ExtraBonus,
-                    Ok(_) => Shutout::None,
-                    Err(_) => return Err(Status::invalid_argument("rules: field `shutout`: unknown value")),
-                },
-                shutout_bonus: c.shutout_bonus,
-                stages: c.stages,
-            };
-            r.validate().map_err(bad)?;
-            Ok(r)
-        }
+        Some(pb::rules::Kind::Custom(c)) => gin_proto::rules::from_pb(c).map_err(bad),
     }
 }
 
 /// A rule set for the wire.
 pub fn rule_set(r: &RuleSet) -> pb::RuleSet {
-    pb::RuleSet {
-        name: r.name.clone(),
-        gin_bonus: r.gin_bonus,
-        big_gin: r.big_gin,
-        big_gin_bonus: r.big_gin_bonus,
-        undercut_bonus: r.undercut_bonus,
-        upcard_offer: r.upcard_offer,
-        knock_limit: r.knock_limit,
-        knock_limit_from_upcard: r.knock_limit_from_upcard,
-        spade_upcard_doubles: r.spade_upcard_doubles,
-        target: r.target,
-        target_rule: match r.target_rule {
-            TargetRule::AtLeast => pb::TargetRule::AtLeast,
-            TargetRule::MoreThan => pb::TargetRule::MoreThan,
-        } as i32,
-        game_bonus: r.game_bonus,
-        box_bonus: r.box_bonus,
-        shutout: match r.shutout {
-            Shutout::None => pb::Shutout::None,
-            Shutout::DoubleHandPoints => pb::Shutout::DoubleHandPoints,
-            Shutout::ReplaceGameBonus => pb::Shutout::ReplaceGameBonus,
-            Shutout::ExtraBonus => pb::Shutout::ExtraBonus,
-        } as i32,
-        shutout_bonus: r.shutout_bonus,
-        stages: r.stages,
-    }
+    gin_proto::rules::to_pb(r)
 }
 
 /// An arrangement for the wire.

@@ -1,69 +1,17 @@
 //! The bot's side of the wire: protobuf rule sets, cards, legal actions and results to
-//! engine types and back. (The server has its own `convert`; each boundary crate keeps one.)
+//! engine types and back. (Rule sets convert in `gin_proto::rules`, shared with the server.)
 
-use engine::{Card, CardSet, Legal, RuleSet, Seat, Shutout, TargetRule};
+use engine::{Card, CardSet, Legal, RuleSet, Seat};
 use gin_proto::v1 as pb;
 
 /// A rule set from the wire (a snapshot's `rules`), validated.
 pub fn rules_from_pb(c: &pb::RuleSet) -> Result<RuleSet, String> {
-    let r = RuleSet {
-        name: if c.name.is_empty() { "custom".into() } else { c.name.clone() },
-        gin_bonus: c.gin_bonus,
-        big_gin: c.big_gin,
-        big_gin_bonus: c.big_gin_bonus,
-        undercut_bonus: c.undercut_bonus,
-        upcard_offer: c.upcard_offer,
-        knock_limit: c.knock_limit,
-        knock_limit_from_upcard: c.knock_limit_from_upcard,
-        spade_upcard_doubles: c.spade_upcard_doubles,
-        target: c.target,
-        target_rule: match pb::TargetRule::try_from(c.target_rule) {
-            Ok(pb::TargetRule::MoreThan) => TargetRule::MoreThan,
-            _ => TargetRule::AtLeast,
-        },
-        game_bonus: c.game_bonus,
-        box_bonus: c.box_bonus,
-        shutout: match pb::Shutout::try_from(c.shutout) {
-            Ok(pb::Shutout::DoubleHandPoints) => Shutout::DoubleHandPoints,
-            Ok(pb::Shutout::ReplaceGameBonus) => Shutout::ReplaceGameBonus,
-            Ok(pb::Shutout::ExtraBonus) => Shutout::ExtraBonus,
-            _ => Shutout::None,
-        },
-        shutout_bonus: c.shutout_bonus,
-        stages: c.stages,
-    };
-    r.validate().map_err(|e| format!("the server's rules: {e}"))?;
-    Ok(r)
+    gin_proto::rules::from_pb(c).map_err(|e| format!("the server's rules: {e}"))
 }
 
 /// A rule set for the wire (to create or quick-match a game with custom rules).
 pub fn rules_to_pb(r: &RuleSet) -> pb::RuleSet {
-    pb::RuleSet {
-        name: r.name.clone(),
-        gin_bonus: r.gin_bonus,
-        big_gin: r.big_gin,
-        big_gin_bonus: r.big_gin_bonus,
-        undercut_bonus: r.undercut_bonus,
-        upcard_offer: r.upcard_offer,
-        knock_limit: r.knock_limit,
-        knock_limit_from_upcard: r.knock_limit_from_upcard,
-        spade_upcard_doubles: r.spade_upcard_doubles,
-        target: r.target,
-        target_rule: match r.target_rule {
-            TargetRule::AtLeast => pb::TargetRule::AtLeast,
-            TargetRule::MoreThan => pb::TargetRule::MoreThan,
-        } as i32,
-        game_bonus: r.game_bonus,
-        box_bonus: r.box_bonus,
-        shutout: match r.shutout {
-            Shutout::None => pb::Shutout::None,
-            Shutout::DoubleHandPoints => pb::Shutout::DoubleHandPoints,
-            Shutout::ReplaceGameBonus => pb::Shutout::ReplaceGameBonus,
-            Shutout::ExtraBonus => pb::Shutout::ExtraBonus,
-        } as i32,
-        shutout_bonus: r.shutout_bonus,
-        stages: r.stages,
-    }
+    gin_proto::rules::to_pb(r)
 }
 
 /// One card in notation.
