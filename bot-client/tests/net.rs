@@ -2,48 +2,19 @@
 //! mid-game and still finishes; the `gin-bot play` binary plays games against house bots,
 //! quick matches, and a given seat.
 
+mod common;
+
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use common::Server;
 use engine::Action;
 use gin_bot::sdk::{Client, Options};
 use gin_bot::{Decision, Strategy};
 use gin_proto::v1 as pb;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::oneshot;
-
-/// A gin server in this process on 127.0.0.1:0.
-struct Server {
-    addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
-    task: tokio::task::JoinHandle<anyhow::Result<()>>,
-    _dir: tempfile::TempDir,
-}
-
-impl Server {
-    async fn start() -> Server {
-        let dir = tempfile::tempdir().unwrap();
-        let cfg = gin_server::Config { db: dir.path().join("g.db"), rate_per_sec: 0, ..Default::default() };
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (tx, rx) = oneshot::channel::<()>();
-        let task = tokio::spawn(gin_server::run(listener, cfg, async {
-            let _ = rx.await;
-        }));
-        Server { addr, stop: Some(tx), task, _dir: dir }
-    }
-
-    fn url(&self) -> String {
-        format!("http://{}", self.addr)
-    }
-
-    async fn stop(mut self) {
-        let _ = self.stop.take().unwrap().send(());
-        self.task.await.unwrap().unwrap();
-    }
-}
 
 /// A TCP proxy in front of the server that can cut every connection through it at once.
 #[derive(Clone)]

@@ -3,45 +3,16 @@
 //! simple, strong), watched with `gin-bot tournament watch` to its final standings, then
 //! `results` as JSON and CSV.
 
-use std::net::SocketAddr;
 use std::process::Stdio;
 use std::time::Duration;
 
-use tokio::net::TcpListener;
 use tokio::process::Command;
-use tokio::sync::oneshot;
+
+mod common;
+
+use common::Server;
 
 const BIN: &str = env!("CARGO_BIN_EXE_gin-bot");
-
-struct Server {
-    addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
-    task: tokio::task::JoinHandle<anyhow::Result<()>>,
-    _dir: tempfile::TempDir,
-}
-
-impl Server {
-    async fn start() -> Server {
-        let dir = tempfile::tempdir().unwrap();
-        let cfg = gin_server::Config { db: dir.path().join("t.db"), rate_per_sec: 0, ..Default::default() };
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (tx, rx) = oneshot::channel::<()>();
-        let task = tokio::spawn(gin_server::run(listener, cfg, async {
-            let _ = rx.await;
-        }));
-        Server { addr, stop: Some(tx), task, _dir: dir }
-    }
-
-    fn url(&self) -> String {
-        format!("http://{}", self.addr)
-    }
-
-    async fn stop(mut self) {
-        let _ = self.stop.take().unwrap().send(());
-        self.task.await.unwrap().unwrap();
-    }
-}
 
 async fn run(args: &[&str]) -> (String, String) {
     let out = tokio::time::timeout(
