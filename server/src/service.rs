@@ -239,23 +239,12 @@ impl Games {
 /// `expected_seq`, the change `f` by `seat`, durable write, publish, clock, house bot. On any
 /// error nothing was applied.
 ///
-/// The work runs in its own task: a caller that goes away (its connection dropped while the
-/// answer was on its way) must not cancel an action half-way, applied in memory but neither
-/// durable nor published, with its turn's clock and house bot never armed.
-pub async fn act_as<R: Send + 'static>(
-    s: &Shared,
-    game: &str,
-    seat: Seat,
-    expected_seq: u64,
-    f: impl FnOnce(&mut crate::state::GameState, Seat, i64) -> Result<R, Status> + Send + 'static,
-) -> Result<(u64, R), Status> {
-    let (s, game) = (s.clone(), game.to_string());
-    tokio::spawn(async move { act_now(&s, &game, seat, expected_seq, f).await })
-        .await
-        .map_err(|e| Status::internal(format!("action task: {e}")))?
-}
-
-async fn act_now<R>(
+/// A caller that goes away (its connection dropped while the answer was on its way) must not
+/// cancel an action half-way, applied in memory but neither durable nor published, with its
+/// turn's clock and house bot never armed: once the change is applied, the rest is a
+/// [`Commit`], which finishes in a task of its own if it is dropped before it is done. (So the
+/// common case, a caller that waits, costs no task.)
+pub async fn act_as<R>(
     s: &Shared,
     game: &str,
     seat: Seat,
@@ -263,7 +252,7 @@ async fn act_now<R>(
     f: impl FnOnce(&mut crate::state::GameState, Seat, i64) -> Result<R, Status>,
 ) -> Result<(u64, R), Status> {
     let cell = s.game(game)?;
-    let mut st = cell.state.lock().await;
+    let mut st = cell.state.clone().lock_owned().await;
     if st.poisoned {
         return Err(Status::unavailable("this game hit a storage failure; retry after the server restarts"));
     }
@@ -275,18 +264,64 @@ async fn act_now<R>(
     }
     let before = st.last_seq();
     let out = f(&mut st, seat, now_ms())?;
-    let writes = std::mem::take(&mut st.pending);
-    if let Err(e) = s.store.write(writes).await {
-        st.poisoned = true;
-        return Err(Status::internal(format!("storage: {e}")));
+    let durable = s.store.write(std::mem::take(&mut st.pending));
+    let commit = Commit(Some(Applied { s: s.clone(), game: game.to_owned(), st, before, durable }));
+    Ok((commit.finish().await?, out))
+}
+
+/// An action applied in memory whose writes are queued: what remains is to wait until they
+/// are durable, then publish (or poison the game if the store failed). Dropped before that,
+/// it finishes in a task of its own.
+struct Commit(Option<Applied>);
+
+/// The parts of a [`Commit`].
+struct Applied {
+    s: Shared,
+    game: String,
+    st: tokio::sync::OwnedMutexGuard<crate::state::GameState>,
+    before: u64,
+    durable: crate::store::Ack,
+}
+
+impl Applied {
+    /// Once the store answered: publish, release the game's quota at its end, arm the clock
+    /// and the house bot; the game's seq after the action.
+    fn complete(mut self, stored: Result<(), crate::store::StoreError>) -> Result<u64, Status> {
+        if let Err(e) = stored {
+            self.st.poisoned = true;
+            return Err(Status::internal(format!("storage: {e}")));
+        }
+        self.st.publish(self.before);
+        if self.st.is_over() {
+            self.s.game_ended(&self.game);
+        }
+        crate::clock::arm(&self.s, &self.st);
+        crate::house::arm(&self.s, &mut self.st);
+        Ok(self.st.last_seq())
     }
-    st.publish(before);
-    if st.is_over() {
-        s.game_ended(game);
+}
+
+impl Commit {
+    async fn finish(mut self) -> Result<u64, Status> {
+        let applied = self.0.as_mut().expect("a commit finishes once");
+        let stored = (&mut applied.durable).await;
+        // No await from here on: the commit cannot be dropped half-way.
+        self.0.take().expect("a commit finishes once").complete(stored)
     }
-    crate::clock::arm(s, &st);
-    crate::house::arm(s, &mut st);
-    Ok((st.last_seq(), out))
+}
+
+impl Drop for Commit {
+    fn drop(&mut self) {
+        let Some(mut applied) = self.0.take() else { return };
+        // Outside a runtime (the server is gone) there is nobody to publish to; the writes
+        // are queued either way.
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move {
+                let stored = (&mut applied.durable).await;
+                let _ = applied.complete(stored);
+            });
+        }
+    }
 }
 
 #[tonic::async_trait]
@@ -329,7 +364,7 @@ impl GameService for Games {
         };
         let every = s.cfg.heartbeat;
         let beat = Box::pin(tokio::time::sleep(every));
-        Ok(Response::new(WatchStream { rx, cut, last_seq, every, beat, done: false }))
+        Ok(Response::new(WatchStream { rx, cut, last_seq, every, beat, busy: false, done: false }))
     }
 
     async fn get_game(
@@ -475,12 +510,19 @@ impl GameService for Games {
 /// the game-over event; when the server cut the watcher off (its buffer was full) it ends with
 /// UNAVAILABLE so the client resumes from its last seq. One bounded channel of boxed
 /// messages per watcher, no task.
+///
+/// A heartbeat goes out when a whole period passed with nothing sent: the timer is not reset
+/// at every event (that costs a timer-wheel update per message on a busy stream); a message
+/// marks the period busy, and a busy period's end just starts the next one. So an idle stream
+/// gets its first heartbeat between one and two periods after its last event.
 pub struct WatchStream {
     rx: mpsc::Receiver<Box<pb::WatchGameResponse>>,
     cut: Arc<AtomicBool>,
     last_seq: Arc<AtomicU64>,
     every: Duration,
     beat: Pin<Box<tokio::time::Sleep>>,
+    /// Something was sent in the current heartbeat period.
+    busy: bool,
     done: bool,
 }
 
@@ -491,10 +533,9 @@ impl Stream for WatchStream {
         if self.done {
             return Poll::Ready(None);
         }
-        let next = tokio::time::Instant::now() + self.every;
         match self.rx.poll_recv(cx) {
             Poll::Ready(Some(m)) => {
-                self.beat.as_mut().reset(next);
+                self.busy = true;
                 Poll::Ready(Some(Ok(*m)))
             }
             Poll::Ready(None) => {
@@ -507,19 +548,81 @@ impl Stream for WatchStream {
                     Poll::Ready(None)
                 }
             }
-            Poll::Pending => match self.beat.as_mut().poll(cx) {
-                Poll::Ready(()) => {
-                    self.beat.as_mut().reset(next);
-                    let hb = pb::Heartbeat {
-                        time_unix_ms: now_ms(),
-                        last_seq: self.last_seq.load(Ordering::Relaxed),
-                    };
-                    Poll::Ready(Some(Ok(pb::WatchGameResponse {
-                        kind: Some(pb::watch_game_response::Kind::Heartbeat(hb)),
-                    })))
+            Poll::Pending => loop {
+                match self.beat.as_mut().poll(cx) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(()) => {
+                        let next = tokio::time::Instant::now() + self.every;
+                        self.beat.as_mut().reset(next);
+                        if std::mem::take(&mut self.busy) {
+                            // A busy period ended: poll the new one (registers the waker).
+                            continue;
+                        }
+                        let hb = pb::Heartbeat {
+                            time_unix_ms: now_ms(),
+                            last_seq: self.last_seq.load(Ordering::Relaxed),
+                        };
+                        return Poll::Ready(Some(Ok(pb::WatchGameResponse {
+                            kind: Some(pb::watch_game_response::Kind::Heartbeat(hb)),
+                        })));
+                    }
                 }
-                Poll::Pending => Poll::Pending,
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    /// Polls `fut` once.
+    fn poll_once<F: Future + Unpin>(fut: &mut F) -> Poll<F::Output> {
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        std::pin::Pin::new(fut).poll(&mut cx)
+    }
+
+    #[tokio::test]
+    async fn an_action_whose_caller_goes_away_is_still_stored_and_published() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = crate::Config { db: dir.path().join("gin.db"), ..crate::Config::default() };
+        let (store, stored) = Store::open_sqlite(&cfg.db).unwrap();
+        let s = Shared::new(cfg.clone(), store.clone(), stored).unwrap();
+        let rules = engine::RuleSet::standard();
+        let id = s.create_game(rules, pb::TurnClock::default(), String::new(), 7, None).await.unwrap();
+        let cell = s.game(&id).unwrap();
+        s.join(&cell, Some(Seat::S0), "a".into(), false).await.unwrap();
+        s.join(&cell, Some(Seat::S1), "b".into(), false).await.unwrap();
+        let (tx, mut rx) = mpsc::channel(64);
+        let (seat, seq, action) = {
+            let mut st = cell.state.lock().await;
+            let seq = st.last_seq();
+            st.add_watcher(Watcher { viewer: None, tx, cut: Arc::new(AtomicBool::new(false)) }, seq);
+            let action = st.game.as_ref().unwrap().hand().legal_actions()[0].clone();
+            (st.to_act().unwrap(), seq, action)
+        };
+
+        let mut fut = Box::pin(act_as(&s, &id, seat, seq, move |st, seat, now| {
+            st.play(seat, &action, ActionKind::Play, now)
+        }));
+        // Applied and queued, waiting for the store: the caller goes away now.
+        assert!(poll_once(&mut fut).is_pending());
+        drop(fut);
+
+        // The action is still published to the watcher...
+        let msg = tokio::time::timeout(Duration::from_secs(10), rx.recv()).await.unwrap().unwrap();
+        let Some(pb::watch_game_response::Kind::Event(ev)) = msg.kind else {
+            panic!("not an event: {msg:?}")
+        };
+        assert_eq!(ev.seq, seq + 1);
+        // ...the game goes on from it (its lock was released)...
+        let last = cell.state.lock().await.last_seq();
+        assert!(last > seq);
+        // ...and it is durable.
+        store.close().await;
+        let (store, stored) = Store::open_sqlite(&cfg.db).unwrap();
+        assert_eq!(stored[0].actions.len(), 1);
+        store.close().await;
     }
 }

@@ -18,8 +18,15 @@ use crate::store::{NewGame, SeatRow, Store, StoredGame, Write};
 /// One game: its state behind an async mutex that serializes the game's changes, including
 /// the wait for the store, so what watchers see is always durable.
 pub struct GameCell {
-    /// The state.
-    pub state: tokio::sync::Mutex<GameState>,
+    /// The state (in its own `Arc`, so an action can hold an owned guard: see `service::act_as`).
+    pub state: Arc<tokio::sync::Mutex<GameState>>,
+}
+
+impl GameCell {
+    /// A cell holding `st`.
+    pub fn new(st: GameState) -> Arc<GameCell> {
+        Arc::new(GameCell { state: Arc::new(tokio::sync::Mutex::new(st)) })
+    }
 }
 
 /// Who a seat token belongs to (request extension set by the auth interceptor).
@@ -133,11 +140,7 @@ impl Shared {
                 shared.open.lock().expect("lock").push((st.info.created_ms, st.info.id.clone()));
             }
             let id = st.info.id.clone();
-            shared
-                .games
-                .write()
-                .expect("lock")
-                .insert(id, Arc::new(GameCell { state: tokio::sync::Mutex::new(st) }));
+            shared.games.write().expect("lock").insert(id, GameCell::new(st));
         }
         shared.open.lock().expect("lock").sort();
         tracing::info!(games = n, unfinished, "games restored from the store");
@@ -234,10 +237,7 @@ impl Shared {
             self.creator.lock().expect("lock").insert(id.clone(), ip);
         }
         let created = info.created_ms;
-        self.games
-            .write()
-            .expect("lock")
-            .insert(id.clone(), Arc::new(GameCell { state: tokio::sync::Mutex::new(GameState::new(info)) }));
+        self.games.write().expect("lock").insert(id.clone(), GameCell::new(GameState::new(info)));
         self.open.lock().expect("lock").push((created, id.clone()));
         Ok(id)
     }

@@ -565,20 +565,14 @@ impl Store {
     /// call are committed all together or not at all.
     ///
     /// Never blocks: enqueuing is a non-blocking channel send; the future awaits the answer.
-    pub fn write(&self, writes: Vec<Write>) -> impl Future<Output = Result<(), StoreError>> + Send + 'static {
+    pub fn write(&self, writes: Vec<Write>) -> Ack {
         let answer = if self.shared.closed.load(Ordering::Acquire) {
             None
         } else {
             let (reply, answer) = oneshot::channel();
             self.queue.send(Msg::Write(Request { writes, reply })).ok().map(|()| answer)
         };
-        async move {
-            match answer {
-                // A dropped reply means the writer stopped before reaching the request.
-                Some(answer) => answer.await.unwrap_or_else(|_| Err(closed())),
-                None => Err(closed()),
-            }
-        }
+        Ack { answer }
     }
 
     /// Counters for benchmarks: (transactions committed, writes committed).
@@ -596,6 +590,29 @@ impl Store {
         if sent {
             // An error means the writer stopped for another close: fine too.
             let _ = stopped.await;
+        }
+    }
+}
+
+/// The answer to one [`Store::write`]: resolves once its writes are durably committed (or failed).
+/// The writes are already queued: dropping an `Ack` does not withdraw them.
+#[must_use = "the writes are queued either way; await the Ack to know they are durable"]
+pub struct Ack {
+    /// `None`: the store was closed before the writes could be queued.
+    answer: Option<oneshot::Receiver<Result<(), StoreError>>>,
+}
+
+impl Future for Ack {
+    type Output = Result<(), StoreError>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        match self.answer.as_mut() {
+            // A dropped reply means the writer stopped before reaching the request.
+            Some(answer) => std::pin::Pin::new(answer).poll(cx).map(|r| r.unwrap_or_else(|_| Err(closed()))),
+            None => std::task::Poll::Ready(Err(closed())),
         }
     }
 }

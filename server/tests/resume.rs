@@ -336,3 +336,55 @@ async fn a_slow_reader_is_cut_off_without_blocking_the_game_and_resumes() {
     );
     server.stop().await;
 }
+
+/// An idle stream gets heartbeats carrying the game's last seq; a stream that keeps getting
+/// events gets none (a heartbeat only follows a whole period with nothing sent).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn heartbeats_only_on_idle_streams() {
+    let dir = tempfile::tempdir().unwrap();
+    let period = Duration::from_millis(150);
+    let server = TestServer::start_with(gin_server::Config {
+        db: dir.path().join("gin.db"),
+        rate_per_sec: 0,
+        heartbeat: period,
+        ..gin_server::Config::default()
+    })
+    .await;
+    let ch = server.channel().await;
+    let (_game, mut streams, mut players) = unseated_game(&ch, 17, 1).await;
+    let mut stream = streams.pop().unwrap();
+    let mut gc = GameServiceClient::new(ch.clone());
+
+    // Busy: one action every period / 3 for 3 periods: events only.
+    let mut seen = Vec::new();
+    let busy_until = Instant::now() + period * 3;
+    let mut rng = Rng(5);
+    let mut acted = 0;
+    while Instant::now() < busy_until {
+        if step(&mut gc, &mut players, &mut rng).await.is_none() {
+            break;
+        }
+        acted += 1;
+        tokio::time::sleep(period / 3).await;
+        while let Ok(m) = tokio::time::timeout(Duration::from_millis(1), stream.message()).await {
+            seen.push(m.unwrap().expect("the stream goes on"));
+        }
+    }
+    assert!(acted >= 5, "only {acted} actions");
+    let beats = seen.iter().filter(|m| matches!(m.kind, Some(pb::watch_game_response::Kind::Heartbeat(_))));
+    assert_eq!(beats.count(), 0, "heartbeats on a busy stream");
+    let last = seen.iter().filter_map(msg_seq).max().unwrap();
+
+    // Idle: heartbeats, each with the last seq, within two periods of each other.
+    let started = Instant::now();
+    for _ in 0..3 {
+        let m =
+            tokio::time::timeout(period * 3, stream.message()).await.expect("a heartbeat").unwrap().unwrap();
+        match m.kind {
+            Some(pb::watch_game_response::Kind::Heartbeat(h)) => assert_eq!(h.last_seq, last),
+            other => panic!("expected a heartbeat, got {other:?}"),
+        }
+    }
+    assert!(started.elapsed() >= period * 2, "heartbeats too often: {:?}", started.elapsed());
+    server.stop().await;
+}
