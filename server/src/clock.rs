@@ -48,7 +48,7 @@ pub fn auto_action(hand: &engine::Hand, seat: Seat) -> Action {
 }
 
 async fn expire(shared: &Shared, id: &str, token: u64) -> Result<(), tonic::Status> {
-    let cell = shared.game(id)?;
+    let cell = shared.game(id).await?;
     let mut st = cell.state.lock().await;
     if st.turn_token != token || st.poisoned {
         return Ok(());

@@ -52,6 +52,9 @@ pub struct Config {
     pub stream_buffer: usize,
     /// Heartbeat interval on idle streams.
     pub heartbeat: Duration,
+    /// How long a finished game stays in memory after its end; then only its seat tokens do,
+    /// and the game is read back from the store when asked for (a record, a late watcher).
+    pub keep_finished: Duration,
 }
 
 impl Default for Config {
@@ -64,6 +67,7 @@ impl Default for Config {
             max_open_games_per_caller: 100,
             stream_buffer: 1024,
             heartbeat: Duration::from_secs(15),
+            keep_finished: Duration::from_secs(10),
         }
     }
 }
@@ -93,8 +97,9 @@ pub async fn run(
     cfg: Config,
     shutdown: impl Future<Output = ()> + Send,
 ) -> anyhow::Result<()> {
-    let (store, stored) = store::Store::open_sqlite(&cfg.db).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let shared = Shared::new(cfg.clone(), store.clone(), stored)?;
+    let (store, startup) = store::Store::open_sqlite(&cfg.db).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let shared = Shared::new(cfg.clone(), store.clone(), startup)?;
+    shared.spawn_evictor();
     // Unfinished games with a clock get their timers back; house bots whose turn it is play.
     let cells: Vec<_> = shared.games.read().expect("lock").values().cloned().collect();
     for cell in cells {

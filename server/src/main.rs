@@ -41,6 +41,10 @@ struct Flags {
     /// Seconds between heartbeats on an idle stream.
     #[arg(long, env = "GIN_HEARTBEAT_SECS", default_value_t = 15)]
     heartbeat_secs: u64,
+    /// Seconds a finished game stays in memory; after that it is read back from the database
+    /// when asked for (memory stays bounded however many games were played).
+    #[arg(long, env = "GIN_KEEP_FINISHED_SECS", default_value_t = 10)]
+    keep_finished_secs: u64,
 }
 
 #[tokio::main]
@@ -59,6 +63,7 @@ async fn main() -> anyhow::Result<()> {
         max_open_games_per_caller: f.max_open_games_per_caller,
         stream_buffer: f.stream_buffer.max(16),
         heartbeat: Duration::from_secs(f.heartbeat_secs.max(1)),
+        keep_finished: Duration::from_secs(f.keep_finished_secs),
     };
     let listener = tokio::net::TcpListener::bind(f.addr).await?;
     gin_server::run(listener, cfg, async {

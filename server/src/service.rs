@@ -65,7 +65,7 @@ impl LobbyService for Lobby {
         let id = s.create_game(rules, clock, r.house_bot.clone(), r.seed, ip).await?;
         let mut resp = pb::CreateGameResponse { game_id: id.clone(), seat: None, seat_token: String::new() };
         let human = want.unwrap_or(Seat::S0);
-        let cell = s.game(&id)?;
+        let cell = s.game(&id).await?;
         if house {
             // The bot takes the other seat; nobody ever holds its token.
             s.join(&cell, Some(human.other()), crate::house::display_name(&r.house_bot), true).await?;
@@ -85,7 +85,7 @@ impl LobbyService for Lobby {
         let s = &self.0;
         s.rate_limit(&caller_key(&req))?;
         let r = req.into_inner();
-        let cell = s.game(game_id(&r.game_id)?)?;
+        let cell = s.game(game_id(&r.game_id)?).await?;
         let want = r.seat.map(|n| convert::seat("seat", n)).transpose()?;
         let (seat, token) = s.join(&cell, want, r.name, false).await?;
         Ok(Response::new(pb::JoinGameResponse { seat: seat.index() as u32, seat_token: token }))
@@ -105,7 +105,7 @@ impl LobbyService for Lobby {
             s.open.lock().expect("lock").iter().rev().take(n).map(|(_, id)| id.clone()).collect();
         let mut games = Vec::with_capacity(ids.len());
         for id in ids {
-            let Ok(cell) = s.game(&id) else { continue };
+            let Ok(cell) = s.game(&id).await else { continue };
             let st = cell.state.lock().await;
             let snap = st.snapshot(None);
             games.push(pb::OpenGame {
@@ -139,7 +139,7 @@ impl LobbyService for Lobby {
         let waiter = s.waiting.lock().expect("lock").remove(&key);
         if let Some(w) = waiter {
             let id = s.create_game(rules, clock, String::new(), 0, ip).await?;
-            let cell = s.game(&id)?;
+            let cell = s.game(&id).await?;
             let (seat0, tok0) = s.join(&cell, Some(Seat::S0), w.name, false).await?;
             let (seat1, tok1) = s.join(&cell, Some(Seat::S1), r.name, false).await?;
             let theirs =
@@ -251,7 +251,7 @@ pub async fn act_as<R>(
     expected_seq: u64,
     f: impl FnOnce(&mut crate::state::GameState, Seat, i64) -> Result<R, Status>,
 ) -> Result<(u64, R), Status> {
-    let cell = s.game(game)?;
+    let cell = s.game(game).await?;
     let mut st = cell.state.clone().lock_owned().await;
     if st.poisoned {
         return Err(Status::unavailable("this game hit a storage failure; retry after the server restarts"));
@@ -334,7 +334,7 @@ impl GameService for Games {
         let r = req.get_ref();
         let game = game_id(&r.game_id)?;
         let viewer = self.viewer(&req, game);
-        let cell = s.game(game)?;
+        let cell = s.game(game).await?;
         let cut = Arc::new(AtomicBool::new(false));
         let (rx, last_seq) = {
             let mut st = cell.state.lock().await;
@@ -375,7 +375,7 @@ impl GameService for Games {
         s.rate_limit(&caller_key(&req))?;
         let game = game_id(&req.get_ref().game_id)?;
         let viewer = self.viewer(&req, game);
-        let cell = s.game(game)?;
+        let cell = s.game(game).await?;
         let st = cell.state.lock().await;
         Ok(Response::new(pb::GetGameResponse { snapshot: Some(st.snapshot(viewer)) }))
     }
@@ -386,7 +386,7 @@ impl GameService for Games {
     ) -> Result<Response<pb::GetRecordResponse>, Status> {
         let s = &self.0;
         s.rate_limit(&caller_key(&req))?;
-        let cell = s.game(game_id(&req.get_ref().game_id)?)?;
+        let cell = s.game(game_id(&req.get_ref().game_id)?).await?;
         let st = cell.state.lock().await;
         let Some(result) = st.ended.clone() else {
             return Err(Status::failed_precondition("the record is available once the game is over"));
@@ -591,7 +591,7 @@ mod tests {
         let s = Shared::new(cfg.clone(), store.clone(), stored).unwrap();
         let rules = engine::RuleSet::standard();
         let id = s.create_game(rules, pb::TurnClock::default(), String::new(), 7, None).await.unwrap();
-        let cell = s.game(&id).unwrap();
+        let cell = s.game(&id).await.unwrap();
         s.join(&cell, Some(Seat::S0), "a".into(), false).await.unwrap();
         s.join(&cell, Some(Seat::S1), "b".into(), false).await.unwrap();
         let (tx, mut rx) = mpsc::channel(64);
@@ -622,7 +622,57 @@ mod tests {
         // ...and it is durable.
         store.close().await;
         let (store, stored) = Store::open_sqlite(&cfg.db).unwrap();
-        assert_eq!(stored[0].actions.len(), 1);
+        assert_eq!(stored.live[0].actions.len(), 1);
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn a_finished_game_leaves_memory_and_comes_back_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = crate::Config {
+            db: dir.path().join("gin.db"),
+            keep_finished: Duration::ZERO,
+            ..crate::Config::default()
+        };
+        let (store, stored) = Store::open_sqlite(&cfg.db).unwrap();
+        let s = Shared::new(cfg.clone(), store.clone(), stored).unwrap();
+        let rules = engine::RuleSet::standard();
+        let id = s.create_game(rules, pb::TurnClock::default(), String::new(), 9, None).await.unwrap();
+        let cell = s.game(&id).await.unwrap();
+        s.join(&cell, Some(Seat::S0), "a".into(), false).await.unwrap();
+        s.join(&cell, Some(Seat::S1), "b".into(), false).await.unwrap();
+        // A few moves, then a resignation.
+        for _ in 0..12 {
+            let (seat, seq, action) = {
+                let st = cell.state.lock().await;
+                let action = st.game.as_ref().unwrap().hand().legal_actions()[0].clone();
+                (st.to_act().unwrap(), st.last_seq(), action)
+            };
+            act_as(&s, &id, seat, seq, move |st, seat, now| st.play(seat, &action, ActionKind::Play, now))
+                .await
+                .unwrap();
+        }
+        let seq = cell.state.lock().await.last_seq();
+        act_as(&s, &id, Seat::S0, seq, |st, seat, now| st.resign(seat, pb::GameEndReason::Resigned, now))
+            .await
+            .unwrap();
+        let before = [None, Some(Seat::S0), Some(Seat::S1)].map(|v| {
+            let st = cell.state.try_lock().unwrap();
+            st.snapshot(v)
+        });
+        drop(cell);
+
+        assert_eq!(s.games_in_memory(), 1);
+        assert_eq!(s.evict_due(), 1);
+        assert_eq!(s.games_in_memory(), 0);
+        let back = s.game(&id).await.unwrap();
+        assert_eq!(s.games_in_memory(), 1);
+        let after =
+            [None, Some(Seat::S0), Some(Seat::S1)].map(|v| back.state.try_lock().unwrap().snapshot(v));
+        assert_eq!(after, before);
+        // Read back, it leaves again; an unknown id is still not found.
+        assert_eq!(s.evict_due(), 1);
+        assert_eq!(s.game("feedfacefeedface").await.err().map(|e| e.code()), Some(tonic::Code::NotFound));
         store.close().await;
     }
 }

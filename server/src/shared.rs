@@ -13,7 +13,7 @@ use tonic::Status;
 
 use crate::Config;
 use crate::state::{GameInfo, GameState, Seated};
-use crate::store::{NewGame, SeatRow, Store, StoredGame, Write};
+use crate::store::{NewGame, SeatRow, Startup, Store, StoredGame, Write};
 
 /// One game: its state behind an async mutex that serializes the game's changes, including
 /// the wait for the store, so what watchers see is always durable.
@@ -76,6 +76,8 @@ pub struct Inner {
     /// Next quick-match ticket.
     pub tickets: Mutex<u64>,
     buckets: Mutex<HashMap<Vec<u8>, Bucket>>,
+    /// Finished games in memory, oldest end first, with when they leave it (see [`Shared::evict_due`]).
+    finished: Mutex<std::collections::VecDeque<(Instant, String)>>,
 }
 
 /// The cheap handle.
@@ -107,8 +109,10 @@ pub fn token_hash(token: &str) -> [u8; 32] {
 }
 
 impl Shared {
-    /// Builds the shared state from the stored games (replaying each).
-    pub fn new(cfg: Config, store: Store, stored: Vec<StoredGame>) -> anyhow::Result<Shared> {
+    /// Builds the shared state from what the store loaded at start: every unfinished game
+    /// (replayed) and the seat tokens of the finished ones (their games are read back when
+    /// asked for: [`Shared::game`]).
+    pub fn new(cfg: Config, store: Store, startup: Startup) -> anyhow::Result<Shared> {
         let inner = Inner {
             cfg,
             store,
@@ -120,16 +124,22 @@ impl Shared {
             waiting: Mutex::new(HashMap::new()),
             tickets: Mutex::new(0),
             buckets: Mutex::new(HashMap::new()),
+            finished: Mutex::new(std::collections::VecDeque::new()),
         };
         let shared = Shared(Arc::new(inner));
-        let n = stored.len();
-        let mut unfinished = 0;
-        for sg in stored {
+        let unfinished = startup.live.len();
+        {
+            let mut tokens = shared.tokens.write().expect("lock");
+            for (id, s) in startup.finished_seats {
+                let seat =
+                    Seat::new(s.seat).ok_or_else(|| anyhow::anyhow!("game {id}: bad seat {}", s.seat))?;
+                tokens.insert(s.token_hash, (id, seat));
+            }
+        }
+        let finished = shared.tokens.read().expect("lock").len();
+        for sg in startup.live {
             let st = rebuild(&sg)
                 .map_err(|e| anyhow::anyhow!("game {}: cannot replay its log: {e}", sg.game.id))?;
-            if !st.is_over() {
-                unfinished += 1;
-            }
             for (i, s) in st.seats.iter().enumerate() {
                 if let Some(s) = s {
                     let seat = Seat::new(i as u8).expect("seat index");
@@ -143,18 +153,79 @@ impl Shared {
             shared.games.write().expect("lock").insert(id, GameCell::new(st));
         }
         shared.open.lock().expect("lock").sort();
-        tracing::info!(games = n, unfinished, "games restored from the store");
+        tracing::info!(unfinished, finished_seats = finished, "games restored from the store");
         Ok(shared)
     }
 
-    /// The game `id`.
-    pub fn game(&self, id: &str) -> Result<Arc<GameCell>, Status> {
-        self.games
-            .read()
-            .expect("lock")
-            .get(id)
-            .cloned()
-            .ok_or_else(|| Status::not_found(format!("no game {id:?}")))
+    /// The game `id`: from memory, or (a finished game that left it) read back from the store
+    /// and replayed, then kept for [`Config::keep_finished`] again.
+    pub async fn game(&self, id: &str) -> Result<Arc<GameCell>, Status> {
+        if let Some(cell) = self.games.read().expect("lock").get(id) {
+            return Ok(cell.clone());
+        }
+        let not_found = || Status::not_found(format!("no game {id:?}"));
+        // Only a finished game can be missing from memory (every other one is loaded at start
+        // and created here); an id that is not even well-formed is not looked up.
+        if id.is_empty() || id.len() > 64 {
+            return Err(not_found());
+        }
+        let stored = self.store.load_game(id).await.map_err(|e| Status::internal(format!("storage: {e}")))?;
+        let Some(sg) = stored else { return Err(not_found()) };
+        let st =
+            rebuild(&sg).map_err(|e| Status::internal(format!("game {id}: cannot replay its log: {e}")))?;
+        let over = st.is_over();
+        let cell = {
+            let mut games = self.games.write().expect("lock");
+            // Someone else may have loaded it meanwhile: keep theirs.
+            games.entry(id.to_owned()).or_insert_with(|| GameCell::new(st)).clone()
+        };
+        if over {
+            self.keep_for_a_while(id);
+        }
+        Ok(cell)
+    }
+
+    /// Games in memory (for tests and measurements).
+    pub fn games_in_memory(&self) -> usize {
+        self.games.read().expect("lock").len()
+    }
+
+    /// Schedules the finished game `id` to leave memory after [`Config::keep_finished`].
+    fn keep_for_a_while(&self, id: &str) {
+        let due = Instant::now() + self.cfg.keep_finished;
+        self.finished.lock().expect("lock").push_back((due, id.to_owned()));
+    }
+
+    /// Drops from memory the finished games whose time is up (their seat tokens stay). Anyone
+    /// still holding one of them finishes with it; the next lookup reads it back.
+    pub fn evict_due(&self) -> usize {
+        let now = Instant::now();
+        let mut due = Vec::new();
+        {
+            let mut q = self.finished.lock().expect("lock");
+            while q.front().is_some_and(|(at, _)| *at <= now) {
+                due.push(q.pop_front().expect("front").1);
+            }
+        }
+        if due.is_empty() {
+            return 0;
+        }
+        let mut games = self.games.write().expect("lock");
+        due.iter().filter(|id| games.remove(id.as_str()).is_some()).count()
+    }
+
+    /// Runs [`Shared::evict_due`] every second until the shared state is gone.
+    pub fn spawn_evictor(&self) {
+        let weak = Arc::downgrade(&self.0);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(1));
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                let Some(inner) = weak.upgrade() else { return };
+                Shared(inner).evict_due();
+            }
+        });
     }
 
     /// Token-bucket rate limit for `key`; RESOURCE_EXHAUSTED with a retry hint when over.
@@ -249,11 +320,13 @@ impl Shared {
         }
     }
 
-    /// Called when a game ends: frees its creator's quota.
+    /// Called when a game ends: frees its creator's quota; the game leaves memory after
+    /// [`Config::keep_finished`].
     pub fn game_ended(&self, id: &str) {
         if let Some(ip) = self.creator.lock().expect("lock").remove(id) {
             self.release_caller(ip);
         }
+        self.keep_for_a_while(id);
     }
 
     /// Seats `name` in `cell` (durably); returns the seat and its token. Runs in its own task,

@@ -142,8 +142,9 @@ pub struct GameState {
     pub hand_results: Vec<pb::HandResult>,
     /// The final result (target, resignation or forfeit).
     pub ended: Option<pb::GameResult>,
-    /// Actions logged so far (the next action row's index).
-    pub actions: u32,
+    /// The action rows logged so far (their number is the next row's index; stored again, all
+    /// together, with the game's end).
+    pub action_rows: Vec<ActionRow>,
     /// Watchers.
     pub watchers: Vec<Watcher>,
     /// Changes at every turn; a clock timer fires only if it still matches.
@@ -170,7 +171,7 @@ impl GameState {
             log: Vec::new(),
             hand_results: Vec::new(),
             ended: None,
-            actions: 0,
+            action_rows: Vec::new(),
             watchers: Vec::new(),
             turn_token: 0,
             deadline_ms: 0,
@@ -366,13 +367,15 @@ impl GameState {
             result_json,
             record_json: record,
             finished_ms: now,
+            actions_json: crate::store::encode_actions(&self.action_rows),
         });
         tracing::info!(game = %self.info.id, winner = ?r.winner, reason = r.reason, "game over");
     }
 
     fn log_action(&mut self, seat: Seat, kind: ActionKind, action: String, now: i64) {
-        let row = ActionRow { index: self.actions, seat: seat.index() as u8, kind, action, time_ms: now };
-        self.actions += 1;
+        let index = self.action_rows.len() as u32;
+        let row = ActionRow { index, seat: seat.index() as u8, kind, action, time_ms: now };
+        self.action_rows.push(row.clone());
         self.pending.push(Write::Action { game_id: self.info.id.clone(), action: row });
     }
 

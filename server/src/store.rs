@@ -132,7 +132,31 @@ pub enum Write {
         record_json: String,
         /// When the game ended, in Unix milliseconds.
         finished_ms: i64,
+        /// The game's whole action log (see [`encode_actions`]), kept with the game's row so a
+        /// finished game can be read back by its key alone (the actions table has no index).
+        actions_json: String,
     },
+}
+
+/// A game's action log as stored in a finished game's row: a JSON array of
+/// `[index, seat, kind, action, time_ms]`.
+pub fn encode_actions(actions: &[ActionRow]) -> String {
+    let rows: Vec<(u32, u8, &str, &str, i64)> =
+        actions.iter().map(|a| (a.index, a.seat, a.kind.as_str(), a.action.as_str(), a.time_ms)).collect();
+    serde_json::to_string(&rows).expect("action rows serialize")
+}
+
+/// The inverse of [`encode_actions`].
+pub fn decode_actions(json: &str) -> Result<Vec<ActionRow>, StoreError> {
+    let rows: Vec<(u32, u8, String, String, i64)> =
+        serde_json::from_str(json).map_err(|e| StoreError(format!("stored action log: {e}")))?;
+    rows.into_iter()
+        .map(|(index, seat, kind, action, time_ms)| {
+            let kind = ActionKind::parse(&kind)
+                .ok_or_else(|| StoreError(format!("stored action log: unknown kind {kind:?}")))?;
+            Ok(ActionRow { index, seat, kind, action, time_ms })
+        })
+        .collect()
 }
 
 /// Everything stored about one game.
@@ -157,6 +181,17 @@ pub struct Finished {
     pub record_json: String,
     /// When the game ended, in Unix milliseconds.
     pub finished_ms: i64,
+}
+
+/// What the server needs at start: every unfinished game in full, and the seats of the
+/// finished ones (their tokens still identify their players; the games themselves are read
+/// back one by one when asked for, [`Backend::load_game`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Startup {
+    /// Every unfinished game, in creation order.
+    pub live: Vec<StoredGame>,
+    /// The seats of every finished game: (game id, seat).
+    pub finished_seats: Vec<(String, SeatRow)>,
 }
 
 /// Storage failure (wraps the backend's message).
@@ -196,10 +231,14 @@ pub trait Backend: Send + 'static {
     fn commit(&mut self, batch: &[Write]) -> Result<(), StoreError>;
     /// Every game with its seats, actions and end.
     fn load_all(&mut self) -> Result<Vec<StoredGame>, StoreError>;
+    /// What the server loads at start.
+    fn load_startup(&mut self) -> Result<Startup, StoreError>;
+    /// One game, by id (`None` if there is no such game).
+    fn load_game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError>;
 }
 
 /// The schema version this code writes and reads (`PRAGMA user_version`).
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS games (
@@ -213,7 +252,8 @@ CREATE TABLE IF NOT EXISTS games (
     created_ms   INTEGER NOT NULL,
     result_json  TEXT,
     record_json  TEXT,
-    finished_ms  INTEGER
+    finished_ms  INTEGER,
+    actions_json TEXT
 );
 CREATE TABLE IF NOT EXISTS seats (
     game_id    TEXT    NOT NULL REFERENCES games (id),
@@ -245,8 +285,10 @@ const INSERT_SEAT: &str = "INSERT INTO seats \
         (SELECT coalesce(max(join_order) + 1, 0) FROM seats WHERE game_id = ?1))";
 const INSERT_ACTION: &str = "INSERT INTO actions (game_id, idx, seat, kind, action, time_ms) \
     VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
-const FINISH_GAME: &str = "UPDATE games SET result_json = ?2, record_json = ?3, finished_ms = ?4 \
-    WHERE id = ?1 AND finished_ms IS NULL";
+const FINISH_GAME: &str = "UPDATE games SET result_json = ?2, record_json = ?3, finished_ms = ?4, \
+    actions_json = ?5 WHERE id = ?1 AND finished_ms IS NULL";
+/// Version 1 to 2: finished games keep their action log in their row.
+const MIGRATE_1_TO_2: &str = "ALTER TABLE games ADD COLUMN actions_json TEXT;";
 
 /// SQLite: a file (or ":memory:" for tests).
 pub struct SqliteBackend {
@@ -257,8 +299,8 @@ pub struct SqliteBackend {
 
 impl SqliteBackend {
     /// Opens (creating if missing) the database at `path`: WAL journal, `synchronous=FULL`, foreign
-    /// keys on, a busy timeout; creates the schema if missing (`PRAGMA user_version` = 1) and refuses
-    /// a database of another schema version.
+    /// keys on, a busy timeout; creates the schema if missing (`PRAGMA user_version` = 2), migrates
+    /// version 1, and refuses a database of another schema version.
     pub fn open(path: &Path) -> Result<SqliteBackend, StoreError> {
         let context = |e: rusqlite::Error| StoreError(format!("opening {}: {e}", path.display()));
         let in_memory = path.as_os_str() == ":memory:";
@@ -280,6 +322,10 @@ impl SqliteBackend {
                 tx.execute_batch(SCHEMA).map_err(context)?;
                 tx.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(context)?;
             }
+            1 => {
+                tx.execute_batch(MIGRATE_1_TO_2).map_err(context)?;
+                tx.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(context)?;
+            }
             SCHEMA_VERSION => {}
             other => {
                 return Err(StoreError(format!(
@@ -295,7 +341,10 @@ impl SqliteBackend {
         let mut next_index = std::collections::HashMap::new();
         {
             let mut stmt = conn
-                .prepare("SELECT game_id, MAX(idx) + 1 FROM actions GROUP BY game_id")
+                .prepare(
+                    "SELECT game_id, MAX(idx) + 1 FROM actions \
+                     WHERE game_id IN (SELECT id FROM games WHERE finished_ms IS NULL) GROUP BY game_id",
+                )
                 .map_err(context)?;
             let rows =
                 stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, u32>(1)?))).map_err(context)?;
@@ -354,10 +403,10 @@ fn apply(conn: &Connection, write: &Write) -> Result<(), StoreError> {
             .execute(params![game_id, a.index, a.seat, a.kind.as_str(), a.action, a.time_ms])
             .map(drop)
             .map_err(|e| StoreError(format!("logging action {} of game {game_id}: {e}", a.index))),
-        Write::Finish { game_id, result_json, record_json, finished_ms } => {
+        Write::Finish { game_id, result_json, record_json, finished_ms, actions_json } => {
             let changed = conn
                 .prepare_cached(FINISH_GAME)?
-                .execute(params![game_id, result_json, record_json, finished_ms])
+                .execute(params![game_id, result_json, record_json, finished_ms, actions_json])
                 .map_err(|e| StoreError(format!("finishing game {game_id}: {e}")))?;
             if changed == 1 {
                 Ok(())
@@ -419,91 +468,171 @@ impl Backend for SqliteBackend {
         for (id, next) in staged {
             self.next_index.insert(id.to_owned(), next);
         }
+        // A finished game takes no more actions: forget its next index.
+        for write in batch {
+            if let Write::Finish { game_id, .. } = write {
+                self.next_index.remove(game_id);
+            }
+        }
         Ok(())
     }
 
     fn load_all(&mut self) -> Result<Vec<StoredGame>, StoreError> {
         // One read transaction: one consistent snapshot of the three tables.
         let tx = self.conn.transaction()?;
-        let mut games = Vec::new();
-        {
-            let mut stmt = tx.prepare(
-                "SELECT id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, created_ms, \
-                 result_json, record_json, finished_ms FROM games ORDER BY rowid",
-            )?;
-            let mut rows = stmt.query([])?;
-            while let Some(row) = rows.next()? {
-                let finished_ms: Option<i64> = row.get(10)?;
-                let finished = match finished_ms {
-                    Some(finished_ms) => Some(Finished {
-                        result_json: row.get::<_, Option<String>>(8)?.unwrap_or_default(),
-                        record_json: row.get::<_, Option<String>>(9)?.unwrap_or_default(),
-                        finished_ms,
-                    }),
-                    None => None,
-                };
-                games.push(StoredGame {
-                    game: NewGame {
-                        id: row.get(0)?,
-                        rules_json: row.get(1)?,
-                        seed: row.get::<_, i64>(2)? as u64,
-                        secret: row.get(3)?,
-                        clock_millis: row.get(4)?,
-                        clock_policy: row.get(5)?,
-                        house_bot: row.get(6)?,
-                        created_ms: row.get(7)?,
-                    },
-                    seats: Vec::new(),
-                    actions: Vec::new(),
-                    finished,
-                });
-            }
-        }
-        let by_id: std::collections::HashMap<String, usize> =
-            games.iter().enumerate().map(|(i, g)| (g.game.id.clone(), i)).collect();
-        {
-            let mut stmt = tx.prepare(
-                "SELECT game_id, seat, name, token_hash, bot, joined_ms FROM seats \
-                 ORDER BY game_id, join_order",
-            )?;
-            let mut rows = stmt.query([])?;
-            let mut last = None;
-            while let Some(row) = rows.next()? {
-                let game_id = row.get_ref(0)?.as_str()?;
-                let i = game_slot(&games, &by_id, &mut last, game_id, "seats")?;
-                games[i].seats.push(SeatRow {
-                    seat: row.get(1)?,
-                    name: row.get(2)?,
-                    token_hash: row.get(3)?,
-                    bot: row.get(4)?,
-                    joined_ms: row.get(5)?,
-                });
-            }
-        }
-        {
-            let mut stmt = tx.prepare(
-                "SELECT game_id, idx, seat, kind, action, time_ms FROM actions ORDER BY game_id, idx",
-            )?;
-            let mut rows = stmt.query([])?;
-            let mut last = None;
-            while let Some(row) = rows.next()? {
-                let game_id = row.get_ref(0)?.as_str()?;
-                let i = game_slot(&games, &by_id, &mut last, game_id, "actions")?;
-                let kind = row.get_ref(3)?.as_str()?;
-                let kind = ActionKind::parse(kind)
-                    .ok_or_else(|| StoreError(format!("game {game_id}: unknown action kind {kind:?}")))?;
-                games[i].actions.push(ActionRow {
-                    index: row.get(1)?,
-                    seat: row.get(2)?,
-                    kind,
-                    action: row.get(4)?,
-                    time_ms: row.get(5)?,
-                });
-            }
-        }
+        let games = load_games(&tx, Which::All)?;
         tx.commit()?;
         Ok(games)
     }
+
+    fn load_startup(&mut self) -> Result<Startup, StoreError> {
+        let tx = self.conn.transaction()?;
+        let live = load_games(&tx, Which::Unfinished)?;
+        let mut finished_seats = Vec::new();
+        {
+            let mut stmt = tx.prepare(
+                "SELECT s.game_id, s.seat, s.name, s.token_hash, s.bot, s.joined_ms \
+                 FROM seats s JOIN games g ON g.id = s.game_id WHERE g.finished_ms IS NOT NULL",
+            )?;
+            let mut rows = stmt.query([])?;
+            while let Some(row) = rows.next()? {
+                finished_seats.push((row.get(0)?, seat_row(row, 1)?));
+            }
+        }
+        tx.commit()?;
+        Ok(Startup { live, finished_seats })
+    }
+
+    fn load_game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+        let tx = self.conn.transaction()?;
+        let game = load_games(&tx, Which::One(id))?.pop();
+        tx.commit()?;
+        Ok(game)
+    }
+}
+
+/// Which games [`load_games`] reads.
+#[derive(Clone, Copy)]
+enum Which<'a> {
+    All,
+    Unfinished,
+    One(&'a str),
+}
+
+impl Which<'_> {
+    /// The condition on `games` (alias-free), and on a table's `game_id` column.
+    fn conditions(self) -> (&'static str, &'static str) {
+        match self {
+            Which::All => ("", ""),
+            Which::Unfinished => (
+                "WHERE finished_ms IS NULL",
+                "WHERE game_id IN (SELECT id FROM games WHERE finished_ms IS NULL)",
+            ),
+            Which::One(_) => ("WHERE id = ?1", "WHERE game_id = ?1"),
+        }
+    }
+}
+
+/// A seat from a row whose columns from `at` are seat, name, token_hash, bot, joined_ms.
+fn seat_row(row: &rusqlite::Row<'_>, at: usize) -> Result<SeatRow, StoreError> {
+    Ok(SeatRow {
+        seat: row.get(at)?,
+        name: row.get(at + 1)?,
+        token_hash: row.get(at + 2)?,
+        bot: row.get(at + 3)?,
+        joined_ms: row.get(at + 4)?,
+    })
+}
+
+/// Reads `which` games with their seats, actions and ends, inside the caller's transaction.
+/// A finished game read alone takes its actions from its row (`actions_json`) when it has
+/// them (games finished before schema version 2 do not: those scan the actions table).
+fn load_games(tx: &Connection, which: Which<'_>) -> Result<Vec<StoredGame>, StoreError> {
+    let (games_where, rows_where) = which.conditions();
+    let id_param: Vec<&dyn rusqlite::ToSql> = match &which {
+        Which::One(id) => vec![id as &dyn rusqlite::ToSql],
+        _ => Vec::new(),
+    };
+    let mut games = Vec::new();
+    let mut stored_actions: Vec<Option<String>> = Vec::new();
+    {
+        let mut stmt = tx.prepare(&format!(
+            "SELECT id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, created_ms, \
+             result_json, record_json, finished_ms, actions_json FROM games {games_where} ORDER BY rowid"
+        ))?;
+        let mut rows = stmt.query(id_param.as_slice())?;
+        while let Some(row) = rows.next()? {
+            let finished_ms: Option<i64> = row.get(10)?;
+            let finished = match finished_ms {
+                Some(finished_ms) => Some(Finished {
+                    result_json: row.get::<_, Option<String>>(8)?.unwrap_or_default(),
+                    record_json: row.get::<_, Option<String>>(9)?.unwrap_or_default(),
+                    finished_ms,
+                }),
+                None => None,
+            };
+            stored_actions.push(row.get(11)?);
+            games.push(StoredGame {
+                game: NewGame {
+                    id: row.get(0)?,
+                    rules_json: row.get(1)?,
+                    seed: row.get::<_, i64>(2)? as u64,
+                    secret: row.get(3)?,
+                    clock_millis: row.get(4)?,
+                    clock_policy: row.get(5)?,
+                    house_bot: row.get(6)?,
+                    created_ms: row.get(7)?,
+                },
+                seats: Vec::new(),
+                actions: Vec::new(),
+                finished,
+            });
+        }
+    }
+    if games.is_empty() {
+        return Ok(games);
+    }
+    let by_id: std::collections::HashMap<String, usize> =
+        games.iter().enumerate().map(|(i, g)| (g.game.id.clone(), i)).collect();
+    {
+        let mut stmt = tx.prepare(&format!(
+            "SELECT game_id, seat, name, token_hash, bot, joined_ms FROM seats {rows_where} \
+             ORDER BY game_id, join_order"
+        ))?;
+        let mut rows = stmt.query(id_param.as_slice())?;
+        let mut last = None;
+        while let Some(row) = rows.next()? {
+            let game_id = row.get_ref(0)?.as_str()?;
+            let i = game_slot(&games, &by_id, &mut last, game_id, "seats")?;
+            games[i].seats.push(seat_row(row, 1)?);
+        }
+    }
+    if let (Which::One(_), Some(Some(json))) = (which, stored_actions.first()) {
+        games[0].actions = decode_actions(json)?;
+        return Ok(games);
+    }
+    {
+        let mut stmt = tx.prepare(&format!(
+            "SELECT game_id, idx, seat, kind, action, time_ms FROM actions {rows_where} ORDER BY game_id, idx"
+        ))?;
+        let mut rows = stmt.query(id_param.as_slice())?;
+        let mut last = None;
+        while let Some(row) = rows.next()? {
+            let game_id = row.get_ref(0)?.as_str()?;
+            let i = game_slot(&games, &by_id, &mut last, game_id, "actions")?;
+            let kind = row.get_ref(3)?.as_str()?;
+            let kind = ActionKind::parse(kind)
+                .ok_or_else(|| StoreError(format!("game {game_id}: unknown action kind {kind:?}")))?;
+            games[i].actions.push(ActionRow {
+                index: row.get(1)?,
+                seat: row.get(2)?,
+                kind,
+                action: row.get(4)?,
+                time_ms: row.get(5)?,
+            });
+        }
+    }
+    Ok(games)
 }
 
 /// At most this many writes are gathered into one transaction (one request is never split, so a
@@ -519,6 +648,8 @@ struct Request {
 /// What the writer thread receives.
 enum Msg {
     Write(Request),
+    /// Read one game (after committing everything queued before: FIFO).
+    Load(String, oneshot::Sender<Result<Option<StoredGame>, StoreError>>),
     /// Commit everything before, then stop; answer when stopped.
     Close(oneshot::Sender<()>),
 }
@@ -542,9 +673,9 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens the backend, loads every game, starts the writer thread.
-    pub fn start(mut backend: impl Backend) -> Result<(Store, Vec<StoredGame>), StoreError> {
-        let games = backend.load_all()?;
+    /// Opens the backend, loads what the server needs at start, starts the writer thread.
+    pub fn start(mut backend: impl Backend) -> Result<(Store, Startup), StoreError> {
+        let games = backend.load_startup()?;
         let (queue, inbox) = mpsc::channel();
         let shared = Arc::new(Shared::default());
         let writer_shared = Arc::clone(&shared);
@@ -556,7 +687,7 @@ impl Store {
     }
 
     /// Convenience: [`SqliteBackend::open`] + [`Store::start`].
-    pub fn open_sqlite(path: &Path) -> Result<(Store, Vec<StoredGame>), StoreError> {
+    pub fn open_sqlite(path: &Path) -> Result<(Store, Startup), StoreError> {
         Store::start(SqliteBackend::open(path)?)
     }
 
@@ -573,6 +704,17 @@ impl Store {
             self.queue.send(Msg::Write(Request { writes, reply })).ok().map(|()| answer)
         };
         Ack { answer }
+    }
+
+    /// Reads the game `id` as stored once everything written before this call is committed
+    /// (`None`: no such game). The read waits its turn behind the writes queued before it.
+    pub async fn load_game(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+        if self.shared.closed.load(Ordering::Acquire) {
+            return Err(closed());
+        }
+        let (reply, answer) = oneshot::channel();
+        self.queue.send(Msg::Load(id.to_owned(), reply)).map_err(|_| closed())?;
+        answer.await.unwrap_or_else(|_| Err(closed()))
     }
 
     /// Counters for benchmarks: (transactions committed, writes committed).
@@ -627,6 +769,7 @@ fn writer(mut backend: impl Backend, inbox: mpsc::Receiver<Msg>, shared: &Shared
             return;
         };
         let mut close = None;
+        let mut load = None;
         let mut count = 0;
         let mut next = Some(first);
         while let Some(msg) = next.take() {
@@ -634,6 +777,11 @@ fn writer(mut backend: impl Backend, inbox: mpsc::Receiver<Msg>, shared: &Shared
                 Msg::Write(request) => {
                     count += request.writes.len();
                     batch.push(request);
+                }
+                Msg::Load(id, reply) => {
+                    // Reads see everything queued before them: commit that first.
+                    load = Some((id, reply));
+                    break;
                 }
                 Msg::Close(done) => {
                     close = Some(done);
@@ -645,6 +793,9 @@ fn writer(mut backend: impl Backend, inbox: mpsc::Receiver<Msg>, shared: &Shared
             }
         }
         commit_batch(&mut backend, &mut batch, count, shared);
+        if let Some((id, reply)) = load {
+            let _ = reply.send(backend.load_game(&id));
+        }
         if let Some(done) = close {
             shared.closed.store(true, Ordering::Release);
             drop(backend);
@@ -760,12 +911,13 @@ mod tests {
         Write::Action { game_id: game_id.to_owned(), action: row.clone() }
     }
 
-    fn finish(game_id: &str, finished: &Finished) -> Write {
+    fn finish(game_id: &str, finished: &Finished, actions: &[ActionRow]) -> Write {
         Write::Finish {
             game_id: game_id.to_owned(),
             result_json: finished.result_json.clone(),
             record_json: finished.record_json.clone(),
             finished_ms: finished.finished_ms,
+            actions_json: encode_actions(actions),
         }
     }
 
@@ -779,7 +931,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("gin.db");
         let (store, loaded) = Store::open_sqlite(&path).unwrap();
-        assert!(loaded.is_empty());
+        assert_eq!(loaded, Startup::default());
 
         // Top bit set: stored as a negative i64.
         let a = new_game("game-a", 0x8000_0000_0000_0001);
@@ -812,7 +964,7 @@ mod tests {
                 store.write(vec![act("game-b", row)]).await.unwrap();
             }
         }
-        store.write(vec![finish("game-a", &a_end)]).await.unwrap();
+        store.write(vec![finish("game-a", &a_end, &a_actions)]).await.unwrap();
         let (transactions, writes) = store.stats();
         assert_eq!(writes, 3 + 3 + 11 + 1);
         assert!(transactions >= 1 && transactions <= writes);
@@ -824,10 +976,70 @@ mod tests {
             StoredGame { game: b, seats: b_seats, actions: b_actions, finished: None },
             StoredGame { game: c, seats: vec![], actions: vec![], finished: None },
         ];
+        assert_eq!(load(&path), expected);
+        // At start: the unfinished games in full, the finished ones' seats only...
         let (store, loaded) = Store::open_sqlite(&path).unwrap();
-        assert_eq!(loaded, expected);
+        assert_eq!(loaded.live, expected[1..].to_vec());
+        let a_seats: Vec<(String, SeatRow)> =
+            expected[0].seats.iter().map(|s| ("game-a".to_owned(), s.clone())).collect();
+        assert_eq!(loaded.finished_seats, a_seats);
         assert_eq!(store.stats(), (0, 0));
+        // ...and any game by id: the finished one from its row's action log, the same.
+        assert_eq!(store.load_game("game-a").await.unwrap().as_ref(), Some(&expected[0]));
+        assert_eq!(store.load_game("game-b").await.unwrap().as_ref(), Some(&expected[1]));
+        assert_eq!(store.load_game("game-z").await.unwrap(), None);
         store.close().await;
+        assert!(store.load_game("game-a").await.is_err());
+    }
+
+    #[tokio::test]
+    async fn a_read_sees_the_writes_queued_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _) = Store::open_sqlite(&dir.path().join("gin.db")).unwrap();
+        let g = new_game("g", 4);
+        let rows: Vec<ActionRow> = (0..50).map(|i| action(i, ActionKind::Play)).collect();
+        let end = Finished { result_json: "{}".to_owned(), record_json: "[]".to_owned(), finished_ms: 5 };
+        // Nothing awaited before the read: FIFO makes it see every write.
+        let mut pending = vec![store.write(vec![create(&g), take("g", &seat(0, "a", false))])];
+        pending.extend(rows.iter().map(|r| store.write(vec![act("g", r)])));
+        pending.push(store.write(vec![finish("g", &end, &rows)]));
+        let read = store.load_game("g").await.unwrap().unwrap();
+        assert_eq!(read.actions, rows);
+        assert_eq!(read.finished, Some(end));
+        for p in pending {
+            p.await.unwrap();
+        }
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn a_version_1_database_is_migrated_and_its_finished_games_still_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gin.db");
+        {
+            // The version 1 schema: no actions_json column.
+            let c = Connection::open(&path).unwrap();
+            c.execute_batch(&SCHEMA.replace(",\n    actions_json TEXT", "")).unwrap();
+            c.pragma_update(None, "user_version", 1).unwrap();
+            let g = new_game("old", 9);
+            c.execute(INSERT_GAME, params![g.id, g.rules_json, 9i64, g.secret, 0, 0, "", 1i64]).unwrap();
+            for i in 0..3u32 {
+                let a = action(i, ActionKind::Play);
+                c.execute(INSERT_ACTION, params!["old", a.index, a.seat, "play", a.action, a.time_ms])
+                    .unwrap();
+            }
+            c.execute("UPDATE games SET result_json = '{}', record_json = '[]', finished_ms = 7", [])
+                .unwrap();
+        }
+        let (store, loaded) = Store::open_sqlite(&path).unwrap();
+        assert!(loaded.live.is_empty());
+        let old = store.load_game("old").await.unwrap().unwrap();
+        assert_eq!(old.actions, (0..3).map(|i| action(i, ActionKind::Play)).collect::<Vec<_>>());
+        assert_eq!(old.finished.map(|f| f.finished_ms), Some(7));
+        store.close().await;
+        let version: i64 =
+            Connection::open(&path).unwrap().pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -876,7 +1088,7 @@ mod tests {
         assert!(transactions < writes, "no group commit: {transactions} transactions for {writes} writes");
         store.close().await;
 
-        let (store, loaded) = Store::open_sqlite(&path).unwrap();
+        let loaded = load(&path);
         assert_eq!(loaded.len(), GAMES);
         for game in &loaded {
             let seed = game.game.id.strip_prefix("game-").unwrap().parse::<u64>().unwrap();
@@ -909,6 +1121,14 @@ mod tests {
 
         fn load_all(&mut self) -> Result<Vec<StoredGame>, StoreError> {
             self.inner.load_all()
+        }
+
+        fn load_startup(&mut self) -> Result<Startup, StoreError> {
+            self.inner.load_startup()
+        }
+
+        fn load_game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+            self.inner.load_game(id)
         }
     }
 
@@ -973,7 +1193,7 @@ mod tests {
             ])
             .await
             .unwrap();
-        store.write(vec![create(&new_game("done", 8)), finish("done", &end)]).await.unwrap();
+        store.write(vec![create(&new_game("done", 8)), finish("done", &end, &[])]).await.unwrap();
         let before = load(&path);
         let stats = store.stats();
 
@@ -984,9 +1204,9 @@ mod tests {
             vec![act("g", &action(2, ActionKind::Play)), act("g", &action(1, ActionKind::Play))],
             vec![act("g", &action(2, ActionKind::Play)), act("nope", &action(0, ActionKind::Play))],
             vec![act("g", &action(2, ActionKind::Play)), take("nope", &seat(0, "d", false))],
-            vec![act("g", &action(2, ActionKind::Play)), finish("nope", &end)],
-            vec![finish("g", &end), finish("done", &end)],
-            vec![finish("g", &end), finish("g", &end)],
+            vec![act("g", &action(2, ActionKind::Play)), finish("nope", &end, &[])],
+            vec![finish("g", &end, &[]), finish("done", &end, &[])],
+            vec![finish("g", &end, &[]), finish("g", &end, &[])],
         ];
         for writes in failing {
             let what = format!("{writes:?}");
@@ -1070,9 +1290,9 @@ mod tests {
         drop(SqliteBackend::open(&path).unwrap());
         // Reopening the same version is fine.
         drop(SqliteBackend::open(&path).unwrap());
-        Connection::open(&path).unwrap().pragma_update(None, "user_version", 2).unwrap();
+        Connection::open(&path).unwrap().pragma_update(None, "user_version", 3).unwrap();
         let err = SqliteBackend::open(&path).err().unwrap();
-        assert!(err.0.contains("schema version 2"), "{err}");
+        assert!(err.0.contains("schema version 3"), "{err}");
     }
 
     /// Run by hand: `cargo test -p gin-server --release store_throughput -- --ignored --nocapture`.

@@ -588,7 +588,7 @@ impl Tournaments {
             };
             let mut finished = Vec::new();
             for (number, game_id) in running {
-                let Ok(gc) = self.0.shared.game(&game_id) else { continue };
+                let Ok(gc) = self.0.shared.game(&game_id).await else { continue };
                 let gs = gc.state.lock().await;
                 if let Some(r) = &gs.ended {
                     let totals =
@@ -659,7 +659,7 @@ impl Tournaments {
             (st.spec.rules.clone(), st.spec.clock, st.id.clone())
         };
         let game_id = sh.create_game(rules, clock, String::new(), p.deal_seed, None).await?;
-        let gc = sh.game(&game_id)?;
+        let gc = sh.game(&game_id).await?;
         let (_, t0) = sh.join(&gc, Some(Seat::S0), names[0].clone(), true).await?;
         let (_, t1) = sh.join(&gc, Some(Seat::S1), names[1].clone(), true).await?;
         let g = TGame {

@@ -69,3 +69,75 @@ async fn grpc_web_over_http1() {
     assert!(text.contains("grpc-status:0") || text.contains("grpc-status: 0"), "{text}");
     server.stop().await;
 }
+
+/// A finished game leaves the server's memory (here at once: `keep_finished` 0) and is read
+/// back from the store when asked for: every viewer's replay of it, its snapshot and its
+/// record are exactly what they were while it was in memory.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn finished_games_leave_memory_and_read_back_the_same() {
+    use std::time::Duration;
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(gin_server::Config {
+        db: dir.path().join("g.db"),
+        rate_per_sec: 0,
+        keep_finished: Duration::ZERO,
+        ..gin_server::Config::default()
+    })
+    .await;
+    let ch = server.channel().await;
+    let played = play_watched_game(&ch, "standard", 41).await;
+    let game = &played.game_id;
+    let mut gc = GameServiceClient::new(ch.clone());
+    let tokens = [played.tokens[0].clone(), played.tokens[1].clone(), String::new()];
+
+    // Everything each viewer saw after its first snapshot, as a late watcher replays it.
+    let replay = |gc: GameServiceClient<tonic::transport::Channel>, token: String, after: u64| {
+        let game = game.clone();
+        async move {
+            let mut gc = gc;
+            let mut s = watch(&mut gc, &game, &token, after).await;
+            let (msgs, err) = drain(&mut s, Duration::from_secs(10)).await;
+            assert!(err.is_none(), "{err:?}");
+            msgs.into_iter().filter_map(without_turn_info).collect::<Vec<_>>()
+        }
+    };
+    for (viewer, token) in tokens.iter().enumerate() {
+        let first = msg_seq(&played.received[viewer][0]).unwrap();
+        let live: Vec<_> = played.received[viewer].iter().cloned().filter_map(without_turn_info).collect();
+        // The evictor runs every second: by then the game left memory.
+        tokio::time::sleep(Duration::from_millis(1200)).await;
+        let read_back = replay(gc.clone(), token.clone(), first).await;
+        assert_eq!(read_back.len(), live.len(), "viewer {viewer}: events replayed");
+        if let Some(i) = (0..live.len()).find(|&i| read_back[i] != live[i]) {
+            panic!("viewer {viewer}: event {i} differs: {:?} read back, {:?} live", read_back[i], live[i]);
+        }
+    }
+    let snapshot = get_game(&mut gc, game, &tokens[0]).await;
+    assert_eq!(snapshot.phase, pb::Phase::GameOver as i32);
+    assert_eq!(snapshot.result.as_ref(), Some(&played.result));
+    let record = gc.get_record(pb::GetRecordRequest { game_id: game.clone() }).await.unwrap().into_inner();
+    let rec = engine::GameRecord::from_json(&record.record_json).unwrap();
+    assert_eq!(rec.actions.len(), played.actions.len());
+    assert_eq!(
+        rec.replay().unwrap().result().and_then(|r| r.winner).map(|w| w.index() as u32),
+        played.result.winner
+    );
+    assert_eq!(record.result.as_ref(), Some(&played.result));
+    // The seats' tokens still identify them; an unknown game is still NOT_FOUND.
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let again = get_game(&mut gc, game, &tokens[1]).await;
+    assert_eq!(again.viewer_seat, Some(1));
+    let missing = gc.get_game(pb::GetGameRequest { game_id: "0123456789abcdef".into() }).await.unwrap_err();
+    assert_eq!(missing.code(), tonic::Code::NotFound);
+    server.stop().await;
+}
+
+/// The event of a message with its turn information removed (a stream attaches it only to
+/// the turn current when the event is sent, so a replay of a finished game has none).
+fn without_turn_info(m: pb::WatchGameResponse) -> Option<pb::GameEvent> {
+    let Some(pb::watch_game_response::Kind::Event(mut e)) = m.kind else { return None };
+    if let Some(pb::game_event::Kind::TurnStarted(t)) = &mut e.kind {
+        t.turn = None;
+    }
+    Some(e)
+}

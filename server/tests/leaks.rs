@@ -112,6 +112,7 @@ async fn the_leak_checker_catches_planted_leaks() {
         assert!(n > 0, "{what}: nothing to plant into");
         let bad = PlayedGame {
             game_id: g.game_id.clone(),
+            tokens: g.tokens.clone(),
             rules: g.rules.clone(),
             seed: g.seed,
             start_seq: g.start_seq,

@@ -373,6 +373,8 @@ pub async fn read_until(
 /// One game played over the network, as the leak checker needs it.
 pub struct PlayedGame {
     pub game_id: String,
+    /// The seats' tokens.
+    pub tokens: [String; 2],
     pub rules: engine::RuleSet,
     pub seed: u64,
     /// The seq of the last event before the first action (both seated, first hand dealt).
@@ -475,6 +477,7 @@ pub async fn play_watched_game_until(
     }
     PlayedGame {
         game_id: game,
+        tokens: [players[0].token.clone(), players[1].token.clone()],
         rules: engine::RuleSet::preset(rules_name).unwrap(),
         seed,
         start_seq,
