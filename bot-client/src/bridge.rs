@@ -8,8 +8,9 @@
 //! protocol is documented in `examples/bridge/README.md`, with an example bot.
 //!
 //! A program that exits, answers garbage or an illegal action, or does not answer within the
-//! timeout is an error ([`BridgeError`]) that names what happened: the bridge resigns the
-//! game and stops, it never hangs and never plays on in the program's name.
+//! timeout is an error ([`BridgeError`]) that names what happened, and the bridge never
+//! hangs: the turn that failed gets a safe legal action (the SDK's fallback: a strategy must
+//! answer), then the bridge resigns the game and stops.
 //!
 //! ```
 //! use engine::{Action, Legal, hand};
