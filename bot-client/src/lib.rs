@@ -9,7 +9,10 @@
 //! - [`sdk`]: the network bot: any [`Strategy`] plays on a gin server (quick match, games
 //!   against house bots, a given seat), resuming dropped streams and retrying transient
 //!   failures; [`sdk::play_seat`] plays one seat to game over.
+//! - [`bridge`]: a bot program in any language plays through a line protocol on its
+//!   stdin/stdout (`gin-bot bridge`).
 
+pub mod bridge;
 pub mod entrant;
 pub mod local;
 pub mod memory;

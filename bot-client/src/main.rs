@@ -13,6 +13,7 @@ use gin_bot::selfplay::SelfPlay;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+mod bridge_cmd;
 mod play_cmd;
 mod tournament_cmd;
 
@@ -30,6 +31,9 @@ enum Cmd {
     /// Plays games on a server: quick matches, games against a house bot (--vs-bot), or one
     /// given seat (--game, --token); many at once; prints each result and a summary.
     Play(play_cmd::PlayArgs),
+    /// Plays games on a server with a program in any language that speaks a line protocol on
+    /// stdin/stdout (see examples/bridge/README.md): no gRPC needed.
+    Bridge(bridge_cmd::BridgeArgs),
     /// Tournaments run by a server: create, join (play as an entrant), watch, results, bench.
     #[command(subcommand)]
     Tournament(tournament_cmd::TournamentCmd),
@@ -131,6 +135,7 @@ fn main() -> Result<()> {
     match Cli::parse().cmd {
         Cmd::Selfplay(a) => selfplay(a),
         Cmd::Play(a) => play_cmd::run(a),
+        Cmd::Bridge(a) => bridge_cmd::run(a),
         Cmd::Tournament(c) => tournament_cmd::run(c),
     }
 }

@@ -95,7 +95,7 @@ impl Tally {
     }
 }
 
-fn rules_spec(spec: &str) -> Result<pb::Rules> {
+pub fn rules_spec(spec: &str) -> Result<pb::Rules> {
     if engine::RuleSet::preset(spec).is_ok() {
         return Ok(sdk::preset(spec));
     }

@@ -472,6 +472,27 @@ impl Client {
         r.snapshot.ok_or_else(|| Error::Protocol("GetGame returned no snapshot".into()))
     }
 
+    /// Resigns the seat of `token` in `game_id` (the other seat wins), at the game's
+    /// current seq; retried when the game moves on meanwhile (`ABORTED`).
+    pub async fn resign(&self, game_id: &str, token: &str) -> Result<(), Error> {
+        let mut tries = 0;
+        loop {
+            let seq = self.get_game(game_id, token).await?.seq;
+            let r = self
+                .retry("Resign", self.opts.call_timeout, transient, || {
+                    let mut c = self.games();
+                    let req =
+                        authed(pb::ResignRequest { game_id: game_id.to_string(), expected_seq: seq }, token);
+                    async move { c.resign(req).await.map(|_| ()) }
+                })
+                .await;
+            match r {
+                Err(Error::Rpc { status, .. }) if status.code() == Code::Aborted && tries < 5 => tries += 1,
+                r => return r,
+            }
+        }
+    }
+
     /// The record of a finished game.
     pub async fn get_record(&self, game_id: &str) -> Result<pb::GetRecordResponse, Error> {
         self.retry("GetRecord", self.opts.call_timeout, transient, || {
@@ -490,6 +511,19 @@ impl Client {
         game_id: &str,
         token: &str,
         strategy: &mut dyn Strategy,
+    ) -> Result<Outcome, Error> {
+        self.play_observed(game_id, token, strategy, &mut |_, _| {}).await
+    }
+
+    /// [`play`](Self::play), calling `on_event` with each new event of the seat's stream
+    /// once the tracker has applied it (in seq order, each once, resumes included), before
+    /// the strategy is asked to act on it. The bot bridge uses it to pass the events on.
+    pub async fn play_observed(
+        &self,
+        game_id: &str,
+        token: &str,
+        strategy: &mut dyn Strategy,
+        on_event: &mut (dyn FnMut(&pb::GameEvent, &SeatTracker) + Send),
     ) -> Result<Outcome, Error> {
         let snap = self.get_game(game_id, token).await?;
         let seat = convert::seat(snap.viewer_seat.ok_or(Error::NotSeated)?).map_err(Error::Protocol)?;
@@ -527,7 +561,11 @@ impl Client {
                     Ok(Ok(Some(m))) => m,
                 };
                 let Some(pb::watch_game_response::Kind::Event(ev)) = msg.kind else { continue };
+                let before = tr.last_seq();
                 tr.apply(&ev).map_err(|e| Error::Protocol(e.to_string()))?;
+                if tr.last_seq() != before {
+                    on_event(&ev, &tr);
+                }
                 progress = Instant::now();
                 delay = FIRST_BACKOFF;
                 if let Some(r) = tr.result() {

@@ -1,0 +1,619 @@
+//! The bot bridge: a program in any language plays through `gin-bot bridge`, speaking a
+//! small line protocol on its stdin and stdout, with no gRPC at all.
+//!
+//! The bridge runs the program once ([`BotProcess::spawn`]) and plays its games with the SDK
+//! ([`play_game`]): every event of the seat's stream becomes one line to the program
+//! ([`event_line`]); at each of the seat's turns it writes the turn's state and its legal
+//! actions ([`turn_lines`]) and reads back one line, the action ([`parse_answer`]). The
+//! protocol is documented in `examples/bridge/README.md`, with an example bot.
+//!
+//! A program that exits, answers garbage or an illegal action, or does not answer within the
+//! timeout is an error ([`BridgeError`]) that names what happened, and the bridge never
+//! hangs: the turn that failed gets a safe legal action (the SDK's fallback: a strategy must
+//! answer), then the bridge resigns the game and stops.
+//!
+//! ```
+//! use engine::{Action, Legal, hand};
+//! use gin_bot::bridge::{legal_tokens, parse_answer};
+//! let legal = Legal { draw_stock: true, draw_pile: true, ..Legal::default() };
+//! assert_eq!(legal_tokens(&legal), ["stock", "pile"]);
+//! assert_eq!(parse_answer("stock", &legal), Ok(Action::DrawStock));
+//! assert!(parse_answer("discard 7S", &legal).is_err()); // not legal now
+//! ```
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use engine::{Action, CardSet, Legal, Seat};
+use gin_proto::v1 as pb;
+use gin_proto::v1::game_event::Kind as K;
+
+use crate::sdk::{self, Client, Outcome, SeatTracker, Seated, fallback, is_listed};
+use crate::strategy::{Choice, Decision, Strategy};
+
+/// The protocol's version, sent in the first line (`bridge 1`).
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Why the bridge stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BridgeError {
+    /// The program could not be started.
+    Spawn(String),
+    /// The program exited, or closed its output, while the bridge needed it.
+    Exited(String),
+    /// No answer within the timeout.
+    Timeout(String),
+    /// An answer that is not an action, or not a legal one now, or a line nobody asked for.
+    BadAnswer(String),
+    /// The server or the network (from the SDK).
+    Sdk(String),
+    /// The result read back from the server disagrees with the game's events.
+    Check(String),
+}
+
+impl std::fmt::Display for BridgeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BridgeError::Spawn(e) => write!(f, "cannot start the bot program: {e}"),
+            BridgeError::Exited(e) => write!(f, "the bot program is gone: {e}"),
+            BridgeError::Timeout(e) => write!(f, "the bot program did not answer: {e}"),
+            BridgeError::BadAnswer(e) => write!(f, "bad answer from the bot program: {e}"),
+            BridgeError::Sdk(e) => write!(f, "{e}"),
+            BridgeError::Check(e) => write!(f, "result check failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for BridgeError {}
+
+impl From<sdk::Error> for BridgeError {
+    fn from(e: sdk::Error) -> BridgeError {
+        BridgeError::Sdk(e.to_string())
+    }
+}
+
+/// A running bot program: its stdin fed by a writer thread, its stdout read by a reader
+/// thread (so neither a full pipe nor a silent program can block the bridge: every wait for
+/// an answer has a timeout). Its stderr is the bridge's own.
+pub struct BotProcess {
+    cmd: String,
+    child: Mutex<Child>,
+    to_bot: Mutex<Option<Sender<String>>>,
+    from_bot: Mutex<Receiver<String>>,
+    timeout: Duration,
+    /// The seq of the last event passed on (for the `turn` line).
+    last_seq: AtomicU64,
+    /// The first failure; once set, the bridge stops talking to the program.
+    failure: Mutex<Option<BridgeError>>,
+    failed: tokio::sync::Notify,
+}
+
+impl BotProcess {
+    /// Starts `cmd` with `sh -c` and sends it the protocol's first line. `timeout` bounds
+    /// each wait for an answer.
+    pub fn spawn(cmd: &str, timeout: Duration) -> Result<Arc<BotProcess>, BridgeError> {
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(cmd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| BridgeError::Spawn(format!("sh -c {cmd:?}: {e}")))?;
+        let mut stdin = child.stdin.take().expect("piped stdin");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (to_bot, lines_out) = mpsc::channel::<String>();
+        std::thread::spawn(move || {
+            for line in lines_out {
+                // The program closed its input or exited: stop; the next answer awaited
+                // finds out why.
+                if stdin.write_all(line.as_bytes()).and_then(|()| stdin.flush()).is_err() {
+                    return;
+                }
+            }
+        });
+        let (lines_in, from_bot) = mpsc::channel::<String>();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if lines_in.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let bot = Arc::new(BotProcess {
+            cmd: cmd.to_string(),
+            child: Mutex::new(child),
+            to_bot: Mutex::new(Some(to_bot)),
+            from_bot: Mutex::new(from_bot),
+            timeout,
+            last_seq: AtomicU64::new(0),
+            failure: Mutex::new(None),
+            failed: tokio::sync::Notify::new(),
+        });
+        bot.send(format!("bridge {PROTOCOL_VERSION}\n"));
+        Ok(bot)
+    }
+
+    /// Queues text (whole lines) for the program. Never blocks.
+    fn send(&self, text: String) -> bool {
+        self.to_bot.lock().expect("lock").as_ref().is_some_and(|tx| tx.send(text).is_ok())
+    }
+
+    /// The first failure, if any.
+    pub fn failure(&self) -> Option<BridgeError> {
+        self.failure.lock().expect("lock").clone()
+    }
+
+    fn fail(&self, e: BridgeError) {
+        let mut f = self.failure.lock().expect("lock");
+        if f.is_none() {
+            tracing::debug!("bridge failure: {e}");
+            *f = Some(e);
+            self.failed.notify_one();
+        }
+    }
+
+    /// How the program ended, waiting a little for it to exit.
+    fn exit_status(&self) -> String {
+        let deadline = Instant::now() + Duration::from_millis(500);
+        loop {
+            match self.child.lock().expect("lock").try_wait() {
+                Ok(Some(s)) => return format!("`{}` exited ({s})", self.cmd),
+                Ok(None) if Instant::now() < deadline => {}
+                Ok(None) => return format!("`{}` closed its output", self.cmd),
+                Err(e) => return format!("`{}`: {e}", self.cmd),
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Writes the turn of `d` and reads the program's action.
+    fn ask(&self, d: &Decision<'_>) -> Result<Action, BridgeError> {
+        let seq = self.last_seq.load(Ordering::Relaxed);
+        let rx = self.from_bot.lock().expect("lock");
+        // A line written when no answer was asked would be taken for the next answer.
+        while let Ok(line) = rx.try_recv() {
+            if !ignored(&line) {
+                return Err(BridgeError::BadAnswer(format!(
+                    "the program wrote {line:?} when no answer was asked (before the turn at seq {seq})"
+                )));
+            }
+        }
+        if !self.send(turn_lines(d, seq)) {
+            return Err(BridgeError::Exited(self.exit_status()));
+        }
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(line) if ignored(&line) => continue,
+                Ok(line) => {
+                    return parse_answer(&line, &d.legal).map_err(|e| {
+                        BridgeError::BadAnswer(format!(
+                            "{e} (answer to the turn at seq {seq}; legal: {})",
+                            legal_tokens(&d.legal).join(" ")
+                        ))
+                    });
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(BridgeError::Timeout(format!(
+                        "no action within {:?} for the turn at seq {seq} (legal: {})",
+                        self.timeout,
+                        legal_tokens(&d.legal).join(" ")
+                    )));
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(BridgeError::Exited(format!(
+                        "{} without answering the turn at seq {seq}",
+                        self.exit_status()
+                    )));
+                }
+            }
+        }
+    }
+
+    /// Closes the program's input (it should exit at end of input), waits up to `grace`
+    /// for it to exit, and kills it otherwise. Returns how it ended.
+    pub fn finish(&self, grace: Duration) -> String {
+        self.to_bot.lock().expect("lock").take();
+        let deadline = Instant::now() + grace;
+        let mut child = self.child.lock().expect("lock");
+        loop {
+            match child.try_wait() {
+                Ok(Some(s)) => return format!("exited ({s})"),
+                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+                _ => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return format!("killed: still running {grace:?} after the end of its input");
+                }
+            }
+        }
+    }
+}
+
+impl Drop for BotProcess {
+    fn drop(&mut self) {
+        if let Ok(mut c) = self.child.lock()
+            && matches!(c.try_wait(), Ok(None))
+        {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// Lines from the program that are not answers: empty, or comments starting with `#`.
+fn ignored(line: &str) -> bool {
+    let t = line.trim();
+    t.is_empty() || t.starts_with('#')
+}
+
+/// The program as a [`Strategy`]: each decision is written to it and its answer read back.
+/// After a failure it answers with a safe legal action and the bridge stops the game.
+pub struct BridgeStrategy(Arc<BotProcess>);
+
+impl Strategy for BridgeStrategy {
+    fn name(&self) -> &str {
+        "bridge"
+    }
+
+    fn act(&mut self, d: &Decision<'_>) -> Action {
+        if self.0.failure().is_none() {
+            match self.0.ask(d) {
+                Ok(a) => return a,
+                Err(e) => self.0.fail(e),
+            }
+        }
+        fallback(d)
+    }
+}
+
+fn cards(set: CardSet) -> String {
+    set.by_rank().iter().map(|c| format!(" {c}")).collect()
+}
+
+fn seat_or_dash(s: Option<u32>) -> String {
+    s.map_or("-".into(), |s| s.to_string())
+}
+
+/// The legal actions as the protocol's tokens, each one a complete answer: `pass`,
+/// `pile` (take the upcard or the pile's top), `stock`, `discard:7S`, `knock:7S` (face-down
+/// discard 7S; gin when no deadwood is left), `big-gin`.
+pub fn legal_tokens(l: &Legal) -> Vec<String> {
+    let mut v = Vec::new();
+    if l.pass {
+        v.push("pass".to_string());
+    }
+    if l.draw_stock {
+        v.push("stock".to_string());
+    }
+    if l.draw_pile {
+        v.push("pile".to_string());
+    }
+    v.extend(l.discards.by_rank().iter().map(|c| format!("discard:{c}")));
+    v.extend(l.knocks.by_rank().iter().map(|c| format!("knock:{c}")));
+    if l.big_gin {
+        v.push("big-gin".to_string());
+    }
+    v
+}
+
+/// The lines of one turn (the last, `legal …`, asks for the answer):
+///
+/// ```text
+/// turn <seq> <offer|draw|discard> <stock size> <knock limit> <score 0> <score 1> <card taken from the pile this turn, or ->
+/// hand <your cards>
+/// pile <the face-up pile, bottom first>
+/// legal <token> <token> …
+/// ```
+pub fn turn_lines(d: &Decision<'_>, seq: u64) -> String {
+    let phase = match d.choice() {
+        Choice::Offer => "offer",
+        Choice::Draw => "draw",
+        Choice::Discard => "discard",
+    };
+    let taken = d.taken.map_or("-".into(), |c| c.to_string());
+    let pile: String = d.pile.iter().map(|c| format!(" {c}")).collect();
+    format!(
+        "turn {seq} {phase} {} {} {} {} {taken}\nhand{}\npile{pile}\nlegal {}\n",
+        d.stock_len,
+        d.knock_limit,
+        d.scores[Seat::S0],
+        d.scores[Seat::S1],
+        cards(d.hand),
+        legal_tokens(&d.legal).join(" "),
+    )
+}
+
+/// Reads an answer: one of the [`legal_tokens`], or the same with a space for the colon
+/// (`discard 7S`), or a knock naming its melds (`knock 7S [7C 7D 7H] [3S 4S 5S]`). It must
+/// be legal now (named melds are checked by the server).
+pub fn parse_answer(line: &str, legal: &Legal) -> Result<Action, String> {
+    let text = line.trim().replacen(':', " ", 1);
+    let action: Action = text.parse().map_err(|e| format!("{:?} is not an action: {e}", line.trim()))?;
+    if !is_listed(legal, &action) {
+        return Err(format!("{:?} is not legal now", line.trim()));
+    }
+    Ok(action)
+}
+
+/// The line for one event of the seat's stream (`None` for the events it does not pass
+/// on: joins, and turns, which come as [`turn_lines`] when they are the program's):
+///
+/// ```text
+/// deal <hand number> <dealer> <upcard> <knock limit> <your 10 cards>
+/// passed <seat>
+/// drew <seat> stock <card, or ? for the other seat>
+/// drew <seat> pile <card>
+/// discarded <seat> <card>
+/// handover <hand number> <dead|knock|undercut|gin|big-gin> <winner or -> <points> <score 0> <score 1>
+/// left <seat> <resigned|forfeit>
+/// timeout <seat>
+/// gameover <winner or -> <total 0> <total 1> <target|resigned|forfeit>
+/// ```
+pub fn event_line(ev: &pb::GameEvent) -> Option<String> {
+    let line = match ev.kind.as_ref()? {
+        K::PlayerJoined(_) | K::TurnStarted(_) => return None,
+        K::HandDealt(d) => {
+            let hand: String = d.your_hand.iter().map(|c| format!(" {c}")).collect();
+            format!("deal {} {} {} {}{hand}", d.hand_number, d.dealer, d.upcard, d.knock_limit)
+        }
+        K::UpcardPassed(p) => format!("passed {}", p.seat),
+        K::CardDrawn(c) => {
+            let pile = c.source == pb::DrawSource::Pile as i32;
+            let card = if c.card.is_empty() { "?" } else { &c.card };
+            format!("drew {} {} {card}", c.seat, if pile { "pile" } else { "stock" })
+        }
+        K::CardDiscarded(c) => format!("discarded {} {}", c.seat, c.card),
+        K::HandEnded(h) => {
+            let r = h.result.clone().unwrap_or_default();
+            let end = match pb::EndKind::try_from(r.end) {
+                Ok(pb::EndKind::Dead) => "dead",
+                Ok(pb::EndKind::Knock) => "knock",
+                Ok(pb::EndKind::Undercut) => "undercut",
+                Ok(pb::EndKind::Gin) => "gin",
+                Ok(pb::EndKind::BigGin) => "big-gin",
+                _ => "?",
+            };
+            let s = |i: usize| r.scores.get(i).copied().unwrap_or(0);
+            format!(
+                "handover {} {end} {} {} {} {}",
+                r.hand_number,
+                seat_or_dash(r.winner),
+                r.points,
+                s(0),
+                s(1)
+            )
+        }
+        K::PlayerLeft(l) => format!("left {} {}", l.seat, reason(l.reason)),
+        K::ClockExpired(c) => format!("timeout {}", c.seat),
+        K::GameOver(g) => {
+            let r = g.result.clone().unwrap_or_default();
+            let t = |i: usize| r.totals.get(i).copied().unwrap_or(0);
+            format!("gameover {} {} {} {}", seat_or_dash(r.winner), t(0), t(1), reason(r.reason))
+        }
+    };
+    Some(line + "\n")
+}
+
+fn reason(r: i32) -> &'static str {
+    match pb::GameEndReason::try_from(r) {
+        Ok(pb::GameEndReason::Target) => "target",
+        Ok(pb::GameEndReason::Resigned) => "resigned",
+        Ok(pb::GameEndReason::Forfeit) => "forfeit",
+        _ => "?",
+    }
+}
+
+/// Plays the seat `seated` with the program `bot` to game over. The program first gets
+/// `game <game id> <seat> <rules name> <target>`, then the seat's events and turns. On a
+/// failure of the program, the game is resigned and the failure returned.
+pub async fn play_game(
+    client: &Client,
+    seated: &Seated,
+    bot: &Arc<BotProcess>,
+) -> Result<Outcome, BridgeError> {
+    let snap = client.get_game(&seated.game_id, &seated.token).await?;
+    let rules = snap.rules.clone().unwrap_or_default();
+    bot.send(format!("game {} {} {} {}\n", seated.game_id, seated.seat.index(), rules.name, rules.target));
+    let mut strategy = BridgeStrategy(bot.clone());
+    let observer_bot = bot.clone();
+    let mut on_event = move |ev: &pb::GameEvent, _: &SeatTracker| {
+        observer_bot.last_seq.store(ev.seq, Ordering::Relaxed);
+        if observer_bot.failure().is_none()
+            && let Some(line) = event_line(ev)
+        {
+            observer_bot.send(line);
+        }
+    };
+    let played = tokio::select! {
+        r = client.play_observed(&seated.game_id, &seated.token, &mut strategy, &mut on_event) => Some(r),
+        () = bot.failed.notified() => None,
+    };
+    if let Some(e) = bot.failure() {
+        if let Err(r) = client.resign(&seated.game_id, &seated.token).await {
+            tracing::warn!(game = seated.game_id, "resigning after the program's failure: {r}");
+        }
+        return Err(e);
+    }
+    Ok(played.expect("no failure: the game was played")?)
+}
+
+/// Reads the finished game back (`GetRecord`) and checks it against `o`, the result the
+/// seat's stream ended with: the same result, the target reached by the winner (or equal
+/// totals for a draw), the margin the difference of the totals. Returns the hands recorded.
+pub async fn check_result(client: &Client, o: &Outcome, target: u32) -> Result<usize, BridgeError> {
+    let rec = client.get_record(&o.game_id).await?;
+    let g = &o.game_id;
+    if rec.result.as_ref() != Some(&o.result) {
+        return Err(BridgeError::Check(format!(
+            "{g}: GetRecord's result differs from the game-over event's"
+        )));
+    }
+    if o.reason == pb::GameEndReason::Target {
+        let [a, b] = o.totals;
+        if a.max(b) < target {
+            return Err(BridgeError::Check(format!("{g}: totals {a}-{b} below the target {target}")));
+        }
+        let ok = match o.winner {
+            Some(w) => o.totals[w.index()] == a.max(b) && o.margin == a.abs_diff(b),
+            None => a == b,
+        };
+        if !ok {
+            return Err(BridgeError::Check(format!("{g}: winner {:?} with totals {a}-{b}", o.winner)));
+        }
+    }
+    Ok(rec.reveals.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::{BySeat, Card, RuleSet, hand};
+
+    fn card(s: &str) -> Card {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn answers_are_tokens_or_the_engine_text_and_must_be_legal() {
+        let legal = Legal {
+            seat: Some(Seat::S0),
+            discards: hand("7S KD 3C"),
+            knocks: hand("KD"),
+            ..Legal::default()
+        };
+        assert_eq!(legal_tokens(&legal), ["discard:3C", "discard:7S", "discard:KD", "knock:KD"]);
+        for t in legal_tokens(&legal) {
+            assert!(parse_answer(&t, &legal).is_ok(), "{t}");
+        }
+        assert_eq!(parse_answer(" discard 7S \n", &legal), Ok(Action::Discard { card: card("7S") }));
+        assert_eq!(parse_answer("knock:KD", &legal), Ok(Action::knock(card("KD"))));
+        assert!(matches!(
+            parse_answer("knock KD [7C 7D 7H]", &legal),
+            Ok(Action::Knock { melds: Some(m), .. }) if m.len() == 1
+        ));
+        assert_eq!(parse_answer("discard:2H", &legal), Err("\"discard:2H\" is not legal now".into()));
+        assert_eq!(parse_answer("knock:7S", &legal), Err("\"knock:7S\" is not legal now".into()));
+        assert_eq!(parse_answer("stock", &legal), Err("\"stock\" is not legal now".into()));
+        let e = parse_answer("hello", &legal).unwrap_err();
+        assert!(e.starts_with("\"hello\" is not an action"), "{e}");
+        assert!(parse_answer("", &legal).is_err());
+        let offer = Legal { seat: Some(Seat::S1), pass: true, draw_pile: true, ..Legal::default() };
+        assert_eq!(legal_tokens(&offer), ["pass", "pile"]);
+        assert_eq!(parse_answer("take", &offer), Ok(Action::DrawPile));
+        let big = Legal { big_gin: true, ..Legal::default() };
+        assert_eq!(legal_tokens(&big), ["big-gin"]);
+        assert_eq!(parse_answer("big-gin", &big), Ok(Action::BigGin { melds: None }));
+    }
+
+    #[test]
+    fn a_turn_is_four_lines_ending_with_the_legal_tokens() {
+        let rules = RuleSet::standard();
+        let memory = crate::Memory::new(Seat::S1);
+        let pile = [card("2C"), card("9H")];
+        let d = Decision {
+            seat: Seat::S1,
+            rules: &rules,
+            hand: hand("7S 8S 9S 8C 8D 8H KD 2D 3D 4D 9H"),
+            pile: &pile[..1],
+            stock_len: 30,
+            taken: Some(card("9H")),
+            knock_limit: 10,
+            legal: Legal { seat: Some(Seat::S1), discards: hand("KD 2D"), ..Legal::default() },
+            scores: BySeat::new(25, 0),
+            memory: &memory,
+        };
+        assert_eq!(
+            turn_lines(&d, 41),
+            "turn 41 discard 30 10 25 0 9H\nhand 2D 3D 4D 7S 8C 8D 8H 8S 9H 9S KD\npile 2C\n\
+             legal discard:2D discard:KD\n"
+        );
+    }
+
+    #[test]
+    fn events_become_one_line_each() {
+        let ev = |kind| pb::GameEvent { seq: 5, time_unix_ms: 0, kind: Some(kind) };
+        let stock = |card: &str| {
+            K::CardDrawn(pb::CardDrawn {
+                seat: 1,
+                source: pb::DrawSource::Stock as i32,
+                card: card.into(),
+                stock_size: 20,
+            })
+        };
+        let cases = [
+            (
+                K::HandDealt(pb::HandDealt {
+                    hand_number: 2,
+                    dealer: 1,
+                    upcard: "QS".into(),
+                    knock_limit: 10,
+                    your_hand: "AC 2C 3C 4C 5C 6C 7C 8C 9C TC".split(' ').map(String::from).collect(),
+                    ..Default::default()
+                }),
+                Some("deal 2 1 QS 10 AC 2C 3C 4C 5C 6C 7C 8C 9C TC"),
+            ),
+            (stock(""), Some("drew 1 stock ?")),
+            (stock("4H"), Some("drew 1 stock 4H")),
+            (
+                K::CardDrawn(pb::CardDrawn {
+                    seat: 0,
+                    source: pb::DrawSource::Pile as i32,
+                    card: "QS".into(),
+                    stock_size: 20,
+                }),
+                Some("drew 0 pile QS"),
+            ),
+            (K::CardDiscarded(pb::CardDiscarded { seat: 0, card: "5D".into() }), Some("discarded 0 5D")),
+            (K::UpcardPassed(pb::UpcardPassed { seat: 1 }), Some("passed 1")),
+            (
+                K::HandEnded(pb::HandEnded {
+                    result: Some(pb::HandResult {
+                        hand_number: 2,
+                        end: pb::EndKind::Gin as i32,
+                        winner: Some(0),
+                        points: 41,
+                        scores: vec![66, 12],
+                        ..Default::default()
+                    }),
+                }),
+                Some("handover 2 gin 0 41 66 12"),
+            ),
+            (
+                K::HandEnded(pb::HandEnded {
+                    result: Some(pb::HandResult {
+                        hand_number: 3,
+                        end: pb::EndKind::Dead as i32,
+                        scores: vec![66, 12],
+                        ..Default::default()
+                    }),
+                }),
+                Some("handover 3 dead - 0 66 12"),
+            ),
+            (
+                K::GameOver(pb::GameOver {
+                    result: Some(pb::GameResult {
+                        reason: pb::GameEndReason::Target as i32,
+                        winner: Some(1),
+                        totals: vec![80, 230],
+                        margin: 150,
+                        ..Default::default()
+                    }),
+                }),
+                Some("gameover 1 80 230 target"),
+            ),
+            (K::TurnStarted(pb::TurnStarted::default()), None),
+            (K::PlayerJoined(pb::PlayerJoined::default()), None),
+        ];
+        for (kind, want) in cases {
+            assert_eq!(event_line(&ev(kind)), want.map(|w| format!("{w}\n")));
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! `gin-bot bridge`: play games on a server with a program that speaks the bridge's line
+//! protocol on stdin/stdout (`gin_bot::bridge`; `examples/bridge/README.md`).
+
+use std::time::{Duration, Instant};
+
+use anyhow::{Result, bail};
+use gin_bot::bridge::{self, BotProcess};
+use gin_bot::sdk::{Client, Seated};
+use gin_proto::v1 as pb;
+
+#[derive(clap::Args)]
+pub struct BridgeArgs {
+    /// The bot program, run with `sh -c` (e.g. "python3 examples/bridge/bot.py").
+    #[arg(long)]
+    cmd: String,
+    /// The server: http://host:port.
+    #[arg(long, env = "GIN_SERVER", default_value = "http://127.0.0.1:50051")]
+    server: String,
+    /// Create each game against the server's house bot playing this strategy (random,
+    /// simple, strong). Without --vs-bot or --join: quick matches against other players.
+    #[arg(long, value_name = "STRATEGY", conflicts_with = "join")]
+    vs_bot: Option<String>,
+    /// Join this game (its first free seat) and play it; --games is then 1.
+    #[arg(long, value_name = "GAME_ID")]
+    join: Option<String>,
+    /// Games to play, one after the other, with the same program.
+    #[arg(long, default_value_t = 1)]
+    games: u64,
+    /// A preset name (standard, oklahoma, …) or a TOML/JSON rules file, for the games this
+    /// command starts.
+    #[arg(long, default_value = "standard")]
+    rules: String,
+    /// Our display name.
+    #[arg(long, default_value = "bridge")]
+    name: String,
+    /// How long the program may take to answer one turn, in milliseconds.
+    #[arg(long, default_value_t = 10_000)]
+    timeout_ms: u64,
+}
+
+async fn seat(client: &Client, a: &BridgeArgs, rules: pb::Rules) -> Result<Seated> {
+    Ok(match (&a.join, &a.vs_bot) {
+        (Some(id), _) => client.join_game(id, &a.name).await?,
+        (None, Some(bot)) => {
+            client
+                .create_game(pb::CreateGameRequest {
+                    rules: Some(rules),
+                    name: a.name.clone(),
+                    house_bot: bot.clone(),
+                    ..Default::default()
+                })
+                .await?
+        }
+        (None, None) => client.quick_match(rules, &a.name).await?,
+    })
+}
+
+pub fn run(a: BridgeArgs) -> Result<()> {
+    if let Some(b) = &a.vs_bot {
+        gin_bot::by_name(b, 0).map_err(|e| anyhow::anyhow!("--vs-bot: {e}"))?;
+    }
+    let games = if a.join.is_some() { 1 } else { a.games };
+    let rules = crate::play_cmd::rules_spec(&a.rules)?;
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    rt.block_on(async move {
+        let client = Client::connect(&a.server).await?;
+        let bot = BotProcess::spawn(&a.cmd, Duration::from_millis(a.timeout_ms))?;
+        let started = Instant::now();
+        let (mut won, mut lost, mut drawn) = (0, 0, 0);
+        for i in 0..games {
+            let seated = seat(&client, &a, rules.clone()).await?;
+            let target = client.get_game(&seated.game_id, &seated.token).await?.rules.map_or(0, |r| r.target);
+            let o = match bridge::play_game(&client, &seated, &bot).await {
+                Ok(o) => o,
+                Err(e) => {
+                    bot.finish(Duration::from_secs(1));
+                    bail!("[{}/{games}] game {}: {e} (the game was resigned)", i + 1, seated.game_id);
+                }
+            };
+            let hands = bridge::check_result(&client, &o, target).await?;
+            match o.score() {
+                1.0 => won += 1,
+                0.0 => lost += 1,
+                _ => drawn += 1,
+            }
+            println!("[{}/{games}] {} (result checked against GetRecord: {hands} hands)", i + 1, o.line());
+        }
+        let how = bot.finish(Duration::from_secs(5));
+        println!(
+            "{games} games: {won} won, {lost} lost, {drawn} drawn; the program {how}; {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+        Ok(())
+    })
+}
