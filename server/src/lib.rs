@@ -67,7 +67,7 @@ impl Default for Config {
             max_open_games_per_caller: 100,
             stream_buffer: 1024,
             heartbeat: Duration::from_secs(15),
-            keep_finished: Duration::from_secs(10),
+            keep_finished: Duration::from_secs(5),
         }
     }
 }

@@ -43,7 +43,7 @@ struct Flags {
     heartbeat_secs: u64,
     /// Seconds a finished game stays in memory; after that it is read back from the database
     /// when asked for (memory stays bounded however many games were played).
-    #[arg(long, env = "GIN_KEEP_FINISHED_SECS", default_value_t = 10)]
+    #[arg(long, env = "GIN_KEEP_FINISHED_SECS", default_value_t = 5)]
     keep_finished_secs: u64,
 }
 
