@@ -18,6 +18,11 @@ use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 use crate::app::{App, KEYS, LABELS, Overlay, Stage};
 use crate::table::Table;
 
+/// The smallest screen the table is drawn on (a message asks for more below it).
+pub const MIN_WIDTH: u16 = 60;
+/// See [`MIN_WIDTH`].
+pub const MIN_HEIGHT: u16 = 20;
+
 /// A card for the screen: `7♠` in colour mode, `7S` without colours.
 pub fn card_text(c: Card, no_color: bool) -> String {
     if no_color { c.to_string() } else { format!("{}{}", c.rank(), c.suit().symbol()) }
@@ -96,6 +101,14 @@ pub fn draw(f: &mut Frame, app: &App, now_ms: i64) {
         }
         Stage::InGame(t) => t,
     };
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        let msg = format!(
+            "The terminal is {}x{}: make it at least {MIN_WIDTH}x{MIN_HEIGHT} to play (q: quit).",
+            area.width, area.height
+        );
+        f.render_widget(Paragraph::new(msg).wrap(Wrap { trim: true }), area);
+        return;
+    }
     let [header, body, status] =
         Layout::vertical([Constraint::Length(1), Constraint::Min(0), Constraint::Length(1)]).areas(area);
     draw_header(f, app, t, header);
@@ -106,7 +119,7 @@ pub fn draw(f: &mut Frame, app: &App, now_ms: i64) {
     draw_table(f, app, t, table_a, now_ms);
     draw_hand(f, app, t, hand_a);
     draw_prompt(f, app, t, prompt_a);
-    let sheet_h = (t.hands.len() as u16 + 4).clamp(5, body.height / 2);
+    let sheet_h = (t.hands.len() as u16 + 4).max(5).min(body.height / 2);
     let [sheet_a, log_a] = Layout::vertical([Constraint::Length(sheet_h), Constraint::Min(3)]).areas(right);
     draw_sheet(f, t, sheet_a);
     draw_log(f, t, log_a);
