@@ -268,16 +268,23 @@ impl Plain {
             }
             _ => Err(format!("unknown command {first:?}; type help for the commands")),
         };
-        let a = match action {
-            Ok(a) => a,
-            Err(e) => return (vec![format!("error: {e}")], Flow::Continue),
-        };
         let Some(t) = &self.table else { return (vec!["error: not at a table yet".into()], Flow::Continue) };
-        if !t.is_legal(&a) {
-            return (vec![format!("error: {}", refusal(t, &a))], Flow::Continue);
-        }
+        let a = match action {
+            Ok(a) if t.is_legal(&a) => a,
+            Ok(a) => return (self.with_turn_line(format!("error: {}", refusal(t, &a))), Flow::Continue),
+            Err(e) => return (self.with_turn_line(format!("error: {e}")), Flow::Continue),
+        };
         self.in_flight = true;
         (Vec::new(), Flow::Act(a))
+    }
+
+    /// `error` and, on the viewer's turn, the `your turn:` line again (what may be done).
+    fn with_turn_line(&self, error: String) -> Vec<String> {
+        let mut v = vec![error];
+        if let Some(t) = self.table.as_ref().filter(|t| t.my_turn()) {
+            v.push(self.turn_line(t, t.arrangement().1));
+        }
+        v
     }
 
     fn table_lines(&self) -> Vec<String> {

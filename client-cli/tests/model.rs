@@ -244,12 +244,17 @@ fn plain_commands_parse_check_and_wait_for_their_outcome() {
     let (l, f) = p.on_line("discard zz");
     assert_eq!(f, Flow::Continue);
     assert!(l[0].starts_with("error: \"zz\" is not a card"), "{l:?}");
+    let turn = "your turn: discard CARD or knock CARD; best discard KS; you can knock with AH, KS";
     let (l, _) = p.on_line("stock");
-    assert_eq!(l, ["error: you have drawn already: discard or knock"]);
+    assert_eq!(
+        l,
+        ["error: you have drawn already: discard or knock", turn],
+        "the error, then what may be done"
+    );
     let (l, _) = p.on_line("frobnicate");
-    assert_eq!(l, ["error: unknown command \"frobnicate\"; type help for the commands"]);
+    assert_eq!(l, ["error: unknown command \"frobnicate\"; type help for the commands", turn]);
     let (l, _) = p.on_line("knock 2c");
-    assert_eq!(l, ["error: cannot knock discarding 2C: 18 deadwood left, the limit is 10"]);
+    assert_eq!(l, ["error: cannot knock discarding 2C: 18 deadwood left, the limit is 10", turn]);
     assert_eq!(p.on_line("knock ks").1, Flow::Act(Action::knock(card("KS"))));
     assert!(!p.ready(), "the next line waits for the knock's outcome");
     let (l, _) = p.on_net(NetEvent::Refused("refused: something".into()));
