@@ -154,7 +154,7 @@ const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
 /// Follows `place`'s game until `cmds` closes: forwards its snapshot and events in order to
 /// `out`, reopens the stream after a drop (from the last seq forwarded), and sends each
-/// action of `cmds`. Ends when `out` or `cmds` closes, or with [`NetEvent::Fatal`].
+/// action of `cmds` (each in its own task, retried by the SDK while the server is away). Ends when `out` or `cmds` closes, or with [`NetEvent::Fatal`].
 pub async fn follow(
     client: Client,
     place: Place,
@@ -215,12 +215,16 @@ pub async fn follow(
                 }
                 c = cmds.recv() => {
                     let Some(c) = c else { return };
-                    let r = client.act(&place.game_id, &place.token, c.expected_seq, &c.action, c.offer).await;
-                    if let Err(e) = r
-                        && out.send(NetEvent::Refused(explain(&e))).is_err()
-                    {
-                        return;
-                    }
+                    // In its own task, so the stream is read (and a drop noticed) while the
+                    // SDK retries a call the server could not take yet. A retry that arrives
+                    // after the game moved on is refused as stale, never applied twice.
+                    let (client, place, out) = (client.clone(), place.clone(), out.clone());
+                    tokio::spawn(async move {
+                        let r = client.act(&place.game_id, &place.token, c.expected_seq, &c.action, c.offer).await;
+                        if let Err(e) = r {
+                            let _ = out.send(NetEvent::Refused(explain(&e)));
+                        }
+                    });
                 }
             }
         };

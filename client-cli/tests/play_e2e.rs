@@ -3,44 +3,14 @@
 //! answering with real moves; then `gin verify` checks the finished game's deals, and
 //! `gin list` / `gin watch` run against the same server.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
-use std::net::SocketAddr;
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use tokio::net::TcpListener;
-use tokio::sync::oneshot;
-
-struct Server {
-    addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
-    task: tokio::task::JoinHandle<anyhow::Result<()>>,
-    _dir: tempfile::TempDir,
-}
-
-impl Server {
-    async fn start() -> Server {
-        let dir = tempfile::tempdir().unwrap();
-        let cfg = gin_server::Config { db: dir.path().join("t.db"), rate_per_sec: 0, ..Default::default() };
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (tx, rx) = oneshot::channel::<()>();
-        let task = tokio::spawn(gin_server::run(listener, cfg, async {
-            let _ = rx.await;
-        }));
-        Server { addr, stop: Some(tx), task, _dir: dir }
-    }
-
-    fn url(&self) -> String {
-        format!("http://{}", self.addr)
-    }
-
-    async fn stop(mut self) {
-        let _ = self.stop.take().unwrap().send(());
-        self.task.await.unwrap().unwrap();
-    }
-}
+use common::Server;
 
 /// The move a simple player makes at a `your turn:` prompt (None: not a prompt).
 fn answer(prompt: &str) -> Option<String> {
@@ -81,7 +51,8 @@ fn gin(args: &[&str]) -> std::process::Output {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn plain_mode_plays_a_whole_game_against_a_house_bot() {
-    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("g.db")).await;
     let url = server.url();
 
     let out = tokio::task::spawn_blocking({
@@ -157,7 +128,6 @@ async fn plain_mode_plays_a_whole_game_against_a_house_bot() {
 
     // The finished game's deals check out against the commitments published at each deal.
     let id = lines[0].trim_start_matches("game ").split(':').next().unwrap().to_string();
-    let dir = tempfile::tempdir().unwrap();
     let saved = dir.path().join("v.json");
     let (url3, id2, saved2) = (url.clone(), id.clone(), saved.clone());
     let out = tokio::task::spawn_blocking(move || {
