@@ -90,6 +90,8 @@ pub struct App {
     pub no_color: bool,
     /// Hands whose result was already shown.
     pub hands_seen: usize,
+    /// An action was sent and nothing came back yet: further actions wait.
+    pub pending: bool,
 }
 
 /// The status line.
@@ -112,6 +114,7 @@ impl App {
             status: None,
             no_color,
             hands_seen: 0,
+            pending: false,
         }
     }
 
@@ -126,6 +129,12 @@ impl App {
     /// Shows `text` on the status line.
     pub fn info(&mut self, text: impl Into<String>) {
         self.status = Some(Status { text: text.into(), error: false });
+    }
+
+    /// The server refused the action sent: say why, and take actions again.
+    pub fn refused(&mut self, why: impl Into<String>) {
+        self.pending = false;
+        self.error(why);
     }
 
     /// Shows `text` on the status line as an error.
@@ -146,6 +155,7 @@ impl App {
         let before = t.last_seq;
         t.apply(ev)?;
         if t.last_seq != before {
+            self.pending = false;
             if t.hands.len() > self.hands_seen {
                 self.hands_seen = t.hands.len();
                 self.overlay = Some(Overlay::HandOver(t.hands.len() - 1));
@@ -282,8 +292,7 @@ impl App {
                 let t = self.table()?;
                 if !t.my_turn() {
                     self.error("not your turn");
-                } else if let Some(dw) = t.knock_deadwood(c) {
-                    let _ = dw;
+                } else if t.knock_deadwood(c).is_some() {
                     self.overlay = Some(Overlay::ConfirmKnock(c));
                 } else {
                     let why = self.refusal(&Action::knock(c));
@@ -304,9 +313,14 @@ impl App {
 
     /// The action as a command if it is legal now; otherwise says why on the status line.
     fn act(&mut self, a: Action) -> Option<Command> {
+        if self.pending {
+            self.info("waiting for the server…");
+            return None;
+        }
         let t = self.table()?;
         if t.is_legal(&a) {
             self.status = None;
+            self.pending = true;
             return Some(Command::Act(a));
         }
         let why = self.refusal(&a);
@@ -342,9 +356,12 @@ pub fn refusal(t: &Table, a: &Action) -> String {
         Action::Pass => "you can pass only when the upcard is offered".into(),
         Action::DrawStock if offer => "first take the upcard (t) or pass (p)".into(),
         Action::DrawStock | Action::DrawPile => "you have drawn already: discard or knock".into(),
-        Action::Discard { card } | Action::Knock { discard: card, .. } if t.phase != pb::Phase::Discard => {
-            let _ = card;
-            if offer { "take the upcard (t) or pass (p) first".into() } else { "draw first (s or t)".into() }
+        Action::Discard { .. } | Action::Knock { .. } if t.phase != pb::Phase::Discard => {
+            if offer {
+                "take the upcard (t) or pass (p) first".into()
+            } else {
+                "draw first (s or t)".into()
+            }
         }
         Action::Discard { card } if t.taken_from_pile == Some(*card) => {
             format!("{card} was just taken from the pile: discard another card")

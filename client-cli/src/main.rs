@@ -90,6 +90,10 @@ struct PlayArgs {
     /// Your display name.
     #[arg(long, env = "USER", default_value = "player")]
     name: String,
+    /// With --vs-bot or --create: a turn clock of this many seconds (on expiry the server
+    /// plays the turn: passes, draws from the stock, discards the least useful card).
+    #[arg(long, value_name = "SECS", conflicts_with = "join", value_parser = clap::value_parser!(u32).range(1..=3600))]
+    turn_secs: Option<u32>,
 }
 
 #[derive(Args, Debug)]
@@ -204,11 +208,18 @@ async fn run_play(args: PlayArgs) -> Result<u8> {
         (None, false, Some(id)) => Seating::Join(id.clone()),
         (None, false, None) => Seating::QuickMatch,
     };
+    if args.turn_secs.is_some() && matches!(how, Seating::QuickMatch) {
+        anyhow::bail!("--turn-secs needs --vs-bot or --create (a quick match has no clock)");
+    }
     let client = net::connect(&args.server.server, args.server.ca_cert.as_deref()).await?;
     if matches!(how, Seating::QuickMatch) {
         eprintln!("waiting for an opponent asking for the same rules (up to a minute)…");
     }
-    let place = net::seat(&client, &how, rules, &args.name).await?;
+    let clock = args.turn_secs.map(|s| gin_proto::v1::TurnClock {
+        turn_millis: s * 1000,
+        policy: gin_proto::v1::ClockPolicy::AutoPlay as i32,
+    });
+    let place = net::seat(&client, &how, rules, clock, &args.name).await?;
     if matches!(how, Seating::Create) {
         // On stdout, so a script can read it; the full screen shows it too.
         println!("game id: {}  (share it: gin play --join {})", place.game_id, place.game_id);

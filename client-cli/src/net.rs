@@ -90,8 +90,15 @@ pub async fn connect(url: &str, ca: Option<&Path>) -> Result<Client> {
     Client::connect_with(url, opts).await.map_err(|e| anyhow::anyhow!("{e} (is the server running?)"))
 }
 
-/// Gets a seat as `how` says.
-pub async fn seat(client: &Client, how: &Seating, rules: pb::Rules, name: &str) -> Result<Place> {
+/// Gets a seat as `how` says; a game created here gets `clock` (quick matches and joined
+/// games have the clock their creator chose).
+pub async fn seat(
+    client: &Client,
+    how: &Seating,
+    rules: pb::Rules,
+    clock: Option<pb::TurnClock>,
+    name: &str,
+) -> Result<Place> {
     let s = match how {
         Seating::QuickMatch => client.quick_match(rules, name).await.map_err(|e| match e {
             Error::Rpc { status, .. } if status.code() == Code::DeadlineExceeded => {
@@ -104,6 +111,7 @@ pub async fn seat(client: &Client, how: &Seating, rules: pb::Rules, name: &str) 
         Seating::VsBot(bot) => client
             .create_game(pb::CreateGameRequest {
                 rules: Some(rules),
+                clock,
                 name: name.to_string(),
                 house_bot: bot.clone(),
                 ..Default::default()

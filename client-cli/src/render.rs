@@ -272,6 +272,12 @@ pub fn prompt_lines(t: &Table, no_color: bool) -> Vec<Line<'static>> {
     if let Some(r) = &t.result {
         return vec![Line::from(Span::styled(crate::table::game_line(t, r), bold())), Line::from("q: quit")];
     }
+    if t.phase == pb::Phase::WaitingForPlayers {
+        return vec![
+            Line::from(Span::styled("Waiting for an opponent.", bold())),
+            Line::from(format!("Share the game id: gin play --join {}", t.game_id)),
+        ];
+    }
     let Some(me) = t.viewer else {
         return vec![Line::from("Watching. q: quit, ?: help")];
     };

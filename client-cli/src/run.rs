@@ -136,7 +136,7 @@ async fn tui_loop(
                 }
                 Some(NetEvent::Reconnecting(why)) => app.error(format!("connection lost ({why}); reconnecting…")),
                 Some(NetEvent::Reconnected) => app.info("reconnected"),
-                Some(NetEvent::Refused(why)) => app.error(why),
+                Some(NetEvent::Refused(why)) => app.refused(why),
                 Some(NetEvent::Fatal(why)) => app.error(format!("{why} (q: quit)")),
             },
             k = key_rx.recv() => match k {

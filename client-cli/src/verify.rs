@@ -140,12 +140,10 @@ mod tests {
     use engine::{Game, GameSetup, RuleSet};
 
     fn finished(seed: u64) -> Game {
-        let mut g = Game::new(GameSetup::new(RuleSet::standard(), seed)).unwrap();
-        while let Some(s) = g.to_act() {
-            let a = g.hand().legal_actions()[0].clone();
-            g.apply(s, &a).unwrap();
-        }
-        g
+        let mut a = gin_bot::by_name("simple", 1).unwrap();
+        let mut b = gin_bot::by_name("simple", 2).unwrap();
+        gin_bot::local::play_game(GameSetup::new(RuleSet::standard(), seed), [a.as_mut(), b.as_mut()])
+            .unwrap()
     }
 
     fn verifiable(seed: u64) -> Verifiable {

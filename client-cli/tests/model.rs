@@ -114,6 +114,11 @@ fn labels_select_cards_and_enter_discards_the_selected_one() {
     assert_eq!(ch(&mut app, 'h'), None);
     assert_eq!(app.selected_card(), Some(card("AH")));
     assert_eq!(press(&mut app, KeyCode::Enter), Some(Command::Act(Action::Discard { card: card("AH") })));
+    // Until the server answers, a second action is held back (no double discard).
+    assert_eq!(ch(&mut app, 'x'), None);
+    assert_eq!(status(&app), "waiting for the server…");
+    app.refused("refused: something");
+    assert!(app.status.as_ref().unwrap().error);
     assert_eq!(press(&mut app, KeyCode::Right), None);
     assert_eq!(app.selected_card(), Some(card("5H")));
     assert_eq!(ch(&mut app, 'x'), Some(Command::Act(Action::Discard { card: card("5H") })));
@@ -141,6 +146,7 @@ fn illegal_keys_say_why_and_send_nothing() {
     assert!(status(&offer).contains("take the upcard (t) or pass (p)"), "{}", status(&offer));
     assert_eq!(press(&mut offer, KeyCode::Enter), None);
     assert_eq!(ch(&mut offer, 't'), Some(Command::Act(Action::DrawPile)));
+    offer.refused("the game moved on before your move arrived; nothing was played");
     assert_eq!(ch(&mut offer, 'p'), Some(Command::Act(Action::Pass)));
 }
 

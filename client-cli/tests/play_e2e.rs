@@ -179,6 +179,9 @@ fn bad_input_gets_a_clear_error() {
     let o = gin(&["play", "--plain", "--server", "ftp://example"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("expected http://host:port"), "{o:?}");
+    let o = gin(&["play", "--turn-secs", "30", "--server", "http://127.0.0.1:1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--turn-secs needs"), "{o:?}");
     let o = gin(&["play", "--create", "--join", "x"]);
     assert_eq!(o.status.code(), Some(2), "clap refuses conflicting flags");
 }
