@@ -68,7 +68,8 @@ rules (waits up to a minute).
 
 Keys (full screen): a-k pick a card, Left/Right move, s stock, t take the pile/upcard,
 p pass, Enter or x discard, K knock (asks y/n), B big gin, o sort by suit/rank, ? help,
-q quit (asks y/n). With --plain, type `help` for the commands.")]
+q quit (asks y/n). With --plain, type `help` for the commands. Leaving a game keeps your seat:
+gin prints the `gin play --join ID --token TOKEN` that brings you back.")]
 struct PlayArgs {
     #[command(flatten)]
     server: ServerArgs,
@@ -83,6 +84,9 @@ struct PlayArgs {
     /// Join the game with this id.
     #[arg(long, value_name = "ID")]
     join: Option<String>,
+    /// With --join: come back to the seat this token holds (printed when you leave a game).
+    #[arg(long, value_name = "TOKEN", requires = "join")]
+    token: Option<String>,
     /// Rules: a preset (standard, wikihow, wikihow-alt, classic, american, oklahoma,
     /// multistage) or a TOML/JSON rules file.
     #[arg(long, default_value = "standard", value_name = "PRESET|FILE")]
@@ -219,7 +223,10 @@ async fn run_play(args: PlayArgs) -> Result<u8> {
         turn_millis: s * 1000,
         policy: gin_proto::v1::ClockPolicy::AutoPlay as i32,
     });
-    let place = net::seat(&client, &how, rules, clock, &args.name).await?;
+    let place = match (&how, &args.token) {
+        (Seating::Join(id), Some(token)) => Place { game_id: id.clone(), token: token.clone() },
+        _ => net::seat(&client, &how, rules, clock, &args.name).await?,
+    };
     if matches!(how, Seating::Create) {
         // On stdout, so a script can read it; the full screen shows it too.
         println!("game id: {}  (share it: gin play --join {})", place.game_id, place.game_id);
@@ -228,11 +235,19 @@ async fn run_play(args: PlayArgs) -> Result<u8> {
 }
 
 async fn front_end(client: gin_bot::sdk::Client, place: Place, screen: &ScreenArgs) -> Result<u8> {
-    if screen.plain {
-        run::plain(client, place, io::stdout()).await
+    let (code, over) = if screen.plain {
+        run::plain(client, place.clone(), io::stdout()).await?
     } else {
-        run::tui(client, place, no_color(screen)).await
+        run::tui(client, place.clone(), no_color(screen)).await?
+    };
+    if !over && !place.token.is_empty() {
+        eprintln!(
+            "left game {id}; your seat is kept: come back with\n  gin play --join {id} --token {token}",
+            id = place.game_id,
+            token = place.token
+        );
     }
+    Ok(code)
 }
 
 async fn run_watch(args: WatchArgs) -> Result<u8> {

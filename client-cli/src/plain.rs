@@ -29,7 +29,7 @@ commands (one a line; cards as 7S, TD, 10d, q♥):
   log                 the moves so far
   sort suit | sort rank   how your hand is listed
   help                this list
-  quit                leave (your seat stays yours)";
+  quit                leave (your seat stays yours: gin prints how to come back)";
 
 /// What the runner should do after a message.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -248,7 +248,7 @@ impl Plain {
             "knock" | "k" | "gin" => card(arg).map(Action::knock),
             "biggin" | "big-gin" => Ok(Action::BigGin { melds: None }),
             "help" | "?" => return (HELP.lines().map(String::from).collect(), Flow::Continue),
-            "quit" | "q" | "exit" => return (vec!["bye: your seat stays yours".into()], Flow::Exit(0)),
+            "quit" | "q" | "exit" => return (vec!["bye".into()], Flow::Exit(0)),
             "hand" => return (self.hand_lines(), Flow::Continue),
             "table" => return (self.table_lines(), Flow::Continue),
             "score" => return (self.score_lines(), Flow::Continue),

@@ -135,14 +135,15 @@ fn draw_header(f: &mut Frame, app: &App, t: &Table, area: Rect) {
         format!("{}{bot}{you} {}", t.name(s), t.scores[s.index()])
     };
     let stage = if t.stage > 0 { format!(" stage {}", t.stage + 1) } else { String::new() };
+    // Most important first: a narrow screen cuts the end.
     let text = format!(
-        " gin {} · {} to {}{stage} · hand {} · {} - {}",
-        t.game_id,
-        t.rules_name,
-        t.target,
-        t.hand_number + 1,
+        " {} - {} · hand {}{stage} · {} to {} · game {}",
         seat_label(Seat::S0),
         seat_label(Seat::S1),
+        t.hand_number + 1,
+        t.rules_name,
+        t.target,
+        t.game_id,
     );
     f.render_widget(Paragraph::new(Line::from(Span::styled(text, bold()))), area);
 }
@@ -445,8 +446,8 @@ fn draw_overlay(f: &mut Frame, app: &App, t: Option<&Table>, area: Rect) {
         }
         (Some(Overlay::ConfirmQuit), _) => {
             let lines = vec![
-                Line::from("Leave the game? Your seat stays yours;"),
-                Line::from("the game waits (or its clock runs)."),
+                Line::from("Leave the game? The seat stays yours: the"),
+                Line::from("command to come back is printed on exit."),
                 Line::from("y: quit · any other key: stay"),
             ];
             popup(f, area, "Quit?", lines, 44);

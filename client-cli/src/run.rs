@@ -24,8 +24,8 @@ fn now_ms() -> i64 {
 }
 
 /// Plays (or watches) `place` in plain text mode: events to stdout, commands from stdin.
-/// Returns the exit status (0 at game over or `quit`).
-pub async fn plain(client: Client, place: Place, mut out: impl Write) -> Result<u8> {
+/// Returns the exit status (0 at game over or `quit`) and whether the game is over.
+pub async fn plain(client: Client, place: Place, mut out: impl Write) -> Result<(u8, bool)> {
     let (net_tx, mut net_rx) = mpsc::unbounded_channel();
     let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
     tokio::spawn(net::follow(client, place, net_tx, cmd_rx));
@@ -56,7 +56,7 @@ pub async fn plain(client: Client, place: Place, mut out: impl Write) -> Result<
                 Some(Some(l)) => p.on_line(&l),
                 _ => {
                     stdin_open = false;
-                    (vec!["end of input: leaving the game (your seat stays yours)".into()], Flow::Exit(0))
+                    (vec!["end of input: leaving the game".into()], Flow::Exit(0))
                 }
             },
         };
@@ -66,7 +66,7 @@ pub async fn plain(client: Client, place: Place, mut out: impl Write) -> Result<
         out.flush()?;
         match flow {
             Flow::Continue => {}
-            Flow::Exit(code) => return Ok(code),
+            Flow::Exit(code) => return Ok((code, p.table.as_ref().is_some_and(Table::is_over))),
             Flow::Act(action) => {
                 if let Some(t) = &p.table {
                     let offer = t.phase == pb::Phase::UpcardOffer;
@@ -83,8 +83,9 @@ fn restore() {
     let _ = execute!(io::stdout(), LeaveAlternateScreen, crossterm::cursor::Show);
 }
 
-/// Plays (or watches) `place` full screen until the player quits.
-pub async fn tui(client: Client, place: Place, no_color: bool) -> Result<u8> {
+/// Plays (or watches) `place` full screen until the player quits. Returns the exit status
+/// and whether the game is over.
+pub async fn tui(client: Client, place: Place, no_color: bool) -> Result<(u8, bool)> {
     let (net_tx, mut net_rx) = mpsc::unbounded_channel();
     let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
     tokio::spawn(net::follow(client, place.clone(), net_tx, cmd_rx));
@@ -106,7 +107,7 @@ async fn tui_loop(
     cmd_tx: &mpsc::UnboundedSender<Send>,
     place: &Place,
     no_color: bool,
-) -> Result<u8> {
+) -> Result<(u8, bool)> {
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     // Keys (and resizes) come from a thread blocked in crossterm's read.
     let (key_tx, mut key_rx) = mpsc::unbounded_channel::<Event>();
@@ -142,7 +143,7 @@ async fn tui_loop(
             k = key_rx.recv() => match k {
                 Some(Event::Key(key)) if key.kind != KeyEventKind::Release => {
                     match app.handle_key(key) {
-                        Some(Command::Quit) => return Ok(0),
+                        Some(Command::Quit) => return Ok((0, app.table().is_some_and(Table::is_over))),
                         Some(Command::Act(action)) => {
                             if let Some(t) = app.table() {
                                 let offer = t.phase == pb::Phase::UpcardOffer;
@@ -154,7 +155,7 @@ async fn tui_loop(
                 }
                 Some(Event::Resize(..)) => {} // draw() fits the new size
                 Some(_) => {}
-                None => return Ok(0),
+                None => return Ok((0, app.table().is_some_and(Table::is_over))),
             },
             _ = tick.tick() => {}
         }

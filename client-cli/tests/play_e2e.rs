@@ -185,3 +185,44 @@ fn bad_input_gets_a_clear_error() {
     let o = gin(&["play", "--create", "--join", "x"]);
     assert_eq!(o.status.code(), Some(2), "clap refuses conflicting flags");
 }
+
+fn gin_stdin(args: &[&str], input: &str) -> std::process::Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gin"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run gin");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_who_leaves_comes_back_to_the_same_seat() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("g.db")).await;
+    let url = server.url();
+    let (first, back) = tokio::task::spawn_blocking(move || {
+        let first = gin_stdin(
+            &["play", "--plain", "--vs-bot", "random", "--name", "ada", "--server", &url],
+            "quit\n",
+        );
+        let err = String::from_utf8_lossy(&first.stderr).to_string();
+        let cmd =
+            err.lines().find(|l| l.trim_start().starts_with("gin play --join")).expect(&err).to_string();
+        let words: Vec<&str> = cmd.split_whitespace().collect();
+        let (id, token) = (words[3], words[5]);
+        let back =
+            gin_stdin(&["play", "--plain", "--join", id, "--token", token, "--server", &url], "hand\nquit\n");
+        (first, back)
+    })
+    .await
+    .unwrap();
+    assert!(first.status.success());
+    let out = String::from_utf8_lossy(&back.stdout);
+    assert!(back.status.success(), "{out}{}", String::from_utf8_lossy(&back.stderr));
+    assert!(out.contains("you are ada (seat 0) against random (seat 1, house bot)"), "{out}");
+    assert!(out.contains("your hand: "), "{out}");
+    server.stop().await;
+}
