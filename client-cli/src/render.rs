@@ -114,11 +114,17 @@ pub fn draw(f: &mut Frame, app: &App, now_ms: i64) {
     draw_header(f, app, t, header);
     let right_w = if area.width >= 100 { 36 } else { 29 };
     let [left, right] = Layout::horizontal([Constraint::Min(0), Constraint::Length(right_w)]).areas(body);
-    let [table_a, hand_a, prompt_a] =
-        Layout::vertical([Constraint::Length(5), Constraint::Length(7), Constraint::Min(3)]).areas(left);
+    let [table_a, hand_a, prompt_a, last_a] = Layout::vertical([
+        Constraint::Length(5),
+        Constraint::Length(7),
+        Constraint::Length(5),
+        Constraint::Min(0),
+    ])
+    .areas(left);
     draw_table(f, app, t, table_a, now_ms);
     draw_hand(f, app, t, hand_a);
     draw_prompt(f, app, t, prompt_a);
+    draw_last_hand(f, app, t, last_a);
     let sheet_h = (t.hands.len() as u16 + 4).max(5).min(body.height / 2);
     let [sheet_a, log_a] = Layout::vertical([Constraint::Length(sheet_h), Constraint::Min(3)]).areas(right);
     draw_sheet(f, t, sheet_a);
@@ -319,7 +325,7 @@ pub fn prompt_lines(t: &Table, no_color: bool) -> Vec<Line<'static>> {
             vec![
                 Line::from(vec![
                     Span::styled("Your turn: ", bold()),
-                    Span::raw("pick a card (a-k), then discard or knock"),
+                    Span::raw("pick a card (a-k), discard or knock"),
                 ]),
                 Line::from(second),
             ]
@@ -334,6 +340,21 @@ fn draw_prompt(f: &mut Frame, app: &App, t: &Table, area: Rect) {
         Style::default().add_modifier(Modifier::DIM),
     )));
     f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }).block(Block::bordered()), area);
+}
+
+/// The last finished hand's result, in the space left under the prompt.
+fn draw_last_hand(f: &mut Frame, app: &App, t: &Table, area: Rect) {
+    if area.height < 3 {
+        return;
+    }
+    let lines = match t.hands.last() {
+        Some(r) => hand_over_lines(t, r, app.no_color),
+        None => vec![Line::from("No hand finished yet.")],
+    };
+    f.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: true }).block(Block::bordered().title(" Last hand ")),
+        area,
+    );
 }
 
 fn short_end(r: &pb::HandResult) -> &'static str {
