@@ -4,6 +4,28 @@
 //!   one hand from the command line or a stream of hands, one a line (`--stdin`).
 //! - [`replay`]: replays a game record and reports every hand and the final score
 //!   (`gin replay`).
+//! - Playing on a server (`gin play`, `gin watch`): [`table`] is one viewer's picture of a
+//!   game folded from the protobuf snapshot and events (pure); [`app`] the full-screen
+//!   state and its keys; [`render`] draws it (pure: renders into ratatui's `TestBackend`);
+//!   [`plain`] the line-by-line mode; [`net`] the thin network task over the bot SDK
+//!   (seating, stream resume, actions); [`run`] the loops that connect them to a terminal.
+//! - [`verify`]: checks a finished game's deals against their commitments (`gin verify`).
+//!
+//! ```
+//! use gin_client_cli::app::{App, Command};
+//! use crossterm::event::{KeyCode, KeyEvent};
+//! let mut app = App::new(true);
+//! // `?` opens the help; nothing is sent to the server.
+//! assert_eq!(app.handle_key(KeyEvent::from(KeyCode::Char('?'))), None);
+//! assert_eq!(app.overlay, Some(gin_client_cli::app::Overlay::Help));
+//! ```
 
 pub mod analyze;
+pub mod app;
+pub mod net;
+pub mod plain;
+pub mod render;
 pub mod replay;
+pub mod run;
+pub mod table;
+pub mod verify;

@@ -9,10 +9,16 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
-use gin_client_cli::{analyze, replay};
+use gin_client_cli::net::{self, Place, Seating};
+use gin_client_cli::verify::{self, HandReveal, Verifiable};
+use gin_client_cli::{analyze, replay, run};
 
 #[derive(Parser, Debug)]
-#[command(name = "gin", version, about = "Gin Rummy client: analyze hands, replay game records")]
+#[command(
+    name = "gin",
+    version,
+    about = "Gin Rummy client: play on a server (full screen or plain text), watch, list, verify; analyze hands, replay records"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -24,6 +30,100 @@ enum Command {
     Analyze(AnalyzeArgs),
     /// Replay a game record and print every hand, the final totals and the winner.
     Replay(ReplayArgs),
+    /// Play a game on a server: quick match (default), a house bot, or a game to share.
+    Play(PlayArgs),
+    /// Watch a game as a spectator.
+    Watch(WatchArgs),
+    /// List the open games (with a free seat) on a server.
+    List(ServerArgs),
+    /// Check a finished game's deals against their commitments.
+    Verify(VerifyArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+struct ServerArgs {
+    /// The server: http://host:port, or https://host:port for TLS.
+    #[arg(long, env = "GIN_SERVER", default_value = "http://127.0.0.1:50051", value_name = "URL")]
+    server: String,
+    /// For https: trust this CA certificate (PEM) instead of the system's roots.
+    #[arg(long, value_name = "FILE")]
+    ca_cert: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+struct ScreenArgs {
+    /// Line-by-line text instead of the full screen (screen readers, scripts); commands
+    /// from stdin, `help` lists them.
+    #[arg(long)]
+    plain: bool,
+    /// No colours (also when the NO_COLOR environment variable is set).
+    #[arg(long)]
+    no_color: bool,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "\
+Without --vs-bot, --create or --join: a quick match with the next player asking for the same
+rules (waits up to a minute).
+
+Keys (full screen): a-k pick a card, Left/Right move, s stock, t take the pile/upcard,
+p pass, Enter or x discard, K knock (asks y/n), B big gin, o sort by suit/rank, ? help,
+q quit (asks y/n). With --plain, type `help` for the commands. Leaving a game keeps your seat:
+gin prints the `gin play --join ID --token TOKEN` that brings you back.")]
+struct PlayArgs {
+    #[command(flatten)]
+    server: ServerArgs,
+    #[command(flatten)]
+    screen: ScreenArgs,
+    /// Play the server's house bot: random, simple or strong.
+    #[arg(long, value_name = "STRATEGY", conflicts_with_all = ["create", "join"])]
+    vs_bot: Option<String>,
+    /// Create a game, print its id to share, and wait for someone to join.
+    #[arg(long, conflicts_with = "join")]
+    create: bool,
+    /// Join the game with this id.
+    #[arg(long, value_name = "ID")]
+    join: Option<String>,
+    /// With --join: come back to the seat this token holds (printed when you leave a game).
+    #[arg(long, value_name = "TOKEN", requires = "join")]
+    token: Option<String>,
+    /// Rules: a preset (standard, wikihow, wikihow-alt, classic, american, oklahoma,
+    /// multistage) or a TOML/JSON rules file.
+    #[arg(long, default_value = "standard", value_name = "PRESET|FILE")]
+    rules: String,
+    /// Your display name.
+    #[arg(long, env = "USER", default_value = "player")]
+    name: String,
+    /// With --vs-bot or --create: a turn clock of this many seconds (on expiry the server
+    /// plays the turn: passes, draws from the stock, discards the least useful card).
+    #[arg(long, value_name = "SECS", conflicts_with = "join", value_parser = clap::value_parser!(u32).range(1..=3600))]
+    turn_secs: Option<u32>,
+}
+
+#[derive(Args, Debug)]
+struct WatchArgs {
+    /// The game's id.
+    id: String,
+    #[command(flatten)]
+    server: ServerArgs,
+    #[command(flatten)]
+    screen: ScreenArgs,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "\
+RECORD is a file written by `gin verify ID --save FILE`, or the id of a finished game on the
+server (its record, every hand's revealed deck and salt, and the commitments published at
+each deal, read from the game's event stream). Exit status 1 when any check fails.")]
+struct VerifyArgs {
+    /// A saved verifiable record (JSON), or a finished game's id.
+    #[arg(value_name = "RECORD")]
+    record: String,
+    #[command(flatten)]
+    server: ServerArgs,
+    /// Fetched from the server: also save the verifiable record to this file.
+    #[arg(long, value_name = "FILE")]
+    save: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -63,7 +163,7 @@ struct ReplayArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => ExitCode::from(code),
         // The reader went away (`gin analyze --stdin … | head`): not an error of ours.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
@@ -77,11 +177,175 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))
 }
 
-fn run(cli: Cli) -> Result<()> {
+fn run(cli: Cli) -> Result<u8> {
     match cli.command {
-        Command::Analyze(args) => run_analyze(args),
-        Command::Replay(args) => run_replay(args),
+        Command::Analyze(args) => run_analyze(args).map(|()| 0),
+        Command::Replay(args) => run_replay(args).map(|()| 0),
+        Command::Play(args) => runtime()?.block_on(run_play(args)),
+        Command::Watch(args) => runtime()?.block_on(run_watch(args)),
+        Command::List(args) => runtime()?.block_on(run_list(args)).map(|()| 0),
+        Command::Verify(args) => runtime()?.block_on(run_verify(args)),
     }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
+fn no_color(s: &ScreenArgs) -> bool {
+    s.no_color || std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+async fn run_play(args: PlayArgs) -> Result<u8> {
+    let rules = net::rules_spec(&args.rules)?;
+    if let Some(b) = &args.vs_bot {
+        // The server checks too; this gives the error before connecting.
+        gin_bot::by_name(b, 0).map_err(|e| anyhow::anyhow!("--vs-bot: {e}"))?;
+    }
+    let how = match (&args.vs_bot, args.create, &args.join) {
+        (Some(b), _, _) => Seating::VsBot(b.clone()),
+        (None, true, _) => Seating::Create,
+        (None, false, Some(id)) => Seating::Join(id.clone()),
+        (None, false, None) => Seating::QuickMatch,
+    };
+    if args.turn_secs.is_some() && matches!(how, Seating::QuickMatch) {
+        anyhow::bail!("--turn-secs needs --vs-bot or --create (a quick match has no clock)");
+    }
+    let client = net::connect(&args.server.server, args.server.ca_cert.as_deref()).await?;
+    if matches!(how, Seating::QuickMatch) {
+        eprintln!("waiting for an opponent asking for the same rules (up to a minute)…");
+    }
+    let clock = args.turn_secs.map(|s| gin_proto::v1::TurnClock {
+        turn_millis: s * 1000,
+        policy: gin_proto::v1::ClockPolicy::AutoPlay as i32,
+    });
+    let place = match (&how, &args.token) {
+        (Seating::Join(id), Some(token)) => Place { game_id: id.clone(), token: token.clone() },
+        _ => net::seat(&client, &how, rules, clock, &args.name).await?,
+    };
+    if matches!(how, Seating::Create) {
+        // On stdout, so a script can read it; the full screen shows it too.
+        println!("game id: {}  (share it: gin play --join {})", place.game_id, place.game_id);
+    }
+    front_end(client, place, &args.screen).await
+}
+
+async fn front_end(client: gin_bot::sdk::Client, place: Place, screen: &ScreenArgs) -> Result<u8> {
+    let (code, over) = if screen.plain {
+        run::plain(client, place.clone(), io::stdout()).await?
+    } else {
+        run::tui(client, place.clone(), no_color(screen)).await?
+    };
+    if !over && !place.token.is_empty() {
+        eprintln!(
+            "left game {id}; your seat is kept: come back with\n  gin play --join {id} --token {token}",
+            id = place.game_id,
+            token = place.token
+        );
+    }
+    Ok(code)
+}
+
+async fn run_watch(args: WatchArgs) -> Result<u8> {
+    let client = net::connect(&args.server.server, args.server.ca_cert.as_deref()).await?;
+    // Fail early and clearly on an unknown game.
+    client
+        .get_game(&args.id, "")
+        .await
+        .map_err(|e| anyhow::anyhow!("game {}: {}", args.id, net::explain(&e)))?;
+    front_end(client, Place { game_id: args.id, token: String::new() }, &args.screen).await
+}
+
+async fn run_list(args: ServerArgs) -> Result<()> {
+    let client = net::connect(&args.server, args.ca_cert.as_deref()).await?;
+    let games =
+        client.list_games().await.map_err(|e| anyhow::anyhow!("listing games: {}", net::explain(&e)))?;
+    let mut out = io::stdout().lock();
+    if games.is_empty() {
+        writeln!(out, "no open games (start one: gin play --create)")?;
+    }
+    for g in games {
+        let rules = g.rules.as_ref().map_or("?".to_string(), |r| format!("{} to {}", r.name, r.target));
+        let players: Vec<String> = g.seats.iter().filter(|s| s.taken).map(|s| s.name.clone()).collect();
+        let clock = g
+            .clock
+            .as_ref()
+            .filter(|c| c.turn_millis > 0)
+            .map_or(String::new(), |c| format!(", {} s a turn", c.turn_millis / 1000));
+        writeln!(out, "{}  {rules}{clock}  waiting: {}", g.game_id, players.join(", "))?;
+    }
+    Ok(())
+}
+
+async fn run_verify(args: VerifyArgs) -> Result<u8> {
+    let path = Path::new(&args.record);
+    let v: Verifiable = if path.exists() {
+        let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        serde_json::from_str(&text).with_context(|| {
+            format!("{} is not a verifiable record (from gin verify ID --save)", path.display())
+        })?
+    } else {
+        let client = net::connect(&args.server.server, args.server.ca_cert.as_deref()).await?;
+        fetch_verifiable(&client, &args.record).await?
+    };
+    if let Some(p) = &args.save {
+        std::fs::write(p, serde_json::to_string_pretty(&v)? + "\n")
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
+    let report = verify::check(&v);
+    let mut out = io::stdout().lock();
+    writeln!(out, "game {}", v.game_id)?;
+    for l in &report.lines {
+        writeln!(out, "{l}")?;
+    }
+    Ok(if report.ok { 0 } else { 1 })
+}
+
+/// A finished game's record and reveals, with the commitments its stream published.
+async fn fetch_verifiable(client: &gin_bot::sdk::Client, id: &str) -> Result<Verifiable> {
+    let rec = client.get_record(id).await.map_err(|e| {
+        anyhow::anyhow!("game {id:?}: {} (is it a finished game's id or a file?)", net::explain(&e))
+    })?;
+    let record = engine::GameRecord::from_json(&rec.record_json)
+        .map_err(|e| anyhow::anyhow!("the server's record of {id} does not parse: {e:?}"))?;
+    let last =
+        client.get_game(id, "").await.map_err(|e| anyhow::anyhow!("game {id}: {}", net::explain(&e)))?.seq;
+    // The commitments as published at each deal: the spectator's stream from the start.
+    let mut published = Vec::new();
+    let mut stream =
+        client.watch(id, "", 1).await.map_err(|e| anyhow::anyhow!("game {id}: {}", net::explain(&e)))?;
+    let mut seq = 1;
+    while seq < last {
+        let m = tokio::time::timeout(std::time::Duration::from_secs(20), stream.message())
+            .await
+            .context("the server stopped sending the game's events")?
+            .map_err(|s| anyhow::anyhow!("reading the events of {id}: {}", net::refusal_text(&s)))?
+            .context("the event stream ended early")?;
+        use gin_proto::v1::game_event::Kind as K;
+        use gin_proto::v1::watch_game_response::Kind as W;
+        if let Some(W::Event(e)) = m.kind {
+            seq = e.seq;
+            if let Some(K::HandDealt(d)) = e.kind {
+                published.push((d.hand_number, d.commitment));
+            }
+        }
+    }
+    let hands = rec
+        .reveals
+        .iter()
+        .enumerate()
+        .map(|(i, r)| HandReveal {
+            deck: r.deck.join(" "),
+            salt: verify::to_hex(&r.salt),
+            commitment: verify::to_hex(&r.commitment),
+            published: published.iter().find(|(n, _)| *n as usize == i).map(|(_, c)| verify::to_hex(c)),
+        })
+        .collect();
+    Ok(Verifiable { game_id: id.to_string(), record, hands })
 }
 
 fn run_analyze(args: AnalyzeArgs) -> Result<()> {

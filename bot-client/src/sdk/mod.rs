@@ -247,8 +247,9 @@ fn transient(s: &Status) -> bool {
     }
 }
 
-/// Statuses that end a stream for good (anything else: reopen it).
-fn stream_fatal(s: &Status) -> bool {
+/// Statuses that end a game's event stream for good (not found, no access, a malformed
+/// request); after anything else, reopen it with `resume_after_seq`.
+pub fn stream_fatal(s: &Status) -> bool {
     matches!(
         s.code(),
         Code::NotFound
@@ -501,6 +502,51 @@ impl Client {
             async move { c.get_record(req).await.map(|r| r.into_inner()) }
         })
         .await
+    }
+
+    /// Opens the event stream of `game_id` as `token` sees it ("" for a spectator): with
+    /// `after` = 0 a snapshot comes first, otherwise every event after seq `after` (no gap, no
+    /// duplicate). Opening is retried like any call; reading it, and reopening it when it
+    /// fails (unless [`stream_fatal`]), is the caller's part.
+    pub async fn watch(
+        &self,
+        game_id: &str,
+        token: &str,
+        after: u64,
+    ) -> Result<tonic::Streaming<pb::WatchGameResponse>, Error> {
+        self.retry("WatchGame", self.opts.call_timeout, transient, || {
+            let mut c = self.games();
+            let req =
+                authed(pb::WatchGameRequest { game_id: game_id.to_string(), resume_after_seq: after }, token);
+            async move { c.watch_game(req).await.map(|r| r.into_inner()) }
+        })
+        .await
+    }
+
+    /// The open games (a free seat), newest first.
+    pub async fn list_games(&self) -> Result<Vec<pb::OpenGame>, Error> {
+        let r = self
+            .retry("ListGames", self.opts.call_timeout, transient, || {
+                let mut c = self.lobby();
+                async move { c.list_games(pb::ListGamesRequest { page_size: 100 }).await.map(|r| r.into_inner()) }
+            })
+            .await?;
+        Ok(r.games)
+    }
+
+    /// Sends one action of the seat of `token` with `expected_seq` (the last seq seen),
+    /// retrying transient failures (a repeat is refused as stale, never applied twice).
+    /// `offer`: the hand is in the first-turn upcard offer, where [`Action::DrawPile`] is
+    /// `TakeUpcard`. A refusal comes back as [`Error::Rpc`] with the server's status.
+    pub async fn act(
+        &self,
+        game_id: &str,
+        token: &str,
+        expected_seq: u64,
+        action: &Action,
+        offer: bool,
+    ) -> Result<(), Error> {
+        self.send(game_id, token, expected_seq, action, offer).await
     }
 
     /// Plays the seat of `token` in `game_id` with `strategy` until the game is over, and

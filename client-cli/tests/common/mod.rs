@@ -1,0 +1,48 @@
+//! A real gin server in the test's process, on a loopback socket.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::Path;
+
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+
+/// A running server.
+pub struct Server {
+    pub addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<anyhow::Result<()>>,
+}
+
+impl Server {
+    /// A server on 127.0.0.1:0 keeping its games in `db`.
+    pub async fn start(db: &Path) -> Server {
+        Server::start_on(TcpListener::bind("127.0.0.1:0").await.unwrap(), db)
+    }
+
+    /// A server on `addr` (after a stop: the same address again), keeping its games in `db`.
+    pub async fn restart(addr: SocketAddr, db: &Path) -> Server {
+        Server::start_on(TcpListener::bind(addr).await.expect("bind the same address again"), db)
+    }
+
+    fn start_on(listener: TcpListener, db: &Path) -> Server {
+        let cfg = gin_server::Config { db: db.to_path_buf(), rate_per_sec: 0, ..Default::default() };
+        let addr = listener.local_addr().unwrap();
+        let (tx, rx) = oneshot::channel::<()>();
+        let task = tokio::spawn(gin_server::run(listener, cfg, async {
+            let _ = rx.await;
+        }));
+        Server { addr, stop: Some(tx), task }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Stops gracefully: open event streams are cut off (UNAVAILABLE), as when a server
+    /// goes away.
+    pub async fn stop(mut self) {
+        let _ = self.stop.take().unwrap().send(());
+        self.task.await.unwrap().unwrap();
+    }
+}

@@ -1,0 +1,138 @@
+//! Screen snapshots: the main screens rendered into ratatui's `TestBackend` at 80×24 and
+//! 120×40, compared with the committed text in `tests/snapshots/`. A difference fails the
+//! test and prints both screens; to accept a change on purpose, run with
+//! `UPDATE_SNAPSHOTS=1` and review the diff of the files before committing.
+
+mod fixtures;
+
+use std::path::PathBuf;
+
+use crossterm::event::{KeyCode, KeyEvent};
+use fixtures::NOW;
+use gin_client_cli::app::{App, Overlay};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+fn screen(app: &App, w: u16, h: u16) -> String {
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    term.draw(|f| gin_client_cli::render::draw(f, app, NOW)).unwrap();
+    let buf = term.backend().buffer().clone();
+    let mut out = String::new();
+    for y in 0..h {
+        let mut line = String::new();
+        for x in 0..w {
+            line.push_str(buf[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn check(name: &str, app: &App, w: u16, h: u16) {
+    let got = screen(app, w, h);
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots").join(format!("{name}_{w}x{h}.txt"));
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_SNAPSHOTS=1 writes it)\ngot:\n{got}", path.display()));
+    assert!(
+        got == want,
+        "screen {name} at {w}x{h} differs from {}\n--- want\n{want}--- got\n{got}",
+        path.display()
+    );
+}
+
+fn both(name: &str, app: &App) {
+    check(name, app, 80, 24);
+    check(name, app, 120, 40);
+}
+
+fn key(app: &mut App, c: KeyCode) {
+    app.handle_key(KeyEvent::from(c));
+}
+
+#[test]
+fn your_turn() {
+    let mut app = fixtures::app(&fixtures::your_turn(), false);
+    key(&mut app, KeyCode::Char('k')); // select KS, the 11th card
+    both("your_turn", &app);
+}
+
+#[test]
+fn your_turn_without_colours_uses_letters() {
+    let app = fixtures::app(&fixtures::your_turn(), true);
+    check("your_turn_no_color", &app, 80, 24);
+}
+
+#[test]
+fn your_turn_sorted_by_rank() {
+    let mut app = fixtures::app(&fixtures::your_turn(), false);
+    key(&mut app, KeyCode::Char('o'));
+    check("your_turn_by_rank", &app, 80, 24);
+}
+
+#[test]
+fn knock_confirmation() {
+    let mut app = fixtures::app(&fixtures::your_turn(), false);
+    key(&mut app, KeyCode::Char('k'));
+    key(&mut app, KeyCode::Char('K'));
+    assert!(matches!(app.overlay, Some(Overlay::ConfirmKnock(_))));
+    check("knock_confirm", &app, 80, 24);
+}
+
+#[test]
+fn upcard_offer() {
+    let app = fixtures::app(&fixtures::upcard_offer(), false);
+    both("upcard_offer", &app);
+}
+
+#[test]
+fn hand_over() {
+    let s = fixtures::your_turn();
+    let mut app = fixtures::app(&s, false);
+    app.apply(&fixtures::hand_ended(s.seq + 1)).unwrap();
+    assert_eq!(app.overlay, Some(Overlay::HandOver(2)));
+    both("hand_over", &app);
+}
+
+#[test]
+fn game_over() {
+    let s = fixtures::your_turn();
+    let mut app = fixtures::app(&s, false);
+    app.apply(&fixtures::hand_ended(s.seq + 1)).unwrap();
+    app.apply(&fixtures::game_over(s.seq + 2)).unwrap();
+    key(&mut app, KeyCode::Char(' ')); // past the hand's result
+    assert_eq!(app.overlay, None);
+    both("game_over", &app);
+}
+
+#[test]
+fn help() {
+    let mut app = fixtures::app(&fixtures::your_turn(), false);
+    key(&mut app, KeyCode::Char('?'));
+    both("help", &app);
+}
+
+#[test]
+fn quit_confirmation() {
+    let mut app = fixtures::app(&fixtures::upcard_offer(), false);
+    key(&mut app, KeyCode::Char('q'));
+    check("quit_confirm", &app, 80, 24);
+}
+
+#[test]
+fn tiny_and_odd_terminals_do_not_panic() {
+    let mut app = fixtures::app(&fixtures::your_turn(), false);
+    for (w, h) in [(1, 1), (20, 5), (40, 12), (79, 23), (200, 60)] {
+        screen(&app, w, h);
+    }
+    key(&mut app, KeyCode::Char('?'));
+    for (w, h) in [(1, 1), (20, 5), (40, 12)] {
+        screen(&app, w, h);
+    }
+}
