@@ -583,17 +583,28 @@ mod tests {
         std::pin::Pin::new(fut).poll(&mut cx)
     }
 
-    #[tokio::test]
-    async fn an_action_whose_caller_goes_away_is_still_stored_and_published() {
+    /// A store and shared state on a fresh database (`keep_finished` as given) with one
+    /// game, both seats taken, dealt with `seed`.
+    async fn one_game(
+        keep_finished: Duration,
+        seed: u64,
+    ) -> (tempfile::TempDir, crate::Config, Store, Shared, String) {
         let dir = tempfile::tempdir().unwrap();
-        let cfg = crate::Config { db: dir.path().join("gin.db"), ..crate::Config::default() };
+        let cfg = crate::Config { db: dir.path().join("gin.db"), keep_finished, ..crate::Config::default() };
         let (store, stored) = Store::open_sqlite(&cfg.db).unwrap();
         let s = Shared::new(cfg.clone(), store.clone(), stored).unwrap();
         let rules = engine::RuleSet::standard();
-        let id = s.create_game(rules, pb::TurnClock::default(), String::new(), 7, None).await.unwrap();
+        let id = s.create_game(rules, pb::TurnClock::default(), String::new(), seed, None).await.unwrap();
         let cell = s.game(&id).await.unwrap();
         s.join(&cell, Some(Seat::S0), "a".into(), false).await.unwrap();
         s.join(&cell, Some(Seat::S1), "b".into(), false).await.unwrap();
+        (dir, cfg, store, s, id)
+    }
+
+    #[tokio::test]
+    async fn an_action_whose_caller_goes_away_is_still_stored_and_published() {
+        let (_dir, cfg, store, s, id) = one_game(Duration::from_secs(5), 7).await;
+        let cell = s.game(&id).await.unwrap();
         let (tx, mut rx) = mpsc::channel(64);
         let (seat, seq, action) = {
             let mut st = cell.state.lock().await;
@@ -628,19 +639,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_finished_game_leaves_memory_and_comes_back_the_same() {
-        let dir = tempfile::tempdir().unwrap();
-        let cfg = crate::Config {
-            db: dir.path().join("gin.db"),
-            keep_finished: Duration::ZERO,
-            ..crate::Config::default()
-        };
-        let (store, stored) = Store::open_sqlite(&cfg.db).unwrap();
-        let s = Shared::new(cfg.clone(), store.clone(), stored).unwrap();
-        let rules = engine::RuleSet::standard();
-        let id = s.create_game(rules, pb::TurnClock::default(), String::new(), 9, None).await.unwrap();
+        let (_dir, _cfg, store, s, id) = one_game(Duration::ZERO, 9).await;
         let cell = s.game(&id).await.unwrap();
-        s.join(&cell, Some(Seat::S0), "a".into(), false).await.unwrap();
-        s.join(&cell, Some(Seat::S1), "b".into(), false).await.unwrap();
         // A few moves, then a resignation.
         for _ in 0..12 {
             let (seat, seq, action) = {

@@ -320,7 +320,8 @@ fn start_checkpointer(path: &Path) -> Result<mpsc::Sender<()>, StoreError> {
         .name("store-checkpoint".to_owned())
         .spawn(move || {
             loop {
-                let last = matches!(stop.recv_timeout(CHECKPOINT_EVERY), Err(mpsc::RecvTimeoutError::Disconnected));
+                let last =
+                    matches!(stop.recv_timeout(CHECKPOINT_EVERY), Err(mpsc::RecvTimeoutError::Disconnected));
                 // A failed checkpoint loses nothing (the frames stay in the WAL): say so, go on.
                 if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
                     tracing::warn!(db = %name, error = %e, "WAL checkpoint failed");
