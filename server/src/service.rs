@@ -242,7 +242,7 @@ impl Games {
 /// A caller that goes away (its connection dropped while the answer was on its way) must not
 /// cancel an action half-way, applied in memory but neither durable nor published, with its
 /// turn's clock and house bot never armed: once the change is applied, the rest is a
-/// [`Commit`], which finishes in a task of its own if it is dropped before it is done. (So the
+/// `Commit`, which finishes in a task of its own if it is dropped before it is done. (So the
 /// common case, a caller that waits, costs no task.)
 pub async fn act_as<R>(
     s: &Shared,
