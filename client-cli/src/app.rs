@@ -13,7 +13,7 @@ use crate::table::Table;
 pub const LABELS: [char; 11] = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k'];
 
 /// Every key, for the help overlay and the README: (keys, what they do).
-pub const KEYS: [(&str, &str); 15] = [
+pub const KEYS: [(&str, &str); 16] = [
     ("a-k", "select the card with that label"),
     ("Left/Right", "move the selection"),
     ("s", "draw from the stock"),
@@ -23,7 +23,8 @@ pub const KEYS: [(&str, &str); 15] = [
     ("K (shift+k)", "knock (or gin) discarding the selected card"),
     ("B (shift+b)", "big gin: lay down all 11 cards (if the rules allow)"),
     ("o", "sort the hand by suit / by rank"),
-    ("y / n", "confirm / cancel (knock, quit)"),
+    ("R (shift+r)", "resign the game (asks first)"),
+    ("y / n", "confirm / cancel (knock, resign, quit)"),
     ("Space", "continue after a hand's result"),
     ("?", "show / hide this help"),
     ("Esc", "close a window, cancel"),
@@ -51,6 +52,8 @@ pub enum Overlay {
     ConfirmBigGin,
     /// Quit? (y/n)
     ConfirmQuit,
+    /// Resign the game? (y/n)
+    ConfirmResign,
     /// The result of the hand with this index in `Table::hands`.
     HandOver(usize),
 }
@@ -69,6 +72,8 @@ pub enum Stage {
 pub enum Command {
     /// Send this action (`offer`: during the upcard offer).
     Act(Action),
+    /// Resign the game (it ends, won by the other seat).
+    Resign,
     /// Leave.
     Quit,
 }
@@ -216,6 +221,16 @@ impl App {
                     }
                 };
             }
+            Some(Overlay::ConfirmResign) => {
+                self.overlay = None;
+                return match key.code {
+                    KeyCode::Char('y') | KeyCode::Char('Y') => Some(Command::Resign),
+                    _ => {
+                        self.info("resign cancelled");
+                        None
+                    }
+                };
+            }
             Some(Overlay::ConfirmKnock(c)) => {
                 self.overlay = None;
                 return match key.code {
@@ -299,6 +314,11 @@ impl App {
                     self.error(why);
                 }
             }
+            KeyCode::Char('R') => match self.table() {
+                Some(t) if t.viewer.is_some() && !t.is_over() => self.overlay = Some(Overlay::ConfirmResign),
+                Some(t) if t.is_over() => self.error("the game is over"),
+                _ => self.error("only a seated player can resign"),
+            },
             KeyCode::Char('B') => {
                 if self.table().is_some_and(|t| t.is_legal(&Action::BigGin { melds: None })) {
                     self.overlay = Some(Overlay::ConfirmBigGin);

@@ -32,11 +32,20 @@ pub enum NetEvent {
     Fatal(String),
 }
 
+/// What the player does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Move {
+    /// A move of the game.
+    Play(Action),
+    /// Resign the game.
+    Resign,
+}
+
 /// One action to send, with the seq of the last event the player saw.
 #[derive(Clone, Debug)]
 pub struct Send {
     /// The action.
-    pub action: Action,
+    pub action: Move,
     /// The hand is in the upcard offer (`DrawPile` is `TakeUpcard` then).
     pub offer: bool,
     /// The seq the player saw.
@@ -228,7 +237,10 @@ pub async fn follow(
                     // after the game moved on is refused as stale, never applied twice.
                     let (client, place, out) = (client.clone(), place.clone(), out.clone());
                     tokio::spawn(async move {
-                        let r = client.act(&place.game_id, &place.token, c.expected_seq, &c.action, c.offer).await;
+                        let r = match &c.action {
+                            Move::Play(a) => client.act(&place.game_id, &place.token, c.expected_seq, a, c.offer).await,
+                            Move::Resign => client.resign(&place.game_id, &place.token).await,
+                        };
                         if let Err(e) = r {
                             let _ = out.send(NetEvent::Refused(explain(&e)));
                         }

@@ -23,6 +23,7 @@ commands (one a line; cards as 7S, TD, 10d, q♥):
   discard CARD | d CARD   discard a card
   knock CARD | k CARD     knock (gin when no deadwood is left) discarding CARD face down
   biggin              big gin: all 11 cards melded, no discard (if the rules allow)
+  resign              resign the game: it ends, won by your opponent
   hand                your hand, melds and deadwood, and what you may do
   table               the stock, the pile, the opponent's known cards, the scores
   score               the score sheet
@@ -38,6 +39,8 @@ pub enum Flow {
     Continue,
     /// Send this action.
     Act(Action),
+    /// Resign the game.
+    Resign,
     /// Stop, with this exit status.
     Exit(u8),
 }
@@ -55,6 +58,8 @@ pub struct Plain {
     prompted: u64,
     /// An action was sent and its outcome (the next turn, or a refusal) has not come yet.
     in_flight: bool,
+    /// A resignation was sent: input waits until the game is over (or it is refused).
+    resigning: bool,
 }
 
 impl Default for Plain {
@@ -74,13 +79,13 @@ fn cards_text(cards: impl IntoIterator<Item = Card>) -> String {
 impl Plain {
     /// Before the first snapshot.
     pub fn new() -> Plain {
-        Plain { table: None, sort: Sort::Suit, printed: 0, prompted: 0, in_flight: false }
+        Plain { table: None, sort: Sort::Suit, printed: 0, prompted: 0, in_flight: false, resigning: false }
     }
 
     /// Whether the next input line may be taken: at a table, with no action under way (so
     /// a script's lines apply in order, each to the state its author expected).
     pub fn ready(&self) -> bool {
-        self.table.is_some() && !self.in_flight
+        self.table.is_some() && !self.in_flight && !self.resigning
     }
 
     /// The lines for a network event, and what to do next.
@@ -127,6 +132,7 @@ impl Plain {
             NetEvent::Refused(why) => {
                 out.push(format!("error: {why}"));
                 self.in_flight = false;
+                self.resigning = false;
                 // Say again what may be done.
                 self.prompted = 0;
             }
@@ -249,6 +255,17 @@ impl Plain {
             "biggin" | "big-gin" => Ok(Action::BigGin { melds: None }),
             "help" | "?" => return (HELP.lines().map(String::from).collect(), Flow::Continue),
             "quit" | "q" | "exit" => return (vec!["bye".into()], Flow::Exit(0)),
+            "resign" => {
+                return match &self.table {
+                    Some(t) if t.viewer.is_some() && !t.is_over() => {
+                        // The next line waits for its outcome: the game's end.
+                        self.resigning = true;
+                        (Vec::new(), Flow::Resign)
+                    }
+                    Some(t) if t.is_over() => (vec!["error: the game is over".into()], Flow::Continue),
+                    _ => (vec!["error: only a seated player can resign".into()], Flow::Continue),
+                };
+            }
             "hand" => return (self.hand_lines(), Flow::Continue),
             "table" => return (self.table_lines(), Flow::Continue),
             "score" => return (self.score_lines(), Flow::Continue),

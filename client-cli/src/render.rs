@@ -486,6 +486,11 @@ fn draw_overlay(f: &mut Frame, app: &App, t: Option<&Table>, area: Rect) {
             ];
             popup(f, area, "Knock?", lines, 44);
         }
+        (Some(Overlay::ConfirmResign), _) => {
+            let lines =
+                vec![Line::from("Resign? The game ends, won by your"), Line::from("opponent.  y / n")];
+            popup(f, area, "Resign?", lines, 42);
+        }
         (Some(Overlay::ConfirmBigGin), _) => {
             popup(f, area, "Big gin?", vec![Line::from("Lay down all 11 cards? y / n")], 40);
         }

@@ -15,7 +15,7 @@ use ratatui::backend::CrosstermBackend;
 use tokio::sync::mpsc;
 
 use crate::app::{App, Command};
-use crate::net::{self, NetEvent, Place, Send};
+use crate::net::{self, Move, NetEvent, Place, Send};
 use crate::plain::{Flow, Plain};
 use crate::table::Table;
 
@@ -70,7 +70,13 @@ pub async fn plain(client: Client, place: Place, mut out: impl Write) -> Result<
             Flow::Act(action) => {
                 if let Some(t) = &p.table {
                     let offer = t.phase == pb::Phase::UpcardOffer;
-                    let _ = cmd_tx.send(Send { action, offer, expected_seq: t.last_seq });
+                    let _ = cmd_tx.send(Send { action: Move::Play(action), offer, expected_seq: t.last_seq });
+                }
+            }
+            Flow::Resign => {
+                if let Some(t) = &p.table {
+                    let _ =
+                        cmd_tx.send(Send { action: Move::Resign, offer: false, expected_seq: t.last_seq });
                 }
             }
         }
@@ -147,7 +153,12 @@ async fn tui_loop(
                         Some(Command::Act(action)) => {
                             if let Some(t) = app.table() {
                                 let offer = t.phase == pb::Phase::UpcardOffer;
-                                let _ = cmd_tx.send(Send { action, offer, expected_seq: t.last_seq });
+                                let _ = cmd_tx.send(Send { action: Move::Play(action), offer, expected_seq: t.last_seq });
+                            }
+                        }
+                        Some(Command::Resign) => {
+                            if let Some(t) = app.table() {
+                                let _ = cmd_tx.send(Send { action: Move::Resign, offer: false, expected_seq: t.last_seq });
                             }
                         }
                         None => {}

@@ -298,3 +298,44 @@ fn plain_prints_the_hand_result_and_the_game_breakdown_then_ends() {
     assert!(l.contains(&"box bonus               75        25".to_string()), "{l:?}");
     assert_eq!(l.last().unwrap(), "margin 233");
 }
+
+#[test]
+fn resign_asks_first_and_only_a_seated_player_in_a_live_game_may() {
+    let mut app = fixtures::app(&fixtures::your_turn(), false);
+    assert_eq!(ch(&mut app, 'R'), None);
+    assert_eq!(app.overlay, Some(Overlay::ConfirmResign));
+    assert_eq!(ch(&mut app, 'n'), None);
+    assert_eq!(app.overlay, None);
+    assert!(status(&app).contains("resign cancelled"), "{}", status(&app));
+    ch(&mut app, 'R');
+    assert_eq!(ch(&mut app, 'y'), Some(Command::Resign));
+
+    // A spectator has nothing to resign.
+    let mut watching = fixtures::your_turn();
+    watching.viewer_seat = None;
+    let mut app = fixtures::app(&watching, false);
+    assert_eq!(ch(&mut app, 'R'), None);
+    assert_eq!(app.overlay, None);
+    assert!(status(&app).contains("only a seated player"), "{}", status(&app));
+
+    // Nor does anyone once the game is over.
+    let s = fixtures::your_turn();
+    let mut app = fixtures::app(&s, false);
+    app.apply(&fixtures::hand_ended(s.seq + 1)).unwrap();
+    app.apply(&fixtures::game_over(s.seq + 2)).unwrap();
+    app.overlay = None;
+    assert_eq!(ch(&mut app, 'R'), None);
+    assert!(status(&app).contains("the game is over"), "{}", status(&app));
+}
+
+#[test]
+fn plain_resign_is_for_a_seated_player_in_a_live_game() {
+    let (mut p, _) = plain_at(fixtures::your_turn());
+    assert_eq!(p.on_line("resign"), (Vec::new(), Flow::Resign));
+    let mut watching = fixtures::your_turn();
+    watching.viewer_seat = None;
+    let (mut p, _) = plain_at(watching);
+    let (l, f) = p.on_line("resign");
+    assert_eq!(f, Flow::Continue);
+    assert_eq!(l, ["error: only a seated player can resign"]);
+}

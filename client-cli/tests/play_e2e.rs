@@ -226,3 +226,21 @@ async fn a_player_who_leaves_comes_back_to_the_same_seat() {
     assert!(out.contains("your hand: "), "{out}");
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_can_resign() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("g.db")).await;
+    let url = server.url();
+    let out = tokio::task::spawn_blocking(move || {
+        gin_stdin(&["play", "--plain", "--vs-bot", "random", "--name", "ada", "--server", &url], "resign\n")
+    })
+    .await
+    .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("ada resigned"), "{text}");
+    assert!(text.contains("you resigned"), "{text}");
+    assert!(text.contains("game over: random won"), "{text}");
+    server.stop().await;
+}

@@ -8,7 +8,7 @@ mod common;
 use common::Server;
 use engine::Action;
 use gin_bot::sdk::{Client, Options};
-use gin_client_cli::net::{self, NetEvent, Place, Send};
+use gin_client_cli::net::{self, Move, NetEvent, Place, Send};
 use gin_client_cli::plain::{Flow, Plain};
 use gin_proto::v1 as pb;
 use tokio::sync::mpsc;
@@ -60,7 +60,7 @@ impl Player {
             let Flow::Act(action) = flow else { panic!("{cmd} was refused locally") };
             let t = self.plain.table.as_ref().unwrap();
             let offer = t.phase == pb::Phase::UpcardOffer;
-            cmds.send(Send { action, offer, expected_seq: t.last_seq }).unwrap();
+            cmds.send(Send { action: Move::Play(action), offer, expected_seq: t.last_seq }).unwrap();
             self.moves += 1;
         }
         false
@@ -131,7 +131,7 @@ async fn the_game_survives_a_server_restart() {
     assert!(t.result.is_some() && snap.result.is_some());
 
     // A stale action (an old seq) is refused with a message, and the task carries on.
-    cmd_tx.send(Send { action: Action::DrawStock, offer: false, expected_seq: 1 }).unwrap();
+    cmd_tx.send(Send { action: Move::Play(Action::DrawStock), offer: false, expected_seq: 1 }).unwrap();
     loop {
         match out_rx.recv().await.unwrap() {
             NetEvent::Refused(why) => {
