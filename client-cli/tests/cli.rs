@@ -1,31 +1,13 @@
 //! End-to-end tests of the `gin` binary: each runs the real executable.
 
-use std::io::Write;
+mod common;
+
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
+
+use common::{gin, gin_with_stdin};
 
 use engine::{Action, CardSet, Deck, Game, GameRecord, GameSetup, RuleSet, Seat};
-
-fn gin(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gin")).args(args).output().expect("run gin")
-}
-
-fn gin_with_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gin"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run gin");
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    // Write from another thread so a large input cannot deadlock against a full stdout pipe.
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let out = child.wait_with_output().expect("wait for gin");
-    writer.join().unwrap().expect("write stdin");
-    out
-}
 
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")

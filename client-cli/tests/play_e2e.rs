@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::Server;
+use common::{Server, gin, gin_with_stdin};
 
 /// The move a simple player makes at a `your turn:` prompt (None: not a prompt).
 fn answer(prompt: &str) -> Option<String> {
@@ -43,10 +43,6 @@ fn answers_follow_the_prompts() {
         Some("knock AH")
     );
     assert_eq!(answer("simple discarded KS"), None);
-}
-
-fn gin(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_gin")).args(args).output().expect("run gin")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -187,15 +183,7 @@ fn bad_input_gets_a_clear_error() {
 }
 
 fn gin_stdin(args: &[&str], input: &str) -> std::process::Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gin"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run gin");
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    child.wait_with_output().unwrap()
+    gin_with_stdin(args, input.as_bytes())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

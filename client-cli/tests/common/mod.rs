@@ -46,3 +46,28 @@ impl Server {
         self.task.await.unwrap().unwrap();
     }
 }
+
+/// Runs the `gin` binary with `args`.
+pub fn gin(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_gin")).args(args).output().expect("run gin")
+}
+
+/// Runs the `gin` binary with `args` and `input` on its stdin (written from another thread, so
+/// a large input cannot deadlock against a full stdout pipe).
+pub fn gin_with_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gin"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run gin");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().expect("wait for gin");
+    writer.join().unwrap().expect("write stdin");
+    out
+}
