@@ -72,6 +72,25 @@ impl Default for Config {
     }
 }
 
+/// The tokio runtime the server is meant to run on (the `gin-server` binary does): the
+/// multi-threaded scheduler, one worker per core, with its LIFO slot turned off when built
+/// with `--cfg tokio_unstable` (the workspace's `.cargo/config.toml` sets it).
+///
+/// Why: an action wakes three tasks of one connection at once, the call's own (its answer)
+/// and both seats' watch streams (their events), and each of them wakes the connection's
+/// task to write. With the LIFO slot, the connection's task runs right after the first of
+/// them and writes alone, then again for the next: about two `writev` per action. In plain
+/// FIFO order it runs after all three and writes them in one go: about one `writev` per
+/// three actions under load, with the system time of the whole run (server and clients on
+/// two cores) down from ~40% to ~25% and some 15% more actions per second.
+pub fn runtime_builder() -> tokio::runtime::Builder {
+    let mut b = tokio::runtime::Builder::new_multi_thread();
+    b.enable_all();
+    #[cfg(tokio_unstable)]
+    b.disable_lifo_slot();
+    b
+}
+
 /// The auth interceptor: a valid `authorization: Bearer <seat token>` puts a
 /// [`SeatIdentity`] into the request's extensions; no header means a spectator; a header
 /// with an unknown or malformed token is UNAUTHENTICATED.

@@ -218,8 +218,16 @@ fn main() -> std::process::ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
-    let mut rt = tokio::runtime::Builder::new_multi_thread();
-    rt.enable_all();
+    // The clients run as the server does (`gin_server::runtime_builder`: no LIFO slot, so a
+    // burst of calls leaves in one write); the echo server is tonic's plain default.
+    let mut rt = match cli.cmd {
+        Cmd::EchoServer(_) => {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            b.enable_all();
+            b
+        }
+        _ => gin_server::runtime_builder(),
+    };
     match (&cli.cmd, cli.threads) {
         (_, Some(n)) => {
             rt.worker_threads(n.max(1));
