@@ -15,6 +15,7 @@
 pub mod clock;
 pub mod convert;
 pub mod house;
+pub mod journal;
 pub mod pairing;
 pub mod service;
 pub mod shared;
