@@ -210,8 +210,18 @@ impl Shared {
         if due.is_empty() {
             return 0;
         }
-        let mut games = self.games.write().expect("lock");
-        due.iter().filter(|id| games.remove(id.as_str()).is_some()).count()
+        let gone: Vec<Arc<GameCell>> = {
+            let mut games = self.games.write().expect("lock");
+            due.iter().filter_map(|id| games.remove(id.as_str())).collect()
+        };
+        let n = gone.len();
+        // A finished game is thousands of allocations: free them outside the map's lock (every
+        // action looks its game up there) and off the workers when there is a runtime.
+        match tokio::runtime::Handle::try_current() {
+            Ok(rt) => drop(rt.spawn_blocking(move || drop(gone))),
+            Err(_) => drop(gone),
+        }
+        n
     }
 
     /// Runs [`Shared::evict_due`] every second until the shared state is gone.

@@ -353,7 +353,6 @@ impl GameState {
         self.deadline_ms = 0;
         self.ended = Some(r.clone());
         self.push(now, Ev::GameOver(Box::new(r.clone())));
-        let record = self.game.as_ref().map(|g| g.record().to_json()).unwrap_or_default();
         let result_json = serde_json::json!({
             "reason": pb::GameEndReason::try_from(r.reason).map(|x| x.as_str_name()).unwrap_or("?"),
             "winner": r.winner,
@@ -365,7 +364,6 @@ impl GameState {
         self.pending.push(Write::Finish {
             game_id: self.info.id.clone(),
             result_json,
-            record_json: record,
             finished_ms: now,
             actions_json: crate::store::encode_actions(&self.action_rows),
         });

@@ -6,8 +6,11 @@
 //! everything queued at once in one transaction (group commit), so many games writing at the same
 //! time share one `fsync`.
 //!
-//! The SQL sits behind [`Backend`]; [`SqliteBackend`] is the SQLite implementation (WAL,
-//! `synchronous=FULL`: a committed transaction survives a killed process and a power loss).
+//! The storage sits behind [`Backend`]; [`SqliteBackend`] is the implementation on a file: the
+//! games, seats and results in SQLite (WAL, `synchronous=FULL`), and the actions of unfinished
+//! games, the hot path, in an append-only [`Journal`] next to it (`<db>-actions/`: one write
+//! and one `fdatasync` per group commit). Both survive a killed process and a power loss once
+//! a commit has returned. A finished game's actions move into its row.
 
 use std::fmt;
 use std::future::Future;
@@ -19,6 +22,8 @@ use std::time::Duration;
 use rusqlite::types::FromSqlError;
 use rusqlite::{Connection, TransactionBehavior, params};
 use tokio::sync::oneshot;
+
+use crate::journal::Journal;
 
 /// A new game's fixed facts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -128,8 +133,6 @@ pub enum Write {
         game_id: String,
         /// The result, as JSON.
         result_json: String,
-        /// The game record, as JSON.
-        record_json: String,
         /// When the game ended, in Unix milliseconds.
         finished_ms: i64,
         /// The game's whole action log (see [`encode_actions`]), kept with the game's row so a
@@ -177,8 +180,6 @@ pub struct StoredGame {
 pub struct Finished {
     /// The result, as JSON.
     pub result_json: String,
-    /// The game record, as JSON.
-    pub record_json: String,
     /// When the game ended, in Unix milliseconds.
     pub finished_ms: i64,
 }
@@ -238,7 +239,10 @@ pub trait Backend: Send + 'static {
 }
 
 /// The schema version this code writes and reads (`PRAGMA user_version`).
-const SCHEMA_VERSION: i64 = 2;
+///
+/// 3: the actions of unfinished games are in the journal (the `actions` table keeps only rows
+/// written by versions 1 and 2 for games finished then).
+const SCHEMA_VERSION: i64 = 3;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS games (
@@ -283,18 +287,21 @@ const INSERT_SEAT: &str = "INSERT INTO seats \
     (game_id, seat, name, token_hash, bot, joined_ms, join_order) \
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, \
         (SELECT coalesce(max(join_order) + 1, 0) FROM seats WHERE game_id = ?1))";
-const INSERT_ACTION: &str = "INSERT INTO actions (game_id, idx, seat, kind, action, time_ms) \
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
-const FINISH_GAME: &str = "UPDATE games SET result_json = ?2, record_json = ?3, finished_ms = ?4, \
-    actions_json = ?5 WHERE id = ?1 AND finished_ms IS NULL";
+/// The record (`record_json`, written by schema version 1 and 2) is not stored any more: it
+/// is rebuilt from the seed and the actions, as the whole game is.
+const FINISH_GAME: &str = "UPDATE games SET result_json = ?2, finished_ms = ?3, actions_json = ?4 \
+    WHERE id = ?1 AND finished_ms IS NULL";
 /// Version 1 to 2: finished games keep their action log in their row.
 const MIGRATE_1_TO_2: &str = "ALTER TABLE games ADD COLUMN actions_json TEXT;";
 
-/// SQLite: a file (or ":memory:" for tests).
+/// SQLite and the action journal: a file and the directory `<file>-actions` next to it (or
+/// ":memory:" for tests, the journal then in memory too).
 pub struct SqliteBackend {
     conn: Connection,
-    /// The next action index of every game that has actions (see `commit`).
-    next_index: std::collections::HashMap<String, u32>,
+    /// The actions of unfinished games; it also knows each one's next index (see `commit`).
+    journal: Journal,
+    /// The ids of the unfinished games (the only ones that take actions).
+    unfinished: std::collections::HashSet<String>,
     /// Keeps the checkpointer thread running (it stops when this is dropped).
     _checkpointer: Option<mpsc::Sender<()>>,
 }
@@ -337,9 +344,15 @@ fn start_checkpointer(path: &Path) -> Result<mpsc::Sender<()>, StoreError> {
 
 impl SqliteBackend {
     /// Opens (creating if missing) the database at `path`: WAL journal, `synchronous=FULL`, foreign
-    /// keys on, a busy timeout; creates the schema if missing (`PRAGMA user_version` = 2), migrates
-    /// version 1, and refuses a database of another schema version.
+    /// keys on, a busy timeout; creates the schema if missing (`PRAGMA user_version` = 3), migrates
+    /// versions 1 and 2, and refuses a database of another schema version. Then opens the action
+    /// journal ([`journal_dir`]), recovering what it holds.
     pub fn open(path: &Path) -> Result<SqliteBackend, StoreError> {
+        SqliteBackend::open_with(path, JOURNAL_SEGMENT_BYTES)
+    }
+
+    /// [`SqliteBackend::open`] with the journal's segment size (tests use small ones).
+    pub fn open_with(path: &Path, segment_bytes: u64) -> Result<SqliteBackend, StoreError> {
         let context = |e: rusqlite::Error| StoreError(format!("opening {}: {e}", path.display()));
         let in_memory = path.as_os_str() == ":memory:";
         let created = !in_memory && !path.exists();
@@ -360,11 +373,12 @@ impl SqliteBackend {
                 tx.execute_batch(SCHEMA).map_err(context)?;
                 tx.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(context)?;
             }
+            // Version 2 to 3 needs the journal: below.
             1 => {
                 tx.execute_batch(MIGRATE_1_TO_2).map_err(context)?;
-                tx.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(context)?;
+                tx.pragma_update(None, "user_version", 2).map_err(context)?;
             }
-            SCHEMA_VERSION => {}
+            2 | SCHEMA_VERSION => {}
             other => {
                 return Err(StoreError(format!(
                     "{}: schema version {other}, this server knows {SCHEMA_VERSION}",
@@ -376,20 +390,28 @@ impl SqliteBackend {
         if created {
             sync_parent_dir(path)?;
         }
-        let mut next_index = std::collections::HashMap::new();
-        {
-            let mut stmt = conn
-                .prepare(
-                    "SELECT game_id, MAX(idx) + 1 FROM actions \
-                     WHERE game_id IN (SELECT id FROM games WHERE finished_ms IS NULL) GROUP BY game_id",
-                )
-                .map_err(context)?;
-            let rows =
-                stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, u32>(1)?))).map_err(context)?;
-            for row in rows {
-                let (id, next) = row.map_err(context)?;
-                next_index.insert(id, next);
-            }
+        let mut journal = if in_memory {
+            Journal::in_memory()
+        } else {
+            Journal::open(&journal_dir(path), segment_bytes)?.0
+        };
+        let unfinished: std::collections::HashSet<String> = {
+            let mut stmt = conn.prepare("SELECT id FROM games WHERE finished_ms IS NULL").map_err(context)?;
+            let ids = stmt.query_map([], |r| r.get::<_, String>(0)).map_err(context)?;
+            ids.collect::<Result<_, _>>().map_err(context)?
+        };
+        // The journal may still hold games that finished since its last rotation (their actions
+        // are in their rows now), or whose creation never committed: they are not needed.
+        let stale: Vec<String> =
+            journal.games().filter(|g| !unfinished.contains(*g)).map(str::to_owned).collect();
+        for id in &stale {
+            journal.forget(id);
+        }
+        let version: i64 =
+            conn.pragma_query_value(None, "user_version", |row| row.get(0)).map_err(context)?;
+        if version == 2 {
+            migrate_2_to_3(&mut conn, &mut journal)
+                .map_err(|e| StoreError(format!("{}: {e}", path.display())))?;
         }
         let checkpointer = if in_memory {
             None
@@ -397,8 +419,57 @@ impl SqliteBackend {
             conn.pragma_update(None, "wal_autocheckpoint", 0).map_err(context)?;
             Some(start_checkpointer(path)?)
         };
-        Ok(SqliteBackend { conn, next_index, _checkpointer: checkpointer })
+        Ok(SqliteBackend { conn, journal, unfinished, _checkpointer: checkpointer })
     }
+}
+
+/// The action journal of the database at `db`: the directory `<db>-actions` beside it.
+pub fn journal_dir(db: &Path) -> std::path::PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push("-actions");
+    std::path::PathBuf::from(name)
+}
+
+/// Journal segments are rotated past this size (the live games' actions are carried over).
+const JOURNAL_SEGMENT_BYTES: u64 = 64 << 20;
+
+/// Version 2 to 3: the unfinished games' action rows move into the journal (appended first,
+/// durably; then deleted from the table with the version bump, in one transaction). A crash in
+/// between redoes it: rows the journal already has are not appended twice.
+fn migrate_2_to_3(conn: &mut Connection, journal: &mut Journal) -> Result<(), StoreError> {
+    let rows: Vec<(String, ActionRow)> = {
+        let mut stmt = conn.prepare(
+            "SELECT game_id, idx, seat, kind, action, time_ms FROM actions \
+             WHERE game_id IN (SELECT id FROM games WHERE finished_ms IS NULL) ORDER BY game_id, idx",
+        )?;
+        let mut rows = stmt.query([])?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next()? {
+            out.push((row.get(0)?, action_row(row, 1)?));
+        }
+        out
+    };
+    let fresh: Vec<(&str, &ActionRow)> =
+        rows.iter().filter(|(g, a)| a.index >= journal.next_index(g)).map(|(g, a)| (g.as_str(), a)).collect();
+    journal.append(&fresh)?;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    tx.execute("DELETE FROM actions WHERE game_id IN (SELECT id FROM games WHERE finished_ms IS NULL)", [])?;
+    tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// An action from a row whose columns from `at` are idx, seat, kind, action, time_ms.
+fn action_row(row: &rusqlite::Row<'_>, at: usize) -> Result<ActionRow, StoreError> {
+    let kind = row.get_ref(at + 2)?.as_str()?;
+    let kind = ActionKind::parse(kind).ok_or_else(|| StoreError(format!("unknown action kind {kind:?}")))?;
+    Ok(ActionRow {
+        index: row.get(at)?,
+        seat: row.get(at + 1)?,
+        kind,
+        action: row.get(at + 3)?,
+        time_ms: row.get(at + 4)?,
+    })
 }
 
 /// Makes a newly created database file's directory entry durable (SQLite itself syncs the
@@ -442,15 +513,12 @@ fn apply(conn: &Connection, write: &Write) -> Result<(), StoreError> {
             .execute(params![game_id, s.seat, s.name, s.token_hash, s.bot, s.joined_ms])
             .map(drop)
             .map_err(|e| StoreError(format!("taking seat {} of game {game_id}: {e}", s.seat))),
-        Write::Action { game_id, action: a } => conn
-            .prepare_cached(INSERT_ACTION)?
-            .execute(params![game_id, a.index, a.seat, a.kind.as_str(), a.action, a.time_ms])
-            .map(drop)
-            .map_err(|e| StoreError(format!("logging action {} of game {game_id}: {e}", a.index))),
-        Write::Finish { game_id, result_json, record_json, finished_ms, actions_json } => {
+        // The journal's, see `SqliteBackend::commit`.
+        Write::Action { .. } => Ok(()),
+        Write::Finish { game_id, result_json, finished_ms, actions_json } => {
             let changed = conn
                 .prepare_cached(FINISH_GAME)?
-                .execute(params![game_id, result_json, record_json, finished_ms, actions_json])
+                .execute(params![game_id, result_json, finished_ms, actions_json])
                 .map_err(|e| StoreError(format!("finishing game {game_id}: {e}")))?;
             if changed == 1 {
                 Ok(())
@@ -487,35 +555,67 @@ impl Backend for SqliteBackend {
             return Ok(());
         }
         // Each game's action indices must go 0, 1, 2… with no gap and no repeat: the safety
-        // net against applying an action twice. Checked here rather than by a primary key, so
-        // the actions table stays append-only (a key on (game, index) dirtied one B-tree page
-        // per active game in every commit, and cost a third of the throughput).
+        // net against applying an action twice.
+        // And only an unfinished game takes actions (created earlier or in this batch).
         let mut staged: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+        let mut open: std::collections::HashMap<&str, bool> = std::collections::HashMap::new();
+        let mut actions = Vec::new();
+        let mut others = false;
         for write in batch {
-            if let Write::Action { game_id, action } = write {
-                let next =
-                    staged.get(game_id.as_str()).or(self.next_index.get(game_id)).copied().unwrap_or(0);
-                if action.index != next {
-                    return Err(StoreError(format!(
-                        "logging action {} of game {game_id}: expected index {next} (no gap, no repeat)",
-                        action.index
-                    )));
+            match write {
+                Write::CreateGame(g) => {
+                    open.insert(&g.id, true);
+                    others = true;
                 }
-                staged.insert(game_id, next + 1);
+                Write::Finish { game_id, .. } => {
+                    open.insert(game_id, false);
+                    others = true;
+                }
+                Write::Action { game_id, action } => {
+                    let live = open
+                        .get(game_id.as_str())
+                        .copied()
+                        .unwrap_or_else(|| self.unfinished.contains(game_id));
+                    if !live {
+                        return Err(StoreError(format!(
+                            "logging action {} of game {game_id}: no such game, or it is over",
+                            action.index
+                        )));
+                    }
+                    let next = staged
+                        .get(game_id.as_str())
+                        .copied()
+                        .unwrap_or_else(|| self.journal.next_index(game_id));
+                    if action.index != next {
+                        return Err(StoreError(format!(
+                            "logging action {} of game {game_id}: expected index {next} (no gap, no repeat)",
+                            action.index
+                        )));
+                    }
+                    staged.insert(game_id, next + 1);
+                    actions.push((game_id.as_str(), action));
+                }
+                Write::TakeSeat { .. } => others = true,
             }
         }
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        for write in batch {
-            apply(&tx, write)?;
+        // The rows first: a game's creation or seat is durable before any action of it (they
+        // come in earlier batches anyway), and a game's end carries its whole action log, so a
+        // crash between the two commits loses only unacknowledged actions.
+        if others {
+            let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            for write in batch {
+                apply(&tx, write)?;
+            }
+            tx.commit()?;
         }
-        tx.commit()?;
-        for (id, next) in staged {
-            self.next_index.insert(id.to_owned(), next);
-        }
-        // A finished game takes no more actions: forget its next index.
-        for write in batch {
-            if let Write::Finish { game_id, .. } = write {
-                self.next_index.remove(game_id);
+        self.journal.append(&actions)?;
+        // A finished game takes no more actions: the journal may drop them.
+        for (id, live) in open {
+            if live {
+                self.unfinished.insert(id.to_owned());
+            } else {
+                self.unfinished.remove(id);
+                self.journal.forget(id);
             }
         }
         Ok(())
@@ -524,14 +624,14 @@ impl Backend for SqliteBackend {
     fn load_all(&mut self) -> Result<Vec<StoredGame>, StoreError> {
         // One read transaction: one consistent snapshot of the three tables.
         let tx = self.conn.transaction()?;
-        let games = load_games(&tx, Which::All)?;
+        let games = load_games(&tx, &self.journal, Which::All)?;
         tx.commit()?;
         Ok(games)
     }
 
     fn load_startup(&mut self) -> Result<Startup, StoreError> {
         let tx = self.conn.transaction()?;
-        let live = load_games(&tx, Which::Unfinished)?;
+        let live = load_games(&tx, &self.journal, Which::Unfinished)?;
         let mut finished_seats = Vec::new();
         {
             let mut stmt = tx.prepare(
@@ -549,7 +649,7 @@ impl Backend for SqliteBackend {
 
     fn load_game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
         let tx = self.conn.transaction()?;
-        let game = load_games(&tx, Which::One(id))?.pop();
+        let game = load_games(&tx, &self.journal, Which::One(id))?.pop();
         tx.commit()?;
         Ok(game)
     }
@@ -588,10 +688,10 @@ fn seat_row(row: &rusqlite::Row<'_>, at: usize) -> Result<SeatRow, StoreError> {
     })
 }
 
-/// Reads `which` games with their seats, actions and ends, inside the caller's transaction.
-/// A finished game read alone takes its actions from its row (`actions_json`) when it has
-/// them (games finished before schema version 2 do not: those scan the actions table).
-fn load_games(tx: &Connection, which: Which<'_>) -> Result<Vec<StoredGame>, StoreError> {
+/// Reads `which` games with their seats, actions and ends, inside the caller's transaction;
+/// an unfinished game's actions come from `journal`, a finished one's from its row
+/// (`actions_json`; games finished before schema version 2 have theirs in the actions table).
+fn load_games(tx: &Connection, journal: &Journal, which: Which<'_>) -> Result<Vec<StoredGame>, StoreError> {
     let (games_where, rows_where) = which.conditions();
     let id_param: Vec<&dyn rusqlite::ToSql> = match &which {
         Which::One(id) => vec![id as &dyn rusqlite::ToSql],
@@ -602,20 +702,19 @@ fn load_games(tx: &Connection, which: Which<'_>) -> Result<Vec<StoredGame>, Stor
     {
         let mut stmt = tx.prepare(&format!(
             "SELECT id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, created_ms, \
-             result_json, record_json, finished_ms, actions_json FROM games {games_where} ORDER BY rowid"
+             result_json, finished_ms, actions_json FROM games {games_where} ORDER BY rowid"
         ))?;
         let mut rows = stmt.query(id_param.as_slice())?;
         while let Some(row) = rows.next()? {
-            let finished_ms: Option<i64> = row.get(10)?;
+            let finished_ms: Option<i64> = row.get(9)?;
             let finished = match finished_ms {
                 Some(finished_ms) => Some(Finished {
                     result_json: row.get::<_, Option<String>>(8)?.unwrap_or_default(),
-                    record_json: row.get::<_, Option<String>>(9)?.unwrap_or_default(),
                     finished_ms,
                 }),
                 None => None,
             };
-            stored_actions.push(row.get(11)?);
+            stored_actions.push(row.get(10)?);
             games.push(StoredGame {
                 game: NewGame {
                     id: row.get(0)?,
@@ -651,11 +750,17 @@ fn load_games(tx: &Connection, which: Which<'_>) -> Result<Vec<StoredGame>, Stor
             games[i].seats.push(seat_row(row, 1)?);
         }
     }
-    if let (Which::One(_), Some(Some(json))) = (which, stored_actions.first()) {
-        games[0].actions = decode_actions(json)?;
-        return Ok(games);
+    // Actions: a finished game's from its row, an unfinished one's from the journal; only a
+    // game finished by a version-1 server has them in the actions table.
+    let mut legacy = false;
+    for (g, json) in games.iter_mut().zip(&stored_actions) {
+        match (json, &g.finished) {
+            (Some(json), _) => g.actions = decode_actions(json)?,
+            (None, None) => g.actions = journal.actions(&g.game.id),
+            (None, Some(_)) => legacy = true,
+        }
     }
-    {
+    if legacy {
         let mut stmt = tx.prepare(&format!(
             "SELECT game_id, idx, seat, kind, action, time_ms FROM actions {rows_where} ORDER BY game_id, idx"
         ))?;
@@ -664,16 +769,10 @@ fn load_games(tx: &Connection, which: Which<'_>) -> Result<Vec<StoredGame>, Stor
         while let Some(row) = rows.next()? {
             let game_id = row.get_ref(0)?.as_str()?;
             let i = game_slot(&games, &by_id, &mut last, game_id, "actions")?;
-            let kind = row.get_ref(3)?.as_str()?;
-            let kind = ActionKind::parse(kind)
-                .ok_or_else(|| StoreError(format!("game {game_id}: unknown action kind {kind:?}")))?;
-            games[i].actions.push(ActionRow {
-                index: row.get(1)?,
-                seat: row.get(2)?,
-                kind,
-                action: row.get(4)?,
-                time_ms: row.get(5)?,
-            });
+            if stored_actions[i].is_none() && games[i].finished.is_some() {
+                let a = action_row(row, 1).map_err(|e| StoreError(format!("game {game_id}: {e}")))?;
+                games[i].actions.push(a);
+            }
         }
     }
     Ok(games)
@@ -959,7 +1058,6 @@ mod tests {
         Write::Finish {
             game_id: game_id.to_owned(),
             result_json: finished.result_json.clone(),
-            record_json: finished.record_json.clone(),
             finished_ms: finished.finished_ms,
             actions_json: encode_actions(actions),
         }
@@ -989,11 +1087,7 @@ mod tests {
             .chain([action(7, ActionKind::Resign)])
             .collect();
         let b_actions: Vec<ActionRow> = (0..3).map(|i| action(i, ActionKind::Play)).collect();
-        let a_end = Finished {
-            result_json: "{\"winner\":1}".to_owned(),
-            record_json: "{\"record\":[]}".to_owned(),
-            finished_ms: 1_700_000_999_999,
-        };
+        let a_end = Finished { result_json: "{\"winner\":1}".to_owned(), finished_ms: 1_700_000_999_999 };
 
         store.write(vec![create(&a), create(&b)]).await.unwrap();
         store.write(vec![create(&c)]).await.unwrap();
@@ -1042,7 +1136,7 @@ mod tests {
         let (store, _) = Store::open_sqlite(&dir.path().join("gin.db")).unwrap();
         let g = new_game("g", 4);
         let rows: Vec<ActionRow> = (0..50).map(|i| action(i, ActionKind::Play)).collect();
-        let end = Finished { result_json: "{}".to_owned(), record_json: "[]".to_owned(), finished_ms: 5 };
+        let end = Finished { result_json: "{}".to_owned(), finished_ms: 5 };
         // Nothing awaited before the read: FIFO makes it see every write.
         let mut pending = vec![store.write(vec![create(&g), take("g", &seat(0, "a", false))])];
         pending.extend(rows.iter().map(|r| store.write(vec![act("g", r)])));
@@ -1057,33 +1151,55 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_version_1_database_is_migrated_and_its_finished_games_still_load() {
+    async fn a_version_1_database_is_migrated_its_live_actions_move_to_the_journal() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("gin.db");
+        let rows = |n: u32| (0..n).map(|i| action(i, ActionKind::Play)).collect::<Vec<_>>();
         {
-            // The version 1 schema: no actions_json column.
+            // The version 1 schema: no actions_json column; the actions in their table.
             let c = Connection::open(&path).unwrap();
             c.execute_batch(&SCHEMA.replace(",\n    actions_json TEXT", "")).unwrap();
             c.pragma_update(None, "user_version", 1).unwrap();
-            let g = new_game("old", 9);
-            c.execute(INSERT_GAME, params![g.id, g.rules_json, 9i64, g.secret, 0, 0, "", 1i64]).unwrap();
-            for i in 0..3u32 {
-                let a = action(i, ActionKind::Play);
-                c.execute(INSERT_ACTION, params!["old", a.index, a.seat, "play", a.action, a.time_ms])
+            for (id, seed, n) in [("old", 9, 3u32), ("live", 10, 2)] {
+                let g = new_game(id, seed);
+                c.execute(INSERT_GAME, params![g.id, g.rules_json, seed as i64, g.secret, 0, 0, "", 1i64])
                     .unwrap();
+                for a in rows(n) {
+                    c.execute(
+                        "INSERT INTO actions (game_id, idx, seat, kind, action, time_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                        params![id, a.index, a.seat, "play", a.action, a.time_ms],
+                    )
+                    .unwrap();
+                }
             }
-            c.execute("UPDATE games SET result_json = '{}', record_json = '[]', finished_ms = 7", [])
-                .unwrap();
+            c.execute(
+                "UPDATE games SET result_json = '{}', record_json = '[]', finished_ms = 7 WHERE id = 'old'",
+                [],
+            )
+            .unwrap();
         }
         let (store, loaded) = Store::open_sqlite(&path).unwrap();
-        assert!(loaded.live.is_empty());
+        assert_eq!(loaded.live.len(), 1);
+        assert_eq!(loaded.live[0].actions, rows(2));
+        // The next index follows the migrated ones; a repeat is refused.
+        assert!(store.write(vec![act("live", &action(1, ActionKind::Play))]).await.is_err());
+        store.write(vec![act("live", &action(2, ActionKind::Play))]).await.unwrap();
         let old = store.load_game("old").await.unwrap().unwrap();
-        assert_eq!(old.actions, (0..3).map(|i| action(i, ActionKind::Play)).collect::<Vec<_>>());
+        assert_eq!(old.actions, rows(3));
         assert_eq!(old.finished.map(|f| f.finished_ms), Some(7));
         store.close().await;
-        let version: i64 =
-            Connection::open(&path).unwrap().pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
+        let c = Connection::open(&path).unwrap();
+        let version: i64 = c.pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
         assert_eq!(version, SCHEMA_VERSION);
+        let left: i64 =
+            c.query_row("SELECT count(*) FROM actions WHERE game_id = 'live'", [], |r| r.get(0)).unwrap();
+        assert_eq!(left, 0, "the live game's rows moved to the journal");
+        drop(c);
+        // Reopened: the live game's actions come from the journal alone, the old one's from its table.
+        let (store, loaded) = Store::open_sqlite(&path).unwrap();
+        assert_eq!(loaded.live[0].actions, rows(3));
+        assert_eq!(store.load_game("old").await.unwrap().unwrap().actions, rows(3));
+        store.close().await;
     }
 
     #[tokio::test]
@@ -1095,12 +1211,13 @@ mod tests {
         let (store, _) = Store::open_sqlite(&path).unwrap();
         let empty = size(&path);
         let mut wal_sizes = Vec::new();
-        for round in 0..6u32 {
-            let id = format!("g{round}");
-            store.write(vec![create(&new_game(&id, u64::from(round)))]).await.unwrap();
+        for round in 0..6u64 {
             // One transaction per write: many WAL frames.
             for i in 0..300 {
-                store.write(vec![act(&id, &action(i, ActionKind::Play))]).await.unwrap();
+                store
+                    .write(vec![create(&new_game(&format!("g{round}-{i}"), round * 1000 + i))])
+                    .await
+                    .unwrap();
             }
             tokio::time::sleep(CHECKPOINT_EVERY * 4).await;
             wal_sizes.push(size(&wal));
@@ -1111,7 +1228,7 @@ mod tests {
         // ...and the WAL restarted from its beginning instead of growing round after round.
         assert!(wal_sizes[5] <= wal_sizes[0] * 2, "WAL sizes per round: {wal_sizes:?}");
         store.close().await;
-        assert_eq!(load(&path).len(), 6);
+        assert_eq!(load(&path).len(), 1800);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1255,7 +1372,7 @@ mod tests {
         let path = dir.path().join("gin.db");
         let (store, _) = Store::open_sqlite(&path).unwrap();
         let g = new_game("g", 7);
-        let end = Finished { result_json: "{}".to_owned(), record_json: "[]".to_owned(), finished_ms: 99 };
+        let end = Finished { result_json: "{}".to_owned(), finished_ms: 99 };
         store
             .write(vec![
                 create(&g),
@@ -1277,6 +1394,8 @@ mod tests {
             vec![act("g", &action(2, ActionKind::Play)), act("nope", &action(0, ActionKind::Play))],
             vec![act("g", &action(2, ActionKind::Play)), take("nope", &seat(0, "d", false))],
             vec![act("g", &action(2, ActionKind::Play)), finish("nope", &end, &[])],
+            vec![act("g", &action(2, ActionKind::Play)), act("done", &action(0, ActionKind::Play))],
+            vec![finish("g", &end, &[]), act("g", &action(2, ActionKind::Play))],
             vec![finish("g", &end, &[]), finish("done", &end, &[])],
             vec![finish("g", &end, &[]), finish("g", &end, &[])],
         ];
@@ -1362,9 +1481,9 @@ mod tests {
         drop(SqliteBackend::open(&path).unwrap());
         // Reopening the same version is fine.
         drop(SqliteBackend::open(&path).unwrap());
-        Connection::open(&path).unwrap().pragma_update(None, "user_version", 3).unwrap();
+        Connection::open(&path).unwrap().pragma_update(None, "user_version", 4).unwrap();
         let err = SqliteBackend::open(&path).err().unwrap();
-        assert!(err.0.contains("schema version 3"), "{err}");
+        assert!(err.0.contains("schema version 4"), "{err}");
     }
 
     /// Run by hand: `cargo test -p gin-server --release store_throughput -- --ignored --nocapture`.

@@ -162,20 +162,9 @@ async fn a_house_bot_to_act_at_start_plays_on() {
     };
     server.stop().await;
 
-    // Remove the bot's last action: the game now ends with the bot to discard.
-    {
-        let conn = rusqlite::Connection::open(&db).unwrap();
-        let (idx, seat): (i64, i64) = conn
-            .query_row(
-                "SELECT idx, seat FROM actions WHERE game_id = ?1 ORDER BY idx DESC LIMIT 1",
-                [&game],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .unwrap();
-        assert_eq!(seat, 1, "the last action was the bot's");
-        conn.execute("DELETE FROM actions WHERE game_id = ?1 AND idx = ?2", rusqlite::params![&game, idx])
-            .unwrap();
-    }
+    // Remove the bot's last action, as a crash before it reached the disk would: the game now
+    // ends with the bot to discard.
+    drop_last_journal_record(&gin_server::store::journal_dir(&db), 1);
 
     let server = TestServer::start(&db).await;
     let ch = server.channel().await;
@@ -242,4 +231,29 @@ async fn the_sdk_plays_over_tls() {
     };
     assert!(r.is_err());
     server.stop().await;
+}
+
+/// Cuts the last record off the newest segment of the action journal at `dir` (see the
+/// format in `gin_server::journal`), checking it is an action of `seat`.
+fn drop_last_journal_record(dir: &std::path::Path, seat: u8) {
+    let mut segments: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    segments.sort();
+    let newest = segments.last().expect("a journal segment");
+    let bytes = std::fs::read(newest).unwrap();
+    let (mut at, mut last) = (8, None);
+    while at + 8 <= bytes.len() {
+        let len = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+        last = Some(at);
+        at += 8 + len;
+    }
+    assert_eq!(at, bytes.len(), "whole records");
+    let last = last.expect("a record");
+    let payload = &bytes[last + 8..];
+    let id_len = u16::from_le_bytes([payload[0], payload[1]]) as usize;
+    assert_eq!(payload[2 + id_len + 4], seat, "the last action was seat {seat}'s");
+    std::fs::OpenOptions::new().write(true).open(newest).unwrap().set_len(last as u64).unwrap();
 }
