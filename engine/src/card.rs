@@ -180,9 +180,25 @@ impl Card {
     }
 }
 
+/// The notation of every card, by bit index (suit * 16 + rank; 13..16 of a suit unused).
+const NOTATION: [&str; 64] = [
+    "AC", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "TC", "JC", "QC", "KC", "", "", "", "AD", "2D",
+    "3D", "4D", "5D", "6D", "7D", "8D", "9D", "TD", "JD", "QD", "KD", "", "", "", "AH", "2H", "3H", "4H",
+    "5H", "6H", "7H", "8H", "9H", "TH", "JH", "QH", "KH", "", "", "", "AS", "2S", "3S", "4S", "5S", "6S",
+    "7S", "8S", "9S", "TS", "JS", "QS", "KS", "", "", "",
+];
+
+impl Card {
+    /// The notation (`"7S"`, `"TD"`, `"AH"`) as a static string: what [`Display`](fmt::Display)
+    /// writes, without formatting machinery or allocation.
+    pub const fn notation(self) -> &'static str {
+        NOTATION[self.0 as usize]
+    }
+}
+
 impl fmt::Display for Card {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.rank(), self.suit())
+        f.write_str(self.notation())
     }
 }
 
@@ -274,6 +290,8 @@ mod tests {
     fn parse_and_display_round_trip() {
         for c in Card::all() {
             assert_eq!(c.to_string().parse::<Card>(), Ok(c));
+            // The static notation is the rank's letter then the suit's.
+            assert_eq!(c.notation(), format!("{}{}", c.rank().letter(), c.suit().letter()));
         }
         assert_eq!(Card::all().count(), 52);
     }

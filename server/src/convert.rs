@@ -10,7 +10,7 @@ use tonic::Status;
 
 /// Cards as notation strings, in bit order.
 pub fn cards(set: CardSet) -> Vec<String> {
-    set.iter().map(|c| c.to_string()).collect()
+    set.iter().map(|c| c.notation().to_owned()).collect()
 }
 
 /// One card from a request.
@@ -84,14 +84,18 @@ pub fn turn_info(hand: &engine::Hand, seat: Seat) -> pb::TurnInfo {
         out.push(pb::LegalAction { kind: kind(k), ..Default::default() });
     }
     for c in legal.discards {
-        out.push(pb::LegalAction { kind: kind(pb::ActionKind::Discard), card: c.to_string(), deadwood: 0 });
+        out.push(pb::LegalAction {
+            kind: kind(pb::ActionKind::Discard),
+            card: c.notation().to_owned(),
+            deadwood: 0,
+        });
     }
     if !legal.knocks.is_empty() {
         let by = engine::deadwood_by_discard(held);
         for c in legal.knocks {
             out.push(pb::LegalAction {
                 kind: kind(pb::ActionKind::Knock),
-                card: c.to_string(),
+                card: c.notation().to_owned(),
                 deadwood: by[c.bit() as usize] as u32,
             });
         }
@@ -101,7 +105,7 @@ pub fn turn_info(hand: &engine::Hand, seat: Seat) -> pb::TurnInfo {
     }
     let (best, best_discard) = if held.len() >= 11 {
         match engine::best_discard(held) {
-            Some(b) => (arrangement(&b.arrangement), b.discard.to_string()),
+            Some(b) => (arrangement(&b.arrangement), b.discard.notation().to_owned()),
             None => (pb::Arrangement::default(), String::new()),
         }
     } else {
@@ -134,13 +138,13 @@ pub fn hand_result(h: &HandSummary, reveal: pb::DealReveal) -> pb::HandResult {
         doubled: r.doubled,
         showdown: r.showdown.as_ref().map(|s| pb::Showdown {
             knocker: s.knocker.index() as u32,
-            discard: s.discard.map(|c| c.to_string()).unwrap_or_default(),
+            discard: s.discard.map(|c| c.notation().to_owned()).unwrap_or_default(),
             knocker_melds: Some(arrangement(&s.knocker_arrangement)),
             defender_melds: Some(arrangement(&s.defender_arrangement)),
             layoffs: s
                 .layoffs
                 .iter()
-                .map(|l| pb::Layoff { card: l.card.to_string(), meld: l.meld as u32 })
+                .map(|l| pb::Layoff { card: l.card.notation().to_owned(), meld: l.meld as u32 })
                 .collect(),
         }),
         scores: h.scores.0.to_vec(),

@@ -121,11 +121,11 @@ pub fn arm(shared: &Shared, st: &mut GameState) {
 fn feed(b: &mut HouseBot, st: &GameState) -> Result<(), String> {
     let g = st.game.as_ref().ok_or("no game")?;
     let last = st.last_seq();
-    let info = crate::convert::turn_info(g.hand(), b.seat);
+    let mut info = Some(crate::convert::turn_info(g.hand(), b.seat));
     for seq in b.tracker.last_seq() + 1..=last {
         let e = &st.log[(seq - 1) as usize];
         let current = seq == last && matches!(e.ev, Ev::Turn { seat, .. } if seat == b.seat);
-        let ev = event_for(seq, e, Some(b.seat), current.then_some(&info));
+        let ev = event_for(seq, e, Some(b.seat), if current { info.take() } else { None });
         b.tracker.apply(&ev).map_err(|e| e.to_string())?;
     }
     Ok(())

@@ -89,11 +89,38 @@ pub struct CurrentTurn {
     info: pb::TurnInfo,
 }
 
+/// The current turn's information on its way to the watchers of the seat to act: the last of
+/// them gets it, the others a copy (it is a few dozen allocations: usually there is one).
+struct TurnOut {
+    turn: Option<CurrentTurn>,
+    /// Watchers of the seat to act still to be sent it.
+    left: usize,
+}
+
+impl TurnOut {
+    fn new(turn: Option<CurrentTurn>, watchers: &[Watcher]) -> TurnOut {
+        let left = turn.as_ref().map_or(0, |t| watchers.iter().filter(|w| w.viewer == Some(t.seat)).count());
+        TurnOut { turn, left }
+    }
+
+    /// The information for event `seq` as `viewer` sees it, if it is the turn's event and
+    /// `viewer` the seat to act.
+    fn take(&mut self, seq: u64, viewer: Option<Seat>) -> Option<pb::TurnInfo> {
+        let t = self.turn.as_ref().filter(|t| t.seq == seq && viewer == Some(t.seat))?;
+        if self.left > 1 {
+            self.left -= 1;
+            return Some(t.info.clone());
+        }
+        self.left = 0;
+        self.turn.take().map(|t| t.info)
+    }
+}
+
 /// Sends the events after `after` to `w`; false when it must be dropped.
-fn send_events(log: &[Entry], w: &Watcher, after: u64, turn: Option<&CurrentTurn>) -> bool {
+fn send_events(log: &[Entry], w: &Watcher, after: u64, turn: &mut TurnOut) -> bool {
     for (i, e) in log.iter().enumerate().skip(after as usize) {
         let seq = i as u64 + 1;
-        let info = turn.filter(|t| t.seq == seq && w.viewer == Some(t.seat)).map(|t| &t.info);
+        let info = turn.take(seq, w.viewer);
         let msg = Box::new(pb::WatchGameResponse {
             kind: Some(pb::watch_game_response::Kind::Event(event_for(seq, e, w.viewer, info))),
         });
@@ -272,7 +299,7 @@ impl GameState {
         let deck = self.deck(n);
         let salt = engine::hand_salt(&self.info.secret, n);
         pb::DealReveal {
-            deck: deck.cards().iter().map(|c| c.to_string()).collect(),
+            deck: deck.cards().iter().map(|c| c.notation().to_owned()).collect(),
             salt: salt.to_vec(),
             commitment: engine::deal_commitment(&deck, &salt).to_vec(),
         }
@@ -365,7 +392,7 @@ impl GameState {
             game_id: self.info.id.clone(),
             result_json,
             finished_ms: now,
-            actions_json: crate::store::encode_actions(&self.action_rows),
+            actions: std::mem::take(&mut self.action_rows),
         });
         tracing::info!(game = %self.info.id, winner = ?r.winner, reason = r.reason, "game over");
     }
@@ -400,8 +427,9 @@ impl GameState {
     pub fn publish(&mut self, after: u64) {
         self.last_seq_shared.store(self.last_seq(), Ordering::Relaxed);
         let turn = self.current_turn(after, |seat| self.watchers.iter().any(|w| w.viewer == Some(seat)));
+        let mut turn = TurnOut::new(turn, &self.watchers);
         let log = &self.log;
-        self.watchers.retain(|w| send_events(log, w, after, turn.as_ref()));
+        self.watchers.retain(|w| send_events(log, w, after, &mut turn));
         if self.is_over() {
             self.watchers.clear();
         }
@@ -410,7 +438,8 @@ impl GameState {
     /// Registers a watcher that has seen everything up to `after` and sends it the rest.
     pub fn add_watcher(&mut self, w: Watcher, after: u64) {
         let turn = self.current_turn(after, |seat| w.viewer == Some(seat));
-        if send_events(&self.log, &w, after, turn.as_ref()) && !self.is_over() {
+        let mut turn = TurnOut::new(turn, std::slice::from_ref(&w));
+        if send_events(&self.log, &w, after, &mut turn) && !self.is_over() {
             self.watchers.push(w);
         }
     }
@@ -472,7 +501,7 @@ impl GameState {
             if viewer.is_some() {
                 s.hand = convert::cards(v.hand());
             }
-            s.pile = public.pile().iter().map(|c| c.to_string()).collect();
+            s.pile = public.pile().iter().map(|c| c.notation().to_owned()).collect();
             s.stock_size = public.stock_len() as u32;
             s.hand_sizes = public.hand_lens().0.to_vec();
             s.known = Seat::BOTH
@@ -480,7 +509,7 @@ impl GameState {
                 .map(|&x| pb::KnownCards { seat: x.index() as u32, cards: convert::cards(public.known()[x]) })
                 .collect();
             s.scores = public.scores().0.to_vec();
-            s.taken_from_pile = public.taken_from_pile().map(|c| c.to_string()).unwrap_or_default();
+            s.taken_from_pile = public.taken_from_pile().map(|c| c.notation().to_owned()).unwrap_or_default();
             if !self.is_over() {
                 let salt = engine::hand_salt(&self.info.secret, g.hand_number());
                 s.deal_commitment = engine::deal_commitment(h.deck(), &salt).to_vec();
@@ -498,7 +527,7 @@ impl GameState {
 /// Event `seq` as `viewer` may see it.
 /// `info` is the current turn's information, given only when this event is the current
 /// turn and `viewer` is the seat to act.
-pub fn event_for(seq: u64, e: &Entry, viewer: Option<Seat>, info: Option<&pb::TurnInfo>) -> pb::GameEvent {
+pub fn event_for(seq: u64, e: &Entry, viewer: Option<Seat>, info: Option<pb::TurnInfo>) -> pb::GameEvent {
     use pb::game_event::Kind as K;
     let s = |x: Seat| x.index() as u32;
     let kind = match &e.ev {
@@ -510,7 +539,7 @@ pub fn event_for(seq: u64, e: &Entry, viewer: Option<Seat>, info: Option<&pb::Tu
                 hand_number: *hand_number,
                 stage: *stage,
                 dealer: s(*dealer),
-                upcard: upcard.to_string(),
+                upcard: upcard.notation().to_owned(),
                 knock_limit: *knock_limit,
                 your_hand: viewer.map(|v| convert::cards(hands[v])).unwrap_or_default(),
                 commitment: commitment.to_vec(),
@@ -521,17 +550,21 @@ pub fn event_for(seq: u64, e: &Entry, viewer: Option<Seat>, info: Option<&pb::Tu
             seat: s(*seat),
             phase: *phase as i32,
             deadline_unix_ms: *deadline_ms,
-            turn: info.filter(|_| viewer == Some(*seat)).cloned(),
+            turn: info.filter(|_| viewer == Some(*seat)),
         }),
         Ev::Passed { seat } => K::UpcardPassed(pb::UpcardPassed { seat: s(*seat) }),
         Ev::Drew { seat, card, from_stock, stock } => K::CardDrawn(pb::CardDrawn {
             seat: s(*seat),
             source: if *from_stock { pb::DrawSource::Stock } else { pb::DrawSource::Pile } as i32,
-            card: if !*from_stock || viewer == Some(*seat) { card.to_string() } else { String::new() },
+            card: if !*from_stock || viewer == Some(*seat) {
+                card.notation().to_owned()
+            } else {
+                String::new()
+            },
             stock_size: *stock,
         }),
         Ev::Discarded { seat, card } => {
-            K::CardDiscarded(pb::CardDiscarded { seat: s(*seat), card: card.to_string() })
+            K::CardDiscarded(pb::CardDiscarded { seat: s(*seat), card: card.notation().to_owned() })
         }
         Ev::HandEnded(r) => K::HandEnded(pb::HandEnded { result: Some((**r).clone()) }),
         Ev::GameOver(r) => K::GameOver(pb::GameOver { result: Some((**r).clone()) }),

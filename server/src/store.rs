@@ -135,18 +135,28 @@ pub enum Write {
         result_json: String,
         /// When the game ended, in Unix milliseconds.
         finished_ms: i64,
-        /// The game's whole action log (see [`encode_actions`]), kept with the game's row so a
-        /// finished game can be read back by its key alone (the actions table has no index).
-        actions_json: String,
+        /// The game's whole action log, kept with the game's row (as [`encode_actions`]) so
+        /// a finished game can be read back by its key alone. Encoded by the writer thread,
+        /// off the request's path.
+        actions: Vec<ActionRow>,
     },
 }
 
 /// A game's action log as stored in a finished game's row: a JSON array of
 /// `[index, seat, kind, action, time_ms]`.
 pub fn encode_actions(actions: &[ActionRow]) -> String {
-    let rows: Vec<(u32, u8, &str, &str, i64)> =
-        actions.iter().map(|a| (a.index, a.seat, a.kind.as_str(), a.action.as_str(), a.time_ms)).collect();
-    serde_json::to_string(&rows).expect("action rows serialize")
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(2 + actions.len() * 40);
+    out.push('[');
+    for (i, a) in actions.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let action = serde_json::to_string(&a.action).expect("a string serializes");
+        let _ = write!(out, "[{},{},\"{}\",{action},{}]", a.index, a.seat, a.kind.as_str(), a.time_ms);
+    }
+    out.push(']');
+    out
 }
 
 /// The inverse of [`encode_actions`].
@@ -515,10 +525,10 @@ fn apply(conn: &Connection, write: &Write) -> Result<(), StoreError> {
             .map_err(|e| StoreError(format!("taking seat {} of game {game_id}: {e}", s.seat))),
         // The journal's, see `SqliteBackend::commit`.
         Write::Action { .. } => Ok(()),
-        Write::Finish { game_id, result_json, finished_ms, actions_json } => {
+        Write::Finish { game_id, result_json, finished_ms, actions } => {
             let changed = conn
                 .prepare_cached(FINISH_GAME)?
-                .execute(params![game_id, result_json, finished_ms, actions_json])
+                .execute(params![game_id, result_json, finished_ms, encode_actions(actions)])
                 .map_err(|e| StoreError(format!("finishing game {game_id}: {e}")))?;
             if changed == 1 {
                 Ok(())
@@ -1059,13 +1069,28 @@ mod tests {
             game_id: game_id.to_owned(),
             result_json: finished.result_json.clone(),
             finished_ms: finished.finished_ms,
-            actions_json: encode_actions(actions),
+            actions: actions.to_vec(),
         }
     }
 
     /// What a second connection to the file sees.
     fn load(path: &Path) -> Vec<StoredGame> {
         SqliteBackend::open(path).unwrap().load_all().unwrap()
+    }
+
+    #[test]
+    fn the_action_log_encoding_is_the_json_it_always_was_and_decodes_back() {
+        let mut rows =
+            vec![action(0, ActionKind::Play), action(1, ActionKind::Timeout), action(2, ActionKind::Resign)];
+        rows[1].action = "odd \"text\" \\ \n é".to_owned();
+        rows[2].time_ms = -5;
+        let tuples: Vec<(u32, u8, &str, &str, i64)> =
+            rows.iter().map(|a| (a.index, a.seat, a.kind.as_str(), a.action.as_str(), a.time_ms)).collect();
+        let json = encode_actions(&rows);
+        assert_eq!(json, serde_json::to_string(&tuples).unwrap());
+        assert_eq!(decode_actions(&json).unwrap(), rows);
+        assert_eq!(encode_actions(&[]), "[]");
+        assert!(decode_actions("[[0,0,\"nope\",\"x\",1]]").is_err());
     }
 
     #[tokio::test]
