@@ -24,6 +24,10 @@
 //! 1 timeout, 2 resign), the time in Unix milliseconds (`i64`), the action text (`u16` length,
 //! then the UTF-8 bytes). A game id or action text longer than `u16::MAX` bytes is refused.
 //!
+//! The newest segment is filled with zeros ahead of its appends, 256 KiB at a time, so that
+//! most appends do not change the file's length and their `fdatasync` writes the data alone,
+//! not the inode too. Zeros after the last record are that free space, in any segment.
+//!
 //! # Durability
 //!
 //! - [`Journal::append`] returns `Ok` only once its records are on disk (`fdatasync` of the
@@ -115,10 +119,12 @@ struct Disk {
     limit: u64,
     /// The newest segment's number.
     seq: u64,
-    /// The newest segment, open for appending.
+    /// The newest segment, open for writing.
     file: File,
-    /// Its size.
+    /// Its size: where the next append goes.
     size: u64,
+    /// Its length on disk: past `size` it is zeros written ahead ([`PREALLOCATE`]).
+    allocated: u64,
     /// Its size when it was started (magic and carried records), or the magic's size if it was
     /// found at open.
     base: u64,
@@ -155,11 +161,15 @@ impl Journal {
 
         let mut recovered: HashMap<String, Vec<ActionRow>> = HashMap::new();
         let last = seqs.len() - 1;
+        // Where the newest segment's records end, if before the end of the file.
+        let mut end = None;
         for (i, &seq) in seqs.iter().enumerate() {
             let path = segment_path(dir, seq);
             let bytes = fs::read(&path).map_err(|e| io_error("reading", &path, e))?;
             match read_segment(&path, &bytes, i == last, &mut recovered)? {
                 Tail::Clean => {}
+                // Zeros written ahead of the appends: nothing was torn.
+                Tail::Torn(at) if bytes[at..].iter().all(|&b| b == 0) => end = Some(at as u64),
                 Tail::Torn(at) => {
                     tracing::warn!(file = %path.display(), offset = at, cut = bytes.len() - at,
                         "journal: cutting the torn tail of an interrupted append");
@@ -209,14 +219,15 @@ impl Journal {
 
         let seq = seqs[last];
         let path = segment_path(dir, seq);
-        let file = OpenOptions::new().append(true).open(&path).map_err(|e| io_error("opening", &path, e))?;
-        let size = file.metadata().map_err(|e| io_error("reading the size of", &path, e))?.len();
+        let file = OpenOptions::new().write(true).open(&path).map_err(|e| io_error("opening", &path, e))?;
+        let allocated = file.metadata().map_err(|e| io_error("reading the size of", &path, e))?.len();
         let disk = Disk {
             dir: dir.to_owned(),
             limit: segment_limit,
             seq,
             file,
-            size,
+            size: end.unwrap_or(allocated),
+            allocated,
             base: MAGIC.len() as u64,
             older: seqs[..last].to_vec(),
         };
@@ -369,11 +380,23 @@ impl Disk {
     }
 
     /// Appends `records` to the newest segment, durably.
+    ///
+    /// The file is extended [`PREALLOCATE`] bytes of zeros at a time, ahead of the appends: an
+    /// append that does not change the file's length makes `fdatasync` write the data alone,
+    /// not the inode too (measured here: ~100 instead of ~140 µs, a third less CPU). Recovery
+    /// knows zeros after the last record for what they are.
     fn append(&mut self, records: &[u8]) -> Result<(), StoreError> {
         let path = || segment_path(&self.dir, self.seq);
-        self.file.write_all(records).map_err(|e| io_error("appending to", &path(), e))?;
+        let end = self.size + records.len() as u64;
+        if end > self.allocated {
+            let grow = (end - self.allocated).max(PREALLOCATE);
+            let zeros = vec![0u8; grow as usize];
+            write_at(&self.file, &zeros, self.allocated).map_err(|e| io_error("extending", &path(), e))?;
+            self.allocated += grow;
+        }
+        write_at(&self.file, records, self.size).map_err(|e| io_error("appending to", &path(), e))?;
         self.file.sync_data().map_err(|e| io_error("syncing", &path(), e))?;
-        self.size += records.len() as u64;
+        self.size = end;
         Ok(())
     }
 
@@ -395,6 +418,7 @@ impl Disk {
         self.file = file;
         self.seq = seq;
         self.size = bytes.len() as u64;
+        self.allocated = self.size;
         self.base = base;
         for old in std::mem::take(&mut self.older) {
             let path = segment_path(&self.dir, old);
@@ -451,6 +475,8 @@ fn read_segment(
             Err(Bad::Malformed) => {
                 return Err(corrupt(path, at, "a record with a good checksum but malformed content"));
             }
+            // Zeros written ahead of the appends (an older segment keeps them).
+            Err(_) if !last && bytes[at..].iter().all(|&b| b == 0) => return Ok(Tail::Clean),
             Err(bad) if !last => return Err(corrupt(path, at, &bad.to_string())),
             Err(bad) => {
                 // The newest segment: a torn tail if nothing valid follows.
@@ -613,7 +639,7 @@ fn create_segment(dir: &Path, seq: u64, bytes: &[u8]) -> Result<File, StoreError
     let path = segment_path(dir, seq);
     let mut file = OpenOptions::new()
         .create_new(true)
-        .append(true)
+        .write(true)
         .open(&tmp)
         .map_err(|e| io_error("creating", &tmp, e))?;
     file.write_all(bytes).map_err(|e| io_error("writing", &tmp, e))?;
@@ -681,6 +707,23 @@ fn create_dir_durably(dir: &Path) -> Result<(), StoreError> {
         sync_dir(parent)?;
     }
     Ok(())
+}
+
+/// How far ahead of the appends the newest segment is filled with zeros.
+const PREALLOCATE: u64 = 256 << 10;
+
+/// Writes all of `bytes` at `offset` of `file`.
+#[cfg(unix)]
+fn write_at(file: &File, bytes: &[u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, bytes, offset)
+}
+
+/// Writes all of `bytes` at `offset` of `file`.
+#[cfg(not(unix))]
+fn write_at(mut file: &File, bytes: &[u8], offset: u64) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    file.seek(SeekFrom::Start(offset))?;
+    file.write_all(bytes)
 }
 
 /// Cuts the file at `path` to `len` bytes, durably.
@@ -762,6 +805,28 @@ mod tests {
 
     fn file_len(path: &Path) -> u64 {
         fs::metadata(path).unwrap().len()
+    }
+
+    /// Where the records of the segment at `path` end (zeros written ahead may follow).
+    fn records_end(path: &Path) -> u64 {
+        records_end_of(&fs::read(path).unwrap()) as u64
+    }
+
+    /// Where the records of a segment's `bytes` end.
+    fn records_end_of(bytes: &[u8]) -> usize {
+        let mut at = MAGIC.len();
+        while let Ok((_, _, end)) = record_at(bytes, at) {
+            at = end;
+        }
+        at
+    }
+
+    /// Cuts the zeros written ahead off the newest segment of `dir`, so that damage done at its
+    /// end is damage to its last records.
+    fn tighten(dir: &Path) {
+        let path = last_segment(dir);
+        let end = records_end(&path);
+        OpenOptions::new().write(true).open(&path).unwrap().set_len(end).unwrap();
     }
 
     fn sorted_games(j: &Journal) -> Vec<String> {
@@ -882,6 +947,37 @@ mod tests {
     }
 
     #[test]
+    fn the_segment_is_zero_filled_ahead_and_reopens_where_its_records_end() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (mut j, _) = Journal::open(tmp.path(), 1 << 30).unwrap();
+        append_next(&mut j, &["g", "h"], 3);
+        let path = last_segment(tmp.path());
+        let (len, end) = (file_len(&path), records_end(&path));
+        // One extension covers many appends: the file's length does not change with each.
+        assert!(len >= end + PREALLOCATE - 1000, "{len} {end}");
+        append_next(&mut j, &["g"], 1);
+        assert_eq!(file_len(&path), len);
+        let end = records_end(&path);
+        drop(j);
+        // Reopened: nothing cut, nothing lost, the next append goes right after the records.
+        let (mut j, recovered) = Journal::open(tmp.path(), 1 << 30).unwrap();
+        assert_eq!(recovered, expected(&[("g", 4), ("h", 3)]));
+        assert_eq!(file_len(&path), len);
+        append_next(&mut j, &["h"], 2);
+        assert!(records_end(&path) > end);
+        // An append bigger than what is left extends the file by at least that much.
+        let big = row(5, &"z".repeat(60_000));
+        for i in 0..6 {
+            j.append(&[("g", &ActionRow { index: 4 + i, ..big.clone() })]).unwrap();
+        }
+        assert!(file_len(&path) >= records_end(&path));
+        drop(j);
+        let (_, recovered) = Journal::open(tmp.path(), 1 << 30).unwrap();
+        assert_eq!(recovered["g"].len(), 10);
+        assert_eq!(recovered["h"], expected(&[("h", 5)])["h"]);
+    }
+
+    #[test]
     fn empty_append_does_no_io() {
         let tmp = tempfile::tempdir().unwrap();
         let (mut j, _) = Journal::open(tmp.path(), 1 << 20).unwrap();
@@ -921,8 +1017,10 @@ mod tests {
         let (mut j, _) = Journal::open(dir, 1 << 20).unwrap();
         append_next(&mut j, &["g", "h"], 2);
         append_next(&mut j, &["g", "h"], 2);
-        let before = file_len(&last_segment(dir));
+        let before = records_end(&last_segment(dir));
         append_next(&mut j, &["g", "h"], 2);
+        drop(j);
+        tighten(dir);
         let mut last = Vec::new();
         encode_record(&mut last, "h", &nth("h", 5));
         (before, file_len(&last_segment(dir)) - last.len() as u64)
@@ -933,7 +1031,10 @@ mod tests {
     fn recovers_after_torn_tail(dir: &Path, want: HashMap<String, Vec<ActionRow>>, cut: u64) {
         let (mut j, recovered) = Journal::open(dir, 1 << 20).unwrap();
         assert_eq!(recovered, want);
-        assert_eq!(file_len(&last_segment(dir)), cut);
+        // Cut there, or only zeros after (written ahead, or a zeroed tail kept as such).
+        let bytes = fs::read(last_segment(dir)).unwrap();
+        assert_eq!(records_end(&last_segment(dir)), cut);
+        assert!(bytes[cut as usize..].iter().all(|&b| b == 0));
         let mut want = want;
         for (g, r) in append_next(&mut j, &["g", "h"], 1) {
             want.get_mut(&g).unwrap().push(r);
@@ -1108,6 +1209,8 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path();
         let (seq, old, all) = rotate_once(dir);
+        // The old segment as it was, with the zeros written ahead of its appends.
+        assert!(old.len() as u64 >= PREALLOCATE && old.ends_with(&[0; 64]));
         fs::write(segment_path(dir, seq), &old).unwrap();
         let (mut j, recovered) = Journal::open(dir, 400).unwrap();
         assert_eq!(recovered, all);
@@ -1130,7 +1233,7 @@ mod tests {
         // renamed into place once synced, but recovery copes).
         let new = segment_path(dir, seq + 1);
         let file = OpenOptions::new().write(true).open(&new).unwrap();
-        file.set_len(file_len(&new) / 2 + 3).unwrap();
+        file.set_len(records_end(&new) / 2 + 3).unwrap();
         drop(file);
         let mut want: HashMap<String, Vec<ActionRow>> = HashMap::new();
         for (g, rows) in &all {
@@ -1195,7 +1298,9 @@ mod tests {
     fn corruption_in_an_older_segment_is_an_error_naming_it() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path();
-        let (seq, old, _) = rotate_once(dir);
+        let (seq, mut old, _) = rotate_once(dir);
+        // Its records, without the zeros written ahead.
+        old.truncate(records_end_of(&old));
         let mut flipped = old.clone();
         let at = old.len() / 2;
         flipped[at] ^= 0x04;
