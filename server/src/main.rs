@@ -17,7 +17,8 @@ struct Flags {
     /// Address to listen on.
     #[arg(long, env = "GIN_ADDR", default_value = "127.0.0.1:50051")]
     addr: SocketAddr,
-    /// SQLite database file: every game and result is kept there (created if missing).
+    /// SQLite database file: every game and result is kept there (created if missing), the
+    /// actions of unfinished games in the journal directory `<db>-actions` beside it.
     #[arg(long, env = "GIN_DB", default_value = "gin.db")]
     db: PathBuf,
     /// TLS certificate (PEM). With --tls-key, serves TLS; without, plain TCP.
