@@ -238,7 +238,11 @@ fn closed() -> StoreError {
 
 /// A storage backend: synchronous, used from the writer thread only.
 pub trait Backend: Send + 'static {
-    /// Applies every write of `batch` in ONE transaction, durably; all or nothing.
+    /// Applies every write of `batch` durably, all or nothing: a refused batch (a constraint,
+    /// an action index out of order) changes nothing. Only an I/O failure may leave part of it
+    /// durable, as a crash would (`SqliteBackend` commits the rows, then the actions; after
+    /// its journal failed it refuses every write until the process restarts and reads back
+    /// what is on disk).
     fn commit(&mut self, batch: &[Write]) -> Result<(), StoreError>;
     /// Every game with its seats, actions and end.
     fn load_all(&mut self) -> Result<Vec<StoredGame>, StoreError>;
