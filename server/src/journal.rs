@@ -540,7 +540,7 @@ fn record_at(bytes: &[u8], at: usize) -> Result<(&str, ActionRow, usize), Bad> {
 }
 
 /// Appends the record of `row` of game `game` to `buf`. The lengths must have been checked.
-fn encode_record(buf: &mut Vec<u8>, game: &str, row: &ActionRow) {
+pub(crate) fn encode_record(buf: &mut Vec<u8>, game: &str, row: &ActionRow) {
     let start = buf.len();
     buf.extend_from_slice(&[0; HEADER]);
     buf.extend_from_slice(&(game.len() as u16).to_le_bytes());

@@ -1160,6 +1160,47 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_finished_game_leaves_the_journal_and_its_row_is_the_truth() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gin.db");
+        let rows: Vec<ActionRow> = (0..5).map(|i| action(i, ActionKind::Play)).collect();
+        let end = Finished { result_json: "{}".to_owned(), finished_ms: 9 };
+        {
+            let mut b = SqliteBackend::open(&path).unwrap();
+            b.commit(&[create(&new_game("done", 1)), create(&new_game("live", 2))]).unwrap();
+            for r in &rows[..4] {
+                b.commit(&[act("done", r), act("live", r)]).unwrap();
+            }
+            // The last action and the end in one batch, as a game's last move comes.
+            b.commit(&[act("done", &rows[4]), finish("done", &end, &rows)]).unwrap();
+            assert_eq!(b.journal.games().collect::<Vec<_>>(), ["live"]);
+        }
+        // A crash that lost the journal's last append (the rows were committed first): the
+        // finished game is whole from its row.
+        let journal = journal_dir(&path);
+        let segment = std::fs::read_dir(&journal).unwrap().next().unwrap().unwrap().path();
+        let bytes = std::fs::read(&segment).unwrap();
+        let mut last = Vec::new();
+        crate::journal::encode_record(&mut last, "done", &rows[4]);
+        let end_of_records = bytes.windows(last.len()).rposition(|w| w == last.as_slice()).unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&segment)
+            .unwrap()
+            .set_len(end_of_records as u64)
+            .unwrap();
+        let mut b = SqliteBackend::open(&path).unwrap();
+        // The journal still holds the finished game's first records: ignored, forgotten.
+        assert_eq!(b.journal.games().collect::<Vec<_>>(), ["live"]);
+        let done = b.load_game("done").unwrap().unwrap();
+        assert_eq!((done.actions, done.finished), (rows.clone(), Some(end)));
+        assert_eq!(b.load_startup().unwrap().live[0].actions, rows[..4].to_vec());
+        // It takes no action any more; the live game takes its next.
+        assert!(b.commit(&[act("done", &action(5, ActionKind::Play))]).is_err());
+        b.commit(&[act("live", &rows[4])]).unwrap();
+    }
+
+    #[tokio::test]
     async fn a_read_sees_the_writes_queued_before_it() {
         let dir = tempfile::tempdir().unwrap();
         let (store, _) = Store::open_sqlite(&dir.path().join("gin.db")).unwrap();
