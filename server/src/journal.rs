@@ -70,7 +70,8 @@
 //! before it, possibly not all of them: [`Journal::open`] returns every game it finds, and the
 //! caller forgets the finished ones. A game that was never forgotten always comes back whole.
 //!
-//! One process at a time: the journal takes no lock on its directory.
+//! One process at a time: the journal holds an advisory lock on the file `LOCK` in its
+//! directory while it is open, and a second [`Journal::open`] fails.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -113,6 +114,8 @@ struct Live {
 
 /// The journal's files.
 struct Disk {
+    /// Held locked while the journal is open: one process at a time.
+    _lock: File,
     /// The directory.
     dir: PathBuf,
     /// The size above which the newest segment is rotated.
@@ -152,6 +155,7 @@ impl Journal {
         segment_limit: u64,
     ) -> Result<(Journal, HashMap<String, Vec<ActionRow>>), StoreError> {
         create_dir_durably(dir)?;
+        let lock = lock_dir(dir)?;
         remove_unfinished_segments(dir)?;
         let mut seqs = list_segments(dir)?;
         if seqs.is_empty() {
@@ -222,6 +226,7 @@ impl Journal {
         let file = OpenOptions::new().write(true).open(&path).map_err(|e| io_error("opening", &path, e))?;
         let allocated = file.metadata().map_err(|e| io_error("reading the size of", &path, e))?.len();
         let disk = Disk {
+            _lock: lock,
             dir: dir.to_owned(),
             limit: segment_limit,
             seq,
@@ -709,6 +714,27 @@ fn create_dir_durably(dir: &Path) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// Locks the journal directory `dir` for this process (the file `LOCK` in it, an advisory
+/// lock released when the returned file is closed, or the process ends): two servers
+/// appending to one journal would corrupt it.
+fn lock_dir(dir: &Path) -> Result<File, StoreError> {
+    let path = dir.join("LOCK");
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| io_error("opening", &path, e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(StoreError(format!(
+            "journal {} is in use by another process (another server on the same database?)",
+            dir.display()
+        ))),
+        Err(std::fs::TryLockError::Error(e)) => Err(io_error("locking", &path, e)),
+    }
+}
+
 /// How far ahead of the appends the newest segment is filled with zeros.
 const PREALLOCATE: u64 = 256 << 10;
 
@@ -975,6 +1001,20 @@ mod tests {
         let (_, recovered) = Journal::open(tmp.path(), 1 << 30).unwrap();
         assert_eq!(recovered["g"].len(), 10);
         assert_eq!(recovered["h"], expected(&[("h", 5)])["h"]);
+    }
+
+    #[test]
+    fn one_process_at_a_time() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (mut j, _) = Journal::open(tmp.path(), 1 << 20).unwrap();
+        append_next(&mut j, &["g"], 2);
+        let err = Journal::open(tmp.path(), 1 << 20).unwrap_err();
+        assert!(err.0.contains("in use by another process"), "{err}");
+        // The first one is untouched and goes on.
+        append_next(&mut j, &["g"], 1);
+        drop(j);
+        let (_, recovered) = Journal::open(tmp.path(), 1 << 20).unwrap();
+        assert_eq!(recovered, expected(&[("g", 3)]));
     }
 
     #[test]

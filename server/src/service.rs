@@ -135,8 +135,22 @@ impl LobbyService for Lobby {
             clock.turn_millis,
             clock.policy
         );
-        // Someone is waiting for the same game: seat both.
-        let waiter = s.waiting.lock().expect("lock").remove(&key);
+        // Someone is waiting for the same game: seat both. Else wait in the queue: looked up
+        // and joined under one lock, so two callers cannot both find it empty.
+        let (tx, rx) = oneshot::channel();
+        let ticket = {
+            let mut t = s.tickets.lock().expect("lock");
+            *t += 1;
+            *t
+        };
+        let waiter = {
+            let mut waiting = s.waiting.lock().expect("lock");
+            let found = waiting.remove(&key);
+            if found.is_none() {
+                waiting.insert(key.clone(), Waiter { tx, name: r.name.clone(), ticket });
+            }
+            found
+        };
         if let Some(w) = waiter {
             let id = s.create_game(rules, clock, String::new(), 0, ip).await?;
             let cell = s.game(&id).await?;
@@ -153,13 +167,6 @@ impl LobbyService for Lobby {
                 seat_token: tok1,
             }));
         }
-        let (tx, rx) = oneshot::channel();
-        let ticket = {
-            let mut t = s.tickets.lock().expect("lock");
-            *t += 1;
-            *t
-        };
-        s.waiting.lock().expect("lock").insert(key.clone(), Waiter { tx, name: r.name, ticket });
         // Leave the queue when this call ends in any way (answered, timed out, cancelled).
         struct Leave(Shared, String, u64);
         impl Drop for Leave {

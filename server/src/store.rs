@@ -1077,9 +1077,29 @@ mod tests {
         }
     }
 
-    /// What a second connection to the file sees.
+    /// What is on disk, read as another process would: a copy of the database, its WAL and
+    /// its journal (taken while the store may still be running: the journal is locked by it),
+    /// opened and read in full.
     fn load(path: &Path) -> Vec<StoredGame> {
-        SqliteBackend::open(path).unwrap().load_all().unwrap()
+        let copy = tempfile::tempdir().unwrap();
+        let db = copy.path().join("gin.db");
+        std::fs::copy(path, &db).unwrap();
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        if Path::new(&wal).exists() {
+            let mut to = db.as_os_str().to_owned();
+            to.push("-wal");
+            std::fs::copy(&wal, &to).unwrap();
+        }
+        let (from, to) = (journal_dir(path), journal_dir(&db));
+        std::fs::create_dir(&to).unwrap();
+        for entry in std::fs::read_dir(&from).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_name() != "LOCK" {
+                std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+            }
+        }
+        SqliteBackend::open(&db).unwrap().load_all().unwrap()
     }
 
     #[test]

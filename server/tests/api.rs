@@ -775,6 +775,31 @@ async fn quick_match_seats_two_callers_in_one_game() {
     server.stop().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_quick_match_callers_at_once_are_all_paired() {
+    // The queue is looked up and joined under one lock: no caller overwrites another's place.
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(&dir.path().join("q.db")).await;
+    let ch = server.channel().await;
+    let asks: Vec<_> = (0..48)
+        .map(|i| {
+            let mut lobby = LobbyServiceClient::new(ch.clone());
+            let req =
+                pb::QuickMatchRequest { rules: Some(preset("standard")), clock: None, name: format!("p{i}") };
+            tokio::spawn(async move { lobby.quick_match(req).await })
+        })
+        .collect();
+    let mut games: std::collections::HashMap<String, Vec<u32>> = std::collections::HashMap::new();
+    for ask in asks {
+        let a = tokio::time::timeout(Duration::from_secs(20), ask).await.expect("every caller answered");
+        let a = a.unwrap().expect("paired").into_inner();
+        games.entry(a.game_id).or_default().push(a.seat);
+    }
+    assert_eq!(games.len(), 24);
+    assert!(games.values().all(|seats| seats.len() == 2 && seats[0] != seats[1]), "{games:?}");
+    server.stop().await;
+}
+
 async fn clock_game(
     policy: pb::ClockPolicy,
 ) -> (TestServer, tempfile::TempDir, Games, String, pb::GameSnapshot) {

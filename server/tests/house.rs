@@ -244,16 +244,23 @@ fn drop_last_journal_record(dir: &std::path::Path, seat: u8) {
     segments.sort();
     let newest = segments.last().expect("a journal segment");
     let bytes = std::fs::read(newest).unwrap();
+    // Records until the zeros written ahead of the appends (a record is never empty).
     let (mut at, mut last) = (8, None);
     while at + 8 <= bytes.len() {
         let len = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+        if len == 0 {
+            break;
+        }
         last = Some(at);
         at += 8 + len;
     }
-    assert_eq!(at, bytes.len(), "whole records");
+    assert!(at <= bytes.len() && bytes[at..].iter().all(|&b| b == 0), "whole records, then zeros");
     let last = last.expect("a record");
     let payload = &bytes[last + 8..];
     let id_len = u16::from_le_bytes([payload[0], payload[1]]) as usize;
     assert_eq!(payload[2 + id_len + 4], seat, "the last action was seat {seat}'s");
-    std::fs::OpenOptions::new().write(true).open(newest).unwrap().set_len(last as u64).unwrap();
+    // Zeroed, as the space after the last record is.
+    let mut cut = bytes.clone();
+    cut[last..at].fill(0);
+    std::fs::write(newest, cut).unwrap();
 }
