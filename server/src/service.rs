@@ -17,7 +17,7 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use crate::convert;
-use crate::shared::{SeatIdentity, Shared, Waiter, now_ms};
+use crate::shared::{CallerKey, SeatIdentity, Shared, Waiter, now_ms};
 use crate::state::Watcher;
 use crate::store::ActionKind;
 
@@ -31,10 +31,10 @@ fn peer_ip<T>(r: &Request<T>) -> Option<IpAddr> {
     r.remote_addr().map(|a| a.ip())
 }
 
-fn caller_key<T>(r: &Request<T>) -> Vec<u8> {
+fn caller_key<T>(r: &Request<T>) -> CallerKey {
     match r.extensions().get::<SeatIdentity>() {
-        Some(id) => id.token_hash.to_vec(),
-        None => peer_ip(r).map(|ip| ip.to_string().into_bytes()).unwrap_or_default(),
+        Some(id) => CallerKey::Token(id.token_hash),
+        None => CallerKey::Peer(peer_ip(r)),
     }
 }
 
@@ -52,7 +52,7 @@ impl LobbyService for Lobby {
         req: Request<pb::CreateGameRequest>,
     ) -> Result<Response<pb::CreateGameResponse>, Status> {
         let s = &self.0;
-        s.rate_limit(&caller_key(&req))?;
+        s.rate_limit(caller_key(&req))?;
         let ip = peer_ip(&req);
         let r = req.into_inner();
         let rules = convert::rules(r.rules.as_ref())?;
@@ -83,7 +83,7 @@ impl LobbyService for Lobby {
         req: Request<pb::JoinGameRequest>,
     ) -> Result<Response<pb::JoinGameResponse>, Status> {
         let s = &self.0;
-        s.rate_limit(&caller_key(&req))?;
+        s.rate_limit(caller_key(&req))?;
         let r = req.into_inner();
         let cell = s.game(game_id(&r.game_id)?).await?;
         let want = r.seat.map(|n| convert::seat("seat", n)).transpose()?;
@@ -96,7 +96,7 @@ impl LobbyService for Lobby {
         req: Request<pb::ListGamesRequest>,
     ) -> Result<Response<pb::ListGamesResponse>, Status> {
         let s = &self.0;
-        s.rate_limit(&caller_key(&req))?;
+        s.rate_limit(caller_key(&req))?;
         let n = match req.get_ref().page_size {
             0 => 100,
             n => n.min(100) as usize,
@@ -124,7 +124,7 @@ impl LobbyService for Lobby {
         req: Request<pb::QuickMatchRequest>,
     ) -> Result<Response<pb::QuickMatchResponse>, Status> {
         let s = self.0.clone();
-        s.rate_limit(&caller_key(&req))?;
+        s.rate_limit(caller_key(&req))?;
         let ip = peer_ip(&req);
         let r = req.into_inner();
         let rules = convert::rules(r.rules.as_ref())?;
@@ -224,7 +224,7 @@ impl Games {
         let s = &self.0;
         let game = game_id(game)?;
         let seat = self.seat_for(req, game)?;
-        s.rate_limit(&caller_key(req))?;
+        s.rate_limit(caller_key(req))?;
         act_as(s, game, seat, expected_seq, f).await
     }
 
@@ -337,7 +337,7 @@ impl GameService for Games {
 
     async fn watch_game(&self, req: Request<pb::WatchGameRequest>) -> Result<Response<WatchStream>, Status> {
         let s = &self.0;
-        s.rate_limit(&caller_key(&req))?;
+        s.rate_limit(caller_key(&req))?;
         let r = req.get_ref();
         let game = game_id(&r.game_id)?;
         let viewer = self.viewer(&req, game);
@@ -379,7 +379,7 @@ impl GameService for Games {
         req: Request<pb::GetGameRequest>,
     ) -> Result<Response<pb::GetGameResponse>, Status> {
         let s = &self.0;
-        s.rate_limit(&caller_key(&req))?;
+        s.rate_limit(caller_key(&req))?;
         let game = game_id(&req.get_ref().game_id)?;
         let viewer = self.viewer(&req, game);
         let cell = s.game(game).await?;
@@ -392,7 +392,7 @@ impl GameService for Games {
         req: Request<pb::GetRecordRequest>,
     ) -> Result<Response<pb::GetRecordResponse>, Status> {
         let s = &self.0;
-        s.rate_limit(&caller_key(&req))?;
+        s.rate_limit(caller_key(&req))?;
         let cell = s.game(game_id(&req.get_ref().game_id)?).await?;
         let st = cell.state.lock().await;
         let Some(result) = st.ended.clone() else {

@@ -784,8 +784,8 @@ impl Tournaments {
 }
 
 /// The rate-limit key of a caller: its address.
-fn peer_key<T>(r: &Request<T>) -> Vec<u8> {
-    r.remote_addr().map(|a| a.ip().to_string().into_bytes()).unwrap_or_default()
+fn peer_key<T>(r: &Request<T>) -> crate::shared::CallerKey {
+    crate::shared::CallerKey::Peer(r.remote_addr().map(|a| a.ip()))
 }
 
 /// Completes once the shutdown flag is set.
@@ -808,7 +808,7 @@ impl TournamentService for Tournaments {
         &self,
         req: Request<pb::CreateTournamentRequest>,
     ) -> Result<Response<pb::CreateTournamentResponse>, Status> {
-        self.0.shared.rate_limit(&peer_key(&req))?;
+        self.0.shared.rate_limit(peer_key(&req))?;
         let spec = req.into_inner().spec.ok_or_else(|| Status::invalid_argument("spec: required"))?;
         Ok(Response::new(self.create(spec).await?))
     }
@@ -819,7 +819,7 @@ impl TournamentService for Tournaments {
         &self,
         req: Request<pb::JoinTournamentRequest>,
     ) -> Result<Response<Self::JoinTournamentStream>, Status> {
-        self.0.shared.rate_limit(&peer_key(&req))?;
+        self.0.shared.rate_limit(peer_key(&req))?;
         let r = req.into_inner();
         let cell = self.cell(tournament_id(&r.tournament_id)?)?;
         let (entrant, token) = if r.entrant_token.is_empty() {
