@@ -1320,6 +1320,9 @@ where
 /// and returns its JSON report. Its summary line goes to stderr as it ends; a failed check
 /// (refused calls, lost streams) fails the whole run.
 fn measure(exe: &Path, command: &str, args: &[String]) -> anyhow::Result<Value> {
+    // Dirty pages left by a build just before (hundreds of MB) are written back during the run
+    // otherwise, and every fdatasync waits behind them: flush them first (best effort).
+    let _ = Command::new("sync").status();
     let out = Command::new(exe)
         .arg(command)
         .args(args)
