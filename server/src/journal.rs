@@ -1084,6 +1084,13 @@ mod tests {
         assert_eq!(recovered, want);
     }
 
+    /// What [`three_batches`] wrote but its last record.
+    fn all_but_the_last_record() -> HashMap<String, Vec<ActionRow>> {
+        let mut want = expected(&[("g", 6), ("h", 6)]);
+        want.get_mut("h").unwrap().pop();
+        want
+    }
+
     #[test]
     fn torn_tail_cut_short() {
         let tmp = tempfile::tempdir().unwrap();
@@ -1091,9 +1098,7 @@ mod tests {
         let path = last_segment(tmp.path());
         let file = OpenOptions::new().write(true).open(&path).unwrap();
         file.set_len(file_len(&path) - 3).unwrap();
-        let mut want = expected(&[("g", 6), ("h", 6)]);
-        want.get_mut("h").unwrap().pop();
-        recovers_after_torn_tail(tmp.path(), want, last);
+        recovers_after_torn_tail(tmp.path(), all_but_the_last_record(), last);
     }
 
     #[test]
@@ -1102,9 +1107,7 @@ mod tests {
         let (_, last) = three_batches(tmp.path());
         let file = OpenOptions::new().write(true).open(last_segment(tmp.path())).unwrap();
         file.set_len(last + 5).unwrap();
-        let mut want = expected(&[("g", 6), ("h", 6)]);
-        want.get_mut("h").unwrap().pop();
-        recovers_after_torn_tail(tmp.path(), want, last);
+        recovers_after_torn_tail(tmp.path(), all_but_the_last_record(), last);
     }
 
     #[test]
@@ -1129,9 +1132,7 @@ mod tests {
             let mut bytes = fs::read(&path).unwrap();
             bytes[last as usize + at] ^= mask;
             fs::write(&path, &bytes).unwrap();
-            let mut want = expected(&[("g", 6), ("h", 6)]);
-            want.get_mut("h").unwrap().pop();
-            recovers_after_torn_tail(tmp.path(), want, last);
+            recovers_after_torn_tail(tmp.path(), all_but_the_last_record(), last);
         }
     }
 
