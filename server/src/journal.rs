@@ -333,7 +333,7 @@ impl Journal {
     }
 
     /// Checks `actions` before anything is written: string lengths, and indices.
-    fn check(&self, actions: &[(&str, &ActionRow)]) -> Result<(), StoreError> {
+    pub(crate) fn check(&self, actions: &[(&str, &ActionRow)]) -> Result<(), StoreError> {
         let mut staged: HashMap<&str, u32> = HashMap::new();
         for &(game, row) in actions {
             if game.len() > u16::MAX as usize {
@@ -1245,6 +1245,14 @@ mod tests {
         }
     }
 
+    /// What the old segment of [`rotate_once`] holds: everything but what came after the
+    /// rotation (one action of each game, and one more of "g").
+    fn held_by_the_old_segment(all: &HashMap<String, Vec<ActionRow>>) -> HashMap<String, Vec<ActionRow>> {
+        all.iter()
+            .map(|(g, rows)| (g.clone(), rows[..rows.len() - usize::from(g == "g") - 1].to_vec()))
+            .collect()
+    }
+
     #[test]
     fn crash_before_deleting_the_old_segment_dedups() {
         let tmp = tempfile::tempdir().unwrap();
@@ -1276,12 +1284,7 @@ mod tests {
         let file = OpenOptions::new().write(true).open(&new).unwrap();
         file.set_len(records_end(&new) / 2 + 3).unwrap();
         drop(file);
-        let mut want: HashMap<String, Vec<ActionRow>> = HashMap::new();
-        for (g, rows) in &all {
-            // What the old segment holds: everything but what came after the rotation.
-            let n = rows.len() - usize::from(g == "g") - 1;
-            want.insert(g.clone(), rows[..n].to_vec());
-        }
+        let mut want = held_by_the_old_segment(&all);
         let (mut j, recovered) = Journal::open(dir, 400).unwrap();
         assert_eq!(recovered, want);
         assert_eq!(segments(dir), [seq, seq + 1]);
@@ -1306,11 +1309,7 @@ mod tests {
         let mut torn = new.clone();
         torn[..40].fill(0);
         fs::write(unfinished_path(dir, seq + 1), &torn).unwrap();
-        let mut want: HashMap<String, Vec<ActionRow>> = HashMap::new();
-        for (g, rows) in &all {
-            let n = rows.len() - usize::from(g == "g") - 1;
-            want.insert(g.clone(), rows[..n].to_vec());
-        }
+        let want = held_by_the_old_segment(&all);
         let (mut j, recovered) = Journal::open(dir, 400).unwrap();
         assert_eq!(recovered, want);
         assert!(!unfinished_path(dir, seq + 1).exists());

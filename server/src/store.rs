@@ -568,10 +568,7 @@ impl Backend for SqliteBackend {
         if batch.is_empty() {
             return Ok(());
         }
-        // Each game's action indices must go 0, 1, 2… with no gap and no repeat: the safety
-        // net against applying an action twice.
-        // And only an unfinished game takes actions (created earlier or in this batch).
-        let mut staged: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+        // Only an unfinished game takes actions (created earlier or in this batch).
         let mut open: std::collections::HashMap<&str, bool> = std::collections::HashMap::new();
         let mut actions = Vec::new();
         let mut others = false;
@@ -596,22 +593,15 @@ impl Backend for SqliteBackend {
                             action.index
                         )));
                     }
-                    let next = staged
-                        .get(game_id.as_str())
-                        .copied()
-                        .unwrap_or_else(|| self.journal.next_index(game_id));
-                    if action.index != next {
-                        return Err(StoreError(format!(
-                            "logging action {} of game {game_id}: expected index {next} (no gap, no repeat)",
-                            action.index
-                        )));
-                    }
-                    staged.insert(game_id, next + 1);
                     actions.push((game_id.as_str(), action));
                 }
                 Write::TakeSeat { .. } => others = true,
             }
         }
+        // Each game's action indices must go 0, 1, 2… with no gap and no repeat (the safety net
+        // against applying an action twice), and their texts must fit the journal: checked
+        // before anything is written, so a refused batch changes nothing.
+        self.journal.check(&actions)?;
         // The rows first: a game's creation or seat is durable before any action of it (they
         // come in earlier batches anyway), and a game's end carries its whole action log, so a
         // crash between the two commits loses only unacknowledged actions.
@@ -1486,6 +1476,11 @@ mod tests {
             vec![act("g", &action(2, ActionKind::Play)), finish("nope", &end, &[])],
             vec![act("g", &action(2, ActionKind::Play)), act("done", &action(0, ActionKind::Play))],
             vec![finish("g", &end, &[]), act("g", &action(2, ActionKind::Play))],
+            // Refused by the journal (a text too long for it): the rows before it stay out too.
+            vec![
+                create(&new_game("new2", 11)),
+                act("g", &ActionRow { action: "x".repeat(70_000), ..action(2, ActionKind::Play) }),
+            ],
             vec![finish("g", &end, &[]), finish("done", &end, &[])],
             vec![finish("g", &end, &[]), finish("g", &end, &[])],
         ];
