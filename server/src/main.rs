@@ -46,10 +46,15 @@ struct Flags {
     /// when asked for (memory stays bounded however many games were played).
     #[arg(long, env = "GIN_KEEP_FINISHED_SECS", default_value_t = 5)]
     keep_finished_secs: u64,
+    /// Threads serving connections (a connection stays on one); default: one per core.
+    #[arg(long, env = "GIN_THREADS")]
+    threads: Option<usize>,
 }
 
 fn main() -> anyhow::Result<()> {
-    gin_server::runtime_builder().build()?.block_on(serve())
+    // This runtime accepts connections and runs the background tasks; `run` serves the
+    // connections on threads of its own.
+    tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(serve())
 }
 
 async fn serve() -> anyhow::Result<()> {
@@ -68,6 +73,7 @@ async fn serve() -> anyhow::Result<()> {
         stream_buffer: f.stream_buffer.max(16),
         heartbeat: Duration::from_secs(f.heartbeat_secs.max(1)),
         keep_finished: Duration::from_secs(f.keep_finished_secs),
+        threads: f.threads.unwrap_or(gin_server::Config::default().threads).max(1),
     };
     let listener = tokio::net::TcpListener::bind(f.addr).await?;
     gin_server::run(listener, cfg, async {

@@ -141,3 +141,78 @@ fn without_turn_info(m: pb::WatchGameResponse) -> Option<pb::GameEvent> {
     }
     Some(e)
 }
+
+/// The server serves each connection on one of its threads: a game whose two seats and a
+/// spectator are on connections of three different threads plays to the end, and every
+/// viewer sees every event (an action applied on one thread reaches the streams of the
+/// others) in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seats_served_by_different_threads_play_a_whole_game() {
+    use std::time::Duration;
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(gin_server::Config {
+        db: dir.path().join("g.db"),
+        rate_per_sec: 0,
+        threads: 3,
+        ..gin_server::Config::default()
+    })
+    .await;
+    // Connections are dealt to the threads in turn: these three land on three threads.
+    let chans = [server.channel().await, server.channel().await, server.channel().await];
+    let (game, [p0, p1]) = new_game(&chans[0], preset("standard"), 21).await;
+
+    // One seat: watches on its own connection and plays a random legal action on its turns.
+    // Returns every seq it saw and the result.
+    let seat = |ch: tonic::transport::Channel, mut p: Player| async move {
+        let mut gc = GameServiceClient::new(ch);
+        let mut stream = watch(&mut gc, &p.game_id, &p.token, 0).await;
+        let mut rng = Rng(p.seat as u64 + 7);
+        let mut seqs = Vec::new();
+        loop {
+            let msg = tokio::time::timeout(Duration::from_secs(20), stream.message())
+                .await
+                .expect("a message within 20 s")
+                .expect("the stream works")
+                .expect("the stream lasts to the game's end");
+            let turn = match msg.kind {
+                Some(pb::watch_game_response::Kind::Snapshot(s)) => {
+                    p.last_seq = s.seq;
+                    s.turn
+                }
+                Some(pb::watch_game_response::Kind::Event(e)) => {
+                    p.last_seq = e.seq;
+                    seqs.push(e.seq);
+                    match e.kind {
+                        Some(pb::game_event::Kind::GameOver(g)) => {
+                            return (seqs, g.result.expect("a result"));
+                        }
+                        Some(pb::game_event::Kind::TurnStarted(t)) if t.seat == p.seat => t.turn,
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            if let Some(turn) = turn {
+                let a = pick(&mut rng, &turn.legal_actions);
+                send(&mut gc, &p, &a).await.expect("a legal action in turn is accepted");
+            }
+        }
+    };
+    let spectator = {
+        let mut gc = GameServiceClient::new(chans[0].clone());
+        let mut stream = watch(&mut gc, &game, "", 0).await;
+        async move { drain(&mut stream, Duration::from_secs(60)).await }
+    };
+    let ((seqs0, r0), (seqs1, r1), (seen, err)) =
+        tokio::join!(seat(chans[1].clone(), p0), seat(chans[2].clone(), p1), spectator);
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(r0, r1, "both seats saw the same result");
+    assert!(r0.winner.is_some());
+    assert_eq!(seqs0, seqs1, "both seats saw the same events");
+    let last = *seqs0.last().unwrap();
+    let first = seqs0[0];
+    assert_eq!(seqs0, (first..=last).collect::<Vec<_>>(), "in order, no gap, no duplicate");
+    let spectator_last = seen.iter().filter_map(event).map(|e| e.seq).max();
+    assert_eq!(spectator_last, Some(last), "the spectator saw the game to its end");
+    server.stop().await;
+}
