@@ -293,33 +293,60 @@ async fn connect(url: &str, n: usize) -> anyhow::Result<Vec<Channel>> {
     Ok(out)
 }
 
-/// Runs `work(shard)` for shards `0..n`, each on a thread of its own with a single-threaded
-/// tokio runtime, and returns their results (the errors their tasks met) once all are done.
+/// The client side of a measurement, on `shards` shards: each is a thread with a
+/// single-threaded tokio runtime that connects its share of the `connections` to `server`,
+/// has `spawn(shard, its channels, its task set)` start its tasks, and once `meter` stops,
+/// joins them (10 s of grace). Returns the errors met, once every shard is done.
 ///
 /// Why not one multi-threaded runtime: there, the tasks of one HTTP/2 connection (its
 /// calls, its streams, the connection's own task) run on either worker, and contend for
 /// the connection's lock: measured here, some 40,000 futex calls per second and ~30% more
 /// client CPU per action. A shard owns its connections and everything that uses them.
-async fn on_shards<F, Fut>(n: usize, work: F) -> Vec<String>
+async fn on_shards<F>(
+    shards: usize,
+    server: &str,
+    connections: usize,
+    meter: Arc<Meter>,
+    spawn: F,
+) -> Vec<String>
 where
-    F: Fn(usize) -> Fut + Send + Sync + 'static,
-    Fut: std::future::Future<Output = Vec<String>>,
+    F: Fn(usize, &[Channel], &mut tokio::task::JoinSet<anyhow::Result<()>>) + Send + Sync + 'static,
 {
-    let work = Arc::new(work);
+    let spawn = Arc::new(spawn);
     let mut done = Vec::new();
-    for shard in 0..n.max(1) {
-        let work = work.clone();
+    for shard in 0..shards {
+        let (spawn, shard_meter, server) = (spawn.clone(), meter.clone(), server.to_string());
+        let work = async move {
+            let n = share(connections as u64, shard, shards).count();
+            let chans = match connect(&server, n).await {
+                Ok(c) => c,
+                Err(e) => {
+                    shard_meter.stop.store(true, Ordering::Relaxed);
+                    return vec![format!("{e:#}")];
+                }
+            };
+            let mut set = tokio::task::JoinSet::new();
+            spawn(shard, &chans, &mut set);
+            // The grace period of `join_all` starts at the stop, not before.
+            while !shard_meter.stopped() {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            join_all(set, Duration::from_secs(10)).await
+        };
         let (tx, rx) = tokio::sync::oneshot::channel();
         let spawned = std::thread::Builder::new().name(format!("shard-{shard}")).spawn(move || {
             let out = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-                Ok(rt) => rt.block_on(work(shard)),
+                Ok(rt) => rt.block_on(work),
                 Err(e) => vec![format!("shard {shard}: runtime: {e}")],
             };
             let _ = tx.send(out);
         });
         match spawned {
             Ok(_) => done.push(rx),
-            Err(e) => return vec![format!("shard {shard}: thread: {e}")],
+            Err(e) => {
+                meter.stop.store(true, Ordering::Relaxed);
+                return vec![format!("shard {shard}: thread: {e}")];
+            }
         }
     }
     let mut errors = Vec::new();
@@ -664,7 +691,7 @@ impl ActionsReport {
 
 /// Everything the game slots share.
 struct Play {
-    meter: Meter,
+    meter: Arc<Meter>,
     counts: GameCounts,
 }
 
@@ -944,40 +971,21 @@ async fn slot(play: Arc<Play>, chan: Channel, slot: u64, seed_base: u64) -> anyh
 }
 
 async fn actions(a: &ActionsArgs, shards: usize) -> anyhow::Result<ActionsReport> {
-    let shards = shards.min(a.connections.max(1)).min(a.games.max(1) as usize);
+    let (connections, games, seed) = (a.connections.max(1), a.games, a.seed);
+    let shards = shards.min(connections).min(games.max(1) as usize);
     // Connect first (on this thread): a wrong URL fails here, before any shard starts.
     drop(connect(&a.server, 1).await?);
-    let play = Arc::new(Play { meter: Meter::new(), counts: GameCounts::default() });
-    let (server, connections, games, seed) = (a.server.clone(), a.connections.max(1), a.games, a.seed);
-    let work = {
+    let play = Arc::new(Play { meter: Arc::new(Meter::new()), counts: GameCounts::default() });
+    let clients = on_shards(shards, &a.server, connections, play.meter.clone(), {
         let play = play.clone();
-        move |shard: usize| {
-            let play = play.clone();
-            let server = server.clone();
-            async move {
-                let n = share(connections as u64, shard, shards).count();
-                let chans = match connect(&server, n).await {
-                    Ok(c) => c,
-                    Err(e) => {
-                        play.meter.stop.store(true, Ordering::Relaxed);
-                        return vec![format!("{e:#}")];
-                    }
-                };
-                let mut set = tokio::task::JoinSet::new();
-                for (k, i) in share(games, shard, shards).enumerate() {
-                    set.spawn(slot(play.clone(), chans[k % chans.len()].clone(), i, seed));
-                }
-                // The grace period of `join_all` starts at the stop, not before.
-                while !play.meter.stopped() {
-                    tokio::time::sleep(Duration::from_millis(20)).await;
-                }
-                join_all(set, Duration::from_secs(10)).await
+        move |shard, chans, set| {
+            for (k, i) in share(games, shard, shards).enumerate() {
+                set.spawn(slot(play.clone(), chans[k % chans.len()].clone(), i, seed));
             }
         }
-    };
-    let running = tokio::spawn(on_shards(shards, work));
-    let window = run_window(&play.meter, a.warmup, a.seconds, a.server_pid).await;
-    let task_errors = running.await.context("the shards' task")?;
+    });
+    let (task_errors, window) =
+        tokio::join!(clients, run_window(&play.meter, a.warmup, a.seconds, a.server_pid));
     let s = play.meter.stats.lock().expect("stats lock");
     let c = &play.counts;
     let mut errors = s.errors.clone();
@@ -1086,58 +1094,37 @@ impl EchoReport {
 }
 
 async fn echo(a: &EchoArgs, shards: usize) -> anyhow::Result<EchoReport> {
-    let shards = shards.min(a.connections.max(1)).min(a.in_flight.max(1));
+    let (connections, in_flight, size) = (a.connections.max(1), a.in_flight.max(1), a.payload);
+    let shards = shards.min(connections).min(in_flight);
     drop(connect(&a.server, 1).await?);
     let meter = Arc::new(Meter::new());
-    let (server, connections, in_flight, size) =
-        (a.server.clone(), a.connections.max(1), a.in_flight.max(1), a.payload);
-    let work = {
+    let clients = on_shards(shards, &a.server, connections, meter.clone(), {
         let meter = meter.clone();
-        move |shard: usize| {
-            let meter = meter.clone();
-            let server = server.clone();
-            async move {
-                let n = share(connections as u64, shard, shards).count();
-                let chans = match connect(&server, n).await {
-                    Ok(c) => c,
-                    Err(e) => {
-                        meter.stop.store(true, Ordering::Relaxed);
-                        return vec![format!("{e:#}")];
-                    }
-                };
-                let payload = vec![0x5a_u8; size];
-                let mut set = tokio::task::JoinSet::new();
-                for (k, _) in share(in_flight as u64, shard, shards).enumerate() {
-                    let mut client = EchoServiceClient::new(chans[k % chans.len()].clone());
-                    let meter = meter.clone();
-                    let payload = payload.clone();
-                    set.spawn(async move {
-                        while !meter.stopped() {
-                            let t0 = Instant::now();
-                            let r = client.echo(bpb::EchoRequest { payload: payload.clone() }).await;
-                            let dt = t0.elapsed();
-                            match r {
-                                Ok(_) => meter.record(dt, Ok(()), ""),
-                                Err(e) => {
-                                    meter.record(dt, Err(&e), "Echo");
-                                    tokio::time::sleep(Duration::from_millis(10)).await;
-                                }
+        move |shard, chans, set| {
+            let payload = vec![0x5a_u8; size];
+            for (k, _) in share(in_flight as u64, shard, shards).enumerate() {
+                let mut client = EchoServiceClient::new(chans[k % chans.len()].clone());
+                let meter = meter.clone();
+                let payload = payload.clone();
+                set.spawn(async move {
+                    while !meter.stopped() {
+                        let t0 = Instant::now();
+                        let r = client.echo(bpb::EchoRequest { payload: payload.clone() }).await;
+                        let dt = t0.elapsed();
+                        match r {
+                            Ok(_) => meter.record(dt, Ok(()), ""),
+                            Err(e) => {
+                                meter.record(dt, Err(&e), "Echo");
+                                tokio::time::sleep(Duration::from_millis(10)).await;
                             }
                         }
-                        Ok(())
-                    });
-                }
-                // The grace period of `join_all` starts at the stop, not before.
-                while !meter.stopped() {
-                    tokio::time::sleep(Duration::from_millis(20)).await;
-                }
-                join_all(set, Duration::from_secs(10)).await
+                    }
+                    Ok(())
+                });
             }
         }
-    };
-    let running = tokio::spawn(on_shards(shards, work));
-    let window = run_window(&meter, a.warmup, a.seconds, a.server_pid).await;
-    let task_errors = running.await.context("the shards' task")?;
+    });
+    let (task_errors, window) = tokio::join!(clients, run_window(&meter, a.warmup, a.seconds, a.server_pid));
     let s = meter.stats.lock().expect("stats lock");
     let mut errors = s.errors.clone();
     errors.extend(task_errors);
