@@ -71,7 +71,7 @@ async fn expire(shared: &Shared, id: &str, token: u64) -> Result<(), tonic::Stat
     }
     st.publish(before);
     if st.is_over() {
-        shared.game_ended(id);
+        shared.game_ended(&st);
     }
     arm(shared, &st);
     crate::house::arm(shared, &mut st);

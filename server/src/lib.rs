@@ -35,7 +35,7 @@ use tokio_stream::StreamExt;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 use tonic::{Request, Status};
 
-use crate::shared::{SeatIdentity, Shared, token_hash};
+use crate::shared::{ClaimedToken, SeatIdentity, Shared, token_hash};
 
 /// Server settings; every one has a flag (and an environment variable) in `gin-server`.
 #[derive(Clone, Debug)]
@@ -54,8 +54,9 @@ pub struct Config {
     pub stream_buffer: usize,
     /// Heartbeat interval on idle streams.
     pub heartbeat: Duration,
-    /// How long a finished game stays in memory after its end; then only its seat tokens do,
-    /// and the game is read back from the store when asked for (a record, a late watcher).
+    /// How long a finished game stays in memory after its end, its seat tokens with it; then
+    /// it is read back from the store when asked for (a record, a late watcher), and a token
+    /// of it is checked against its seats then.
     pub keep_finished: Duration,
     /// Threads serving the connections, each with a single-threaded runtime of its own (see
     /// [`run`]); at least 1.
@@ -79,8 +80,10 @@ impl Default for Config {
 }
 
 /// The auth interceptor: a valid `authorization: Bearer <seat token>` puts a
-/// [`SeatIdentity`] into the request's extensions; no header means a spectator; a header
-/// with an unknown or malformed token is UNAUTHENTICATED.
+/// [`SeatIdentity`] into the request's extensions; no header means a spectator; a malformed
+/// header is UNAUTHENTICATED. A token that is not in memory may be one of a finished game
+/// that left it: it becomes a [`ClaimedToken`], checked against the seats of the game the
+/// request names once that game is read back (UNAUTHENTICATED if it is none of them).
 pub fn authenticate(shared: &Shared, mut req: Request<()>) -> Result<Request<()>, Status> {
     let Some(v) = req.metadata().get("authorization") else { return Ok(req) };
     let v = v.to_str().map_err(|_| Status::unauthenticated("authorization: not text"))?;
@@ -89,10 +92,16 @@ pub fn authenticate(shared: &Shared, mut req: Request<()>) -> Result<Request<()>
         .or_else(|| v.strip_prefix("bearer "))
         .ok_or_else(|| Status::unauthenticated("authorization: expected `Bearer <seat token>`"))?
         .trim();
+    if token.is_empty() {
+        return Err(Status::unauthenticated("authorization: empty seat token"));
+    }
     let hash = token_hash(token);
     let found = shared.tokens.read().expect("lock").get(&hash).cloned();
-    let (game_id, seat) = found.ok_or_else(|| Status::unauthenticated("unknown seat token"))?;
-    req.extensions_mut().insert(SeatIdentity { game_id, seat, token_hash: hash });
+    if let Some((game_id, seat)) = found {
+        req.extensions_mut().insert(SeatIdentity { game_id, seat, token_hash: hash });
+    } else {
+        req.extensions_mut().insert(ClaimedToken { token_hash: hash });
+    }
     Ok(req)
 }
 

@@ -17,7 +17,7 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use crate::convert;
-use crate::shared::{CallerKey, SeatIdentity, Shared, Waiter, now_ms};
+use crate::shared::{CallerKey, ClaimedToken, SeatIdentity, Shared, Waiter, claimed_seat, now_ms};
 use crate::state::Watcher;
 use crate::store::ActionKind;
 
@@ -198,8 +198,15 @@ pub(crate) fn clock(c: Option<pb::TurnClock>) -> Result<pb::TurnClock, Status> {
 }
 
 impl Games {
-    /// The seat identity of an acting request, checked against the game.
-    fn seat_for<T>(&self, req: &Request<T>, game: &str) -> Result<Seat, Status> {
+    /// The seat of an acting request in `game`: its identity, checked against the game; a
+    /// [`ClaimedToken`] is checked against the game's seats (the game read back if it left
+    /// memory).
+    async fn seat_for<T>(&self, req: &Request<T>, game: &str) -> Result<Seat, Status> {
+        if let Some(claim) = req.extensions().get::<ClaimedToken>() {
+            let cell = self.0.game(game).await?;
+            let st = cell.state.lock().await;
+            return claimed_seat(&st, &claim.token_hash);
+        }
         let id = req.extensions().get::<SeatIdentity>().ok_or_else(|| {
             Status::unauthenticated("actions need a seat token: metadata `authorization: Bearer <token>`")
         })?;
@@ -209,8 +216,13 @@ impl Games {
         Ok(id.seat)
     }
 
-    fn viewer<T>(&self, req: &Request<T>, game: &str) -> Option<Seat> {
-        req.extensions().get::<SeatIdentity>().filter(|id| id.game_id == game).map(|id| id.seat)
+    /// Whose view a request has of game `st`: its seat's, or a spectator's (no token, or the
+    /// token of a seat in another game). A [`ClaimedToken`] must be a seat of `st`.
+    fn viewer<T>(&self, req: &Request<T>, st: &crate::state::GameState) -> Result<Option<Seat>, Status> {
+        if let Some(claim) = req.extensions().get::<ClaimedToken>() {
+            return claimed_seat(st, &claim.token_hash).map(Some);
+        }
+        Ok(req.extensions().get::<SeatIdentity>().filter(|id| id.game_id == st.info.id).map(|id| id.seat))
     }
 
     /// The common path of every client action: auth, rate limit, then [`act_as`].
@@ -223,8 +235,8 @@ impl Games {
     ) -> Result<(u64, R), Status> {
         let s = &self.0;
         let game = game_id(game)?;
-        let seat = self.seat_for(req, game)?;
         s.rate_limit(caller_key(req))?;
+        let seat = self.seat_for(req, game).await?;
         act_as(s, game, seat, expected_seq, f).await
     }
 
@@ -272,7 +284,7 @@ pub async fn act_as<R>(
     let before = st.last_seq();
     let out = f(&mut st, seat, now_ms())?;
     let durable = s.store.write(std::mem::take(&mut st.pending));
-    let commit = Commit(Some(Applied { s: s.clone(), game: game.to_owned(), st, before, durable }));
+    let commit = Commit(Some(Applied { s: s.clone(), st, before, durable }));
     Ok((commit.finish().await?, out))
 }
 
@@ -284,7 +296,6 @@ struct Commit(Option<Applied>);
 /// The parts of a [`Commit`].
 struct Applied {
     s: Shared,
-    game: String,
     st: tokio::sync::OwnedMutexGuard<crate::state::GameState>,
     before: u64,
     durable: crate::store::Ack,
@@ -300,7 +311,7 @@ impl Applied {
         }
         self.st.publish(self.before);
         if self.st.is_over() {
-            self.s.game_ended(&self.game);
+            self.s.game_ended(&self.st);
         }
         crate::clock::arm(&self.s, &self.st);
         crate::house::arm(&self.s, &mut self.st);
@@ -340,11 +351,11 @@ impl GameService for Games {
         s.rate_limit(caller_key(&req))?;
         let r = req.get_ref();
         let game = game_id(&r.game_id)?;
-        let viewer = self.viewer(&req, game);
         let cell = s.game(game).await?;
         let cut = Arc::new(AtomicBool::new(false));
         let (rx, last_seq) = {
             let mut st = cell.state.lock().await;
+            let viewer = self.viewer(&req, &st)?;
             let after = r.resume_after_seq;
             if after > st.last_seq() {
                 return Err(Status::out_of_range(format!(
@@ -381,9 +392,9 @@ impl GameService for Games {
         let s = &self.0;
         s.rate_limit(caller_key(&req))?;
         let game = game_id(&req.get_ref().game_id)?;
-        let viewer = self.viewer(&req, game);
         let cell = s.game(game).await?;
         let st = cell.state.lock().await;
+        let viewer = self.viewer(&req, &st)?;
         Ok(Response::new(pb::GetGameResponse { snapshot: Some(st.snapshot(viewer)) }))
     }
 
@@ -641,6 +652,64 @@ mod tests {
         store.close().await;
         let (store, stored) = Store::open_sqlite(&cfg.db).unwrap();
         assert_eq!(stored.live[0].actions.len(), 1);
+        store.close().await;
+    }
+
+    /// `req` as the auth interceptor passes it on with `authorization: Bearer <token>`.
+    fn with_token<T>(s: &Shared, req: T, token: &str) -> Result<Request<T>, Status> {
+        let mut r = Request::new(());
+        r.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+        let (meta, ext, ()) = crate::authenticate(s, r)?.into_parts();
+        Ok(Request::from_parts(meta, ext, req))
+    }
+
+    #[tokio::test]
+    async fn a_finished_games_seat_tokens_leave_memory_with_it_and_still_identify_its_seats() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = crate::Config {
+            db: dir.path().join("gin.db"),
+            keep_finished: Duration::ZERO,
+            rate_per_sec: 0,
+            ..crate::Config::default()
+        };
+        let (store, stored) = Store::open_sqlite(&cfg.db).unwrap();
+        let s = Shared::new(cfg.clone(), store.clone(), stored).unwrap();
+        let games = Games(s.clone());
+        let id = s.create_game(engine::RuleSet::standard(), pb::TurnClock::default(), String::new(), 3, None);
+        let id = id.await.unwrap();
+        let cell = s.game(&id).await.unwrap();
+        let (_, t0) = s.join(&cell, Some(Seat::S0), "a".into(), false).await.unwrap();
+        let (_, t1) = s.join(&cell, Some(Seat::S1), "b".into(), false).await.unwrap();
+        drop(cell);
+        assert_eq!(s.tokens.read().unwrap().len(), 2);
+        let seat_of = |snap: Response<pb::GetGameResponse>| snap.into_inner().snapshot.unwrap().viewer_seat;
+        let get = |t: &str| with_token(&s, pb::GetGameRequest { game_id: id.clone() }, t);
+
+        // Seat 1 resigns (its token known in memory); the game ends.
+        let seq = games.get_game(get(&t1).unwrap()).await.unwrap().into_inner().snapshot.unwrap().seq;
+        let resign =
+            with_token(&s, pb::ResignRequest { game_id: id.clone(), expected_seq: seq }, &t1).unwrap();
+        games.resign(resign).await.unwrap();
+        // Both tokens leave memory with the game...
+        assert_eq!(s.evict_due(), 1);
+        assert_eq!(s.tokens.read().unwrap().len(), 0, "no token of a game out of memory is kept");
+        // ...and still identify their seats, checked against the game read back.
+        assert_eq!(seat_of(games.get_game(get(&t0).unwrap()).await.unwrap()), Some(0));
+        assert_eq!(seat_of(games.get_game(get(&t1).unwrap()).await.unwrap()), Some(1));
+        let watch = with_token(&s, pb::WatchGameRequest { game_id: id.clone(), resume_after_seq: 0 }, &t1);
+        assert!(games.watch_game(watch.unwrap()).await.is_ok());
+        // An action with one is refused as any action on a finished game, not as unknown.
+        let late = with_token(&s, pb::ResignRequest { game_id: id.clone(), expected_seq: seq + 10 }, &t0);
+        let refused = games.resign(late.unwrap()).await.unwrap_err();
+        assert_ne!(refused.code(), tonic::Code::Unauthenticated, "{refused:?}");
+        // A token of no seat of the game is unknown.
+        let stranger = "00112233445566778899aabbccddeeff";
+        let refused = games.get_game(get(stranger).unwrap()).await.unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::Unauthenticated, "{refused:?}");
+        let act = with_token(&s, pb::ResignRequest { game_id: id.clone(), expected_seq: seq }, stranger);
+        assert_eq!(games.resign(act.unwrap()).await.unwrap_err().code(), tonic::Code::Unauthenticated);
+        // A malformed header is refused by the interceptor itself.
+        assert_eq!(get("").unwrap_err().code(), tonic::Code::Unauthenticated);
         store.close().await;
     }
 

@@ -40,6 +40,32 @@ pub struct SeatIdentity {
     pub token_hash: [u8; 32],
 }
 
+/// A well-formed seat token the server does not hold in memory: only a finished game that
+/// left memory can have it (its seats' tokens leave with it), so it is checked against the
+/// seats of the game the request names once that game is read back ([`claimed_seat`]).
+#[derive(Clone, Debug)]
+pub struct ClaimedToken {
+    /// SHA-256 of the token.
+    pub token_hash: [u8; 32],
+}
+
+/// The seat of `st` whose token hashes to `hash`.
+pub fn claimed_seat(st: &crate::state::GameState, hash: &[u8; 32]) -> Result<Seat, Status> {
+    st.seats
+        .iter()
+        .position(|s| s.as_ref().is_some_and(|s| &s.token_hash == hash))
+        .and_then(|i| Seat::new(i as u8))
+        .ok_or_else(|| Status::unauthenticated("unknown seat token"))
+}
+
+/// A finished game due to leave memory.
+struct Leaving {
+    due: Instant,
+    id: String,
+    /// Its seat tokens (hashes) in the token map.
+    tokens: Vec<[u8; 32]>,
+}
+
 /// A caller waiting in quick match.
 pub struct Waiter {
     /// Where to send its seat once paired.
@@ -73,7 +99,8 @@ pub struct Inner {
     pub store: Store,
     /// Games by id. A std lock: held only for map lookups, never across `.await`.
     pub games: RwLock<HashMap<String, Arc<GameCell>>>,
-    /// Seat tokens by hash. A std lock: read synchronously by the interceptor.
+    /// Seat tokens by hash, of the games in memory (a finished game's leave with it). A std
+    /// lock: read synchronously by the interceptor.
     pub tokens: RwLock<HashMap<[u8; 32], (String, Seat)>>,
     /// Games with a free seat, by creation order (for ListGames).
     pub open: Mutex<Vec<(i64, String)>>,
@@ -89,7 +116,7 @@ pub struct Inner {
     /// ([`Shared::prune_buckets`]): it is the same as none.
     buckets: Mutex<HashMap<CallerKey, Bucket>>,
     /// Finished games in memory, oldest end first, with when they leave it (see [`Shared::evict_due`]).
-    finished: Mutex<std::collections::VecDeque<(Instant, String)>>,
+    finished: Mutex<std::collections::VecDeque<Leaving>>,
 }
 
 /// The cheap handle.
@@ -122,8 +149,7 @@ pub fn token_hash(token: &str) -> [u8; 32] {
 
 impl Shared {
     /// Builds the shared state from what the store loaded at start: every unfinished game
-    /// (replayed) and the seat tokens of the finished ones (their games are read back when
-    /// asked for: [`Shared::game`]).
+    /// (replayed). Finished games are read back when asked for ([`Shared::game`]).
     pub fn new(cfg: Config, store: Store, startup: Startup) -> anyhow::Result<Shared> {
         let inner = Inner {
             cfg,
@@ -140,15 +166,6 @@ impl Shared {
         };
         let shared = Shared(Arc::new(inner));
         let unfinished = startup.live.len();
-        {
-            let mut tokens = shared.tokens.write().expect("lock");
-            for (id, s) in startup.finished_seats {
-                let seat =
-                    Seat::new(s.seat).ok_or_else(|| anyhow::anyhow!("game {id}: bad seat {}", s.seat))?;
-                tokens.insert(s.token_hash, (id, seat));
-            }
-        }
-        let finished = shared.tokens.read().expect("lock").len();
         for sg in startup.live {
             let st = rebuild(&sg)
                 .map_err(|e| anyhow::anyhow!("game {}: cannot replay its log: {e}", sg.game.id))?;
@@ -165,7 +182,7 @@ impl Shared {
             shared.games.write().expect("lock").insert(id, GameCell::new(st));
         }
         shared.open.lock().expect("lock").sort();
-        tracing::info!(unfinished, finished_seats = finished, "games restored from the store");
+        tracing::info!(unfinished, "games restored from the store");
         Ok(shared)
     }
 
@@ -192,7 +209,8 @@ impl Shared {
             games.entry(id.to_owned()).or_insert_with(|| GameCell::new(st)).clone()
         };
         if over {
-            self.keep_for_a_while(id);
+            // Its tokens are not in the token map (read back, not joined).
+            self.keep_for_a_while(id, Vec::new());
         }
         Ok(cell)
     }
@@ -202,21 +220,25 @@ impl Shared {
         self.games.read().expect("lock").len()
     }
 
-    /// Schedules the finished game `id` to leave memory after [`Config::keep_finished`].
-    fn keep_for_a_while(&self, id: &str) {
+    /// Schedules the finished game `id` to leave memory after [`Config::keep_finished`], with
+    /// the seat tokens `tokens` (hashes) from the token map.
+    fn keep_for_a_while(&self, id: &str, tokens: Vec<[u8; 32]>) {
         let due = Instant::now() + self.cfg.keep_finished;
-        self.finished.lock().expect("lock").push_back((due, id.to_owned()));
+        self.finished.lock().expect("lock").push_back(Leaving { due, id: id.to_owned(), tokens });
     }
 
-    /// Drops from memory the finished games whose time is up (their seat tokens stay). Anyone
-    /// still holding one of them finishes with it; the next lookup reads it back.
+    /// Drops from memory the finished games whose time is up, and their seat tokens from the
+    /// token map: what a server keeps in memory is bounded by the games in play, not the games
+    /// ever played. Anyone still holding one of them finishes with it; the next lookup reads
+    /// it back, and a request with one of its tokens is checked against its seats then
+    /// ([`ClaimedToken`]).
     pub fn evict_due(&self) -> usize {
         let now = Instant::now();
         let mut due = Vec::new();
         {
             let mut q = self.finished.lock().expect("lock");
-            while q.front().is_some_and(|(at, _)| *at <= now) {
-                due.push(q.pop_front().expect("front").1);
+            while q.front().is_some_and(|l| l.due <= now) {
+                due.push(q.pop_front().expect("front"));
             }
         }
         if due.is_empty() {
@@ -224,8 +246,14 @@ impl Shared {
         }
         let gone: Vec<Arc<GameCell>> = {
             let mut games = self.games.write().expect("lock");
-            due.iter().filter_map(|id| games.remove(id.as_str())).collect()
+            due.iter().filter_map(|l| games.remove(l.id.as_str())).collect()
         };
+        {
+            let mut tokens = self.tokens.write().expect("lock");
+            for hash in due.iter().flat_map(|l| &l.tokens) {
+                tokens.remove(hash);
+            }
+        }
         let n = gone.len();
         // A finished game is thousands of allocations: free them outside the map's lock (every
         // action looks its game up there) and off the workers when there is a runtime.
@@ -360,13 +388,15 @@ impl Shared {
         }
     }
 
-    /// Called when a game ends: frees its creator's quota; the game leaves memory after
-    /// [`Config::keep_finished`].
-    pub fn game_ended(&self, id: &str) {
+    /// Called when game `st` ends: frees its creator's quota; the game and its seat tokens
+    /// leave memory after [`Config::keep_finished`].
+    pub fn game_ended(&self, st: &crate::state::GameState) {
+        let id = &st.info.id;
         if let Some(ip) = self.creator.lock().expect("lock").remove(id) {
             self.release_caller(ip);
         }
-        self.keep_for_a_while(id);
+        let tokens = st.seats.iter().flatten().map(|s| s.token_hash).collect();
+        self.keep_for_a_while(id, tokens);
     }
 
     /// Seats `name` in `cell` (durably); returns the seat and its token. Runs in its own task,

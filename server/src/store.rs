@@ -194,15 +194,13 @@ pub struct Finished {
     pub finished_ms: i64,
 }
 
-/// What the server needs at start: every unfinished game in full, and the seats of the
-/// finished ones (their tokens still identify their players; the games themselves are read
-/// back one by one when asked for, [`Backend::load_game`]).
+/// What the server needs at start: every unfinished game in full. (A finished game is read
+/// back when asked for, [`Backend::load_game`], its seats with it: their tokens identify
+/// their players then, nothing of it is kept in memory before.)
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Startup {
     /// Every unfinished game, in creation order.
     pub live: Vec<StoredGame>,
-    /// The seats of every finished game: (game id, seat).
-    pub finished_seats: Vec<(String, SeatRow)>,
 }
 
 /// Storage failure (wraps the backend's message).
@@ -636,19 +634,8 @@ impl Backend for SqliteBackend {
     fn load_startup(&mut self) -> Result<Startup, StoreError> {
         let tx = self.conn.transaction()?;
         let live = load_games(&tx, &self.journal, Which::Unfinished)?;
-        let mut finished_seats = Vec::new();
-        {
-            let mut stmt = tx.prepare(
-                "SELECT s.game_id, s.seat, s.name, s.token_hash, s.bot, s.joined_ms \
-                 FROM seats s JOIN games g ON g.id = s.game_id WHERE g.finished_ms IS NOT NULL",
-            )?;
-            let mut rows = stmt.query([])?;
-            while let Some(row) = rows.next()? {
-                finished_seats.push((row.get(0)?, seat_row(row, 1)?));
-            }
-        }
         tx.commit()?;
-        Ok(Startup { live, finished_seats })
+        Ok(Startup { live })
     }
 
     fn load_game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
@@ -1154,12 +1141,9 @@ mod tests {
             StoredGame { game: c, seats: vec![], actions: vec![], finished: None },
         ];
         assert_eq!(load(&path), expected);
-        // At start: the unfinished games in full, the finished ones' seats only...
+        // At start: the unfinished games in full, nothing of the finished one...
         let (store, loaded) = Store::open_sqlite(&path).unwrap();
         assert_eq!(loaded.live, expected[1..].to_vec());
-        let a_seats: Vec<(String, SeatRow)> =
-            expected[0].seats.iter().map(|s| ("game-a".to_owned(), s.clone())).collect();
-        assert_eq!(loaded.finished_seats, a_seats);
         assert_eq!(store.stats(), (0, 0));
         // ...and any game by id: the finished one from its row's action log, the same.
         assert_eq!(store.load_game("game-a").await.unwrap().as_ref(), Some(&expected[0]));
