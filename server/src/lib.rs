@@ -148,6 +148,10 @@ pub async fn run(
         Some((cert, key)) => Some(Identity::from_pem(std::fs::read(cert)?, std::fs::read(key)?)),
         None => None,
     };
+    if let Some(identity) = &tls {
+        // Checked here, where a bad certificate or key stops the start, not in each thread.
+        Server::builder().tls_config(ServerTlsConfig::new().identity(identity.clone()))?;
+    }
     let max = cfg.max_message_bytes;
     let mut routes = tonic::service::RoutesBuilder::default();
     let auth = shared.clone();
@@ -194,14 +198,30 @@ pub async fn run(
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((conn, _)) => {
-                    // Detached from this runtime's reactor; the serving thread registers it
-                    // with its own.
-                    let conn = conn.into_std()?;
-                    // A thread that is gone (it failed) leaves the others to serve.
-                    let _ = shards[next % threads].0.send(conn);
-                    next += 1;
-                }
+                // Detached from this runtime's reactor; the serving thread registers it with
+                // its own.
+                Ok((conn, peer)) => match conn.into_std() {
+                    Ok(mut conn) => {
+                        // A thread that is gone (it failed: its error is returned at the end)
+                        // leaves the others to serve; with none left, the server stops.
+                        let mut sent = false;
+                        for _ in 0..threads {
+                            next += 1;
+                            match shards[next % threads].0.send(conn) {
+                                Ok(()) => {
+                                    sent = true;
+                                    break;
+                                }
+                                Err(back) => conn = back.0,
+                            }
+                        }
+                        if !sent {
+                            tracing::error!("every serving thread failed: stopping");
+                            break;
+                        }
+                    }
+                    Err(e) => tracing::warn!(%peer, "accept: {e}"),
+                },
                 Err(e) => {
                     // Out of descriptors, or a connection reset before its accept: not fatal.
                     tracing::warn!("accept: {e}");

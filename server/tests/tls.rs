@@ -54,3 +54,26 @@ async fn serves_tls_with_the_given_certificate() {
     assert!(refused);
     server.stop().await;
 }
+
+/// A certificate or key that is not one stops the start with an error (the server does not
+/// listen on, refusing every connection).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_key_stops_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
+    let (cert_path, key_path) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+    std::fs::write(&cert_path, cert.cert.pem()).unwrap();
+    std::fs::write(&key_path, "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n")
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let cfg = gin_server::Config {
+        db: dir.path().join("g.db"),
+        tls: Some((cert_path, key_path)),
+        ..gin_server::Config::default()
+    };
+    let never = std::future::pending::<()>();
+    let ran =
+        tokio::time::timeout(std::time::Duration::from_secs(10), gin_server::run(listener, cfg, never)).await;
+    let err = ran.expect("run returns at once").expect_err("a bad key is an error");
+    assert!(!err.to_string().is_empty());
+}
