@@ -6,15 +6,24 @@ mod common;
 use common::*;
 use gin_proto::v1 as pb;
 use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+use std::path::PathBuf;
+
 use tonic::transport::{Certificate, Channel, ClientTlsConfig};
+
+/// A self-signed certificate for `localhost` and its key, written as `cert.pem` and
+/// `key.pem` in `dir`.
+fn write_cert(dir: &std::path::Path) -> (rcgen::CertifiedKey<rcgen::KeyPair>, PathBuf, PathBuf) {
+    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
+    let (cert_path, key_path) = (dir.join("cert.pem"), dir.join("key.pem"));
+    std::fs::write(&cert_path, cert.cert.pem()).unwrap();
+    std::fs::write(&key_path, cert.signing_key.serialize_pem()).unwrap();
+    (cert, cert_path, key_path)
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serves_tls_with_the_given_certificate() {
     let dir = tempfile::tempdir().unwrap();
-    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
-    let (cert_path, key_path) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
-    std::fs::write(&cert_path, cert.cert.pem()).unwrap();
-    std::fs::write(&key_path, cert.signing_key.serialize_pem()).unwrap();
+    let (cert, cert_path, key_path) = write_cert(dir.path());
     let server = TestServer::start_with(gin_server::Config {
         db: dir.path().join("g.db"),
         tls: Some((cert_path, key_path)),
@@ -60,9 +69,7 @@ async fn serves_tls_with_the_given_certificate() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bad_key_stops_the_start() {
     let dir = tempfile::tempdir().unwrap();
-    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
-    let (cert_path, key_path) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
-    std::fs::write(&cert_path, cert.cert.pem()).unwrap();
+    let (_, cert_path, key_path) = write_cert(dir.path());
     std::fs::write(&key_path, "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n")
         .unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
