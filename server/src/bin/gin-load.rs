@@ -43,6 +43,10 @@ use tonic::metadata::AsciiMetadataValue;
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Request, Response, Status};
 
+// The same allocator as gin-server (mimalloc), for the echo and the actions clients alike.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The targets of the issue, checked by `all`.
 const TARGET_RATIO: f64 = 0.6;
 const TARGET_P99_MS: f64 = 5.0;
