@@ -171,7 +171,9 @@ const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
 /// Follows `place`'s game until `cmds` closes: forwards its snapshot and events in order to
 /// `out`, reopens the stream after a drop (from the last seq forwarded), and sends each
-/// action of `cmds` (each in its own task, retried by the SDK while the server is away). Ends when `out` or `cmds` closes, or with [`NetEvent::Fatal`].
+/// action of `cmds` (each in its own task, retried by the SDK while the server is away). Ends
+/// when `out` or `cmds` closes, with [`NetEvent::Fatal`], or when the stream ends after the
+/// game is over (the server ends every stream then; `out` closes, nothing more will come).
 pub async fn follow(
     client: Client,
     place: Place,
@@ -182,6 +184,8 @@ pub async fn follow(
     let mut last = 0u64;
     let mut delay = FIRST_BACKOFF;
     let mut dropped = false;
+    // The game-over event was forwarded: the stream's end is the game's, not a drop.
+    let mut over = false;
     loop {
         let mut stream = match client.watch(&place.game_id, &place.token, last).await {
             Ok(s) => s,
@@ -209,6 +213,7 @@ pub async fn follow(
                             return;
                         }
                         Ok(Err(s)) => break refusal_text(&s),
+                        Ok(Ok(None)) if over => return,
                         Ok(Ok(None)) => break "the server closed the stream".to_string(),
                         Ok(Ok(Some(m))) => m,
                     };
@@ -216,12 +221,14 @@ pub async fn follow(
                     let ev = match m.kind {
                         Some(W::Snapshot(s)) => {
                             last = s.seq;
+                            over = s.phase == pb::Phase::GameOver as i32;
                             NetEvent::Snapshot(Box::new(s))
                         }
                         Some(W::Event(e)) if e.seq <= last => continue,
                         Some(W::Event(e)) if e.seq != last + 1 => break format!("event {} after {last}", e.seq),
                         Some(W::Event(e)) => {
                             last = e.seq;
+                            over |= matches!(e.kind, Some(pb::game_event::Kind::GameOver(_)));
                             NetEvent::Event(Box::new(e))
                         }
                         Some(W::Heartbeat(_)) | None => continue,

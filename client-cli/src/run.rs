@@ -127,11 +127,18 @@ async fn tui_loop(
     let mut app = App::new(no_color);
     app.stage = crate::app::Stage::Connecting(format!("joining game {}…", place.game_id));
     let mut tick = tokio::time::interval(Duration::from_millis(500));
+    let mut net_open = true;
     loop {
         terminal.draw(|f| crate::render::draw(f, &app, now_ms()))?;
         tokio::select! {
-            ev = net_rx.recv() => match ev {
-                None => app.error("the connection ended"),
+            ev = net_rx.recv(), if net_open => match ev {
+                None => {
+                    net_open = false;
+                    // After the game is over its stream ends: nothing is wrong.
+                    if !app.table().is_some_and(Table::is_over) {
+                        app.error("the connection ended");
+                    }
+                }
                 Some(NetEvent::Snapshot(s)) => match Table::from_snapshot(&s) {
                     Ok(t) => app.set_table(t),
                     Err(e) => app.error(format!("bad snapshot from the server: {e}")),
