@@ -172,8 +172,9 @@ const MAX_BACKOFF: Duration = Duration::from_secs(5);
 /// Follows `place`'s game until `cmds` closes: forwards its snapshot and events in order to
 /// `out`, reopens the stream after a drop (from the last seq forwarded), and sends each
 /// action of `cmds` (each in its own task, retried by the SDK while the server is away). Ends
-/// when `out` or `cmds` closes, with [`NetEvent::Fatal`], or when the stream ends after the
-/// game is over (the server ends every stream then; `out` closes, nothing more will come).
+/// when `out` or `cmds` closes, or with [`NetEvent::Fatal`]. The server ends the stream after
+/// the game is over: that end is not a drop (no reconnecting); commands are still sent (the
+/// server refuses them, and the refusal is forwarded).
 pub async fn follow(
     client: Client,
     place: Place,
@@ -213,7 +214,12 @@ pub async fn follow(
                             return;
                         }
                         Ok(Err(s)) => break refusal_text(&s),
-                        Ok(Ok(None)) if over => return,
+                        Ok(Ok(None)) if over => {
+                            while let Some(c) = cmds.recv().await {
+                                send_command(&client, &place, &out, c);
+                            }
+                            return;
+                        }
                         Ok(Ok(None)) => break "the server closed the stream".to_string(),
                         Ok(Ok(Some(m))) => m,
                     };
@@ -239,19 +245,7 @@ pub async fn follow(
                 }
                 c = cmds.recv() => {
                     let Some(c) = c else { return };
-                    // In its own task, so the stream is read (and a drop noticed) while the
-                    // SDK retries a call the server could not take yet. A retry that arrives
-                    // after the game moved on is refused as stale, never applied twice.
-                    let (client, place, out) = (client.clone(), place.clone(), out.clone());
-                    tokio::spawn(async move {
-                        let r = match &c.action {
-                            Move::Play(a) => client.act(&place.game_id, &place.token, c.expected_seq, a, c.offer).await,
-                            Move::Resign => client.resign(&place.game_id, &place.token).await,
-                        };
-                        if let Err(e) = r {
-                            let _ = out.send(NetEvent::Refused(explain(&e)));
-                        }
-                    });
+                    send_command(&client, &place, &out, c);
                 }
             }
         };
@@ -262,4 +256,20 @@ pub async fn follow(
         tokio::time::sleep(delay).await;
         delay = (delay * 2).min(MAX_BACKOFF);
     }
+}
+
+/// Sends one command in its own task, so the stream is read (and a drop noticed) while the
+/// SDK retries a call the server could not take yet. A retry that arrives after the game moved
+/// on is refused as stale, never applied twice; a refusal goes to `out`.
+fn send_command(client: &Client, place: &Place, out: &mpsc::UnboundedSender<NetEvent>, c: Send) {
+    let (client, place, out) = (client.clone(), place.clone(), out.clone());
+    tokio::spawn(async move {
+        let r = match &c.action {
+            Move::Play(a) => client.act(&place.game_id, &place.token, c.expected_seq, a, c.offer).await,
+            Move::Resign => client.resign(&place.game_id, &place.token).await,
+        };
+        if let Err(e) = r {
+            let _ = out.send(NetEvent::Refused(explain(&e)));
+        }
+    });
 }
