@@ -314,8 +314,24 @@ pub struct SqliteBackend {
     journal: Journal,
     /// The ids of the unfinished games (the only ones that take actions).
     unfinished: std::collections::HashSet<String>,
-    /// Keeps the checkpointer thread running (it stops when this is dropped).
-    _checkpointer: Option<mpsc::Sender<()>>,
+    /// Keeps the checkpointer thread running (when dropped, after the writer's connection: it
+    /// checkpoints once more and is waited for, so a closed store's files no longer change).
+    _checkpointer: Option<Checkpointer>,
+}
+
+/// The checkpointer thread: stopped and joined on drop.
+struct Checkpointer {
+    stop: Option<mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Checkpointer {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 /// How often the checkpointer copies the WAL into the database file.
@@ -323,19 +339,19 @@ const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
 
 /// Starts the checkpointer of the database at `path`: its own connection, which copies
 /// committed WAL frames into the database file every [`CHECKPOINT_EVERY`] (a PASSIVE
-/// checkpoint: it never blocks the writer) and once more when the returned sender is dropped.
+/// checkpoint: it never blocks the writer) and once more when the returned handle is dropped.
 ///
 /// Left to SQLite, the commit that crosses 1,000 WAL pages does the checkpoint itself, with an
 /// fsync of the database file, while every action of its group commit waits: that was the tail
 /// of the action latency. The writer's connection has automatic checkpoints off; SQLite restarts
 /// the WAL from its beginning at a write once a checkpoint has copied all of it.
-fn start_checkpointer(path: &Path) -> Result<mpsc::Sender<()>, StoreError> {
+fn start_checkpointer(path: &Path) -> Result<Checkpointer, StoreError> {
     let context = |e: rusqlite::Error| StoreError(format!("checkpointer for {}: {e}", path.display()));
     let conn = Connection::open(path).map_err(context)?;
     conn.busy_timeout(Duration::from_secs(10)).map_err(context)?;
     let (keep, stop) = mpsc::channel::<()>();
     let name = path.display().to_string();
-    std::thread::Builder::new()
+    let thread = std::thread::Builder::new()
         .name("store-checkpoint".to_owned())
         .spawn(move || {
             loop {
@@ -351,7 +367,7 @@ fn start_checkpointer(path: &Path) -> Result<mpsc::Sender<()>, StoreError> {
             }
         })
         .map_err(|e| StoreError(format!("starting the checkpointer thread: {e}")))?;
-    Ok(keep)
+    Ok(Checkpointer { stop: Some(keep), thread: Some(thread) })
 }
 
 impl SqliteBackend {
