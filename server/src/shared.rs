@@ -381,6 +381,65 @@ impl Shared {
         Ok(id)
     }
 
+    /// Creates game `id` with both seats taken, in one durable write: afterwards the game
+    /// exists with its two seats or not at all (a tournament books the id and the tokens
+    /// first, then creates the game, and after a crash creates it again if it is missing).
+    /// `seats` are each seat's name and token. Fails if the id exists.
+    pub async fn create_seated_game(
+        &self,
+        id: String,
+        rules: engine::RuleSet,
+        clock: pb::TurnClock,
+        seed: u64,
+        seats: [(String, String); 2],
+    ) -> Result<(), Status> {
+        let info = GameInfo {
+            id: id.clone(),
+            rules,
+            seed,
+            secret: random_bytes::<32>(),
+            clock,
+            house_bot: String::new(),
+            created_ms: now_ms(),
+        };
+        let mut writes = vec![Write::CreateGame(NewGame {
+            id: id.clone(),
+            rules_json: serde_json::to_string(&info.rules).expect("rules serialize"),
+            seed: info.seed,
+            secret: info.secret,
+            clock_millis: clock.turn_millis,
+            clock_policy: clock.policy,
+            house_bot: String::new(),
+            created_ms: info.created_ms,
+        })];
+        let now = info.created_ms;
+        let mut st = GameState::new(info);
+        let mut hashes = Vec::new();
+        for (seat, (name, token)) in Seat::BOTH.into_iter().zip(seats) {
+            let name = clean_name(&name)?;
+            let hash = token_hash(&token);
+            st.seat(seat, Seated { name: name.clone(), token_hash: hash, bot: true }, now);
+            writes.push(Write::TakeSeat {
+                game_id: id.clone(),
+                seat: SeatRow { seat: seat.index() as u8, name, token_hash: hash, bot: true, joined_ms: now },
+            });
+            hashes.push((hash, seat));
+        }
+        writes.append(&mut st.pending);
+        self.store.write(writes).await.map_err(|e| Status::internal(format!("storage: {e}")))?;
+        {
+            let mut tokens = self.tokens.write().expect("lock");
+            for (hash, seat) in hashes {
+                tokens.insert(hash, (id.clone(), seat));
+            }
+        }
+        let cell = GameCell::new(st);
+        self.games.write().expect("lock").insert(id, cell.clone());
+        let st = cell.state.lock().await;
+        crate::clock::arm(self, &st);
+        Ok(())
+    }
+
     fn release_caller(&self, ip: IpAddr) {
         let mut m = self.open_by_caller.lock().expect("lock");
         if let Some(n) = m.get_mut(&ip) {

@@ -15,7 +15,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use engine::{RuleSet, Seat};
+use engine::RuleSet;
 use gin_bot::rng::derive;
 use gin_bot::stats::{Sprt, SprtState, Tally};
 use gin_proto::v1 as pb;
@@ -224,6 +224,10 @@ struct TGame {
     done: bool,
     winner: Option<u32>,
     totals: [u32; 2],
+    /// The game exists on the server (not stored: a booked game is created right after its
+    /// booking, or by the driver after a crash between the two). Its seats are assigned only
+    /// then.
+    created: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -437,6 +441,18 @@ impl TCell {
     fn bump(&self) {
         self.version.send_modify(|v| *v += 1);
     }
+
+    /// Marks game `number` as existing on the server; whether that is news.
+    fn created(&self, number: u32) -> bool {
+        let mut st = self.st.lock().expect("lock");
+        match st.games.iter_mut().find(|g| g.number == number) {
+            Some(g) if !g.created => {
+                g.created = true;
+                true
+            }
+            _ => false,
+        }
+    }
 }
 
 /// The tournaments of a server: a cheap `Clone` handle.
@@ -588,7 +604,38 @@ impl Tournaments {
             };
             let mut finished = Vec::new();
             for (number, game_id) in running {
-                let Ok(gc) = self.0.shared.game(&game_id).await else { continue };
+                let gc = match self.0.shared.game(&game_id).await {
+                    Ok(gc) => {
+                        if cell.created(number) {
+                            cell.bump();
+                        }
+                        gc
+                    }
+                    Err(e) if e.code() == tonic::Code::NotFound => {
+                        // Booked but not created (a crash between the two writes, or a
+                        // failed creation): create it now.
+                        let booked = {
+                            let st = cell.st.lock().expect("lock");
+                            st.games.iter().find(|g| g.number == number).cloned().map(|g| {
+                                let names = g.seats.map(|e| st.entrants[e as usize].name.clone());
+                                (g, names)
+                            })
+                        };
+                        if let Some((g, names)) = booked {
+                            match self.ensure_game(&cell, &g, names).await {
+                                Ok(()) => {
+                                    cell.created(number);
+                                    cell.bump();
+                                }
+                                Err(e) => {
+                                    tracing::warn!(error = %e, game = %g.game_id, "tournament: cannot create a booked game yet")
+                                }
+                            }
+                        }
+                        continue;
+                    }
+                    Err(_) => continue,
+                };
                 let gs = gc.state.lock().await;
                 if let Some(r) = &gs.ended {
                     let totals =
@@ -645,7 +692,11 @@ impl Tournaments {
         }
     }
 
-    /// Creates one tournament game with both seats taken, durably, and books it.
+    /// Books one tournament game and creates it with both seats taken. The booking (its row,
+    /// with the game's id and seat tokens chosen here) is written first and the game, seats
+    /// included, in one write after it: a crash between the two leaves a booked game that
+    /// does not exist yet, which the driver creates (see [`Tournaments::ensure_game`]), never a
+    /// game the tournament does not know.
     async fn create_game(
         &self,
         cell: &TCell,
@@ -653,26 +704,22 @@ impl Tournaments {
         p: Planned,
         names: [String; 2],
     ) -> Result<(), Status> {
-        let sh = &self.0.shared;
-        let (rules, clock, tid) = {
-            let st = cell.st.lock().expect("lock");
-            (st.spec.rules.clone(), st.spec.clock, st.id.clone())
-        };
-        let game_id = sh.create_game(rules, clock, String::new(), p.deal_seed, None).await?;
-        let gc = sh.game(&game_id).await?;
-        let (_, t0) = sh.join(&gc, Some(Seat::S0), names[0].clone(), true).await?;
-        let (_, t1) = sh.join(&gc, Some(Seat::S1), names[1].clone(), true).await?;
+        let tid = cell.st.lock().expect("lock").id.clone();
+        let game_id = hex::encode(random_bytes::<8>());
+        let tokens = [hex::encode(random_bytes::<16>()), hex::encode(random_bytes::<16>())];
         let g = TGame {
             number,
             round: p.round,
             game_id: game_id.clone(),
             seats: p.seats,
-            tokens: [t0.clone(), t1.clone()],
+            tokens: tokens.clone(),
             deal_seed: p.deal_seed,
             done: false,
             winner: None,
             totals: [0, 0],
+            created: false,
         };
+        let [t0, t1] = tokens;
         self.db(move |c| {
             c.execute(
                 "INSERT INTO tournament_games (tournament_id, number, round, game_id, seat0, seat1, token0, \
@@ -682,11 +729,40 @@ impl Tournaments {
             .map(|_| ())
         })
         .await?;
-        let mut st = cell.st.lock().expect("lock");
-        st.creating -= 1;
-        st.games.push(g);
-        st.games.sort_by_key(|g| g.number);
+        let booked = g.clone();
+        {
+            let mut st = cell.st.lock().expect("lock");
+            st.creating -= 1;
+            st.games.push(g);
+            st.games.sort_by_key(|g| g.number);
+        }
+        // Booked: from here on a failure only delays the game (the driver creates it).
+        match self.ensure_game(cell, &booked, names).await {
+            Ok(()) => {
+                cell.created(number);
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, game = %booked.game_id, "tournament: cannot create a booked game yet")
+            }
+        }
         Ok(())
+    }
+
+    /// Creates booked game `g` (both seats taken, with its tokens) unless it exists.
+    async fn ensure_game(&self, cell: &TCell, g: &TGame, names: [String; 2]) -> Result<(), Status> {
+        let sh = &self.0.shared;
+        match sh.game(&g.game_id).await {
+            Ok(_) => return Ok(()),
+            Err(e) if e.code() == tonic::Code::NotFound => {}
+            Err(e) => return Err(e),
+        }
+        let (rules, clock) = {
+            let st = cell.st.lock().expect("lock");
+            (st.spec.rules.clone(), st.spec.clock)
+        };
+        let [n0, n1] = names;
+        let seats = [(n0, g.tokens[0].clone()), (n1, g.tokens[1].clone())];
+        sh.create_seated_game(g.game_id.clone(), rules, clock, g.deal_seed, seats).await
     }
 
     async fn create(&self, spec: pb::TournamentSpec) -> Result<pb::CreateTournamentResponse, Status> {
@@ -858,7 +934,7 @@ impl TournamentService for Tournaments {
                 let (assignments, finished) = {
                     let st = cell.st.lock().expect("lock");
                     let mut v = Vec::new();
-                    for g in st.games.iter().filter(|g| !g.done) {
+                    for g in st.games.iter().filter(|g| !g.done && g.created) {
                         let Some(seat) = g.seats.iter().position(|&x| x == entrant) else { continue };
                         if !sent.insert(g.number) {
                             continue;
@@ -1143,6 +1219,8 @@ fn load_all(c: &Connection) -> rusqlite::Result<Vec<(i64, TState)>> {
                     r.get::<_, Option<u32>>(10)?.unwrap_or(0),
                     r.get::<_, Option<u32>>(11)?.unwrap_or(0),
                 ],
+                // Checked by the driver before the seats are assigned.
+                created: false,
             })
         })? {
             games.push(r?);

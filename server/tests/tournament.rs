@@ -471,6 +471,65 @@ async fn a_tournament_survives_a_restart_and_entrants_reenter() {
     server.stop().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_booked_but_not_created_before_a_crash_is_created_at_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let server = TestServer::start(&db).await;
+    let ch = server.channel().await;
+    let mut t = Tours::new(ch.clone());
+    let mut s = spec(pb::TournamentFormat::Gauntlet, 3, 2);
+    s.parallel = 1;
+    let (id, total) = create(&mut t, s).await;
+    assert_eq!(total, 4);
+    let mut tokens = Vec::new();
+    for name in ["hero", "foe1", "foe2"] {
+        let (_, e) = enter(&ch, &id, name, None).await;
+        tokens.push(e.entrant_token);
+    }
+    // The tournament started: its first game is booked (and created) by the driver.
+    let start = std::time::Instant::now();
+    while get(&mut t, &id).await.games.is_empty() {
+        assert!(start.elapsed() < Duration::from_secs(10), "the first game is booked");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(get(&mut t, &id).await.games.len(), 1, "parallel 1");
+    server.stop().await;
+
+    // The state a crash between the two writes leaves: the booking (its row, with the game's
+    // id and seat tokens) is stored, the game is not.
+    let booked = "feedfacefeedface";
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let n = c
+        .execute(
+            "UPDATE tournament_games SET game_id = ?1 WHERE tournament_id = ?2 AND done = 0",
+            [booked, &id],
+        )
+        .unwrap();
+    assert_eq!(n, 1);
+    drop(c);
+
+    let server = TestServer::start(&db).await;
+    let ch = server.channel().await;
+    let mut t = Tours::new(ch.clone());
+    let runs = futures_join(
+        tokens
+            .into_iter()
+            .map(|tok| {
+                tokio::spawn(run_entrant(ch.clone(), id.clone(), "", Some(tok), Policy::Sensible, None))
+            })
+            .collect(),
+    )
+    .await;
+    assert_eq!(runs[0].assignments[0].game_id, booked, "the booked game is created and assigned");
+    let st = get(&mut t, &id).await;
+    assert_eq!(st.games.len(), 4);
+    assert_eq!(st.games[0].game_id, booked);
+    // Played to the end under the booked deal, with the booked seat tokens.
+    check_books(&ch, &st, 3).await;
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn bad_specs_and_unknown_ids_are_refused() {
     let dir = tempfile::tempdir().unwrap();
