@@ -427,6 +427,7 @@ impl Shared {
         }
         writes.append(&mut st.pending);
         self.store.write(writes).await.map_err(|e| Status::internal(format!("storage: {e}")))?;
+        st.publish(0);
         {
             let mut tokens = self.tokens.write().expect("lock");
             for (hash, seat) in hashes {

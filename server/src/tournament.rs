@@ -597,16 +597,20 @@ impl Tournaments {
             // Book finished games.
             let (running, idle) = {
                 let st = cell.st.lock().expect("lock");
-                let r: Vec<(u32, String)> =
-                    st.games.iter().filter(|g| !g.done).map(|g| (g.number, g.game_id.clone())).collect();
+                let r: Vec<(u32, String, bool)> = st
+                    .games
+                    .iter()
+                    .filter(|g| !g.done)
+                    .map(|g| (g.number, g.game_id.clone(), g.created))
+                    .collect();
                 let idle = r.is_empty() && st.creating == 0 && st.planned.is_empty();
                 (r, idle)
             };
             let mut finished = Vec::new();
-            for (number, game_id) in running {
+            for (number, game_id, created) in running {
                 let gc = match self.0.shared.game(&game_id).await {
                     Ok(gc) => {
-                        if cell.created(number) {
+                        if !created && cell.created(number) {
                             cell.bump();
                         }
                         gc
