@@ -434,8 +434,9 @@ impl Shared {
                 tokens.insert(hash, (id.clone(), seat));
             }
         }
-        let cell = GameCell::new(st);
-        self.games.write().expect("lock").insert(id, cell.clone());
+        // Someone may have read it back from the store meanwhile (its id is listed by the
+        // tournament once booked): keep theirs, the same durable state.
+        let cell = self.games.write().expect("lock").entry(id).or_insert_with(|| GameCell::new(st)).clone();
         let st = cell.state.lock().await;
         crate::clock::arm(self, &st);
         Ok(())
