@@ -356,17 +356,7 @@ impl Shared {
             house_bot,
             created_ms: now_ms(),
         };
-        let new = NewGame {
-            id: id.clone(),
-            rules_json: serde_json::to_string(&info.rules).expect("rules serialize"),
-            seed: info.seed,
-            secret: info.secret,
-            clock_millis: clock.turn_millis,
-            clock_policy: clock.policy,
-            house_bot: info.house_bot.clone(),
-            created_ms: info.created_ms,
-        };
-        if let Err(e) = self.store.write(vec![Write::CreateGame(new)]).await {
+        if let Err(e) = self.store.write(vec![Write::CreateGame(new_game(&info))]).await {
             if let Some(ip) = caller {
                 self.release_caller(ip);
             }
@@ -402,16 +392,7 @@ impl Shared {
             house_bot: String::new(),
             created_ms: now_ms(),
         };
-        let mut writes = vec![Write::CreateGame(NewGame {
-            id: id.clone(),
-            rules_json: serde_json::to_string(&info.rules).expect("rules serialize"),
-            seed: info.seed,
-            secret: info.secret,
-            clock_millis: clock.turn_millis,
-            clock_policy: clock.policy,
-            house_bot: String::new(),
-            created_ms: info.created_ms,
-        })];
+        let mut writes = vec![Write::CreateGame(new_game(&info))];
         let now = info.created_ms;
         let mut st = GameState::new(info);
         let mut hashes = Vec::new();
@@ -513,6 +494,20 @@ impl Shared {
         crate::clock::arm(self, &st);
         crate::house::arm(self, &mut st);
         Ok((seat, token))
+    }
+}
+
+/// The stored row of a new game.
+fn new_game(info: &GameInfo) -> NewGame {
+    NewGame {
+        id: info.id.clone(),
+        rules_json: serde_json::to_string(&info.rules).expect("rules serialize"),
+        seed: info.seed,
+        secret: info.secret,
+        clock_millis: info.clock.turn_millis,
+        clock_policy: info.clock.policy,
+        house_bot: info.house_bot.clone(),
+        created_ms: info.created_ms,
     }
 }
 

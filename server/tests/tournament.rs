@@ -177,6 +177,11 @@ fn spec(format: pb::TournamentFormat, entrants: u32, per_pairing: u32) -> pb::To
     }
 }
 
+/// A gauntlet of three entrants, two games per pairing (4 in all), one game at a time.
+fn gauntlet_of_three_one_at_a_time() -> pb::TournamentSpec {
+    pb::TournamentSpec { parallel: 1, ..spec(pb::TournamentFormat::Gauntlet, 3, 2) }
+}
+
 async fn create(t: &mut Tours, s: pb::TournamentSpec) -> (String, u32) {
     let r = t
         .create_tournament(pb::CreateTournamentRequest { spec: Some(s) })
@@ -421,9 +426,7 @@ async fn a_tournament_survives_a_restart_and_entrants_reenter() {
     let server = TestServer::start(&db).await;
     let ch = server.channel().await;
     let mut t = Tours::new(ch.clone());
-    let mut s = spec(pb::TournamentFormat::Gauntlet, 3, 2);
-    s.parallel = 1;
-    let (id, total) = create(&mut t, s).await;
+    let (id, total) = create(&mut t, gauntlet_of_three_one_at_a_time()).await;
     assert_eq!(total, 4);
     // Both entrants of the first game take one assignment, then vanish mid-game.
     let (sa, ea) = enter(&ch, &id, "hero", None).await;
@@ -478,9 +481,7 @@ async fn a_game_booked_but_not_created_before_a_crash_is_created_at_restart() {
     let server = TestServer::start(&db).await;
     let ch = server.channel().await;
     let mut t = Tours::new(ch.clone());
-    let mut s = spec(pb::TournamentFormat::Gauntlet, 3, 2);
-    s.parallel = 1;
-    let (id, total) = create(&mut t, s).await;
+    let (id, total) = create(&mut t, gauntlet_of_three_one_at_a_time()).await;
     assert_eq!(total, 4);
     let mut tokens = Vec::new();
     for name in ["hero", "foe1", "foe2"] {
