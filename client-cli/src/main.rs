@@ -64,7 +64,8 @@ struct ScreenArgs {
 #[derive(Args, Debug)]
 #[command(after_help = "\
 Without --vs-bot, --create or --join: a quick match with the next player asking for the same
-rules (waits up to a minute).
+rules (waits up to a minute); with --or-bot, the house bot plays you if nobody came within
+--wait seconds.
 
 Keys (full screen): a-k pick a card, Left/Right move, s stock, t take the pile/upcard,
 p pass, Enter or x discard, K knock (asks y/n), B big gin, o sort by suit/rank, ? help,
@@ -78,6 +79,14 @@ struct PlayArgs {
     /// Play the server's house bot: random, simple or strong.
     #[arg(long, value_name = "STRATEGY", conflicts_with_all = ["create", "join"])]
     vs_bot: Option<String>,
+    /// Quick match, or play the server's house bot (random, simple or strong) if nobody asks
+    /// for the same rules within --wait seconds.
+    #[arg(long, value_name = "STRATEGY", conflicts_with_all = ["vs_bot", "create", "join"])]
+    or_bot: Option<String>,
+    /// With --or-bot: how long to wait for a person first.
+    #[arg(long, value_name = "SECS", default_value_t = 10, requires = "or_bot",
+          value_parser = clap::value_parser!(u32).range(1..=60))]
+    wait: u32,
     /// Create a game, print its id to share, and wait for someone to join.
     #[arg(long, conflicts_with = "join")]
     create: bool,
@@ -202,22 +211,30 @@ fn no_color(s: &ScreenArgs) -> bool {
 
 async fn run_play(args: PlayArgs) -> Result<u8> {
     let rules = net::rules_spec(&args.rules)?;
-    if let Some(b) = &args.vs_bot {
-        // The server checks too; this gives the error before connecting.
-        gin_bot::by_name(b, 0).map_err(|e| anyhow::anyhow!("--vs-bot: {e}"))?;
+    for (flag, b) in [("--vs-bot", &args.vs_bot), ("--or-bot", &args.or_bot)] {
+        if let Some(b) = b {
+            // The server checks too; this gives the error before connecting.
+            gin_bot::by_name(b, 0).map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
+        }
     }
     let how = match (&args.vs_bot, args.create, &args.join) {
         (Some(b), _, _) => Seating::VsBot(b.clone()),
         (None, true, _) => Seating::Create,
         (None, false, Some(id)) => Seating::Join(id.clone()),
-        (None, false, None) => Seating::QuickMatch,
+        (None, false, None) => Seating::QuickMatch(args.or_bot.clone().map(|b| (b, args.wait))),
     };
-    if args.turn_secs.is_some() && matches!(how, Seating::QuickMatch) {
+    if args.turn_secs.is_some() && matches!(how, Seating::QuickMatch(_)) {
         anyhow::bail!("--turn-secs needs --vs-bot or --create (a quick match has no clock)");
     }
     let client = net::connect(&args.server.server, args.server.ca_cert.as_deref()).await?;
-    if matches!(how, Seating::QuickMatch) {
-        eprintln!("waiting for an opponent asking for the same rules (up to a minute)…");
+    match &how {
+        Seating::QuickMatch(None) => {
+            eprintln!("waiting for an opponent asking for the same rules (up to a minute)…")
+        }
+        Seating::QuickMatch(Some((bot, secs))) => eprintln!(
+            "waiting for an opponent asking for the same rules (the {bot} bot plays you after {secs} s)…"
+        ),
+        _ => {}
     }
     let clock = args.turn_secs.map(|s| gin_proto::v1::TurnClock {
         turn_millis: s * 1000,

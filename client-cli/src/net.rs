@@ -55,8 +55,9 @@ pub struct Send {
 /// How to get a seat.
 #[derive(Clone, Debug)]
 pub enum Seating {
-    /// Wait for another player asking for the same rules.
-    QuickMatch,
+    /// Wait for another player asking for the same rules; with a house bot strategy, play
+    /// that bot if nobody came within the seconds given.
+    QuickMatch(Option<(String, u32)>),
     /// Play the server's house bot with this strategy.
     VsBot(String),
     /// Create a game and wait for someone to join it.
@@ -109,14 +110,22 @@ pub async fn seat(
     name: &str,
 ) -> Result<Place> {
     let s = match how {
-        Seating::QuickMatch => client.quick_match(rules, name).await.map_err(|e| match e {
-            Error::Rpc { status, .. } if status.code() == Code::DeadlineExceeded => {
-                anyhow::anyhow!(
-                    "nobody else asked for a game with these rules within a minute; try --vs-bot simple"
-                )
-            }
-            e => anyhow::anyhow!("quick match: {e}"),
-        })?,
+        Seating::QuickMatch(or_bot) => {
+            let (house_bot, after_secs) = or_bot.clone().unwrap_or_default();
+            let req = pb::QuickMatchRequest {
+                rules: Some(rules),
+                name: name.to_string(),
+                house_bot,
+                house_bot_after_ms: after_secs * 1000,
+                ..Default::default()
+            };
+            client.quick_match_with(req).await.map(|(seated, _)| seated).map_err(|e| match e {
+                Error::Rpc { status, .. } if status.code() == Code::DeadlineExceeded => anyhow::anyhow!(
+                    "nobody else asked for a game with these rules within a minute; try --or-bot simple"
+                ),
+                e => anyhow::anyhow!("quick match: {}", explain(&e)),
+            })?
+        }
         Seating::VsBot(bot) => client
             .create_game(pb::CreateGameRequest {
                 rules: Some(rules),

@@ -180,6 +180,13 @@ fn bad_input_gets_a_clear_error() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("--turn-secs needs"), "{o:?}");
     let o = gin(&["play", "--create", "--join", "x"]);
     assert_eq!(o.status.code(), Some(2), "clap refuses conflicting flags");
+    let o = gin(&["play", "--plain", "--or-bot", "nonesuch", "--server", "http://127.0.0.1:1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--or-bot"), "{o:?}");
+    let o = gin(&["play", "--wait", "5"]);
+    assert_eq!(o.status.code(), Some(2), "--wait needs --or-bot");
+    let o = gin(&["play", "--or-bot", "simple", "--vs-bot", "simple"]);
+    assert_eq!(o.status.code(), Some(2), "--or-bot is a quick match, --vs-bot is not");
 }
 
 fn gin_stdin(args: &[&str], input: &str) -> std::process::Output {
@@ -212,6 +219,27 @@ async fn a_player_who_leaves_comes_back_to_the_same_seat() {
     assert!(back.status.success(), "{out}{}", String::from_utf8_lossy(&back.stderr));
     assert!(out.contains("you are ada (seat 0) against random (seat 1, house bot)"), "{out}");
     assert!(out.contains("your hand: "), "{out}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quick_match_nobody_answers_is_played_against_the_house_bot() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("g.db")).await;
+    let url = server.url();
+    let out = tokio::task::spawn_blocking(move || {
+        gin_stdin(
+            &["play", "--plain", "--or-bot", "random", "--wait", "1", "--name", "ada", "--server", &url],
+            "resign\n",
+        )
+    })
+    .await
+    .unwrap();
+    let (text, err) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{text}{err}");
+    assert!(err.contains("the random bot plays you after 1 s"), "{err}");
+    assert!(text.contains("you are ada (seat 0) against random (seat 1, house bot)"), "{text}");
+    assert!(text.contains("game over: random won"), "{text}");
     server.stop().await;
 }
 

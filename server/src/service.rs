@@ -129,6 +129,17 @@ impl LobbyService for Lobby {
         let r = req.into_inner();
         let rules = convert::rules(r.rules.as_ref())?;
         let clock = clock(r.clock)?;
+        crate::shared::clean_name(&r.name)?;
+        let house = crate::house::check(&r.house_bot)?;
+        let bot_after = match (house, r.house_bot_after_ms) {
+            (false, 0) => None,
+            (false, _) => return Err(Status::invalid_argument("house_bot_after_ms: only with house_bot")),
+            (true, 0) => Some(HOUSE_BOT_AFTER),
+            (true, ms) if Duration::from_millis(ms.into()) <= QUICK_MATCH_WAIT => {
+                Some(Duration::from_millis(ms.into()))
+            }
+            (true, _) => return Err(Status::invalid_argument("house_bot_after_ms: at most 60000")),
+        };
         let key = format!(
             "{}|{}|{}",
             serde_json::to_string(&rules).expect("rules serialize"),
@@ -137,7 +148,7 @@ impl LobbyService for Lobby {
         );
         // Someone is waiting for the same game: seat both. Else wait in the queue: looked up
         // and joined under one lock, so two callers cannot both find it empty.
-        let (tx, rx) = oneshot::channel();
+        let (tx, mut rx) = oneshot::channel();
         let ticket = {
             let mut t = s.tickets.lock().expect("lock");
             *t += 1;
@@ -156,8 +167,12 @@ impl LobbyService for Lobby {
             let cell = s.game(&id).await?;
             let (seat0, tok0) = s.join(&cell, Some(Seat::S0), w.name, false).await?;
             let (seat1, tok1) = s.join(&cell, Some(Seat::S1), r.name, false).await?;
-            let theirs =
-                pb::QuickMatchResponse { game_id: id.clone(), seat: seat0.index() as u32, seat_token: tok0 };
+            let theirs = pb::QuickMatchResponse {
+                game_id: id.clone(),
+                seat: seat0.index() as u32,
+                seat_token: tok0,
+                house_bot: String::new(),
+            };
             if w.tx.send(Ok(theirs)).is_err() {
                 tracing::warn!(game = %id, "quick-match partner left while being seated");
             }
@@ -165,24 +180,68 @@ impl LobbyService for Lobby {
                 game_id: id,
                 seat: seat1.index() as u32,
                 seat_token: tok1,
+                house_bot: String::new(),
             }));
         }
         // Leave the queue when this call ends in any way (answered, timed out, cancelled).
         struct Leave(Shared, String, u64);
-        impl Drop for Leave {
-            fn drop(&mut self) {
+        impl Leave {
+            /// Takes this caller out of the queue; false if a partner took it first.
+            fn now(&self) -> bool {
                 let mut w = self.0.waiting.lock().expect("lock");
-                if w.get(&self.1).is_some_and(|x| x.ticket == self.2) {
+                let queued = w.get(&self.1).is_some_and(|x| x.ticket == self.2);
+                if queued {
                     w.remove(&self.1);
                 }
+                queued
             }
         }
-        let _leave = Leave(s.clone(), key, ticket);
-        match tokio::time::timeout(Duration::from_secs(60), rx).await {
-            Ok(Ok(r)) => r.map(Response::new),
-            Ok(Err(_)) => Err(Status::unavailable("quick match was interrupted; ask again")),
+        impl Drop for Leave {
+            fn drop(&mut self) {
+                self.now();
+            }
+        }
+        let leave = Leave(s.clone(), key, ticket);
+        let mut wait = QUICK_MATCH_WAIT;
+        if let Some(after) = bot_after {
+            if let Ok(answer) = tokio::time::timeout(after, &mut rx).await {
+                return paired(answer);
+            }
+            if leave.now() {
+                // Nobody came: the house bot takes seat 1, as in `create_game`.
+                let id = s.create_game(rules, clock, r.house_bot.clone(), 0, ip).await?;
+                let cell = s.game(&id).await?;
+                s.join(&cell, Some(Seat::S1), crate::house::display_name(&r.house_bot), true).await?;
+                let (seat, token) = s.join(&cell, Some(Seat::S0), r.name, false).await?;
+                return Ok(Response::new(pb::QuickMatchResponse {
+                    game_id: id,
+                    seat: seat.index() as u32,
+                    seat_token: token,
+                    house_bot: r.house_bot,
+                }));
+            }
+            // A partner took this caller just now: its answer is on the way.
+            wait = wait.saturating_sub(after).max(Duration::from_secs(5));
+        }
+        match tokio::time::timeout(wait, rx).await {
+            Ok(answer) => paired(answer),
             Err(_) => Err(Status::deadline_exceeded("nobody asked for the same rules within 60 s")),
         }
+    }
+}
+
+/// How long a quick match waits for a partner.
+const QUICK_MATCH_WAIT: Duration = Duration::from_secs(60);
+/// How long a quick match with a house bot waits for a person first, unless told.
+const HOUSE_BOT_AFTER: Duration = Duration::from_secs(10);
+
+/// The answer a quick-match partner sent (a dropped sender: it failed half-way).
+fn paired(
+    answer: Result<Result<pb::QuickMatchResponse, Status>, oneshot::error::RecvError>,
+) -> Result<Response<pb::QuickMatchResponse>, Status> {
+    match answer {
+        Ok(r) => r.map(Response::new),
+        Err(_) => Err(Status::unavailable("quick match was interrupted; ask again")),
     }
 }
 

@@ -746,7 +746,11 @@ async fn quick_match_seats_two_callers_in_one_game() {
     let ch = server.channel().await;
     let ask = |name: &str| {
         let mut lobby = LobbyServiceClient::new(ch.clone());
-        let req = pb::QuickMatchRequest { rules: Some(preset("oklahoma")), clock: None, name: name.into() };
+        let req = pb::QuickMatchRequest {
+            rules: Some(preset("oklahoma")),
+            name: name.into(),
+            ..Default::default()
+        };
         async move { lobby.quick_match(req).await }
     };
     let (a, b) =
@@ -784,8 +788,11 @@ async fn many_quick_match_callers_at_once_are_all_paired() {
     let asks: Vec<_> = (0..48)
         .map(|i| {
             let mut lobby = LobbyServiceClient::new(ch.clone());
-            let req =
-                pb::QuickMatchRequest { rules: Some(preset("standard")), clock: None, name: format!("p{i}") };
+            let req = pb::QuickMatchRequest {
+                rules: Some(preset("standard")),
+                name: format!("p{i}"),
+                ..Default::default()
+            };
             tokio::spawn(async move { lobby.quick_match(req).await })
         })
         .collect();

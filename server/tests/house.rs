@@ -1,5 +1,6 @@
 //! House bots: a network bot (the SDK) plays the server's built-in strategies to game over;
-//! unknown strategies are refused; a house bot whose turn it is when the server starts plays.
+//! unknown strategies are refused; a house bot whose turn it is when the server starts plays;
+//! a quick match nobody answered in time is played against a house bot.
 
 mod common;
 
@@ -110,6 +111,102 @@ async fn an_unknown_house_bot_is_refused_and_creates_nothing() {
     let mut me = gin_bot::simple::SimpleStrategy::new(9);
     let o = client.play(&seated.game_id, &seated.token, &mut me).await.unwrap();
     check_result(&mut Games::new(ch), &seated.game_id, &o.result).await;
+    server.stop().await;
+}
+
+fn quick(rules: &str, name: &str, house_bot: &str, after_ms: u32) -> pb::QuickMatchRequest {
+    pb::QuickMatchRequest {
+        rules: Some(preset(rules)),
+        name: name.into(),
+        house_bot: house_bot.into(),
+        house_bot_after_ms: after_ms,
+        ..Default::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quick_match_nobody_answers_in_time_is_played_against_the_house_bot() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(&dir.path().join("g.db")).await;
+    let ch = server.channel().await;
+    let client = Client::from_channel(ch.clone(), opts());
+    let t0 = std::time::Instant::now();
+    let (seated, bot) = client.quick_match_with(quick("oklahoma", "solo", "simple", 300)).await.unwrap();
+    assert!(t0.elapsed() >= Duration::from_millis(300), "waited for a person first: {:?}", t0.elapsed());
+    assert_eq!(bot.as_deref(), Some("simple"));
+    assert_eq!(seated.seat, engine::Seat::S0);
+    let mut gc = Games::new(ch.clone());
+    let snap = get_game(&mut gc, &seated.game_id, &seated.token).await;
+    assert_eq!(snap.viewer_seat, Some(0));
+    assert_eq!(snap.rules.as_ref().unwrap().name, "oklahoma");
+    assert!(!snap.seats[0].bot && snap.seats[0].name == "solo", "{:?}", snap.seats);
+    assert!(snap.seats[1].bot && snap.seats[1].name == "simple", "{:?}", snap.seats);
+    // Not an open game, and the queue is empty: the next caller waits alone, then gets its
+    // own bot.
+    let mut lobby = LobbyServiceClient::new(ch.clone());
+    let open = lobby.list_games(pb::ListGamesRequest::default()).await.unwrap().into_inner();
+    assert!(open.games.is_empty(), "{open:?}");
+    let (other, bot) = client.quick_match_with(quick("oklahoma", "late", "random", 100)).await.unwrap();
+    assert_eq!(bot.as_deref(), Some("random"));
+    assert_ne!(other.game_id, seated.game_id);
+
+    let mut me = gin_bot::simple::SimpleStrategy::new(5);
+    let o = client.play(&seated.game_id, &seated.token, &mut me).await.unwrap();
+    assert!(o.opponent_bot && o.opponent == "simple", "{o:?}");
+    check_result(&mut gc, &seated.game_id, &o.result).await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_asking_before_the_house_bot_comes_is_paired_instead() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(&dir.path().join("g.db")).await;
+    let ch = server.channel().await;
+    let first = {
+        let client = Client::from_channel(ch.clone(), opts());
+        tokio::spawn(async move { client.quick_match_with(quick("standard", "ann", "strong", 20_000)).await })
+    };
+    // Ann is in the queue once a second caller with other rules waits alone (its bot comes).
+    let client = Client::from_channel(ch.clone(), opts());
+    let (_, bot) = client.quick_match_with(quick("classic", "cy", "random", 200)).await.unwrap();
+    assert_eq!(bot.as_deref(), Some("random"));
+    let t0 = std::time::Instant::now();
+    let (ben, bot) = client.quick_match_with(quick("standard", "ben", "", 0)).await.unwrap();
+    assert_eq!(bot, None);
+    let (ann, bot) = first.await.unwrap().unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(10), "paired at once, not after ann's 20 s");
+    assert_eq!(bot, None);
+    assert_eq!(ann.game_id, ben.game_id);
+    assert_ne!(ann.seat, ben.seat);
+    let snap = get_game(&mut Games::new(ch.clone()), &ann.game_id, "").await;
+    assert!(snap.seats.iter().all(|s| s.taken && !s.bot), "{:?}", snap.seats);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_quick_match_house_bot_settings_are_refused_and_queue_nobody() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(&dir.path().join("g.db")).await;
+    let ch = server.channel().await;
+    let mut lobby = LobbyServiceClient::new(ch.clone());
+    for (req, says) in [
+        (quick("standard", "a", "deep-blue", 100), "deep-blue"),
+        (quick("standard", "a", "", 100), "only with house_bot"),
+        (quick("standard", "a", "simple", 60_001), "at most 60000"),
+        (quick("standard", "a\u{7}", "simple", 100), "name"),
+    ] {
+        let e = tokio::time::timeout(Duration::from_secs(5), lobby.quick_match(req))
+            .await
+            .expect("refused at once")
+            .unwrap_err();
+        assert_eq!(e.code(), tonic::Code::InvalidArgument, "{e:?}");
+        assert!(e.message().contains(says), "{e:?}");
+    }
+    // Nobody was queued or seated: a caller asking now waits alone and gets the bot.
+    let r = lobby.quick_match(quick("standard", "b", "simple", 100)).await.unwrap().into_inner();
+    assert_eq!(r.house_bot, "simple");
+    let snap = get_game(&mut Games::new(ch.clone()), &r.game_id, "").await;
+    assert_eq!(snap.seats[0].name, "b");
     server.stop().await;
 }
 

@@ -398,7 +398,18 @@ impl Client {
     /// Waits (up to the server's 60 s) for another player asking for the same rules, then
     /// both are seated in a new game. `DEADLINE_EXCEEDED` if nobody came.
     pub async fn quick_match(&self, rules: pb::Rules, name: &str) -> Result<Seated, Error> {
-        let req = pb::QuickMatchRequest { rules: Some(rules), clock: None, name: name.to_string() };
+        let req = pb::QuickMatchRequest { rules: Some(rules), name: name.to_string(), ..Default::default() };
+        self.quick_match_with(req).await.map(|(seated, _)| seated)
+    }
+
+    /// A quick match as `req` says: with `req.house_bot` set, if nobody asks for the same
+    /// rules within `req.house_bot_after_ms` (0: the server's 10 s), the caller plays that
+    /// house bot. Returns the seat and the house bot's strategy (`None`: paired with
+    /// another caller).
+    pub async fn quick_match_with(
+        &self,
+        req: pb::QuickMatchRequest,
+    ) -> Result<(Seated, Option<String>), Error> {
         let not_deadline = |s: &Status| s.code() != Code::DeadlineExceeded && transient(s);
         let r = self
             .retry("QuickMatch", Duration::from_secs(75), not_deadline, || {
@@ -407,11 +418,12 @@ impl Client {
                 async move { c.quick_match(req).await.map(|r| r.into_inner()) }
             })
             .await?;
-        Ok(Seated {
+        let seated = Seated {
             game_id: r.game_id,
             seat: convert::seat(r.seat).map_err(Error::Protocol)?,
             token: r.seat_token,
-        })
+        };
+        Ok((seated, Some(r.house_bot).filter(|b| !b.is_empty())))
     }
 
     /// Creates a game as `req` says and takes a seat in it (`join` is forced on). Set
