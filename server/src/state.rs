@@ -17,22 +17,14 @@ use crate::convert;
 use crate::store::{ActionKind, ActionRow, Write};
 
 /// One event of the log, unredacted (fields as in the gin.v1 messages of the same names).
+/// The rare large ones are boxed: an action's events take 24 bytes each.
 #[allow(missing_docs)]
 #[derive(Clone, Debug)]
 pub enum Ev {
     /// A seat was taken.
-    Joined { seat: Seat, name: String, bot: bool },
+    Joined(Box<Joined>),
     /// A hand was dealt.
-    Dealt {
-        hand_number: u32,
-        stage: u32,
-        dealer: Seat,
-        upcard: engine::Card,
-        knock_limit: u32,
-        hands: BySeat<CardSet>,
-        commitment: [u8; 32],
-        stock: u32,
-    },
+    Dealt(Box<Dealt>),
     /// A seat is to act. Its legal actions are not kept in the log: they are computed from
     /// the game when this is the current turn (a resumed or late stream gets them then).
     Turn { seat: Seat, phase: pb::Phase, deadline_ms: i64 },
@@ -50,6 +42,29 @@ pub enum Ev {
     ClockExpired { seat: Seat, policy: pb::ClockPolicy },
     /// A seat left.
     Left { seat: Seat, reason: pb::GameEndReason },
+}
+
+/// A seat taken (see [`Ev::Joined`]).
+#[allow(missing_docs)]
+#[derive(Clone, Debug)]
+pub struct Joined {
+    pub seat: Seat,
+    pub name: String,
+    pub bot: bool,
+}
+
+/// A hand dealt (see [`Ev::Dealt`]).
+#[allow(missing_docs)]
+#[derive(Clone, Debug)]
+pub struct Dealt {
+    pub hand_number: u32,
+    pub stage: u32,
+    pub dealer: Seat,
+    pub upcard: engine::Card,
+    pub knock_limit: u32,
+    pub hands: BySeat<CardSet>,
+    pub commitment: [u8; 32],
+    pub stock: u32,
 }
 
 /// A log entry.
@@ -244,7 +259,7 @@ impl GameState {
 
     /// Seats a player; deals the first hand once both seats are taken.
     pub fn seat(&mut self, seat: Seat, who: Seated, now: i64) {
-        self.push(now, Ev::Joined { seat, name: who.name.clone(), bot: who.bot });
+        self.push(now, Ev::Joined(Box::new(Joined { seat, name: who.name.clone(), bot: who.bot })));
         self.seats[seat.index()] = Some(who);
         if self.game.is_none() && self.seats.iter().all(Option::is_some) {
             let g = Game::new(GameSetup::new(self.info.rules.clone(), self.info.seed))
@@ -264,7 +279,7 @@ impl GameState {
         let h = g.hand();
         let n = g.hand_number();
         let salt = engine::hand_salt(&self.info.secret, n);
-        let ev = Ev::Dealt {
+        let ev = Ev::Dealt(Box::new(Dealt {
             hand_number: n,
             stage: g.stage(),
             dealer: h.dealer(),
@@ -273,7 +288,7 @@ impl GameState {
             hands: BySeat::new(h.cards(Seat::S0), h.cards(Seat::S1)),
             commitment: engine::deal_commitment(h.deck(), &salt),
             stock: h.stock_len() as u32,
-        };
+        }));
         self.push(now, ev);
         self.turn_event(now);
     }
@@ -531,21 +546,19 @@ pub fn event_for(seq: u64, e: &Entry, viewer: Option<Seat>, info: Option<pb::Tur
     use pb::game_event::Kind as K;
     let s = |x: Seat| x.index() as u32;
     let kind = match &e.ev {
-        Ev::Joined { seat, name, bot } => {
-            K::PlayerJoined(pb::PlayerJoined { seat: s(*seat), name: name.clone(), bot: *bot })
+        Ev::Joined(j) => {
+            K::PlayerJoined(pb::PlayerJoined { seat: s(j.seat), name: j.name.clone(), bot: j.bot })
         }
-        Ev::Dealt { hand_number, stage, dealer, upcard, knock_limit, hands, commitment, stock } => {
-            K::HandDealt(pb::HandDealt {
-                hand_number: *hand_number,
-                stage: *stage,
-                dealer: s(*dealer),
-                upcard: upcard.notation().to_owned(),
-                knock_limit: *knock_limit,
-                your_hand: viewer.map(|v| convert::cards(hands[v])).unwrap_or_default(),
-                commitment: commitment.to_vec(),
-                stock_size: *stock,
-            })
-        }
+        Ev::Dealt(d) => K::HandDealt(pb::HandDealt {
+            hand_number: d.hand_number,
+            stage: d.stage,
+            dealer: s(d.dealer),
+            upcard: d.upcard.notation().to_owned(),
+            knock_limit: d.knock_limit,
+            your_hand: viewer.map(|v| convert::cards(d.hands[v])).unwrap_or_default(),
+            commitment: d.commitment.to_vec(),
+            stock_size: d.stock,
+        }),
         Ev::Turn { seat, phase, deadline_ms } => K::TurnStarted(pb::TurnStarted {
             seat: s(*seat),
             phase: *phase as i32,
@@ -574,4 +587,13 @@ pub fn event_for(seq: u64, e: &Entry, viewer: Option<Seat>, info: Option<pb::Tur
         Ev::Left { seat, reason } => K::PlayerLeft(pb::PlayerLeft { seat: s(*seat), reason: *reason as i32 }),
     };
     pb::GameEvent { seq, time_unix_ms: e.time_ms, kind: Some(kind) }
+}
+
+#[cfg(test)]
+mod size_tests {
+    #[test]
+    fn a_log_entry_is_small() {
+        // Two or three entries per action, kept for the game's life: keep them small.
+        assert!(std::mem::size_of::<super::Entry>() <= 32, "{}", std::mem::size_of::<super::Entry>());
+    }
 }
