@@ -64,3 +64,37 @@ async fn gin_load_echo_measures_its_echo_server() {
     assert_eq!(r["refused"], 0, "{r}");
     assert_eq!(r["in_flight"], 8, "{r}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gin_load_all_repeats_its_runs_and_reports_medians() {
+    // Long enough for every run's games to reach their end, alongside the other tests.
+    let mut args: Vec<String> =
+        "all --runs 3 --seconds 2.5 --warmup 0.2 --games 6 --idle-games 20 --in-flight 8 --gin-server"
+            .split_whitespace()
+            .map(String::from)
+            .collect();
+    args.push(env!("CARGO_BIN_EXE_gin-server").to_string());
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_gin-load")).args(&args).arg("--json").stdin(Stdio::null()).output()
+    })
+    .await
+    .unwrap()
+    .expect("gin-load runs");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "gin-load all failed ({}): {stderr}", out.status);
+    assert_eq!(stderr.matches("running actions").count(), 3, "{stderr}");
+    assert!(stdout.contains("median of 3"), "{stdout}");
+    let json = stdout.lines().last().unwrap();
+    let r: serde_json::Value = serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    let runs = r["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 3);
+    let mut ratios: Vec<f64> = runs.iter().map(|x| x["ratio_actions_echo"].as_f64().unwrap()).collect();
+    ratios.sort_by(f64::total_cmp);
+    assert_eq!(r["medians"]["ratio_actions_echo"].as_f64(), Some(ratios[1]), "{r}");
+    assert_eq!(r["ratio_actions_echo"].as_f64(), Some(ratios[1]), "{r}");
+    let mut rates: Vec<f64> =
+        runs.iter().map(|x| x["actions"]["actions_per_sec"].as_f64().unwrap()).collect();
+    rates.sort_by(f64::total_cmp);
+    assert_eq!(r["medians"]["actions_per_sec"].as_f64(), Some(rates[1]), "{r}");
+    assert!(rates[0] > 0.0, "{r}");
+}

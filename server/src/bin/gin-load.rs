@@ -205,7 +205,12 @@ struct AllArgs {
     /// Keep the temporary directory (databases and server logs).
     #[arg(long)]
     keep_temp: bool,
-    /// Exit with an error when a target is missed.
+    /// Repeat the three measurements this many times, in turn (echo, actions, idle memory,
+    /// echo, ...), each on a fresh server: the table gives each figure's median and range,
+    /// the ratio's from the ratios of the runs.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    runs: u32,
+    /// Exit with an error when a target is missed (by the medians).
     #[arg(long)]
     check: bool,
     /// Print a JSON object after the table.
@@ -1457,147 +1462,69 @@ async fn all(a: &AllArgs) -> anyhow::Result<()> {
     let tmp = TempDir::new(a.keep_temp)?;
     eprintln!("gin-load all: temporary directory {}", tmp.path.display());
 
-    // 1. The bare echo.
-    let port = free_port()?;
-    let mut cmd = Command::new(&exe);
-    cmd.arg("echo-server").arg("--addr").arg(format!("127.0.0.1:{port}"));
-    if a.echo_no_nodelay {
-        cmd.arg("--no-nodelay");
+    let mut runs = Vec::new();
+    for run in 1..=a.runs {
+        if a.runs > 1 {
+            eprintln!("run {run} of {}", a.runs);
+        }
+        runs.push(all_once(a, &exe, &gin_server, &tmp.path, run).await?);
     }
-    let mut echo_child = spawn("echo-server", cmd, tmp.path.join("echo-server.log"))?;
-    let echo_url = format!("http://127.0.0.1:{port}");
-    wait_ready(&mut echo_child, &echo_url, |ch| async move {
-        EchoServiceClient::new(ch).echo(bpb::EchoRequest { payload: Vec::new() }).await.map(drop)
-    })
-    .await?;
-    eprintln!("running echo ({} s)...", a.seconds);
-    let echo_r = measure(
-        &exe,
-        "echo",
-        &[
-            format!("--server={echo_url}"),
-            format!("--server-pid={}", echo_child.pid()),
-            format!("--connections={}", a.connections),
-            format!("--in-flight={}", a.in_flight),
-            format!("--seconds={}", a.seconds),
-            format!("--warmup={}", a.warmup),
-        ],
-    )?;
-    echo_child.check_alive()?;
-    drop(echo_child);
 
-    // 2. Game actions.
-    let (mut server, url) = start_gin_server(&gin_server, &tmp.path, "actions").await?;
-    eprintln!("running actions ({} s, {} games)...", a.seconds, a.games);
-    let act_r = measure(
-        &exe,
-        "actions",
-        &[
-            format!("--server={url}"),
-            format!("--server-pid={}", server.pid()),
-            format!("--games={}", a.games),
-            format!("--connections={}", a.connections),
-            format!("--seconds={}", a.seconds),
-            format!("--warmup={}", a.warmup),
-        ],
-    )?;
-    server.check_alive()?;
-    drop(server);
-
-    // 3. Idle memory, on a fresh server (memory freed by the games above would be reused).
-    let (mut server, url) = start_gin_server(&gin_server, &tmp.path, "idle").await?;
-    eprintln!(
-        "running idle-memory ({} waiting, {} dealt, {} dealt and watched games)...",
-        a.idle_games, a.idle_games, a.idle_games
-    );
-    let idle_r = measure(
-        &exe,
-        "idle-memory",
-        &[
-            format!("--server={url}"),
-            format!("--server-pid={}", server.pid()),
-            format!("--games={}", a.idle_games),
-            format!("--connections={}", a.connections),
-            "--watch".to_string(),
-        ],
-    )?;
-    server.check_alive()?;
-    drop(server);
-
-    // The table.
-    let num = |v: &Value, path: &[&str]| path.iter().fold(v, |v, k| &v[*k]).as_f64();
-    let echo_rate = num(&echo_r, &["calls_per_sec"]).context("echo: no calls_per_sec")?;
-    let act_rate = num(&act_r, &["actions_per_sec"]).context("actions: no actions_per_sec")?;
-    let p99 = num(&act_r, &["latency_ms", "p99"]).context("actions: no p99")?;
-    let idle = num(&idle_r, &["bytes_per_idle_game"]).context("idle-memory: no bytes_per_idle_game")?;
-    let refused = num(&act_r, &["refused"]).unwrap_or(0.0);
-    let ratio = act_rate / echo_rate;
+    // The table: each figure's median over the runs (and its range, with several).
+    let figures: Vec<Figure> = FIGURES.iter().map(|f| Figure::of(f, &runs)).collect();
+    let median = |name: &str| figures.iter().find(|f| f.spec.name == name).and_then(|f| f.median);
+    let ratio = median(RATIO).context("no ratio")?;
+    let p99 = median(P99).context("actions: no p99")?;
+    let idle = median(IDLE).context("idle-memory: no bytes_per_idle_game")?;
+    let refused: f64 = runs.iter().map(|r| num(&r.actions, &["refused"]).unwrap_or(0.0)).sum();
     let ok = |b: bool| if b { "yes" } else { "NO" };
-    let or_q = |x: Option<f64>, f: &dyn Fn(f64) -> String| x.map_or("?".to_string(), f);
-    let rows = [
-        ("echo calls/s".to_string(), format!("{echo_rate:.0}"), String::new(), ""),
-        ("game actions/s".to_string(), format!("{act_rate:.0}"), String::new(), ""),
-        (
-            "ratio actions/echo".to_string(),
-            format!("{ratio:.2}"),
-            format!(">= {TARGET_RATIO}"),
-            ok(ratio >= TARGET_RATIO),
-        ),
-        (
-            "p99 action latency".to_string(),
-            format!("{p99:.2} ms"),
-            format!("<= {TARGET_P99_MS} ms"),
-            ok(p99 <= TARGET_P99_MS),
-        ),
-        (
-            "bytes per idle game (all open)".to_string(),
-            format!("{:.1} KiB", idle / 1024.0),
-            format!("<= {} KiB", TARGET_IDLE_BYTES / 1024.0),
-            ok(idle <= TARGET_IDLE_BYTES),
-        ),
-        (
-            "bytes per dealt game (marginal)".to_string(),
-            or_q(num(&idle_r, &["bytes_per_dealt_game"]), &|b| format!("{:.1} KiB", b / 1024.0)),
-            String::new(),
-            "",
-        ),
-        (
-            "bytes per waiting game".to_string(),
-            or_q(num(&idle_r, &["bytes_per_waiting_game"]), &|b| format!("{:.1} KiB", b / 1024.0)),
-            String::new(),
-            "",
-        ),
-        (
-            "bytes per watched idle game".to_string(),
-            or_q(num(&idle_r, &["bytes_per_watched_game"]), &|b| format!("{:.1} KiB", b / 1024.0)),
-            String::new(),
-            "",
-        ),
-        (
-            "server RSS growth per action".to_string(),
-            or_q(num(&act_r, &["server_rss_growth_per_action"]), &|b| format!("{b:.0} B")),
-            String::new(),
-            "",
-        ),
-        (
-            "server CPU during actions".to_string(),
-            or_q(num(&act_r, &["server_cpu_cores"]), &|c| format!("{:.0}%", c * 100.0)),
-            String::new(),
-            "",
-        ),
-        ("refused actions".to_string(), format!("{refused:.0}"), "0".to_string(), ok(refused == 0.0)),
-    ];
     println!();
-    println!("{:<30} {:>12}  {:<12} met", "metric", "value", "target");
-    for (m, v, t, k) in &rows {
-        println!("{m:<30} {v:>12}  {t:<12} {k}");
+    let head = if a.runs > 1 { format!("median of {}", a.runs) } else { "value".to_string() };
+    println!(
+        "{:<32} {:>13}  {:<22} {:<12} met",
+        "metric",
+        head,
+        if a.runs > 1 { "range" } else { "" },
+        "target"
+    );
+    for f in &figures {
+        let (target, met) = match f.spec.name {
+            RATIO => (format!(">= {TARGET_RATIO}"), ok(ratio >= TARGET_RATIO)),
+            P99 => (format!("<= {TARGET_P99_MS} ms"), ok(p99 <= TARGET_P99_MS)),
+            IDLE => (format!("<= {} KiB", TARGET_IDLE_BYTES / 1024.0), ok(idle <= TARGET_IDLE_BYTES)),
+            _ => (String::new(), ""),
+        };
+        let show = |x: Option<f64>| x.map_or("?".to_string(), f.spec.show);
+        let range = match (a.runs > 1, f.min, f.max) {
+            (true, Some(lo), Some(hi)) => format!("{} – {}", show(Some(lo)), show(Some(hi))),
+            _ => String::new(),
+        };
+        println!("{:<32} {:>13}  {:<22} {:<12} {met}", f.spec.name, show(f.median), range, target);
     }
+    println!(
+        "{:<32} {:>13}  {:<22} {:<12} {}",
+        "refused actions (all runs)",
+        format!("{refused:.0}"),
+        "",
+        "0",
+        ok(refused == 0.0)
+    );
     if a.json {
+        let medians: serde_json::Map<String, Value> =
+            figures.iter().map(|f| (f.spec.key.to_string(), json!(f.median))).collect();
+        let last = runs.last().expect("at least one run");
         let j = json!({
-            "echo": echo_r,
-            "actions": act_r,
-            "idle_memory": idle_r,
+            "echo": last.echo,
+            "actions": last.actions,
+            "idle_memory": last.idle,
             "ratio_actions_echo": ratio,
+            "medians": medians,
+            "runs": runs.iter().map(|r| json!({
+                "echo": r.echo,
+                "actions": r.actions,
+                "idle_memory": r.idle,
+                "ratio_actions_echo": r.ratio(),
+            })).collect::<Vec<_>>(),
             "targets": {
                 "ratio_actions_echo": { "target": TARGET_RATIO, "met": ratio >= TARGET_RATIO },
                 "p99_action_latency_ms": { "target": TARGET_P99_MS, "met": p99 <= TARGET_P99_MS },
@@ -1612,9 +1539,234 @@ async fn all(a: &AllArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The reports of one run of `all`.
+struct AllRun {
+    echo: Value,
+    actions: Value,
+    idle: Value,
+}
+
+impl AllRun {
+    fn ratio(&self) -> Option<f64> {
+        Some(num(&self.actions, &["actions_per_sec"])? / num(&self.echo, &["calls_per_sec"])?)
+    }
+}
+
+/// A number in a JSON report.
+fn num(v: &Value, path: &[&str]) -> Option<f64> {
+    path.iter().fold(v, |v, k| &v[*k]).as_f64()
+}
+
+/// One line of `all`'s table.
+struct FigureSpec {
+    name: &'static str,
+    /// Its key in the JSON `medians`.
+    key: &'static str,
+    get: fn(&AllRun) -> Option<f64>,
+    show: fn(f64) -> String,
+}
+
+const RATIO: &str = "ratio actions/echo";
+const P99: &str = "p99 action latency";
+const IDLE: &str = "bytes per idle game (all open)";
+
+fn kib(b: f64) -> String {
+    format!("{:.1} KiB", b / 1024.0)
+}
+
+const FIGURES: &[FigureSpec] = &[
+    FigureSpec {
+        name: "echo calls/s",
+        key: "echo_calls_per_sec",
+        get: |r| num(&r.echo, &["calls_per_sec"]),
+        show: |x| format!("{x:.0}"),
+    },
+    FigureSpec {
+        name: "game actions/s",
+        key: "actions_per_sec",
+        get: |r| num(&r.actions, &["actions_per_sec"]),
+        show: |x| format!("{x:.0}"),
+    },
+    FigureSpec { name: RATIO, key: "ratio_actions_echo", get: AllRun::ratio, show: |x| format!("{x:.2}") },
+    FigureSpec {
+        name: P99,
+        key: "p99_action_latency_ms",
+        get: |r| num(&r.actions, &["latency_ms", "p99"]),
+        show: |x| format!("{x:.2} ms"),
+    },
+    FigureSpec {
+        name: "p50 action latency",
+        key: "p50_action_latency_ms",
+        get: |r| num(&r.actions, &["latency_ms", "p50"]),
+        show: |x| format!("{x:.2} ms"),
+    },
+    FigureSpec {
+        name: IDLE,
+        key: "bytes_per_idle_game",
+        get: |r| num(&r.idle, &["bytes_per_idle_game"]),
+        show: kib,
+    },
+    FigureSpec {
+        name: "bytes per dealt game (marginal)",
+        key: "bytes_per_dealt_game",
+        get: |r| num(&r.idle, &["bytes_per_dealt_game"]),
+        show: kib,
+    },
+    FigureSpec {
+        name: "bytes per waiting game",
+        key: "bytes_per_waiting_game",
+        get: |r| num(&r.idle, &["bytes_per_waiting_game"]),
+        show: kib,
+    },
+    FigureSpec {
+        name: "bytes per watched idle game",
+        key: "bytes_per_watched_game",
+        get: |r| num(&r.idle, &["bytes_per_watched_game"]),
+        show: kib,
+    },
+    FigureSpec {
+        name: "server RSS growth per action",
+        key: "server_rss_growth_per_action",
+        get: |r| num(&r.actions, &["server_rss_growth_per_action"]),
+        show: |b| format!("{b:.0} B"),
+    },
+    FigureSpec {
+        name: "server CPU during actions",
+        key: "server_cpu_cores_actions",
+        get: |r| num(&r.actions, &["server_cpu_cores"]),
+        show: |c| format!("{:.0}%", c * 100.0),
+    },
+];
+
+/// A figure over the runs: median (the mean of the middle two for an even count), range.
+struct Figure {
+    spec: &'static FigureSpec,
+    median: Option<f64>,
+    min: Option<f64>,
+    max: Option<f64>,
+}
+
+impl Figure {
+    fn of(spec: &'static FigureSpec, runs: &[AllRun]) -> Figure {
+        let mut v: Vec<f64> = runs.iter().filter_map(spec.get).collect();
+        v.sort_by(f64::total_cmp);
+        Figure { spec, median: median(&v), min: v.first().copied(), max: v.last().copied() }
+    }
+}
+
+/// The median of sorted values.
+fn median(sorted: &[f64]) -> Option<f64> {
+    let n = sorted.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(sorted[n / 2]),
+        _ => Some((sorted[n / 2 - 1] + sorted[n / 2]) / 2.0),
+    }
+}
+
+/// One run of `all`: the echo, the actions and the idle memory, each in a fresh client
+/// process against a fresh server.
+async fn all_once(
+    a: &AllArgs,
+    exe: &Path,
+    gin_server: &Path,
+    tmp: &Path,
+    run: u32,
+) -> anyhow::Result<AllRun> {
+    // 1. The bare echo.
+    let port = free_port()?;
+    let mut cmd = Command::new(exe);
+    cmd.arg("echo-server").arg("--addr").arg(format!("127.0.0.1:{port}"));
+    if a.echo_no_nodelay {
+        cmd.arg("--no-nodelay");
+    }
+    let mut echo_child = spawn("echo-server", cmd, tmp.join(format!("echo-server-{run}.log")))?;
+    let echo_url = format!("http://127.0.0.1:{port}");
+    wait_ready(&mut echo_child, &echo_url, |ch| async move {
+        EchoServiceClient::new(ch).echo(bpb::EchoRequest { payload: Vec::new() }).await.map(drop)
+    })
+    .await?;
+    eprintln!("running echo ({} s)...", a.seconds);
+    let echo = measure(
+        exe,
+        "echo",
+        &[
+            format!("--server={echo_url}"),
+            format!("--server-pid={}", echo_child.pid()),
+            format!("--connections={}", a.connections),
+            format!("--in-flight={}", a.in_flight),
+            format!("--seconds={}", a.seconds),
+            format!("--warmup={}", a.warmup),
+        ],
+    )?;
+    echo_child.check_alive()?;
+    drop(echo_child);
+
+    // 2. Game actions.
+    let (mut server, url) = start_gin_server(gin_server, tmp, &format!("actions-{run}")).await?;
+    eprintln!("running actions ({} s, {} games)...", a.seconds, a.games);
+    let actions = measure(
+        exe,
+        "actions",
+        &[
+            format!("--server={url}"),
+            format!("--server-pid={}", server.pid()),
+            format!("--games={}", a.games),
+            format!("--connections={}", a.connections),
+            format!("--seconds={}", a.seconds),
+            format!("--warmup={}", a.warmup),
+        ],
+    )?;
+    server.check_alive()?;
+    drop(server);
+
+    // 3. Idle memory, on a fresh server (memory freed by the games above would be reused).
+    let (mut server, url) = start_gin_server(gin_server, tmp, &format!("idle-{run}")).await?;
+    eprintln!(
+        "running idle-memory ({} waiting, {} dealt, {} dealt and watched games)...",
+        a.idle_games, a.idle_games, a.idle_games
+    );
+    let idle = measure(
+        exe,
+        "idle-memory",
+        &[
+            format!("--server={url}"),
+            format!("--server-pid={}", server.pid()),
+            format!("--games={}", a.idle_games),
+            format!("--connections={}", a.connections),
+            "--watch".to_string(),
+        ],
+    )?;
+    server.check_alive()?;
+    drop(server);
+    Ok(AllRun { echo, actions, idle })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(&[]), None);
+        assert_eq!(median(&[3.0]), Some(3.0));
+        assert_eq!(median(&[1.0, 2.0, 9.0]), Some(2.0));
+        assert_eq!(median(&[1.0, 2.0, 4.0, 9.0]), Some(3.0));
+        let runs: Vec<AllRun> = [(100.0, 50.0), (120.0, 66.0), (110.0, 44.0)]
+            .into_iter()
+            .map(|(e, a)| AllRun {
+                echo: json!({ "calls_per_sec": e }),
+                actions: json!({ "actions_per_sec": a }),
+                idle: json!({}),
+            })
+            .collect();
+        let ratio = FIGURES.iter().find(|f| f.name == RATIO).unwrap();
+        let f = Figure::of(ratio, &runs);
+        // The ratios of the runs (0.5, 0.55, 0.4), not the ratio of the medians (55 / 110).
+        assert_eq!((f.median, f.min, f.max), (Some(0.5), Some(0.4), Some(0.55)));
+        let idle = FIGURES.iter().find(|f| f.name == IDLE).unwrap();
+        assert_eq!(Figure::of(idle, &runs).median, None);
+    }
 
     fn la(kind: pb::ActionKind, card: &str, deadwood: u32) -> pb::LegalAction {
         pb::LegalAction { kind: kind as i32, card: card.into(), deadwood }
