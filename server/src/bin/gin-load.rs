@@ -213,7 +213,9 @@ struct AllArgs {
     /// Exit with an error when a target is missed (by the medians).
     #[arg(long)]
     check: bool,
-    /// Print a JSON object after the table.
+    /// Print a JSON object after the table: every run's reports under `runs`, each figure's
+    /// median under `medians`, the median ratio as `ratio_actions_echo`; `echo`, `actions`
+    /// and `idle_memory` are the last run's reports.
     #[arg(long)]
     json: bool,
 }
