@@ -17,7 +17,7 @@ use crate::convert;
 use crate::store::{ActionKind, ActionRow, Write};
 
 /// One event of the log, unredacted (fields as in the gin.v1 messages of the same names).
-/// The rare large ones are boxed: an action's events take 24 bytes each.
+/// The rare large ones are boxed, so that a log entry (with its time) takes 32 bytes.
 #[allow(missing_docs)]
 #[derive(Clone, Debug)]
 pub enum Ev {
