@@ -48,9 +48,9 @@ echo "gin-server on 127.0.0.1:$port (pid $server)"
 
 fail() { echo "--- server log (last lines)"; tail -20 "$tmp/server.log"; exit 1; }
 
-step "examples: Python bot, $GAMES games against the house bot (first action of each stale: ABORTED resync)"
+step "examples: Python bot, $GAMES quick matches played against the house bot (first action of each stale: ABORTED resync)"
 timed timeout 300 examples/python/.venv/bin/python examples/python/bot.py \
-  --server "127.0.0.1:$port" --vs-bot simple --games "$GAMES" --stale-first-action || fail
+  --server "127.0.0.1:$port" --vs-bot simple --games "$GAMES" --quick-wait-ms 200 --stale-first-action || fail
 
 step "examples: TypeScript bot, $GAMES games against the house bot (first action of each stale: ABORTED resync)"
 timed timeout 300 node examples/typescript/dist/bot.js \

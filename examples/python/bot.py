@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """A small Gin Rummy bot in Python: grpcio, stubs generated from proto/ at start.
 
-It creates games against one of the server's house bots, watches its seat's event stream,
+It creates games against one of the server's house bots (or, with --quick-wait-ms, asks for
+a quick match and plays that house bot if nobody else asked in time), watches its seat's
+event stream,
 and plays the legal actions the server sends with each of its turns (with expected_seq,
 resyncing on ABORTED), to game over. After each game it reads the record back (GetRecord)
 and checks that it agrees with the game-over event: a winner, the target reached, the same
@@ -201,6 +203,9 @@ def main():
     p.add_argument("--games", type=int, default=1)
     p.add_argument("--rules", default="standard", help="a preset name")
     p.add_argument("--name", default="python-example")
+    p.add_argument("--quick-wait-ms", type=int, default=None,
+                   help="seat each game by QuickMatch: a person asking for the same rules within this "
+                        "many ms, else the --vs-bot house bot")
     p.add_argument("--stale-first-action", action="store_true",
                    help="send each game's first action with a stale expected_seq, to show the ABORTED resync")
     a = p.parse_args()
@@ -212,10 +217,21 @@ def main():
     won = 0
     started = time.time()
     for i in range(a.games):
-        created = lobby.CreateGame(
-            lobby_pb2.CreateGameRequest(rules=K.Rules(preset=a.rules), join=True, name=a.name, house_bot=a.vs_bot),
-            timeout=20,
-        )
+        if a.quick_wait_ms is None:
+            created = lobby.CreateGame(
+                lobby_pb2.CreateGameRequest(rules=K.Rules(preset=a.rules), join=True, name=a.name,
+                                            house_bot=a.vs_bot),
+                timeout=20,
+            )
+        else:
+            created = lobby.QuickMatch(
+                lobby_pb2.QuickMatchRequest(rules=K.Rules(preset=a.rules), name=a.name, house_bot=a.vs_bot,
+                                            house_bot_after_ms=a.quick_wait_ms),
+                timeout=70,
+            )
+            if created.house_bot != a.vs_bot:
+                raise CheckFailed(f"quick match: paired with {created.house_bot or 'a person'}, "
+                                  f"expected the {a.vs_bot} house bot (nobody else is asking)")
         game_id, seat, token = created.game_id, created.seat, created.seat_token
         snap = games.GetGame(game_pb2.GetGameRequest(game_id=game_id), timeout=20).snapshot
         result, hands, actions, aborted = play(games, game_id, seat, token, a.stale_first_action)
