@@ -11,7 +11,8 @@
 //!
 //! A directory of segment files named by their sequence number: `00000001.log`,
 //! `00000002.log`, ... Only the newest segment is appended to. Every segment starts with the
-//! 8-byte magic `GINJNL01`, followed by records:
+//! 8-byte magic `GINJNL02` (segments written before row records existed start with `GINJNL01`:
+//! still read, never written, and a row record in one is corruption), followed by records:
 //!
 //! | bytes | field                                                      |
 //! |-------|------------------------------------------------------------|
@@ -23,6 +24,11 @@
 //! UTF-8 bytes), the action's index (`u32`), the seat (`u8`), the kind (`u8`: 0 play,
 //! 1 timeout, 2 resign), the time in Unix milliseconds (`i64`), the action text (`u16` length,
 //! then the UTF-8 bytes). A game id or action text longer than `u16::MAX` bytes is refused.
+//!
+//! A *row record* has the same layout with kind 3, index, seat and time 0, and an opaque text
+//! in the action's place: the store's copy of a row it also writes elsewhere (see
+//! [`Journal::append_with_rows`]). Row records are returned in order after a reopen
+//! ([`Journal::take_rows`]) and are not part of any game's actions.
 //!
 //! The newest segment is filled with zeros ahead of its appends, 256 KiB at a time, so that
 //! most appends do not change the file's length and their `fdatasync` writes the data alone,
@@ -54,7 +60,8 @@
 //! Before an append, if the newest segment is larger than the segment limit (and at least half
 //! of it was appended since the segment was started, so that copying the live games is paid
 //! for by as many bytes of appends), the journal starts segment N+1 with ONE write of the magic,
-//! every live game's records and the new records, to `0000000N+1.tmp`; `fdatasync`; renames it
+//! every live game's records (not the row records: the caller made them durable elsewhere
+//! first, see [`Journal::rotation_due`]) and the new records, to `0000000N+1.tmp`; `fdatasync`; renames it
 //! to `0000000N+1.log`; `fsync`s the directory (the append is durable from here on); then deletes
 //! every older segment (oldest first) and `fsync`s the directory again. The first segment is
 //! created the same way.
@@ -82,8 +89,13 @@ use std::path::{Path, PathBuf};
 
 use crate::store::{ActionKind, ActionRow, StoreError};
 
-/// The first 8 bytes of every segment.
-const MAGIC: &[u8; 8] = b"GINJNL01";
+/// The first 8 bytes of every segment this code writes.
+const MAGIC: &[u8; 8] = b"GINJNL02";
+/// The magic of the segments written before row records existed (read, never written): the
+/// same layout, without row records.
+const MAGIC_V1: &[u8; 8] = b"GINJNL01";
+/// The kind code of a row record (0 to 2 are action kinds).
+const ROW_KIND: u8 = 3;
 /// A record's header: payload length and checksum.
 const HEADER: usize = 8;
 /// The smallest payload: both strings empty.
@@ -102,6 +114,8 @@ pub struct Journal {
     buf: Vec<u8>,
     /// Why the journal is broken, after an I/O error.
     broken: Option<String>,
+    /// The row records found at open, in journal order, until taken ([`Journal::take_rows`]).
+    rows: Vec<(String, String)>,
 }
 
 /// One live game.
@@ -164,13 +178,14 @@ impl Journal {
         }
 
         let mut recovered: HashMap<String, Vec<ActionRow>> = HashMap::new();
+        let mut rows = Vec::new();
         let last = seqs.len() - 1;
         // Where the newest segment's records end, if before the end of the file.
         let mut end = None;
         for (i, &seq) in seqs.iter().enumerate() {
             let path = segment_path(dir, seq);
             let bytes = fs::read(&path).map_err(|e| io_error("reading", &path, e))?;
-            match read_segment(&path, &bytes, i == last, &mut recovered)? {
+            match read_segment(&path, &bytes, i == last, &mut recovered, &mut rows)? {
                 Tail::Clean => {}
                 // Zeros written ahead of the appends: nothing was torn.
                 Tail::Torn(at) if bytes[at..].iter().all(|&b| b == 0) => end = Some(at as u64),
@@ -236,14 +251,14 @@ impl Journal {
             base: MAGIC.len() as u64,
             older: seqs[..last].to_vec(),
         };
-        let journal = Journal { disk: Some(disk), live, buf: Vec::new(), broken: None };
+        let journal = Journal { disk: Some(disk), live, buf: Vec::new(), broken: None, rows };
         Ok((journal, recovered))
     }
 
     /// A journal that keeps everything in memory only (for `:memory:` databases in tests): the
     /// same checks and bookkeeping, no files.
     pub fn in_memory() -> Journal {
-        Journal { disk: None, live: HashMap::new(), buf: Vec::new(), broken: None }
+        Journal { disk: None, live: HashMap::new(), buf: Vec::new(), broken: None, rows: Vec::new() }
     }
 
     /// Appends these actions (game id, action) with ONE write call and ONE fdatasync
@@ -258,16 +273,42 @@ impl Journal {
     /// call. This call may start a new segment first (see the [module documentation](self));
     /// its failure breaks the journal the same way.
     pub fn append(&mut self, actions: &[(&str, &ActionRow)]) -> Result<(), StoreError> {
+        self.append_with_rows(actions, &[])
+    }
+
+    /// [`Journal::append`] with row records too: `(game id, text)`, written in the same write
+    /// and made durable by the same fdatasync, after the actions. A row record is opaque here
+    /// (the store's copy of a game's creation, seat or end, kept until the store's own files
+    /// are synced); it is returned by [`Journal::take_rows`] after a reopen, and never carried
+    /// over at a rotation: before an append that rotates ([`Journal::rotation_due`]), the
+    /// caller makes what its rows stand for durable elsewhere.
+    pub fn append_with_rows(
+        &mut self,
+        actions: &[(&str, &ActionRow)],
+        rows: &[(&str, &str)],
+    ) -> Result<(), StoreError> {
         if let Some(why) = &self.broken {
             return Err(StoreError(format!("journal broken by an earlier error: {why}")));
         }
-        if actions.is_empty() {
+        if actions.is_empty() && rows.is_empty() {
             return Ok(());
         }
         self.check(actions)?;
+        for &(game, text) in rows {
+            if game.len() > u16::MAX as usize || text.len() > u16::MAX as usize {
+                return Err(StoreError(format!(
+                    "journal: row record of game {game}: id or text longer than {} bytes",
+                    u16::MAX
+                )));
+            }
+        }
         self.buf.clear();
         for (game, row) in actions {
             encode_record(&mut self.buf, game, row);
+        }
+        let actions_end = self.buf.len();
+        for &(game, text) in rows {
+            encode_row_record(&mut self.buf, game, text);
         }
         if let Some(disk) = &mut self.disk {
             let written = if disk.should_rotate() {
@@ -280,6 +321,7 @@ impl Journal {
                 return Err(e);
             }
         }
+        self.buf.truncate(actions_end);
         let mut at = 0;
         for (game, row) in actions {
             let end = at + HEADER + u32_at(&self.buf, at) as usize;
@@ -299,6 +341,17 @@ impl Journal {
         Ok(())
     }
 
+    /// Whether the next append starts a new segment, leaving the row records behind.
+    pub fn rotation_due(&self) -> bool {
+        self.disk.as_ref().is_some_and(Disk::should_rotate)
+    }
+
+    /// The row records found at open (game id, text), in the order they were appended; empty
+    /// after the first call.
+    pub fn take_rows(&mut self) -> Vec<(String, String)> {
+        std::mem::take(&mut self.rows)
+    }
+
     /// The game has finished (its actions are now stored elsewhere): they need not be kept or
     /// carried over at the next rotation. Until then they stay in the newest segment; a game
     /// forgotten and then appended to again starts over at index 0.
@@ -314,9 +367,10 @@ impl Journal {
         let mut at = 0;
         while at < live.records.len() {
             let end = at + HEADER + u32_at(&live.records, at) as usize;
-            let (_, row) = decode_payload(&live.records[at + HEADER..end])
-                .expect("a journal record encoded by this process decodes");
-            rows.push(row);
+            match decode_payload(&live.records[at + HEADER..end]) {
+                Some((_, Rec::Action(row))) => rows.push(row),
+                other => unreachable!("a live game's records are its actions: {other:?}"),
+            }
             at = end;
         }
         rows
@@ -454,8 +508,10 @@ fn read_segment(
     bytes: &[u8],
     last: bool,
     into: &mut HashMap<String, Vec<ActionRow>>,
+    rows: &mut Vec<(String, String)>,
 ) -> Result<Tail, StoreError> {
-    if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC[..] {
+    let v1 = bytes.len() >= MAGIC_V1.len() && bytes[..MAGIC_V1.len()] == MAGIC_V1[..];
+    if !v1 && (bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC[..]) {
         // Segments are renamed into place only once written and synced, so this should not
         // happen; but a newest segment that is empty, part of the magic or zeros holds no record
         // at all: make it a fresh one rather than refuse to start.
@@ -468,13 +524,20 @@ fn read_segment(
     let mut at = MAGIC.len();
     while at < bytes.len() {
         match record_at(bytes, at) {
-            Ok((game, row, end)) => {
+            Ok((game, Rec::Action(row), end)) => {
                 match into.get_mut(game) {
                     Some(rows) => rows.push(row),
                     None => {
                         into.insert(game.to_owned(), vec![row]);
                     }
                 }
+                at = end;
+            }
+            Ok((_, Rec::Row(_), _)) if v1 => {
+                return Err(corrupt(path, at, "a row record in a segment of the first format"));
+            }
+            Ok((game, Rec::Row(text), end)) => {
+                rows.push((game.to_owned(), text));
                 at = end;
             }
             Err(Bad::Malformed) => {
@@ -523,8 +586,17 @@ impl fmt::Display for Bad {
     }
 }
 
-/// The record at `at` in `bytes`: game id, action and the offset after it.
-fn record_at(bytes: &[u8], at: usize) -> Result<(&str, ActionRow, usize), Bad> {
+/// What a record holds.
+#[derive(Debug, PartialEq, Eq)]
+enum Rec {
+    /// An action.
+    Action(ActionRow),
+    /// A row record's text.
+    Row(String),
+}
+
+/// The record at `at` in `bytes`: game id, content and the offset after it.
+fn record_at(bytes: &[u8], at: usize) -> Result<(&str, Rec, usize), Bad> {
     if bytes.len() - at < HEADER {
         return Err(Bad::Short);
     }
@@ -540,8 +612,8 @@ fn record_at(bytes: &[u8], at: usize) -> Result<(&str, ActionRow, usize), Bad> {
     if crc32fast::hash(payload) != u32_at(bytes, at + 4) {
         return Err(Bad::Checksum);
     }
-    let (game, row) = decode_payload(payload).ok_or(Bad::Malformed)?;
-    Ok((game, row, end))
+    let (game, rec) = decode_payload(payload).ok_or(Bad::Malformed)?;
+    Ok((game, rec, end))
 }
 
 /// Appends the record of `row` of game `game` to `buf`. The lengths must have been checked.
@@ -563,22 +635,46 @@ pub(crate) fn encode_record(buf: &mut Vec<u8>, game: &str, row: &ActionRow) {
     buf[start + 4..start + 8].copy_from_slice(&crc);
 }
 
-/// The game id and action of a payload; `None` if it is malformed.
-fn decode_payload(payload: &[u8]) -> Option<(&str, ActionRow)> {
+/// Appends a row record (game `game`, text `text`) to `buf`: the layout of an action record,
+/// with index 0, seat 0, kind [`ROW_KIND`], time 0 and the text as the action's. The lengths
+/// must have been checked.
+fn encode_row_record(buf: &mut Vec<u8>, game: &str, text: &str) {
+    let start = buf.len();
+    buf.extend_from_slice(&[0; HEADER]);
+    buf.extend_from_slice(&(game.len() as u16).to_le_bytes());
+    buf.extend_from_slice(game.as_bytes());
+    buf.extend_from_slice(&0u32.to_le_bytes());
+    buf.push(0);
+    buf.push(ROW_KIND);
+    buf.extend_from_slice(&0i64.to_le_bytes());
+    buf.extend_from_slice(&(text.len() as u16).to_le_bytes());
+    buf.extend_from_slice(text.as_bytes());
+    let payload = &buf[start + HEADER..];
+    let len = (payload.len() as u32).to_le_bytes();
+    let crc = crc32fast::hash(payload).to_le_bytes();
+    buf[start..start + 4].copy_from_slice(&len);
+    buf[start + 4..start + 8].copy_from_slice(&crc);
+}
+
+/// The game id and content of a payload; `None` if it is malformed.
+fn decode_payload(payload: &[u8]) -> Option<(&str, Rec)> {
     let mut r = Reader(payload);
     let game_len = u16::from_le_bytes(r.array()?) as usize;
     let game = std::str::from_utf8(r.take(game_len)?).ok()?;
     let index = u32::from_le_bytes(r.array()?);
     let [seat] = r.array()?;
-    let [kind] = r.array()?;
-    let kind = kind_from_code(kind)?;
+    let [code] = r.array()?;
     let time_ms = i64::from_le_bytes(r.array()?);
     let action_len = u16::from_le_bytes(r.array()?) as usize;
     let action = std::str::from_utf8(r.take(action_len)?).ok()?.to_owned();
     if !r.0.is_empty() {
         return None;
     }
-    Some((game, ActionRow { index, seat, kind, action, time_ms }))
+    if code == ROW_KIND {
+        return (index == 0 && seat == 0 && time_ms == 0).then_some((game, Rec::Row(action)));
+    }
+    let kind = kind_from_code(code)?;
+    Some((game, Rec::Action(ActionRow { index, seat, kind, action, time_ms })))
 }
 
 /// A payload being decoded: what is left of it.
@@ -870,7 +966,66 @@ mod tests {
         assert_eq!(u32_at(&buf, 0) as usize, MIN_PAYLOAD + 2);
         assert_eq!(u32_at(&buf, 4), crc32fast::hash(&buf[HEADER..]));
         assert_eq!(&buf[HEADER..HEADER + 3], &[1, 0, b'g']);
-        assert_eq!(record_at(&buf, 0), Ok(("g", r, buf.len())));
+        assert_eq!(record_at(&buf, 0), Ok(("g", Rec::Action(r), buf.len())));
+    }
+
+    #[test]
+    fn row_records_come_back_in_order_apart_from_the_actions_and_are_left_behind_at_rotation() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("j");
+        let a0 = nth("g", 0);
+        let a1 = nth("g", 1);
+        {
+            let (mut j, _) = Journal::open(&dir, 1 << 20).unwrap();
+            j.append_with_rows(&[], &[("g", "create g"), ("g", "seat g 0")]).unwrap();
+            j.append_with_rows(&[("g", &a0)], &[("h", "create h")]).unwrap();
+            assert_eq!(j.actions("g"), vec![a0.clone()], "rows are not a game's actions");
+            assert_eq!(sorted_games(&j), ["g"]);
+            assert!(j.take_rows().is_empty(), "rows are returned after a reopen only");
+        }
+        let (mut j, recovered) = Journal::open(&dir, 600).unwrap();
+        assert_eq!(recovered, expected(&[("g", 1)]));
+        let rows: Vec<(String, String)> = [("g", "create g"), ("g", "seat g 0"), ("h", "create h")]
+            .map(|(g, t)| (g.into(), t.into()))
+            .into();
+        assert_eq!(j.take_rows(), rows);
+        assert!(j.take_rows().is_empty());
+        // Past the (small) limit: the next append rotates, carrying the actions, not the rows.
+        while !j.rotation_due() {
+            j.append_with_rows(&[], &[("x", &"r".repeat(100))]).unwrap();
+        }
+        j.append_with_rows(&[("g", &a1)], &[("h", "end h")]).unwrap();
+        drop(j);
+        let (mut j, recovered) = Journal::open(&dir, 1 << 20).unwrap();
+        assert_eq!(recovered, expected(&[("g", 2)]));
+        assert_eq!(j.take_rows(), vec![("h".to_string(), "end h".to_string())]);
+    }
+
+    #[test]
+    fn segments_of_the_first_format_still_open_and_hold_no_rows() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("j");
+        fs::create_dir_all(&dir).unwrap();
+        let mut old = MAGIC_V1.to_vec();
+        encode_record(&mut old, "g", &nth("g", 0));
+        fs::write(segment_path(&dir, 1), &old).unwrap();
+        let (mut j, recovered) = Journal::open(&dir, 1 << 20).unwrap();
+        assert_eq!(recovered, expected(&[("g", 1)]));
+        assert!(j.take_rows().is_empty());
+        append_next(&mut j, &["g"], 1);
+        drop(j);
+        let (_, recovered) = Journal::open(&dir, 1 << 20).unwrap();
+        assert_eq!(recovered, expected(&[("g", 2)]));
+        // A row record has no place in the first format.
+        let mut bad = MAGIC_V1.to_vec();
+        encode_row_record(&mut bad, "g", "create g");
+        encode_record(&mut bad, "g", &nth("g", 0));
+        let older = tmp.path().join("k");
+        fs::create_dir_all(&older).unwrap();
+        fs::write(segment_path(&older, 1), &bad).unwrap();
+        fs::write(segment_path(&older, 2), MAGIC).unwrap();
+        let e = Journal::open(&older, 1 << 20).unwrap_err();
+        assert!(e.0.contains("first format"), "{e}");
     }
 
     #[test]

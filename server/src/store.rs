@@ -7,10 +7,14 @@
 //! time share one `fsync`.
 //!
 //! The storage sits behind [`Backend`]; [`SqliteBackend`] is the implementation on a file: the
-//! games, seats and results in SQLite (WAL, `synchronous=FULL`), and the actions of unfinished
-//! games, the hot path, in an append-only [`Journal`] next to it (`<db>-actions/`: one write
-//! and one `fdatasync` per group commit). Both survive a killed process and a power loss once
-//! a commit has returned. A finished game's actions move into its row.
+//! games, seats and results in SQLite (WAL), and the actions of unfinished games, the hot path,
+//! in an append-only [`Journal`] next to it (`<db>-actions/`). A group commit is one write and
+//! one `fdatasync` of the journal: its actions, and a copy of its rows (a game's creation,
+//! seats, end) as row records. SQLite then commits the rows without a sync of its own
+//! (`synchronous=NORMAL`; its checkpoints sync); the journal keeps the row records until
+//! SQLite's files are synced, before each rotation, and at start applies the ones it holds to
+//! SQLite again, idempotently. So everything survives a killed process and a power loss once a
+//! commit has returned. A finished game's actions move into its row.
 
 use std::fmt;
 use std::future::Future;
@@ -310,6 +314,8 @@ const MIGRATE_1_TO_2: &str = "ALTER TABLE games ADD COLUMN actions_json TEXT;";
 /// ":memory:" for tests, the journal then in memory too).
 pub struct SqliteBackend {
     conn: Connection,
+    /// The database file (`None` in memory).
+    path: Option<std::path::PathBuf>,
     /// The actions of unfinished games; it also knows each one's next index (see `commit`).
     journal: Journal,
     /// The ids of the unfinished games (the only ones that take actions).
@@ -371,10 +377,12 @@ fn start_checkpointer(path: &Path) -> Result<Checkpointer, StoreError> {
 }
 
 impl SqliteBackend {
-    /// Opens (creating if missing) the database at `path`: WAL journal, `synchronous=FULL`, foreign
-    /// keys on, a busy timeout; creates the schema if missing (`PRAGMA user_version` = 3), migrates
-    /// versions 1 and 2, and refuses a database of another schema version. Then opens the action
-    /// journal ([`journal_dir`]), recovering what it holds.
+    /// Opens (creating if missing) the database at `path`: WAL journal, foreign keys on, a busy
+    /// timeout; creates the schema if missing (`PRAGMA user_version` = 3), migrates versions 1
+    /// and 2, and refuses a database of another schema version. Then opens the action journal
+    /// ([`journal_dir`]), recovering what it holds, and applies its row records to SQLite again
+    /// (synced). Its later commits do not sync (`synchronous=NORMAL`): see
+    /// [`SqliteBackend::commit`](Backend::commit).
     pub fn open(path: &Path) -> Result<SqliteBackend, StoreError> {
         SqliteBackend::open_with(path, JOURNAL_SEGMENT_BYTES)
     }
@@ -423,6 +431,13 @@ impl SqliteBackend {
         } else {
             Journal::open(&journal_dir(path), segment_bytes)?.0
         };
+        // Rows the journal made durable that SQLite may have lost (it does not sync them
+        // itself, see `commit`): applied again, idempotently, and synced (still `FULL` here).
+        let rows = journal.take_rows();
+        if !rows.is_empty() {
+            replay_rows(&mut conn, &journal, &rows)
+                .map_err(|e| StoreError(format!("{}: {e}", path.display())))?;
+        }
         let unfinished: std::collections::HashSet<String> = {
             let mut stmt = conn.prepare("SELECT id FROM games WHERE finished_ms IS NULL").map_err(context)?;
             let ids = stmt.query_map([], |r| r.get::<_, String>(0)).map_err(context)?;
@@ -447,7 +462,11 @@ impl SqliteBackend {
             conn.pragma_update(None, "wal_autocheckpoint", 0).map_err(context)?;
             Some(start_checkpointer(path)?)
         };
-        Ok(SqliteBackend { conn, journal, unfinished, _checkpointer: checkpointer })
+        // From here on the rows of a batch are made durable by the journal's fdatasync (see
+        // `commit`); SQLite's commits need not sync (its checkpoints still do).
+        conn.pragma_update(None, "synchronous", "NORMAL").map_err(context)?;
+        let path = (!in_memory).then(|| path.to_owned());
+        Ok(SqliteBackend { conn, path, journal, unfinished, _checkpointer: checkpointer })
     }
 }
 
@@ -577,6 +596,146 @@ fn game_slot(
     Ok(i)
 }
 
+impl SqliteBackend {
+    /// Makes every committed SQLite transaction durable: syncs the WAL, then the database
+    /// file (a checkpoint may have moved frames into it).
+    fn sync_sqlite(&self) -> Result<(), StoreError> {
+        let Some(db) = &self.path else { return Ok(()) };
+        let mut wal = db.as_os_str().to_owned();
+        wal.push("-wal");
+        for file in [std::path::PathBuf::from(wal), db.clone()] {
+            match std::fs::File::open(&file) {
+                Ok(f) => f.sync_all().map_err(|e| StoreError(format!("syncing {}: {e}", file.display())))?,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(StoreError(format!("opening {}: {e}", file.display()))),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The row record of a write (game id, JSON text), if it is a row: what [`replay_rows`] needs
+/// to apply it again. A game's end leaves its actions out: the journal has them.
+fn row_record(write: &Write) -> Option<(&str, String)> {
+    let text = match write {
+        Write::CreateGame(g) => serde_json::json!({ "create": {
+            "rules_json": g.rules_json,
+            "seed": g.seed,
+            "secret": g.secret.to_vec(),
+            "clock_millis": g.clock_millis,
+            "clock_policy": g.clock_policy,
+            "house_bot": g.house_bot,
+            "created_ms": g.created_ms,
+        }}),
+        Write::TakeSeat { seat: s, .. } => serde_json::json!({ "seat": {
+            "seat": s.seat,
+            "name": s.name,
+            "token_hash": s.token_hash.to_vec(),
+            "bot": s.bot,
+            "joined_ms": s.joined_ms,
+        }}),
+        Write::Finish { result_json, finished_ms, .. } => serde_json::json!({ "finish": {
+            "result_json": result_json,
+            "finished_ms": finished_ms,
+        }}),
+        Write::Action { .. } => return None,
+    };
+    let game = match write {
+        Write::CreateGame(g) => g.id.as_str(),
+        Write::TakeSeat { game_id, .. } | Write::Finish { game_id, .. } | Write::Action { game_id, .. } => {
+            game_id.as_str()
+        }
+    };
+    Some((game, text.to_string()))
+}
+
+/// Applies the row records `rows` (as [`row_record`] wrote them) to SQLite again, in one
+/// transaction: what SQLite already has is left as it is (a game or seat that exists, a game
+/// already finished); a game's end takes its actions from `journal`.
+fn replay_rows(
+    conn: &mut Connection,
+    journal: &Journal,
+    rows: &[(String, String)],
+) -> Result<(), StoreError> {
+    use serde_json::Value;
+    let bad = |game: &str, what: &str| StoreError(format!("journal: row record of game {game}: {what}"));
+    let bytes32 = |v: &Value| -> Option<[u8; 32]> {
+        let v: Vec<u8> = v
+            .as_array()?
+            .iter()
+            .map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
+            .collect::<Option<_>>()?;
+        v.try_into().ok()
+    };
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let mut applied = 0usize;
+    for (game, text) in rows {
+        let v: Value = serde_json::from_str(text).map_err(|e| bad(game, &e.to_string()))?;
+        let changed = if let Some(g) = v.get("create") {
+            let g = (|| {
+                Some(NewGame {
+                    id: game.clone(),
+                    rules_json: g["rules_json"].as_str()?.to_owned(),
+                    seed: g["seed"].as_u64()?,
+                    secret: bytes32(&g["secret"])?,
+                    clock_millis: u32::try_from(g["clock_millis"].as_u64()?).ok()?,
+                    clock_policy: i32::try_from(g["clock_policy"].as_i64()?).ok()?,
+                    house_bot: g["house_bot"].as_str()?.to_owned(),
+                    created_ms: g["created_ms"].as_i64()?,
+                })
+            })()
+            .ok_or_else(|| bad(game, "malformed creation"))?;
+            tx.execute(
+                &INSERT_GAME.replacen("INSERT INTO", "INSERT OR IGNORE INTO", 1),
+                params![
+                    g.id,
+                    g.rules_json,
+                    g.seed as i64,
+                    g.secret,
+                    g.clock_millis,
+                    g.clock_policy,
+                    g.house_bot,
+                    g.created_ms
+                ],
+            )?
+        } else if let Some(s) = v.get("seat") {
+            let s = (|| {
+                Some(SeatRow {
+                    seat: u8::try_from(s["seat"].as_u64()?).ok()?,
+                    name: s["name"].as_str()?.to_owned(),
+                    token_hash: bytes32(&s["token_hash"])?,
+                    bot: s["bot"].as_bool()?,
+                    joined_ms: s["joined_ms"].as_i64()?,
+                })
+            })()
+            .ok_or_else(|| bad(game, "malformed seat"))?;
+            tx.execute(
+                &INSERT_SEAT.replacen("INSERT INTO", "INSERT OR IGNORE INTO", 1),
+                params![game, s.seat, s.name, s.token_hash, s.bot, s.joined_ms],
+            )?
+        } else if let Some(f) = v.get("finish") {
+            let (Some(result_json), Some(finished_ms)) =
+                (f["result_json"].as_str(), f["finished_ms"].as_i64())
+            else {
+                return Err(bad(game, "malformed end"));
+            };
+            tx.execute(
+                "UPDATE games SET result_json = ?2, finished_ms = ?3, actions_json = ?4 \
+                 WHERE id = ?1 AND finished_ms IS NULL",
+                params![game, result_json, finished_ms, encode_actions(&journal.actions(game))],
+            )?
+        } else {
+            return Err(bad(game, "unknown kind"));
+        };
+        applied += changed;
+    }
+    tx.commit()?;
+    if applied > 0 {
+        tracing::warn!(rows = applied, "store: rows SQLite had lost were applied again from the journal");
+    }
+    Ok(())
+}
+
 impl Backend for SqliteBackend {
     fn commit(&mut self, batch: &[Write]) -> Result<(), StoreError> {
         if batch.is_empty() {
@@ -616,17 +775,31 @@ impl Backend for SqliteBackend {
         // against applying an action twice), and their texts must fit the journal: checked
         // before anything is written, so a refused batch changes nothing.
         self.journal.check(&actions)?;
-        // The rows first: a game's creation or seat is durable before any action of it (they
-        // come in earlier batches anyway), and a game's end carries its whole action log, so a
-        // crash between the two commits loses only unacknowledged actions.
-        if others {
+        // The rows (a game's creation, seats, end) are made durable by the journal, in the same
+        // write and fdatasync as the actions, as row records; SQLite gets them in a transaction
+        // that does not sync (`synchronous=NORMAL`). The journal keeps row records until its
+        // next rotation, and SQLite's files are synced before that; at start, the row records
+        // found are applied to SQLite again (`replay_rows`). The transaction is open before the
+        // append, so a row SQLite refuses (a seat taken, a game already over) is refused
+        // before anything is written.
+        if self.journal.rotation_due() {
+            self.sync_sqlite()?;
+        }
+        let records: Vec<(&str, String)> = batch.iter().filter_map(row_record).collect();
+        let refs: Vec<(&str, &str)> = records.iter().map(|(g, t)| (*g, t.as_str())).collect();
+        let tx = if others {
             let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             for write in batch {
                 apply(&tx, write)?;
             }
+            Some(tx)
+        } else {
+            None
+        };
+        self.journal.append_with_rows(&actions, &refs)?;
+        if let Some(tx) = tx {
             tx.commit()?;
         }
-        self.journal.append(&actions)?;
         // A finished game takes no more actions: the journal may drop them.
         for (id, live) in open {
             if live {
@@ -1444,6 +1617,81 @@ mod tests {
         store.write(vec![act("x", &action(2, ActionKind::Timeout))]).await.unwrap();
         store.close().await;
         assert_eq!(load(&path)[0].actions.len(), 3);
+    }
+
+    /// SQLite's commits do not sync: what a power loss takes from it, the journal's row
+    /// records give back at the next start.
+    #[test]
+    fn rows_sqlite_lost_come_back_from_the_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gin.db");
+        let end = Finished { result_json: "{\"winner\":1}".to_owned(), finished_ms: 99 };
+        let played: Vec<ActionRow> = (0..3).map(|i| action(i, ActionKind::Play)).collect();
+        let mut before = {
+            let mut b = SqliteBackend::open(&path).unwrap();
+            b.commit(&[create(&new_game("g", 7)), take("g", &seat(0, "ann", false))]).unwrap();
+            b.commit(&[take("g", &seat(1, "bot", true)), create(&new_game("h", 8))]).unwrap();
+            let acts: Vec<Write> = played.iter().map(|a| act("g", a)).collect();
+            b.commit(&acts).unwrap();
+            b.commit(&[finish("g", &end, &played), take("h", &seat(1, "cy", false))]).unwrap();
+            b.commit(&[act("h", &action(0, ActionKind::Resign))]).unwrap();
+            b.load_all().unwrap()
+        };
+        assert_eq!(before.len(), 2);
+        assert_eq!(before[0].finished.as_ref(), Some(&end));
+        // As if none of SQLite's commits had reached the disk, then some of them.
+        for lost in [
+            "DELETE FROM seats; DELETE FROM games;",
+            "UPDATE games SET finished_ms = NULL, \
+            result_json = NULL, actions_json = NULL; DELETE FROM seats WHERE name = 'cy';",
+        ] {
+            let c = Connection::open(&path).unwrap();
+            c.execute_batch(lost).unwrap();
+            drop(c);
+            let mut b = SqliteBackend::open(&path).unwrap();
+            assert_eq!(b.load_all().unwrap(), before, "after {lost}");
+            // And it goes on from there: the game left takes its next action.
+            if lost.starts_with("DELETE") {
+                b.commit(&[act("h", &action(1, ActionKind::Play))]).unwrap();
+                b.commit(&[act("h", &action(1, ActionKind::Play))]).unwrap_err();
+                before = b.load_all().unwrap();
+                assert_eq!(before[1].actions.len(), 2);
+            }
+        }
+    }
+
+    /// Rotations leave the row records behind (SQLite's files are synced first): the journal
+    /// stays small, and everything is still there after a reopen.
+    #[test]
+    fn rotations_leave_row_records_behind_and_lose_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gin.db");
+        let end = Finished { result_json: "{}".to_owned(), finished_ms: 5 };
+        let before = {
+            let mut b = SqliteBackend::open_with(&path, 2048).unwrap();
+            for i in 0..40u32 {
+                let id = format!("game-{i}");
+                b.commit(&[create(&new_game(&id, u64::from(i))), take(&id, &seat(0, "a", false))]).unwrap();
+                b.commit(&[take(&id, &seat(1, "b", true))]).unwrap();
+                let played: Vec<ActionRow> = (0..4).map(|n| action(n, ActionKind::Play)).collect();
+                let mut last: Vec<Write> = played.iter().map(|a| act(&id, a)).collect();
+                if i % 2 == 0 {
+                    last.push(finish(&id, &end, &played));
+                }
+                b.commit(&last).unwrap();
+            }
+            b.load_all().unwrap()
+        };
+        assert_eq!(before.len(), 40);
+        let segment_rows = |dir: &Path| {
+            let (mut j, _) = Journal::open(dir, 1 << 20).unwrap();
+            j.take_rows().len()
+        };
+        // 40 games wrote 120 rows and 20 ends: most were left behind at rotations.
+        let left = segment_rows(&journal_dir(&path));
+        assert!(left < 40, "{left} row records still in the journal");
+        let mut b = SqliteBackend::open_with(&path, 2048).unwrap();
+        assert_eq!(b.load_all().unwrap(), before);
     }
 
     #[tokio::test]
