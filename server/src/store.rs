@@ -1358,8 +1358,9 @@ mod tests {
             b.commit(&[act("done", &rows[4]), finish("done", &end, &rows)]).unwrap();
             assert_eq!(b.journal.games().collect::<Vec<_>>(), ["live"]);
         }
-        // A crash that lost the journal's last append (the rows were committed first): the
-        // finished game is whole from its row.
+        // A journal whose last append is gone while SQLite kept the end (SQLite commits after
+        // the journal's append now, so a crash cannot leave this; the row is the truth
+        // either way): the finished game is whole from its row.
         let journal = journal_dir(&path);
         let segment = std::fs::read_dir(&journal).unwrap().next().unwrap().unwrap().path();
         let bytes = std::fs::read(&segment).unwrap();
