@@ -538,21 +538,24 @@ fn sync_parent_dir(_path: &Path) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// Inserts the game `g` with `sql` ([`INSERT_GAME`] or its `OR IGNORE` form); the rows changed.
+fn insert_game(conn: &Connection, sql: &str, g: &NewGame) -> rusqlite::Result<usize> {
+    conn.prepare_cached(sql)?.execute(params![
+        g.id,
+        g.rules_json,
+        g.seed as i64,
+        g.secret,
+        g.clock_millis,
+        g.clock_policy,
+        g.house_bot,
+        g.created_ms
+    ])
+}
+
 /// Applies one write inside the open transaction `conn`.
 fn apply(conn: &Connection, write: &Write) -> Result<(), StoreError> {
     match write {
-        Write::CreateGame(g) => conn
-            .prepare_cached(INSERT_GAME)?
-            .execute(params![
-                g.id,
-                g.rules_json,
-                g.seed as i64,
-                g.secret,
-                g.clock_millis,
-                g.clock_policy,
-                g.house_bot,
-                g.created_ms
-            ])
+        Write::CreateGame(g) => insert_game(conn, INSERT_GAME, g)
             .map(drop)
             .map_err(|e| StoreError(format!("creating game {}: {e}", g.id))),
         Write::TakeSeat { game_id, seat: s } => conn
@@ -685,19 +688,7 @@ fn replay_rows(
                 })
             })()
             .ok_or_else(|| bad(game, "malformed creation"))?;
-            tx.execute(
-                &INSERT_GAME.replacen("INSERT INTO", "INSERT OR IGNORE INTO", 1),
-                params![
-                    g.id,
-                    g.rules_json,
-                    g.seed as i64,
-                    g.secret,
-                    g.clock_millis,
-                    g.clock_policy,
-                    g.house_bot,
-                    g.created_ms
-                ],
-            )?
+            insert_game(&tx, &INSERT_GAME.replacen("INSERT INTO", "INSERT OR IGNORE INTO", 1), &g)?
         } else if let Some(s) = v.get("seat") {
             let s = (|| {
                 Some(SeatRow {
