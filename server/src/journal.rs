@@ -11,8 +11,9 @@
 //!
 //! A directory of segment files named by their sequence number: `00000001.log`,
 //! `00000002.log`, ... Only the newest segment is appended to. Every segment starts with the
-//! 8-byte magic `GINJNL02` (segments written before row records existed start with `GINJNL01`:
-//! still read, never written, and a row record in one is corruption), followed by records:
+//! 8-byte magic `GINJNL02` (segments started before row records existed begin with
+//! `GINJNL01`: still read and, the newest one, appended to, row records included), followed
+//! by records:
 //!
 //! | bytes | field                                                      |
 //! |-------|------------------------------------------------------------|
@@ -91,8 +92,8 @@ use crate::store::{ActionKind, ActionRow, StoreError};
 
 /// The first 8 bytes of every segment this code writes.
 const MAGIC: &[u8; 8] = b"GINJNL02";
-/// The magic of the segments written before row records existed (read, never written): the
-/// same layout, without row records.
+/// The magic of the segments started before row records existed: the same layout. Read, and
+/// appended to (row records too) when the newest segment is one; never written to a new one.
 const MAGIC_V1: &[u8; 8] = b"GINJNL01";
 /// The kind code of a row record (0 to 2 are action kinds).
 const ROW_KIND: u8 = 3;
@@ -532,9 +533,6 @@ fn read_segment(
                     }
                 }
                 at = end;
-            }
-            Ok((_, Rec::Row(_), _)) if v1 => {
-                return Err(corrupt(path, at, "a row record in a segment of the first format"));
             }
             Ok((game, Rec::Row(text), end)) => {
                 rows.push((game.to_owned(), text));
@@ -1002,7 +1000,7 @@ mod tests {
     }
 
     #[test]
-    fn segments_of_the_first_format_still_open_and_hold_no_rows() {
+    fn a_segment_of_the_first_format_still_opens_and_takes_row_records_after_an_upgrade() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("j");
         fs::create_dir_all(&dir).unwrap();
@@ -1012,20 +1010,14 @@ mod tests {
         let (mut j, recovered) = Journal::open(&dir, 1 << 20).unwrap();
         assert_eq!(recovered, expected(&[("g", 1)]));
         assert!(j.take_rows().is_empty());
-        append_next(&mut j, &["g"], 1);
+        // The newest segment is the old one: appended to, row records and all.
+        let a1 = nth("g", 1);
+        j.append_with_rows(&[("g", &a1)], &[("g", "end g")]).unwrap();
         drop(j);
-        let (_, recovered) = Journal::open(&dir, 1 << 20).unwrap();
+        assert_eq!(fs::read(segment_path(&dir, 1)).unwrap()[..8], MAGIC_V1[..]);
+        let (mut j, recovered) = Journal::open(&dir, 1 << 20).unwrap();
         assert_eq!(recovered, expected(&[("g", 2)]));
-        // A row record has no place in the first format.
-        let mut bad = MAGIC_V1.to_vec();
-        encode_row_record(&mut bad, "g", "create g");
-        encode_record(&mut bad, "g", &nth("g", 0));
-        let older = tmp.path().join("k");
-        fs::create_dir_all(&older).unwrap();
-        fs::write(segment_path(&older, 1), &bad).unwrap();
-        fs::write(segment_path(&older, 2), MAGIC).unwrap();
-        let e = Journal::open(&older, 1 << 20).unwrap_err();
-        assert!(e.0.contains("first format"), "{e}");
+        assert_eq!(j.take_rows(), vec![("g".to_string(), "end g".to_string())]);
     }
 
     #[test]
