@@ -1652,6 +1652,53 @@ mod tests {
         }
     }
 
+    /// A database and journal from before row records existed (the journal's segment in the
+    /// first format, actions only): opened, written to (rows and actions, appended to the old
+    /// segment), reopened, and nothing is lost.
+    #[test]
+    fn an_older_journal_takes_the_new_records_and_reopens() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gin.db");
+        let played: Vec<ActionRow> = (0..3).map(|i| action(i, ActionKind::Play)).collect();
+        {
+            let mut b = SqliteBackend::open(&path).unwrap();
+            b.commit(&[create(&new_game("g", 7)), take("g", &seat(0, "ann", false))]).unwrap();
+            let acts: Vec<Write> = played.iter().map(|a| act("g", a)).collect();
+            b.commit(&acts).unwrap();
+        }
+        // What the server before wrote: SQLite synced, one journal segment of the first
+        // format holding the actions only.
+        let journal = journal_dir(&path);
+        for entry in std::fs::read_dir(&journal).unwrap() {
+            let p = entry.unwrap().path();
+            if p.extension().is_some_and(|e| e == "log") {
+                std::fs::remove_file(p).unwrap();
+            }
+        }
+        let mut old = b"GINJNL01".to_vec();
+        for a in &played {
+            crate::journal::encode_record(&mut old, "g", a);
+        }
+        std::fs::write(journal.join("00000001.log"), &old).unwrap();
+
+        let end = Finished { result_json: "{}".to_owned(), finished_ms: 9 };
+        let before = {
+            let mut b = SqliteBackend::open(&path).unwrap();
+            assert_eq!(b.load_game("g").unwrap().unwrap().actions, played);
+            b.commit(&[take("g", &seat(1, "bob", false)), create(&new_game("h", 8))]).unwrap();
+            let last = action(3, ActionKind::Resign);
+            let all: Vec<ActionRow> = played.iter().cloned().chain([last.clone()]).collect();
+            b.commit(&[act("g", &last), finish("g", &end, &all)]).unwrap();
+            b.load_all().unwrap()
+        };
+        assert_eq!(before[0].seats.len(), 2);
+        assert_eq!(before[0].finished.as_ref(), Some(&end));
+        // The old segment took the new records (no rotation yet).
+        assert_eq!(&std::fs::read(journal.join("00000001.log")).unwrap()[..8], b"GINJNL01");
+        let mut b = SqliteBackend::open(&path).unwrap();
+        assert_eq!(b.load_all().unwrap(), before);
+    }
+
     /// Rotations leave the row records behind (SQLite's files are synced first): the journal
     /// stays small, and everything is still there after a reopen.
     #[test]
