@@ -616,16 +616,21 @@ fn record_at(bytes: &[u8], at: usize) -> Result<(&str, Rec, usize), Bad> {
 
 /// Appends the record of `row` of game `game` to `buf`. The lengths must have been checked.
 pub(crate) fn encode_record(buf: &mut Vec<u8>, game: &str, row: &ActionRow) {
+    encode(buf, game, row.index, row.seat, kind_code(row.kind), row.time_ms, &row.action);
+}
+
+/// Appends a record of this content to `buf`: header (length, checksum), then the payload.
+fn encode(buf: &mut Vec<u8>, game: &str, index: u32, seat: u8, code: u8, time_ms: i64, text: &str) {
     let start = buf.len();
     buf.extend_from_slice(&[0; HEADER]);
     buf.extend_from_slice(&(game.len() as u16).to_le_bytes());
     buf.extend_from_slice(game.as_bytes());
-    buf.extend_from_slice(&row.index.to_le_bytes());
-    buf.push(row.seat);
-    buf.push(kind_code(row.kind));
-    buf.extend_from_slice(&row.time_ms.to_le_bytes());
-    buf.extend_from_slice(&(row.action.len() as u16).to_le_bytes());
-    buf.extend_from_slice(row.action.as_bytes());
+    buf.extend_from_slice(&index.to_le_bytes());
+    buf.push(seat);
+    buf.push(code);
+    buf.extend_from_slice(&time_ms.to_le_bytes());
+    buf.extend_from_slice(&(text.len() as u16).to_le_bytes());
+    buf.extend_from_slice(text.as_bytes());
     let payload = &buf[start + HEADER..];
     let len = (payload.len() as u32).to_le_bytes();
     let crc = crc32fast::hash(payload).to_le_bytes();
@@ -637,21 +642,7 @@ pub(crate) fn encode_record(buf: &mut Vec<u8>, game: &str, row: &ActionRow) {
 /// with index 0, seat 0, kind [`ROW_KIND`], time 0 and the text as the action's. The lengths
 /// must have been checked.
 fn encode_row_record(buf: &mut Vec<u8>, game: &str, text: &str) {
-    let start = buf.len();
-    buf.extend_from_slice(&[0; HEADER]);
-    buf.extend_from_slice(&(game.len() as u16).to_le_bytes());
-    buf.extend_from_slice(game.as_bytes());
-    buf.extend_from_slice(&0u32.to_le_bytes());
-    buf.push(0);
-    buf.push(ROW_KIND);
-    buf.extend_from_slice(&0i64.to_le_bytes());
-    buf.extend_from_slice(&(text.len() as u16).to_le_bytes());
-    buf.extend_from_slice(text.as_bytes());
-    let payload = &buf[start + HEADER..];
-    let len = (payload.len() as u32).to_le_bytes();
-    let crc = crc32fast::hash(payload).to_le_bytes();
-    buf[start..start + 4].copy_from_slice(&len);
-    buf[start + 4..start + 8].copy_from_slice(&crc);
+    encode(buf, game, 0, 0, ROW_KIND, 0, text);
 }
 
 /// The game id and content of a payload; `None` if it is malformed.

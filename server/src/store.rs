@@ -620,36 +620,39 @@ impl SqliteBackend {
 /// The row record of a write (game id, JSON text), if it is a row: what [`replay_rows`] needs
 /// to apply it again. A game's end leaves its actions out: the journal has them.
 fn row_record(write: &Write) -> Option<(&str, String)> {
-    let text = match write {
-        Write::CreateGame(g) => serde_json::json!({ "create": {
-            "rules_json": g.rules_json,
-            "seed": g.seed,
-            "secret": g.secret.to_vec(),
-            "clock_millis": g.clock_millis,
-            "clock_policy": g.clock_policy,
-            "house_bot": g.house_bot,
-            "created_ms": g.created_ms,
-        }}),
-        Write::TakeSeat { seat: s, .. } => serde_json::json!({ "seat": {
-            "seat": s.seat,
-            "name": s.name,
-            "token_hash": s.token_hash.to_vec(),
-            "bot": s.bot,
-            "joined_ms": s.joined_ms,
-        }}),
-        Write::Finish { result_json, finished_ms, .. } => serde_json::json!({ "finish": {
-            "result_json": result_json,
-            "finished_ms": finished_ms,
-        }}),
+    let (game, text) = match write {
+        Write::CreateGame(g) => (
+            &g.id,
+            serde_json::json!({ "create": {
+                "rules_json": g.rules_json,
+                "seed": g.seed,
+                "secret": g.secret.to_vec(),
+                "clock_millis": g.clock_millis,
+                "clock_policy": g.clock_policy,
+                "house_bot": g.house_bot,
+                "created_ms": g.created_ms,
+            }}),
+        ),
+        Write::TakeSeat { game_id, seat: s } => (
+            game_id,
+            serde_json::json!({ "seat": {
+                "seat": s.seat,
+                "name": s.name,
+                "token_hash": s.token_hash.to_vec(),
+                "bot": s.bot,
+                "joined_ms": s.joined_ms,
+            }}),
+        ),
+        Write::Finish { game_id, result_json, finished_ms, .. } => (
+            game_id,
+            serde_json::json!({ "finish": {
+                "result_json": result_json,
+                "finished_ms": finished_ms,
+            }}),
+        ),
         Write::Action { .. } => return None,
     };
-    let game = match write {
-        Write::CreateGame(g) => g.id.as_str(),
-        Write::TakeSeat { game_id, .. } | Write::Finish { game_id, .. } | Write::Action { game_id, .. } => {
-            game_id.as_str()
-        }
-    };
-    Some((game, text.to_string()))
+    Some((game.as_str(), text.to_string()))
 }
 
 /// Applies the row records `rows` (as [`row_record`] wrote them) to SQLite again, in one
