@@ -407,6 +407,8 @@ fn reason(r: i32) -> &'static str {
         Ok(pb::GameEndReason::Target) => "target",
         Ok(pb::GameEndReason::Resigned) => "resigned",
         Ok(pb::GameEndReason::Forfeit) => "forfeit",
+        Ok(pb::GameEndReason::Cancelled) => "cancelled",
+        Ok(pb::GameEndReason::Abandoned) => "abandoned",
         _ => "?",
     }
 }

@@ -23,6 +23,9 @@ pub struct BridgeArgs {
     /// Join this game (its first free seat) and play it; --games is then 1.
     #[arg(long, value_name = "GAME_ID")]
     join: Option<String>,
+    /// With --join: join even though the game has fixed deals (its creator chose the seed).
+    #[arg(long, requires = "join")]
+    accept_fixed_deals: bool,
     /// Games to play, one after the other, with the same program.
     #[arg(long, default_value_t = 1)]
     games: u64,
@@ -40,7 +43,16 @@ pub struct BridgeArgs {
 
 async fn seat(client: &Client, a: &BridgeArgs, rules: pb::Rules) -> Result<Seated> {
     Ok(match (&a.join, &a.vs_bot) {
-        (Some(id), _) => client.join_game(id, &a.name).await?,
+        (Some(id), _) => {
+            client
+                .join_game_with(pb::JoinGameRequest {
+                    game_id: id.clone(),
+                    name: a.name.clone(),
+                    accept_fixed_deals: a.accept_fixed_deals,
+                    ..Default::default()
+                })
+                .await?
+        }
         (None, Some(bot)) => {
             client
                 .create_game(pb::CreateGameRequest {

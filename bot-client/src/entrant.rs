@@ -40,19 +40,32 @@ pub enum EntrantEvent {
     },
 }
 
-/// Enters tournament `tid` on `client` (or re-enters with `token`) and plays every
-/// assignment with the strategy `strategy` (seeded from `seed` and the game's number of
+/// Which tournament to enter, as whom, and on what terms.
+#[derive(Clone, Debug, Default)]
+pub struct Entry {
+    /// The tournament.
+    pub tournament_id: String,
+    /// The entrant's display name.
+    pub name: String,
+    /// Re-enter as this entrant (the token it got when it first entered).
+    pub token: Option<String>,
+    /// Enter even though the tournament's creator chose its seed and may know every deal
+    /// (the server refuses a new entrant of such a tournament without it).
+    pub accept_fixed_deals: bool,
+}
+
+/// Enters the tournament `entry` names on `client` (or re-enters with its token) and plays
+/// every assignment with the strategy `strategy` (seeded from `seed` and the game's number of
 /// arrival), until the final standings, which it returns. Transient failures (a dropped
 /// stream, a restarting server) are retried for the client's `retry_for`.
 pub async fn play_tournament(
     client: &Client,
-    tid: &str,
+    entry: Entry,
     strategy: &str,
-    name: &str,
-    mut token: Option<String>,
     seed: u64,
     mut report: impl FnMut(EntrantEvent) + Send,
 ) -> Result<pb::Standings, Error> {
+    let Entry { tournament_id: tid, name, mut token, accept_fixed_deals } = entry;
     by_name(strategy, 0).map_err(|e| Error::Protocol(e.to_string()))?;
     let mut started: HashSet<String> = HashSet::new();
     let mut games: JoinSet<(String, Result<Outcome, Error>)> = JoinSet::new();
@@ -61,9 +74,10 @@ pub async fn play_tournament(
     loop {
         let mut t = TournamentServiceClient::new(client.channel());
         let req = pb::JoinTournamentRequest {
-            tournament_id: tid.to_string(),
-            name: name.to_string(),
+            tournament_id: tid.clone(),
+            name: name.clone(),
             entrant_token: token.clone().unwrap_or_default(),
+            accept_fixed_deals,
         };
         let mut stream = match t.join_tournament(req).await {
             Ok(s) => s.into_inner(),

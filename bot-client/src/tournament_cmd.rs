@@ -104,7 +104,8 @@ pub struct CreateArgs {
     /// Stop early by SPRT on entrant 0's Elo advantage: ELO0,ELO1[,ALPHA,BETA] (2 entrants).
     #[arg(long)]
     sprt: Option<String>,
-    /// Seed for the deals (0: random, revealed at the end).
+    /// Seed for the deals (0: random, revealed at the end). A seed chosen here fixes every deal:
+    /// entrants must join with --accept-fixed-deals.
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// A name for people.
@@ -131,6 +132,10 @@ pub struct JoinArgs {
     /// Seed for the strategy's choices.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Enter even though the tournament has fixed deals (its creator chose the seed and may
+    /// know every hand); the server refuses a new entrant of such a tournament without it.
+    #[arg(long)]
+    accept_fixed_deals: bool,
 }
 
 #[derive(clap::Args)]
@@ -242,10 +247,15 @@ async fn create(a: CreateArgs) -> Result<()> {
 }
 
 async fn join(a: JoinArgs) -> Result<()> {
-    use gin_bot::entrant::{EntrantEvent, play_tournament};
+    use gin_bot::entrant::{EntrantEvent, Entry, play_tournament};
     let client = gin_bot::sdk::Client::connect(&a.server.server).await?;
-    let name = a.name.unwrap_or_else(|| a.strategy.clone());
-    let standings = play_tournament(&client, &a.id, &a.strategy, &name, a.token, a.seed, |ev| match ev {
+    let entry = Entry {
+        tournament_id: a.id.clone(),
+        name: a.name.unwrap_or_else(|| a.strategy.clone()),
+        token: a.token,
+        accept_fixed_deals: a.accept_fixed_deals,
+    };
+    let standings = play_tournament(&client, entry, &a.strategy, a.seed, |ev| match ev {
         EntrantEvent::Entered { entrant, token, joined, needed } => eprintln!(
             "entered as entrant #{entrant} ({joined}/{needed} joined); re-enter with --token {token}"
         ),

@@ -96,6 +96,10 @@ struct PlayArgs {
     /// With --join: come back to the seat this token holds (printed when you leave a game).
     #[arg(long, value_name = "TOKEN", requires = "join")]
     token: Option<String>,
+    /// With --join: join even though the game has fixed deals (its creator chose the seed and
+    /// may know every hand; `gin list` marks such games).
+    #[arg(long, requires = "join")]
+    accept_fixed_deals: bool,
     /// Rules: a preset (standard, wikihow, wikihow-alt, classic, american, oklahoma,
     /// multistage) or a TOML/JSON rules file.
     #[arg(long, default_value = "standard", value_name = "PRESET|FILE")]
@@ -220,7 +224,7 @@ async fn run_play(args: PlayArgs) -> Result<u8> {
     let how = match (&args.vs_bot, args.create, &args.join) {
         (Some(b), _, _) => Seating::VsBot(b.clone()),
         (None, true, _) => Seating::Create,
-        (None, false, Some(id)) => Seating::Join(id.clone()),
+        (None, false, Some(id)) => Seating::Join(id.clone(), args.accept_fixed_deals),
         (None, false, None) => Seating::QuickMatch(args.or_bot.clone().map(|b| (b, args.wait))),
     };
     if args.turn_secs.is_some() && matches!(how, Seating::QuickMatch(_)) {
@@ -241,7 +245,7 @@ async fn run_play(args: PlayArgs) -> Result<u8> {
         policy: gin_proto::v1::ClockPolicy::AutoPlay as i32,
     });
     let place = match (&how, &args.token) {
-        (Seating::Join(id), Some(token)) => Place { game_id: id.clone(), token: token.clone() },
+        (Seating::Join(id, _), Some(token)) => Place { game_id: id.clone(), token: token.clone() },
         _ => net::seat(&client, &how, rules, clock, &args.name).await?,
     };
     if matches!(how, Seating::Create) {

@@ -62,8 +62,8 @@ pub enum Seating {
     VsBot(String),
     /// Create a game and wait for someone to join it.
     Create,
-    /// Join this game.
-    Join(String),
+    /// Join this game; `true`: even if its creator chose the seed (fixed deals).
+    Join(String, bool),
 }
 
 /// A held seat (or, with an empty token, a spectator's place).
@@ -144,8 +144,13 @@ pub async fn seat(
             })
             .await
             .map_err(|e| anyhow::anyhow!("creating a game: {}", explain(&e)))?,
-        Seating::Join(id) => client
-            .join_game(id, name)
+        Seating::Join(id, accept_fixed_deals) => client
+            .join_game_with(pb::JoinGameRequest {
+                game_id: id.clone(),
+                name: name.to_string(),
+                accept_fixed_deals: *accept_fixed_deals,
+                ..Default::default()
+            })
             .await
             .map_err(|e| anyhow::anyhow!("joining game {id}: {}", explain(&e)))?,
     };

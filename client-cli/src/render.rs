@@ -569,15 +569,14 @@ pub fn hand_over_lines(t: &Table, r: &pb::HandResult, nc: bool) -> Vec<Line<'sta
 /// The game's end for people: the winner, then each stage's bonus breakdown and totals.
 pub fn game_over_lines(t: &Table, r: &pb::GameResult) -> Vec<Line<'static>> {
     let mut lines = vec![Line::from(Span::styled(crate::table::game_line(t, r), bold()))];
-    match pb::GameEndReason::try_from(r.reason) {
-        Ok(pb::GameEndReason::Resigned) | Ok(pb::GameEndReason::Forfeit) => {
-            if let Some(l) = r.loser_by_default {
-                let why =
-                    if r.reason == pb::GameEndReason::Resigned as i32 { "resigned" } else { "forfeited" };
-                lines.push(Line::from(format!("{} {why}", t.name(Seat::new(l as u8).unwrap_or(Seat::S0)))));
-            }
-        }
-        _ => {}
+    let why = match pb::GameEndReason::try_from(r.reason) {
+        Ok(pb::GameEndReason::Resigned) => Some("resigned"),
+        Ok(pb::GameEndReason::Forfeit) => Some("forfeited"),
+        Ok(pb::GameEndReason::Abandoned) => Some("abandoned the game (idle too long)"),
+        _ => None,
+    };
+    if let (Some(why), Some(l)) = (why, r.loser_by_default) {
+        lines.push(Line::from(format!("{} {why}", t.name(Seat::new(l as u8).unwrap_or(Seat::S0)))));
     }
     let v = |x: &[u32], i: usize| x.get(i).copied().unwrap_or(0);
     let w = 10;

@@ -262,6 +262,7 @@ impl Table {
                 let why = match pb::GameEndReason::try_from(l.reason) {
                     Ok(pb::GameEndReason::Resigned) => "resigned",
                     Ok(pb::GameEndReason::Forfeit) => "forfeited (out of time)",
+                    Ok(pb::GameEndReason::Abandoned) => "abandoned the game (idle too long)",
                     _ => "left",
                 };
                 let line = format!("{} {why}", self.who(s));
@@ -416,6 +417,9 @@ pub fn game_line(t: &Table, r: &pb::GameResult) -> String {
         r.totals.get(1).copied().unwrap_or(0),
         t.name(Seat::S1)
     );
+    if r.reason == pb::GameEndReason::Cancelled as i32 {
+        return "game over: cancelled before it was played (no winner)".into();
+    }
     match r.winner.and_then(|w| seat(w).ok()) {
         Some(w) if Some(w) == t.viewer => format!("game over: you won {totals}"),
         Some(w) => format!("game over: {} won {totals}", t.name(w)),

@@ -7,7 +7,7 @@ use engine::{Action, Seat};
 use gin_proto::v1 as pb;
 
 use crate::shared::{Shared, now_ms};
-use crate::state::GameState;
+use crate::state::{EarlyEnd, GameState};
 use crate::store::ActionKind;
 
 /// Starts the timer of the current turn, if the game has a clock and someone is to act.
@@ -57,7 +57,7 @@ async fn expire(shared: &Shared, id: &str, token: u64) -> Result<(), tonic::Stat
     let before = st.last_seq();
     let now = now_ms();
     match pb::ClockPolicy::try_from(st.info.clock.policy).unwrap_or(pb::ClockPolicy::AutoPlay) {
-        pb::ClockPolicy::Forfeit => st.resign(seat, pb::GameEndReason::Forfeit, now)?,
+        pb::ClockPolicy::Forfeit => st.end_early(EarlyEnd::Forfeit(seat), now)?,
         _ => {
             let action = auto_action(st.game.as_ref().expect("a seat to act means a game").hand(), seat);
             st.play(seat, &action, ActionKind::Timeout, now)?;

@@ -14,6 +14,7 @@
 
 pub mod clock;
 pub mod convert;
+pub mod expiry;
 pub mod house;
 pub mod journal;
 pub mod pairing;
@@ -48,8 +49,14 @@ pub struct Config {
     pub max_message_bytes: usize,
     /// Requests per second per caller (seat token, or peer address without one); 0: no limit.
     pub rate_per_sec: u32,
-    /// Unfinished games one caller (peer address) may have created.
+    /// Unfinished games one caller (peer address) may have created, its tournaments' games
+    /// included.
     pub max_open_games_per_caller: u32,
+    /// A game nobody joined for this long is cancelled (see [`expiry`]); zero: never.
+    pub open_game_ttl: Duration,
+    /// A started game whose seat to act did nothing for this long is abandoned by that seat,
+    /// which loses (see [`expiry`]); zero: never.
+    pub idle_game_ttl: Duration,
     /// Events buffered per watch stream; a stream further behind is cut off and resumes.
     pub stream_buffer: usize,
     /// Heartbeat interval on idle streams.
@@ -71,6 +78,8 @@ impl Default for Config {
             max_message_bytes: 64 * 1024,
             rate_per_sec: 200,
             max_open_games_per_caller: 100,
+            open_game_ttl: Duration::from_secs(3600),
+            idle_game_ttl: Duration::from_secs(3600),
             stream_buffer: 1024,
             heartbeat: Duration::from_secs(15),
             keep_finished: Duration::from_secs(5),

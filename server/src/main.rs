@@ -33,9 +33,16 @@ struct Flags {
     /// Requests per second per caller (seat token, or address without one); 0: unlimited.
     #[arg(long, env = "GIN_RATE_PER_SEC", default_value_t = 200)]
     rate_per_sec: u32,
-    /// Unfinished games one caller (address) may have created at once.
+    /// Unfinished games one caller (address) may have created at once, the games of its
+    /// tournaments included.
     #[arg(long, env = "GIN_MAX_OPEN_GAMES", default_value_t = 100)]
     max_open_games_per_caller: u32,
+    /// Seconds a game may wait for a player: then it is cancelled (no winner); 0: forever.
+    #[arg(long, env = "GIN_OPEN_GAME_TTL_SECS", default_value_t = 3600)]
+    open_game_ttl_secs: u64,
+    /// Seconds the seat to act may do nothing: then it abandons the game and loses; 0: forever.
+    #[arg(long, env = "GIN_IDLE_GAME_TTL_SECS", default_value_t = 3600)]
+    idle_game_ttl_secs: u64,
     /// Events buffered per watch stream; a reader further behind is cut off and resumes.
     #[arg(long, env = "GIN_STREAM_BUFFER", default_value_t = 1024)]
     stream_buffer: usize,
@@ -70,6 +77,8 @@ async fn serve() -> anyhow::Result<()> {
         max_message_bytes: f.max_message_bytes,
         rate_per_sec: f.rate_per_sec,
         max_open_games_per_caller: f.max_open_games_per_caller,
+        open_game_ttl: Duration::from_secs(f.open_game_ttl_secs),
+        idle_game_ttl: Duration::from_secs(f.idle_game_ttl_secs),
         stream_buffer: f.stream_buffer.max(16),
         heartbeat: Duration::from_secs(f.heartbeat_secs.max(1)),
         keep_finished: Duration::from_secs(f.keep_finished_secs),

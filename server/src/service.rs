@@ -18,7 +18,7 @@ use tonic::{Request, Response, Status};
 
 use crate::convert;
 use crate::shared::{CallerKey, ClaimedToken, SeatIdentity, Shared, Waiter, claimed_seat, now_ms};
-use crate::state::Watcher;
+use crate::state::{EarlyEnd, Watcher};
 use crate::store::ActionKind;
 
 /// `LobbyService`.
@@ -68,10 +68,11 @@ impl LobbyService for Lobby {
         let cell = s.game(&id).await?;
         if house {
             // The bot takes the other seat; nobody ever holds its token.
-            s.join(&cell, Some(human.other()), crate::house::display_name(&r.house_bot), true).await?;
+            s.join(&cell, Some(human.other()), crate::house::display_name(&r.house_bot), true, true).await?;
         }
         if r.join {
-            let (seat, token) = s.join(&cell, Some(human), r.name, false).await?;
+            // The creator chose the seed, if any: it accepts its own deals.
+            let (seat, token) = s.join(&cell, Some(human), r.name, false, true).await?;
             resp.seat = Some(seat.index() as u32);
             resp.seat_token = token;
         }
@@ -87,7 +88,7 @@ impl LobbyService for Lobby {
         let r = req.into_inner();
         let cell = s.game(game_id(&r.game_id)?).await?;
         let want = r.seat.map(|n| convert::seat("seat", n)).transpose()?;
-        let (seat, token) = s.join(&cell, want, r.name, false).await?;
+        let (seat, token) = s.join(&cell, want, r.name, false, r.accept_fixed_deals).await?;
         Ok(Response::new(pb::JoinGameResponse { seat: seat.index() as u32, seat_token: token }))
     }
 
@@ -107,6 +108,9 @@ impl LobbyService for Lobby {
         for id in ids {
             let Ok(cell) = s.game(&id).await else { continue };
             let st = cell.state.lock().await;
+            if st.is_over() {
+                continue; // ended while this list was made
+            }
             let snap = st.snapshot(None);
             games.push(pb::OpenGame {
                 game_id: id,
@@ -114,6 +118,7 @@ impl LobbyService for Lobby {
                 clock: snap.clock,
                 seats: snap.seats,
                 created_unix_ms: st.info.created_ms,
+                fixed_deals: st.info.fixed_deals,
             });
         }
         Ok(Response::new(pb::ListGamesResponse { games }))
@@ -126,6 +131,8 @@ impl LobbyService for Lobby {
         let s = self.0.clone();
         s.rate_limit(caller_key(&req))?;
         let ip = peer_ip(&req);
+        // The caller's connection (address and port): one client's calls are never paired.
+        let r_conn = req.remote_addr();
         let r = req.into_inner();
         let rules = convert::rules(r.rules.as_ref())?;
         let clock = clock(r.clock)?;
@@ -146,42 +153,48 @@ impl LobbyService for Lobby {
             clock.turn_millis,
             clock.policy
         );
-        // Someone is waiting for the same game: seat both. Else wait in the queue: looked up
-        // and joined under one lock, so two callers cannot both find it empty.
+        let conn = r_conn;
+        // Someone else is waiting for the same game: seat both, once that caller took its
+        // seat. Else wait in the queue: looked up and joined under one lock, so two callers
+        // cannot both find it empty.
         let (tx, mut rx) = oneshot::channel();
         let ticket = {
             let mut t = s.tickets.lock().expect("lock");
             *t += 1;
             *t
         };
-        let waiter = {
-            let mut waiting = s.waiting.lock().expect("lock");
-            let found = waiting.remove(&key);
-            if found.is_none() {
-                waiting.insert(key.clone(), Waiter { tx, name: r.name.clone(), ticket });
-            }
-            found
-        };
-        if let Some(w) = waiter {
-            let id = s.create_game(rules, clock, String::new(), 0, ip).await?;
-            let cell = s.game(&id).await?;
-            let (seat0, tok0) = s.join(&cell, Some(Seat::S0), w.name, false).await?;
-            let (seat1, tok1) = s.join(&cell, Some(Seat::S1), r.name, false).await?;
-            let theirs = pb::QuickMatchResponse {
-                game_id: id.clone(),
-                seat: seat0.index() as u32,
-                seat_token: tok0,
-                house_bot: String::new(),
+        let mut tx = Some(tx);
+        loop {
+            let partner = {
+                let mut waiting = s.waiting.lock().expect("lock");
+                let queue = waiting.entry(key.clone()).or_default();
+                // Calls that ended are gone (each also leaves on its own, see `Leave`).
+                queue.retain(|w| !w.tx.is_closed());
+                // Two calls of one connection are one client: never its own partner.
+                let found = queue.iter().position(|w| conn.is_none() || w.conn != conn);
+                let found = found.map(|i| queue.remove(i));
+                if found.is_none() {
+                    let tx = tx.take().expect("queued once");
+                    queue.push(Waiter { tx, name: r.name.clone(), ticket, conn });
+                } else if queue.is_empty() {
+                    waiting.remove(&key);
+                }
+                found
             };
-            if w.tx.send(Ok(theirs)).is_err() {
-                tracing::warn!(game = %id, "quick-match partner left while being seated");
+            let Some(w) = partner else { break };
+            // The game counts against the caller who pairs (as any game, against its creator).
+            if let Err(e) = s.reserve(ip) {
+                // Over its limit: the partner waits on for someone else.
+                let mut waiting = s.waiting.lock().expect("lock");
+                waiting.entry(key.clone()).or_default().insert(0, w);
+                return Err(e);
             }
-            return Ok(Response::new(pb::QuickMatchResponse {
-                game_id: id,
-                seat: seat1.index() as u32,
-                seat_token: tok1,
-                house_bot: String::new(),
-            }));
+            match seat_pair(&s, &rules, clock, w, &r.name, ip).await? {
+                Some(mine) => return Ok(Response::new(mine)),
+                // The partner left while both were being seated: its game was called off.
+                // Look again.
+                None => continue,
+            }
         }
         // Leave the queue when this call ends in any way (answered, timed out, cancelled).
         struct Leave(Shared, String, u64);
@@ -189,8 +202,11 @@ impl LobbyService for Lobby {
             /// Takes this caller out of the queue; false if a partner took it first.
             fn now(&self) -> bool {
                 let mut w = self.0.waiting.lock().expect("lock");
-                let queued = w.get(&self.1).is_some_and(|x| x.ticket == self.2);
-                if queued {
+                let Some(queue) = w.get_mut(&self.1) else { return false };
+                let before = queue.len();
+                queue.retain(|x| x.ticket != self.2);
+                let queued = queue.len() < before;
+                if queue.is_empty() {
                     w.remove(&self.1);
                 }
                 queued
@@ -211,8 +227,8 @@ impl LobbyService for Lobby {
                 // Nobody came: the house bot takes seat 1, as in `create_game`.
                 let id = s.create_game(rules, clock, r.house_bot.clone(), 0, ip).await?;
                 let cell = s.game(&id).await?;
-                s.join(&cell, Some(Seat::S1), crate::house::display_name(&r.house_bot), true).await?;
-                let (seat, token) = s.join(&cell, Some(Seat::S0), r.name, false).await?;
+                s.join(&cell, Some(Seat::S1), crate::house::display_name(&r.house_bot), true, true).await?;
+                let (seat, token) = s.join(&cell, Some(Seat::S0), r.name, false, false).await?;
                 return Ok(Response::new(pb::QuickMatchResponse {
                     game_id: id,
                     seat: seat.index() as u32,
@@ -235,14 +251,70 @@ const QUICK_MATCH_WAIT: Duration = Duration::from_secs(60);
 /// How long a quick match with a house bot waits for a person first, unless told.
 const HOUSE_BOT_AFTER: Duration = Duration::from_secs(10);
 
-/// The answer a quick-match partner sent (a dropped sender: it failed half-way).
+/// The answer a quick-match partner sent (a dropped sender: it failed half-way). The seat is
+/// acknowledged in the same poll that takes it and returns it, so a partner that is told "taken"
+/// knows this call answers with it; a call dropped before that never acknowledges (the answer
+/// is dropped with it), and the partner calls the game off.
 fn paired(
-    answer: Result<Result<pb::QuickMatchResponse, Status>, oneshot::error::RecvError>,
+    answer: Result<Result<crate::shared::Pairing, Status>, oneshot::error::RecvError>,
 ) -> Result<Response<pb::QuickMatchResponse>, Status> {
     match answer {
-        Ok(r) => r.map(Response::new),
+        Ok(Ok((seat, ack))) => {
+            let _ = ack.send(());
+            Ok(Response::new(seat))
+        }
+        Ok(Err(e)) => Err(e),
         Err(_) => Err(Status::unavailable("quick match was interrupted; ask again")),
     }
+}
+
+/// Seats quick-match waiter `w` (seat 0) and the caller (seat 1) in a new game, created with
+/// both seats in one write and counted against `ip` (reserved already); hands `w` its seat and
+/// waits for `w` to take it. `Some(answer)`
+/// for the caller; `None` if `w` was gone by then: the game is called off (it ends cancelled,
+/// with no winner), and the caller looks for another partner. If this call itself goes away
+/// before it answers, the game is called off too (a `CallOff` guard), so neither player is
+/// ever left alone in a game nobody else holds a seat of.
+async fn seat_pair(
+    s: &Shared,
+    rules: &engine::RuleSet,
+    clock: pb::TurnClock,
+    w: Waiter,
+    name: &str,
+    ip: Option<IpAddr>,
+) -> Result<Option<pb::QuickMatchResponse>, Status> {
+    use crate::shared::{NewSeat, random_bytes, random_seed};
+    let id = hex::encode(random_bytes::<8>());
+    let tokens = [hex::encode(random_bytes::<16>()), hex::encode(random_bytes::<16>())];
+    let seats = [
+        NewSeat { name: w.name.clone(), token: tokens[0].clone(), bot: false },
+        NewSeat { name: name.to_owned(), token: tokens[1].clone(), bot: false },
+    ];
+    let created =
+        s.create_seated_game(id.clone(), rules.clone(), clock, random_seed(), false, seats, ip).await;
+    if let Err(e) = created {
+        // Tell the partner too: it asked for the same game.
+        let _ = w.tx.send(Err(e.clone()));
+        return Err(e);
+    }
+    let mut call_off = crate::expiry::CallOff::new(s, &id);
+    let [theirs, mine] = tokens;
+    let (ack, acked) = oneshot::channel();
+    let answer = |seat: Seat, seat_token: String| pb::QuickMatchResponse {
+        game_id: id.clone(),
+        seat: seat.index() as u32,
+        seat_token,
+        house_bot: String::new(),
+    };
+    // A partner gone already drops the answer, and with it `ack`, at once.
+    let _ = w.tx.send(Ok((answer(Seat::S0, theirs), ack)));
+    if acked.await.is_err() {
+        tracing::info!(game = %id, "quick-match partner left while being seated: game called off");
+        call_off.now().await;
+        return Ok(None);
+    }
+    call_off.disarm();
+    Ok(Some(answer(Seat::S1, mine)))
 }
 
 pub(crate) fn clock(c: Option<pb::TurnClock>) -> Result<pb::TurnClock, Status> {
@@ -270,6 +342,8 @@ impl Games {
             Status::unauthenticated("actions need a seat token: metadata `authorization: Bearer <token>`")
         })?;
         if id.game_id != game {
+            // A game that does not exist is not found, whoever asks.
+            self.0.game(game).await?;
             return Err(Status::permission_denied("this seat token is for another game"));
         }
         Ok(id.seat)
@@ -497,7 +571,8 @@ impl GameService for Games {
                     .game
                     .as_ref()
                     .is_some_and(|g| matches!(g.hand().phase(), engine::Phase::UpcardOffer { .. }));
-                if !offer && !st.is_over() {
+                // Not the seat to act: the engine says "not your turn" (below), whatever the phase.
+                if !offer && !st.is_over() && st.to_act() == Some(seat) {
                     return Err(Status::failed_precondition(
                         "not now: the upcard is offered only on the first turn",
                     ));
@@ -528,7 +603,7 @@ impl GameService for Games {
         };
         let (seq, card) = self
             .act(&req, &game, exp, move |st, seat, now| {
-                if !st.is_over()
+                if st.to_act() == Some(seat)
                     && st
                         .game
                         .as_ref()
@@ -576,9 +651,8 @@ impl GameService for Games {
     async fn resign(&self, req: Request<pb::ResignRequest>) -> Result<Response<pb::ResignResponse>, Status> {
         let r = req.get_ref();
         let (game, exp) = (r.game_id.clone(), r.expected_seq);
-        let (seq, _) = self
-            .act(&req, &game, exp, |st, seat, now| st.resign(seat, pb::GameEndReason::Resigned, now))
-            .await?;
+        let (seq, _) =
+            self.act(&req, &game, exp, |st, seat, now| st.end_early(EarlyEnd::Resign(seat), now)).await?;
         Ok(Response::new(pb::ResignResponse { seq }))
     }
 }
@@ -673,8 +747,8 @@ mod tests {
         let rules = engine::RuleSet::standard();
         let id = s.create_game(rules, pb::TurnClock::default(), String::new(), seed, None).await.unwrap();
         let cell = s.game(&id).await.unwrap();
-        s.join(&cell, Some(Seat::S0), "a".into(), false).await.unwrap();
-        s.join(&cell, Some(Seat::S1), "b".into(), false).await.unwrap();
+        s.join(&cell, Some(Seat::S0), "a".into(), false, true).await.unwrap();
+        s.join(&cell, Some(Seat::S1), "b".into(), false, true).await.unwrap();
         (dir, cfg, store, s, id)
     }
 
@@ -737,8 +811,8 @@ mod tests {
         let id = s.create_game(engine::RuleSet::standard(), pb::TurnClock::default(), String::new(), 3, None);
         let id = id.await.unwrap();
         let cell = s.game(&id).await.unwrap();
-        let (_, t0) = s.join(&cell, Some(Seat::S0), "a".into(), false).await.unwrap();
-        let (_, t1) = s.join(&cell, Some(Seat::S1), "b".into(), false).await.unwrap();
+        let (_, t0) = s.join(&cell, Some(Seat::S0), "a".into(), false, true).await.unwrap();
+        let (_, t1) = s.join(&cell, Some(Seat::S1), "b".into(), false, true).await.unwrap();
         drop(cell);
         assert_eq!(s.tokens.read().unwrap().len(), 2);
         let seat_of = |snap: Response<pb::GetGameResponse>| snap.into_inner().snapshot.unwrap().viewer_seat;
@@ -788,7 +862,7 @@ mod tests {
                 .unwrap();
         }
         let seq = cell.state.lock().await.last_seq();
-        act_as(&s, &id, Seat::S0, seq, |st, seat, now| st.resign(seat, pb::GameEndReason::Resigned, now))
+        act_as(&s, &id, Seat::S0, seq, |st, seat, now| st.end_early(EarlyEnd::Resign(seat), now))
             .await
             .unwrap();
         let before = [None, Some(Seat::S0), Some(Seat::S1)].map(|v| {

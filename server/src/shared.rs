@@ -66,14 +66,19 @@ struct Leaving {
     tokens: Vec<[u8; 32]>,
 }
 
+/// A quick-match waiter's seat, and the way to acknowledge it was taken.
+pub type Pairing = (pb::QuickMatchResponse, oneshot::Sender<()>);
+
 /// A caller waiting in quick match.
 pub struct Waiter {
     /// Where to send its seat once paired.
-    pub tx: oneshot::Sender<Result<pb::QuickMatchResponse, Status>>,
+    pub tx: oneshot::Sender<Result<Pairing, Status>>,
     /// Its name.
     pub name: String,
     /// Identifies this waiter (to remove it on cancel).
     pub ticket: u64,
+    /// Its connection (never paired with another call of the same one).
+    pub conn: Option<std::net::SocketAddr>,
 }
 
 /// Who a request counts against for the rate limit: its seat token (by hash) when it has one,
@@ -108,8 +113,8 @@ pub struct Inner {
     pub open_by_caller: Mutex<HashMap<IpAddr, u32>>,
     /// Creator of each unfinished game.
     pub creator: Mutex<HashMap<String, IpAddr>>,
-    /// Quick-match waiters by rules key.
-    pub waiting: Mutex<HashMap<String, Waiter>>,
+    /// Quick-match waiters by rules key, first come first.
+    pub waiting: Mutex<HashMap<String, Vec<Waiter>>>,
     /// Next quick-match ticket.
     pub tickets: Mutex<u64>,
     /// Rate-limit buckets; a bucket idle long enough to be full again is dropped
@@ -140,6 +145,11 @@ pub fn random_bytes<const N: usize>() -> [u8; N] {
     let mut b = [0u8; N];
     getrandom::fill(&mut b).expect("the OS random source works");
     b
+}
+
+/// A deal seed from the OS's random source.
+pub fn random_seed() -> u64 {
+    u64::from_le_bytes(random_bytes::<8>())
 }
 
 /// SHA-256 of a token.
@@ -264,7 +274,8 @@ impl Shared {
         n
     }
 
-    /// Runs [`Shared::evict_due`] every second until the shared state is gone.
+    /// Runs [`Shared::evict_due`] and the idle games' [`sweep`](crate::expiry::sweep) every
+    /// second until the shared state is gone.
     pub fn spawn_evictor(&self) {
         let weak = Arc::downgrade(&self.0);
         tokio::spawn(async move {
@@ -276,6 +287,7 @@ impl Shared {
                 let shared = Shared(inner);
                 shared.evict_due();
                 shared.prune_buckets();
+                crate::expiry::sweep(&shared);
             }
         });
     }
@@ -325,7 +337,65 @@ impl Shared {
         before - b.len()
     }
 
-    /// Creates a game (durably) and returns its id.
+    /// Counts one more unfinished game against `caller` (a peer address), if it is under
+    /// [`Config::max_open_games_per_caller`]; RESOURCE_EXHAUSTED if not. The game created then
+    /// gives it back when it ends; [`Shared::release_caller`] if it was not created.
+    pub fn reserve(&self, caller: Option<IpAddr>) -> Result<(), Status> {
+        if self.reserve_up_to(caller, 1) == 1 {
+            return Ok(());
+        }
+        Err(Status::resource_exhausted(format!(
+            "at most {} unfinished games per caller (tournament games included)",
+            self.cfg.max_open_games_per_caller
+        )))
+    }
+
+    /// Counts up to `n` more unfinished games against `caller`, as many as its limit allows;
+    /// how many were counted (all of them without an address).
+    pub fn reserve_up_to(&self, caller: Option<IpAddr>, n: u32) -> u32 {
+        let Some(ip) = caller else { return n };
+        let mut m = self.open_by_caller.lock().expect("lock");
+        let used = m.entry(ip).or_insert(0);
+        let granted = n.min(self.cfg.max_open_games_per_caller.saturating_sub(*used));
+        *used += granted;
+        if *used == 0 {
+            m.remove(&ip);
+        }
+        granted
+    }
+
+    /// Registers game `id`, created by `caller` (reserved with [`Shared::reserve`]), so that its
+    /// end gives the reservation back.
+    fn charge(&self, id: &str, caller: Option<IpAddr>) {
+        if let Some(ip) = caller {
+            self.creator.lock().expect("lock").insert(id.to_owned(), ip);
+        }
+    }
+
+    /// A new game's fixed facts.
+    fn new_info(
+        id: String,
+        rules: engine::RuleSet,
+        clock: pb::TurnClock,
+        house_bot: String,
+        seed: u64,
+        fixed_deals: bool,
+    ) -> GameInfo {
+        GameInfo {
+            id,
+            rules,
+            seed,
+            secret: random_bytes::<32>(),
+            clock,
+            house_bot,
+            created_ms: now_ms(),
+            fixed_deals,
+        }
+    }
+
+    /// Creates a game (durably) and returns its id; it counts against `caller`'s unfinished
+    /// games until it ends. A `seed` of 0 draws one at random; any other fixes the deals
+    /// ([`GameInfo::fixed_deals`]).
     pub async fn create_game(
         &self,
         rules: engine::RuleSet,
@@ -334,37 +404,15 @@ impl Shared {
         seed: u64,
         caller: Option<IpAddr>,
     ) -> Result<String, Status> {
-        if let Some(ip) = caller {
-            let mut m = self.open_by_caller.lock().expect("lock");
-            let n = m.entry(ip).or_insert(0);
-            if *n >= self.cfg.max_open_games_per_caller {
-                return Err(Status::resource_exhausted(format!(
-                    "at most {} unfinished games per caller",
-                    self.cfg.max_open_games_per_caller
-                )));
-            }
-            *n += 1;
-        }
+        self.reserve(caller)?;
         let id = hex::encode(random_bytes::<8>());
-        let seed = if seed == 0 { u64::from_le_bytes(random_bytes::<8>()) } else { seed };
-        let info = GameInfo {
-            id: id.clone(),
-            rules,
-            seed,
-            secret: random_bytes::<32>(),
-            clock,
-            house_bot,
-            created_ms: now_ms(),
-        };
+        let (seed, fixed) = if seed == 0 { (random_seed(), false) } else { (seed, true) };
+        let info = Shared::new_info(id.clone(), rules, clock, house_bot, seed, fixed);
         if let Err(e) = self.store.write(vec![Write::CreateGame(new_game(&info))]).await {
-            if let Some(ip) = caller {
-                self.release_caller(ip);
-            }
+            self.release_caller(caller);
             return Err(Status::internal(format!("storage: {e}")));
         }
-        if let Some(ip) = caller {
-            self.creator.lock().expect("lock").insert(id.clone(), ip);
-        }
+        self.charge(&id, caller);
         let created = info.created_ms;
         self.games.write().expect("lock").insert(id.clone(), GameCell::new(GameState::new(info)));
         self.open.lock().expect("lock").push((created, id.clone()));
@@ -373,41 +421,59 @@ impl Shared {
 
     /// Creates game `id` with both seats taken, in one durable write: afterwards the game
     /// exists with its two seats or not at all (a tournament books the id and the tokens
-    /// first, then creates the game, and after a crash creates it again if it is missing).
-    /// `seats` are each seat's name and token. Fails if the id exists.
+    /// first, then creates the game, and after a crash creates it again if it is missing;
+    /// quick match seats both partners at once). `seats` are each seat's name, token and
+    /// whether a program holds it. The game counts against `reserved_by`'s unfinished games
+    /// until it ends: its caller reserved it ([`Shared::reserve`]); if the game cannot be made,
+    /// the reservation is given back. `fixed_deals`: someone chose `seed` (see
+    /// [`GameInfo::fixed_deals`]). Fails if the id exists.
+    #[allow(clippy::too_many_arguments)]
     pub async fn create_seated_game(
         &self,
         id: String,
         rules: engine::RuleSet,
         clock: pb::TurnClock,
         seed: u64,
-        seats: [(String, String); 2],
+        fixed_deals: bool,
+        seats: [NewSeat; 2],
+        reserved_by: Option<IpAddr>,
     ) -> Result<(), Status> {
-        let info = GameInfo {
-            id: id.clone(),
-            rules,
-            seed,
-            secret: random_bytes::<32>(),
-            clock,
-            house_bot: String::new(),
-            created_ms: now_ms(),
-        };
+        let made = self.create_seated(id, rules, clock, seed, fixed_deals, seats, reserved_by).await;
+        if made.is_err() {
+            self.release_caller(reserved_by);
+        }
+        made
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn create_seated(
+        &self,
+        id: String,
+        rules: engine::RuleSet,
+        clock: pb::TurnClock,
+        seed: u64,
+        fixed_deals: bool,
+        seats: [NewSeat; 2],
+        caller: Option<IpAddr>,
+    ) -> Result<(), Status> {
+        let info = Shared::new_info(id.clone(), rules, clock, String::new(), seed, fixed_deals);
         let mut writes = vec![Write::CreateGame(new_game(&info))];
         let now = info.created_ms;
         let mut st = GameState::new(info);
         let mut hashes = Vec::new();
-        for (seat, (name, token)) in Seat::BOTH.into_iter().zip(seats) {
+        for (seat, NewSeat { name, token, bot }) in Seat::BOTH.into_iter().zip(seats) {
             let name = clean_name(&name)?;
             let hash = token_hash(&token);
-            st.seat(seat, Seated { name: name.clone(), token_hash: hash, bot: true }, now);
+            st.seat(seat, Seated { name: name.clone(), token_hash: hash, bot }, now);
             writes.push(Write::TakeSeat {
                 game_id: id.clone(),
-                seat: SeatRow { seat: seat.index() as u8, name, token_hash: hash, bot: true, joined_ms: now },
+                seat: SeatRow { seat: seat.index() as u8, name, token_hash: hash, bot, joined_ms: now },
             });
             hashes.push((hash, seat));
         }
         writes.append(&mut st.pending);
         self.store.write(writes).await.map_err(|e| Status::internal(format!("storage: {e}")))?;
+        self.charge(&id, caller);
         st.publish(0);
         {
             let mut tokens = self.tokens.write().expect("lock");
@@ -423,35 +489,45 @@ impl Shared {
         Ok(())
     }
 
-    fn release_caller(&self, ip: IpAddr) {
+    /// Gives back one game [`Shared::reserve`]d by `caller` that was not created.
+    pub fn release_caller(&self, caller: Option<IpAddr>) {
+        let Some(ip) = caller else { return };
         let mut m = self.open_by_caller.lock().expect("lock");
         if let Some(n) = m.get_mut(&ip) {
             *n = n.saturating_sub(1);
+            if *n == 0 {
+                m.remove(&ip);
+            }
         }
     }
 
-    /// Called when game `st` ends: frees its creator's quota; the game and its seat tokens
-    /// leave memory after [`Config::keep_finished`].
+    /// Called when game `st` ends: frees its creator's quota, takes it off the open list; the
+    /// game and its seat tokens leave memory after [`Config::keep_finished`].
     pub fn game_ended(&self, st: &crate::state::GameState) {
         let id = &st.info.id;
-        if let Some(ip) = self.creator.lock().expect("lock").remove(id) {
-            self.release_caller(ip);
+        let creator = self.creator.lock().expect("lock").remove(id);
+        self.release_caller(creator);
+        if st.seats.iter().any(Option::is_none) {
+            self.open.lock().expect("lock").retain(|(_, g)| g != id);
         }
         let tokens = st.seats.iter().flatten().map(|s| s.token_hash).collect();
         self.keep_for_a_while(id, tokens);
     }
 
     /// Seats `name` in `cell` (durably); returns the seat and its token. Runs in its own task,
-    /// so a caller that goes away cannot cancel it half-way (see `service::act_as`).
+    /// so a caller that goes away cannot cancel it half-way (see `service::act_as`). A game
+    /// that is over takes nobody; one with fixed deals only a player who accepts them
+    /// (`accept_fixed_deals`; the server's own seatings, house bots, pass true).
     pub async fn join(
         &self,
         cell: &Arc<GameCell>,
         want: Option<Seat>,
         name: String,
         bot: bool,
+        accept_fixed_deals: bool,
     ) -> Result<(Seat, String), Status> {
         let (s, cell) = (self.clone(), cell.clone());
-        tokio::spawn(async move { s.join_now(&cell, want, name, bot).await })
+        tokio::spawn(async move { s.join_now(&cell, want, name, bot, accept_fixed_deals).await })
             .await
             .map_err(|e| Status::internal(format!("join task: {e}")))?
     }
@@ -462,12 +538,22 @@ impl Shared {
         want: Option<Seat>,
         name: String,
         bot: bool,
+        accept_fixed_deals: bool,
     ) -> Result<(Seat, String), Status> {
         let name = clean_name(&name)?;
         let mut st = cell.state.lock().await;
         if st.poisoned {
             return Err(Status::unavailable(
                 "this game hit a storage failure; retry after the server restarts",
+            ));
+        }
+        if st.is_over() {
+            return Err(Status::failed_precondition("the game is over: it takes no more players"));
+        }
+        if st.info.fixed_deals && !accept_fixed_deals {
+            return Err(Status::failed_precondition(
+                "this game has fixed deals: its creator chose the seed and may know every hand; \
+                 join with accept_fixed_deals if you agree",
             ));
         }
         let seat = st.free_seat(want)?;
@@ -508,7 +594,18 @@ fn new_game(info: &GameInfo) -> NewGame {
         clock_policy: info.clock.policy,
         house_bot: info.house_bot.clone(),
         created_ms: info.created_ms,
+        fixed_deals: info.fixed_deals,
     }
+}
+
+/// A seat of a game created with both seats taken ([`Shared::create_seated_game`]).
+pub struct NewSeat {
+    /// The display name.
+    pub name: String,
+    /// Its seat token (chosen by the caller, who hands it out).
+    pub token: String,
+    /// A program holds it.
+    pub bot: bool,
 }
 
 /// A display name, trimmed; INVALID_ARGUMENT when too long or with control characters.
@@ -532,6 +629,7 @@ fn rebuild(sg: &StoredGame) -> Result<GameState, String> {
         clock: pb::TurnClock { turn_millis: g.clock_millis, policy: g.clock_policy },
         house_bot: g.house_bot.clone(),
         created_ms: g.created_ms,
+        fixed_deals: g.fixed_deals,
     };
     let mut st = GameState::new(info);
     for s in &sg.seats {

@@ -168,6 +168,49 @@ pub struct GameInfo {
     pub house_bot: String,
     /// Creation time.
     pub created_ms: i64,
+    /// The creator chose the seed, so it may know every deal: shown to everyone, and a player
+    /// joins only if it accepts that (`JoinGameRequest.accept_fixed_deals`).
+    pub fixed_deals: bool,
+}
+
+/// How a game ends before a seat reaches the target. A game that has not started (a seat is
+/// free) always ends [`pb::GameEndReason::Cancelled`], with no winner: nobody can win a game
+/// nobody played.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EarlyEnd {
+    /// The seat resigned (stored as a `resign` action).
+    Resign(Seat),
+    /// The seat's turn clock ran out under the forfeit policy (`timeout` action "forfeit").
+    Forfeit(Seat),
+    /// The seat was to act and did nothing within the server's idle limit (`timeout` action
+    /// "abandon").
+    Abandon(Seat),
+    /// The server called the game off: nobody joined in time, or a quick-match partner left
+    /// while both were being seated (`timeout` action "cancel"; the seat stored is 0).
+    Cancel,
+}
+
+impl EarlyEnd {
+    /// The stored action of this end: kind, text, seat.
+    fn row(self) -> (ActionKind, &'static str, Seat) {
+        match self {
+            EarlyEnd::Resign(s) => (ActionKind::Resign, "", s),
+            EarlyEnd::Forfeit(s) => (ActionKind::Timeout, "forfeit", s),
+            EarlyEnd::Abandon(s) => (ActionKind::Timeout, "abandon", s),
+            EarlyEnd::Cancel => (ActionKind::Timeout, "cancel", Seat::S0),
+        }
+    }
+
+    /// The end a stored action stands for, if it is one.
+    fn from_row(kind: ActionKind, action: &str, seat: Seat) -> Option<EarlyEnd> {
+        match (kind, action) {
+            (ActionKind::Resign, _) => Some(EarlyEnd::Resign(seat)),
+            (ActionKind::Timeout, "forfeit") => Some(EarlyEnd::Forfeit(seat)),
+            (ActionKind::Timeout, "abandon") => Some(EarlyEnd::Abandon(seat)),
+            (ActionKind::Timeout, "cancel") => Some(EarlyEnd::Cancel),
+            _ => None,
+        }
+    }
 }
 
 /// A game on the server.
@@ -365,29 +408,45 @@ impl GameState {
         Ok(())
     }
 
-    /// Ends the game by resignation or forfeit of `seat`.
-    pub fn resign(&mut self, seat: Seat, reason: pb::GameEndReason, now: i64) -> Result<(), Status> {
+    /// Ends the game before its target (see [`EarlyEnd`]): the seat that left loses, a
+    /// cancelled game has no winner.
+    pub fn end_early(&mut self, how: EarlyEnd, now: i64) -> Result<(), Status> {
         if self.is_over() {
             return Err(Status::failed_precondition("the game is over"));
         }
-        if reason == pb::GameEndReason::Forfeit {
-            self.push(now, Ev::ClockExpired { seat, policy: pb::ClockPolicy::Forfeit });
-            self.log_action(seat, ActionKind::Timeout, "forfeit".into(), now);
-        } else {
-            self.log_action(seat, ActionKind::Resign, String::new(), now);
+        let (kind, text, stored_seat) = how.row();
+        self.log_action(stored_seat, kind, text.into(), now);
+        let (leaver, reason) = match how {
+            EarlyEnd::Resign(s) => (Some(s), pb::GameEndReason::Resigned),
+            EarlyEnd::Forfeit(s) => {
+                self.push(now, Ev::ClockExpired { seat: s, policy: pb::ClockPolicy::Forfeit });
+                (Some(s), pb::GameEndReason::Forfeit)
+            }
+            EarlyEnd::Abandon(s) => (Some(s), pb::GameEndReason::Abandoned),
+            EarlyEnd::Cancel => (None, pb::GameEndReason::Cancelled),
+        };
+        if let Some(seat) = leaver {
+            self.push(now, Ev::Left { seat, reason });
         }
-        self.push(now, Ev::Left { seat, reason });
+        // Nobody wins a game that never started, or that the server called off.
+        let cancelled = self.game.is_none() || how == EarlyEnd::Cancel;
+        let loser = leaver.filter(|_| !cancelled);
         let scores = self.game.as_ref().map(|g| g.scores().0.to_vec()).unwrap_or_default();
         let r = pb::GameResult {
-            reason: reason as i32,
-            winner: Some(seat.other().index() as u32),
+            reason: if cancelled { pb::GameEndReason::Cancelled } else { reason } as i32,
+            winner: loser.map(|s| s.other().index() as u32),
             totals: scores.clone(),
             margin: scores.first().zip(scores.get(1)).map_or(0, |(a, b)| a.abs_diff(*b)),
             stages: Vec::new(),
-            loser_by_default: Some(seat.index() as u32),
+            loser_by_default: loser.map(|s| s.index() as u32),
         };
         self.finish(r, now);
         Ok(())
+    }
+
+    /// When the game last changed (its last event; its creation before any).
+    pub fn last_activity_ms(&self) -> i64 {
+        self.log.last().map_or(self.info.created_ms, |e| e.time_ms)
     }
 
     fn finish(&mut self, r: pb::GameResult, now: i64) {
@@ -422,14 +481,11 @@ impl GameState {
     /// Replays one stored action (at start).
     pub fn replay(&mut self, row: &ActionRow) -> Result<(), String> {
         let seat = Seat::new(row.seat).ok_or("bad seat")?;
-        let r = match row.kind {
-            ActionKind::Resign => self.resign(seat, pb::GameEndReason::Resigned, row.time_ms),
-            ActionKind::Timeout if row.action == "forfeit" => {
-                self.resign(seat, pb::GameEndReason::Forfeit, row.time_ms)
-            }
-            kind => {
+        let r = match EarlyEnd::from_row(row.kind, &row.action, seat) {
+            Some(how) => self.end_early(how, row.time_ms),
+            None => {
                 let a: Action = row.action.parse().map_err(|e: engine::ParseActionError| e.to_string())?;
-                self.play(seat, &a, kind, row.time_ms)
+                self.play(seat, &a, row.kind, row.time_ms)
             }
         };
         self.pending.clear();
@@ -493,6 +549,7 @@ impl GameState {
             hands: self.hand_results.clone(),
             result: self.ended.clone(),
             turn_deadline_unix_ms: self.deadline_ms,
+            fixed_deals: self.info.fixed_deals,
             ..Default::default()
         };
         if let Some(g) = &self.game {

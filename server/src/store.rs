@@ -48,6 +48,8 @@ pub struct NewGame {
     pub house_bot: String,
     /// When the game was created, in Unix milliseconds.
     pub created_ms: i64,
+    /// Its creator chose the seed (so it may know every deal): see `state::GameInfo::fixed_deals`.
+    pub fixed_deals: bool,
 }
 
 /// A taken seat.
@@ -258,7 +260,8 @@ pub trait Backend: Send + 'static {
 ///
 /// 3: the actions of unfinished games are in the journal (the `actions` table keeps only rows
 /// written by versions 1 and 2 for games finished then).
-const SCHEMA_VERSION: i64 = 3;
+/// 4: `games.fixed_deals` (a seed chosen by the creator).
+const SCHEMA_VERSION: i64 = 4;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS games (
@@ -273,7 +276,8 @@ CREATE TABLE IF NOT EXISTS games (
     result_json  TEXT,
     record_json  TEXT,
     finished_ms  INTEGER,
-    actions_json TEXT
+    actions_json TEXT,
+    fixed_deals  INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS seats (
     game_id    TEXT    NOT NULL REFERENCES games (id),
@@ -297,8 +301,8 @@ CREATE TABLE IF NOT EXISTS actions (
 ";
 
 const INSERT_GAME: &str = "INSERT INTO games \
-    (id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, created_ms) \
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+    (id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, created_ms, fixed_deals) \
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
 const INSERT_SEAT: &str = "INSERT INTO seats \
     (game_id, seat, name, token_hash, bot, joined_ms, join_order) \
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, \
@@ -309,6 +313,8 @@ const FINISH_GAME: &str = "UPDATE games SET result_json = ?2, finished_ms = ?3, 
     WHERE id = ?1 AND finished_ms IS NULL";
 /// Version 1 to 2: finished games keep their action log in their row.
 const MIGRATE_1_TO_2: &str = "ALTER TABLE games ADD COLUMN actions_json TEXT;";
+/// Version 3 to 4: whether a game's creator chose its seed (0 for every game before).
+const MIGRATE_3_TO_4: &str = "ALTER TABLE games ADD COLUMN fixed_deals INTEGER NOT NULL DEFAULT 0;";
 
 /// SQLite and the action journal: a file and the directory `<file>-actions` next to it (or
 /// ":memory:" for tests, the journal then in memory too).
@@ -378,8 +384,8 @@ fn start_checkpointer(path: &Path) -> Result<Checkpointer, StoreError> {
 
 impl SqliteBackend {
     /// Opens (creating if missing) the database at `path`: WAL journal, foreign keys on, a busy
-    /// timeout; creates the schema if missing (`PRAGMA user_version` = 3), migrates versions 1
-    /// and 2, and refuses a database of another schema version. Then opens the action journal
+    /// timeout; creates the schema if missing (`PRAGMA user_version` = 4), migrates versions 1
+    /// to 3, and refuses a database of another schema version. Then opens the action journal
     /// ([`journal_dir`]), recovering what it holds, and applies its row records to SQLite again
     /// (synced). Its later commits do not sync (`synchronous=NORMAL`): see
     /// [`SqliteBackend::commit`](Backend::commit).
@@ -413,6 +419,11 @@ impl SqliteBackend {
             1 => {
                 tx.execute_batch(MIGRATE_1_TO_2).map_err(context)?;
                 tx.pragma_update(None, "user_version", 2).map_err(context)?;
+            }
+            // Before the journal's row records are applied again below: they name the column.
+            3 => {
+                tx.execute_batch(MIGRATE_3_TO_4).map_err(context)?;
+                tx.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(context)?;
             }
             2 | SCHEMA_VERSION => {}
             other => {
@@ -480,8 +491,8 @@ pub fn journal_dir(db: &Path) -> std::path::PathBuf {
 /// Journal segments are rotated past this size (the live games' actions are carried over).
 const JOURNAL_SEGMENT_BYTES: u64 = 64 << 20;
 
-/// Version 2 to 3: the unfinished games' action rows move into the journal (appended first,
-/// durably; then deleted from the table with the version bump, in one transaction). A crash in
+/// Version 2 to 3 (and 4): the unfinished games' action rows move into the journal (appended
+/// first, durably; then deleted from the table with the version bump, in one transaction). A crash in
 /// between redoes it: rows the journal already has are not appended twice.
 fn migrate_2_to_3(conn: &mut Connection, journal: &mut Journal) -> Result<(), StoreError> {
     let rows: Vec<(String, ActionRow)> = {
@@ -501,6 +512,9 @@ fn migrate_2_to_3(conn: &mut Connection, journal: &mut Journal) -> Result<(), St
     journal.append(&fresh)?;
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.execute("DELETE FROM actions WHERE game_id IN (SELECT id FROM games WHERE finished_ms IS NULL)", [])?;
+    // And on to version 4 in the same transaction (a version 2 database has no journal yet, so
+    // no row records naming the new column were applied above).
+    tx.execute_batch(MIGRATE_3_TO_4)?;
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     tx.commit()?;
     Ok(())
@@ -548,7 +562,8 @@ fn insert_game(conn: &Connection, sql: &str, g: &NewGame) -> rusqlite::Result<us
         g.clock_millis,
         g.clock_policy,
         g.house_bot,
-        g.created_ms
+        g.created_ms,
+        g.fixed_deals
     ])
 }
 
@@ -631,6 +646,7 @@ fn row_record(write: &Write) -> Option<(&str, String)> {
                 "clock_policy": g.clock_policy,
                 "house_bot": g.house_bot,
                 "created_ms": g.created_ms,
+                "fixed_deals": g.fixed_deals,
             }}),
         ),
         Write::TakeSeat { game_id, seat: s } => (
@@ -688,6 +704,8 @@ fn replay_rows(
                     clock_policy: i32::try_from(g["clock_policy"].as_i64()?).ok()?,
                     house_bot: g["house_bot"].as_str()?.to_owned(),
                     created_ms: g["created_ms"].as_i64()?,
+                    // Absent from the records written before schema version 4.
+                    fixed_deals: g.get("fixed_deals").map_or(Some(false), serde_json::Value::as_bool)?,
                 })
             })()
             .ok_or_else(|| bad(game, "malformed creation"))?;
@@ -876,7 +894,7 @@ fn load_games(tx: &Connection, journal: &Journal, which: Which<'_>) -> Result<Ve
     {
         let mut stmt = tx.prepare(&format!(
             "SELECT id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, created_ms, \
-             result_json, finished_ms, actions_json FROM games {games_where} ORDER BY rowid"
+             result_json, finished_ms, actions_json, fixed_deals FROM games {games_where} ORDER BY rowid"
         ))?;
         let mut rows = stmt.query(id_param.as_slice())?;
         while let Some(row) = rows.next()? {
@@ -899,6 +917,7 @@ fn load_games(tx: &Connection, journal: &Journal, which: Which<'_>) -> Result<Ve
                     clock_policy: row.get(5)?,
                     house_bot: row.get(6)?,
                     created_ms: row.get(7)?,
+                    fixed_deals: row.get(11)?,
                 },
                 seats: Vec::new(),
                 actions: Vec::new(),
@@ -1193,6 +1212,7 @@ mod tests {
             clock_policy: -2,
             house_bot: "random".to_owned(),
             created_ms: 1_700_000_000_000 + seed as i64 % 1000,
+            fixed_deals: seed % 2 == 1,
         }
     }
 
@@ -1406,12 +1426,20 @@ mod tests {
         {
             // The version 1 schema: no actions_json column; the actions in their table.
             let c = Connection::open(&path).unwrap();
-            c.execute_batch(&SCHEMA.replace(",\n    actions_json TEXT", "")).unwrap();
+            let v1 = SCHEMA
+                .replace(",\n    actions_json TEXT", "")
+                .replace(",\n    fixed_deals  INTEGER NOT NULL DEFAULT 0", "");
+            assert!(!v1.contains("fixed_deals") && !v1.contains("actions_json"));
+            c.execute_batch(&v1).unwrap();
             c.pragma_update(None, "user_version", 1).unwrap();
             for (id, seed, n) in [("old", 9, 3u32), ("live", 10, 2)] {
                 let g = new_game(id, seed);
-                c.execute(INSERT_GAME, params![g.id, g.rules_json, seed as i64, g.secret, 0, 0, "", 1i64])
-                    .unwrap();
+                c.execute(
+                    "INSERT INTO games (id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, created_ms) \
+                     VALUES (?1, ?2, ?3, ?4, 0, 0, '', 1)",
+                    params![g.id, g.rules_json, seed as i64, g.secret],
+                )
+                .unwrap();
                 for a in rows(n) {
                     c.execute(
                         "INSERT INTO actions (game_id, idx, seat, kind, action, time_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -1856,9 +1884,9 @@ mod tests {
         drop(SqliteBackend::open(&path).unwrap());
         // Reopening the same version is fine.
         drop(SqliteBackend::open(&path).unwrap());
-        Connection::open(&path).unwrap().pragma_update(None, "user_version", 4).unwrap();
+        Connection::open(&path).unwrap().pragma_update(None, "user_version", 5).unwrap();
         let err = SqliteBackend::open(&path).err().unwrap();
-        assert!(err.0.contains("schema version 4"), "{err}");
+        assert!(err.0.contains("schema version 5"), "{err}");
     }
 
     /// Run by hand: `cargo test -p gin-server --release store_throughput -- --ignored --nocapture`.

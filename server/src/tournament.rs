@@ -28,14 +28,15 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 use crate::pairing;
-use crate::shared::{Shared, now_ms, random_bytes, token_hash};
+use crate::shared::{NewSeat, Shared, now_ms, random_bytes, token_hash};
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS tournaments (
     id         TEXT    NOT NULL PRIMARY KEY,
     spec       BLOB    NOT NULL,
     created_ms INTEGER NOT NULL,
-    status     INTEGER NOT NULL
+    status     INTEGER NOT NULL,
+    fixed_deals INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS tournament_entrants (
     tournament_id TEXT    NOT NULL REFERENCES tournaments (id),
@@ -64,6 +65,9 @@ CREATE TABLE IF NOT EXISTS tournament_games (
 
 /// The most games one tournament may play (its plan is held in memory).
 const MAX_GAMES: u64 = 1_000_000;
+/// The most games one tournament may have in play at once (its creator's limit of unfinished
+/// games may be lower: see `Tournaments::create`).
+const MAX_PARALLEL: u32 = 256;
 
 /// A validated tournament spec.
 #[derive(Clone, Debug)]
@@ -81,6 +85,9 @@ struct Spec {
     rounds: u32,
     sprt: Option<Sprt>,
     seed: u64,
+    /// The creator chose the seed: it may know every deal (see [`pb::TournamentState`]'s
+    /// `fixed_deals`). Stored in its own column (the stored spec has the seed filled in).
+    fixed: bool,
 }
 
 impl Spec {
@@ -102,8 +109,8 @@ impl Spec {
         let rules = crate::convert::rules(p.rules.as_ref())?;
         let clock = crate::service::clock(p.clock)?;
         let parallel = if p.parallel == 0 { 16 } else { p.parallel };
-        if parallel > 1_000 {
-            return Err(Status::invalid_argument("spec.parallel: at most 1000"));
+        if parallel > MAX_PARALLEL {
+            return Err(Status::invalid_argument(format!("spec.parallel: at most {MAX_PARALLEL}")));
         }
         let rounds = match format {
             pb::TournamentFormat::Swiss if p.rounds == 0 => pairing::swiss_default_rounds(p.entrants),
@@ -135,7 +142,8 @@ impl Spec {
         if p.name.chars().count() > 80 || p.name.chars().any(char::is_control) {
             return Err(Status::invalid_argument("spec.name: at most 80 characters, no control characters"));
         }
-        let seed = if p.seed == 0 { u64::from_le_bytes(random_bytes::<8>()) } else { p.seed };
+        let fixed = p.seed != 0;
+        let seed = if fixed { p.seed } else { u64::from_le_bytes(random_bytes::<8>()) };
         let n = p.entrants as u64;
         let pairs = match format {
             pb::TournamentFormat::Gauntlet => n - 1,
@@ -170,6 +178,7 @@ impl Spec {
             rounds,
             sprt,
             seed,
+            fixed,
         })
     }
 
@@ -239,6 +248,9 @@ struct Entrant {
 struct TState {
     id: String,
     spec: Spec,
+    /// Who created it (its games count against that address's unfinished games); not
+    /// stored: after a restart its games count against nobody, like every game's.
+    creator: Option<std::net::IpAddr>,
     status: pb::TournamentStatus,
     entrants: Vec<Entrant>,
     games: Vec<TGame>,
@@ -284,6 +296,26 @@ impl TState {
         };
         self.round = round;
         self.planned = self.spec.plan(round, &pairs).into();
+    }
+
+    /// Takes from the plan up to `n` games to start now, in plan order, skipping a game whose
+    /// deal is in play in another game: the other half of its duplicate pair, seats swapped,
+    /// where an entrant would hold the hand its opponent holds here. So the second game of a
+    /// pair starts only once the first is over. (Every other game has a deal of its own.)
+    fn take_playable(&mut self, n: usize) -> Vec<Planned> {
+        let mut busy: HashSet<u64> = if self.spec.duplicate {
+            self.games.iter().filter(|g| !g.done).map(|g| g.deal_seed).collect()
+        } else {
+            HashSet::new()
+        };
+        let mut out = Vec::new();
+        while out.len() < n {
+            let Some(i) = self.planned.iter().position(|p| !busy.contains(&p.deal_seed)) else { break };
+            let p = self.planned.remove(i).expect("found above");
+            busy.insert(p.deal_seed);
+            out.push(p);
+        }
+        out
     }
 
     /// Entrant `e`'s per-game scores.
@@ -380,6 +412,7 @@ impl TState {
             sprt_llr: self.sprt.map_or(0.0, |s| s.1),
             sprt_lower: lo,
             sprt_upper: hi,
+            fixed_deals: self.spec.fixed,
         }
     }
 
@@ -480,6 +513,11 @@ impl Tournaments {
         conn.busy_timeout(Duration::from_secs(10)).map_err(db_err)?;
         conn.pragma_update(None, "synchronous", "FULL").map_err(db_err)?;
         conn.execute_batch(SCHEMA).map_err(db_err)?;
+        // Tables made before `fixed_deals` existed (their tournaments' seeds count as drawn).
+        if conn.prepare("SELECT fixed_deals FROM tournaments LIMIT 0").is_err() {
+            conn.execute_batch("ALTER TABLE tournaments ADD COLUMN fixed_deals INTEGER NOT NULL DEFAULT 0")
+                .map_err(db_err)?;
+        }
         let loaded = load_all(&conn).map_err(db_err)?;
         let t = Tournaments(Arc::new(Inner {
             shared,
@@ -551,16 +589,22 @@ impl Tournaments {
                     return;
                 }
                 let free = st.spec.parallel.saturating_sub(st.running());
-                let n = (free as usize).min(st.planned.len());
-                let mut v = Vec::with_capacity(n);
-                for _ in 0..n {
-                    let p = st.planned.pop_front().expect("counted");
+                let mut picked = st.take_playable(free as usize);
+                // Its games count against its creator's unfinished games: one is reserved for
+                // each game started (given back at its end, or if it is not created); the
+                // others wait for a game to end.
+                let granted = self.0.shared.reserve_up_to(st.creator, picked.len() as u32) as usize;
+                for p in picked.drain(granted..).rev() {
+                    st.planned.push_front(p);
+                }
+                let mut v = Vec::with_capacity(picked.len());
+                for p in picked {
                     let number = st.next_number;
                     st.next_number += 1;
                     let names = p.seats.map(|e| st.entrants[e as usize].name.clone());
                     v.push((number, p, names));
                 }
-                st.creating += n as u32;
+                st.creating += v.len() as u32;
                 v
             };
             // Create them concurrently (their store writes share group commits). A failed
@@ -625,8 +669,11 @@ impl Tournaments {
                                 (g, names)
                             })
                         };
+                        // One of its creator's games for it, once one is free.
+                        let creator = cell.st.lock().expect("lock").creator;
+                        let booked = booked.filter(|_| self.0.shared.reserve(creator).is_ok());
                         if let Some((g, names)) = booked {
-                            match self.ensure_game(&cell, &g, names).await {
+                            match self.ensure_game(&cell, &g, names, true).await {
                                 Ok(()) => {
                                     cell.created(number);
                                     cell.bump();
@@ -724,15 +771,21 @@ impl Tournaments {
             created: false,
         };
         let [t0, t1] = tokens;
-        self.db(move |c| {
-            c.execute(
-                "INSERT INTO tournament_games (tournament_id, number, round, game_id, seat0, seat1, token0, \
-                 token1, deal_seed, done) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0)",
-                params![tid, number, p.round, game_id, p.seats[0], p.seats[1], t0, t1, p.deal_seed as i64],
-            )
-            .map(|_| ())
-        })
-        .await?;
+        let booking = self
+            .db(move |c| {
+                c.execute(
+                    "INSERT INTO tournament_games (tournament_id, number, round, game_id, seat0, seat1, token0, \
+                     token1, deal_seed, done) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0)",
+                    params![tid, number, p.round, game_id, p.seats[0], p.seats[1], t0, t1, p.deal_seed as i64],
+                )
+                .map(|_| ())
+            })
+            .await;
+        if let Err(e) = booking {
+            let creator = cell.st.lock().expect("lock").creator;
+            self.0.shared.release_caller(creator);
+            return Err(e);
+        }
         let booked = g.clone();
         {
             let mut st = cell.st.lock().expect("lock");
@@ -741,7 +794,7 @@ impl Tournaments {
             st.games.sort_by_key(|g| g.number);
         }
         // Booked: from here on a failure only delays the game (the driver creates it).
-        match self.ensure_game(cell, &booked, names).await {
+        match self.ensure_game(cell, &booked, names, true).await {
             Ok(()) => {
                 cell.created(number);
             }
@@ -753,33 +806,62 @@ impl Tournaments {
     }
 
     /// Creates booked game `g` (both seats taken, with its tokens) unless it exists.
-    async fn ensure_game(&self, cell: &TCell, g: &TGame, names: [String; 2]) -> Result<(), Status> {
+    async fn ensure_game(
+        &self,
+        cell: &TCell,
+        g: &TGame,
+        names: [String; 2],
+        reserved: bool,
+    ) -> Result<(), Status> {
         let sh = &self.0.shared;
-        match sh.game(&g.game_id).await {
-            Ok(_) => return Ok(()),
-            Err(e) if e.code() == tonic::Code::NotFound => {}
-            Err(e) => return Err(e),
-        }
-        let (rules, clock) = {
+        let (rules, clock, fixed, creator) = {
             let st = cell.st.lock().expect("lock");
-            (st.spec.rules.clone(), st.spec.clock)
+            (st.spec.rules.clone(), st.spec.clock, st.spec.fixed, st.creator)
         };
+        // The creator's reservation for this game, given back if it is not created here.
+        let creator = creator.filter(|_| reserved);
+        match sh.game(&g.game_id).await {
+            Ok(_) => {
+                sh.release_caller(creator);
+                return Ok(());
+            }
+            Err(e) if e.code() == tonic::Code::NotFound => {}
+            Err(e) => {
+                sh.release_caller(creator);
+                return Err(e);
+            }
+        }
         let [n0, n1] = names;
-        let seats = [(n0, g.tokens[0].clone()), (n1, g.tokens[1].clone())];
-        sh.create_seated_game(g.game_id.clone(), rules, clock, g.deal_seed, seats).await
+        let seat = |name, token: &String| NewSeat { name, token: token.clone(), bot: true };
+        let seats = [seat(n0, &g.tokens[0]), seat(n1, &g.tokens[1])];
+        sh.create_seated_game(g.game_id.clone(), rules, clock, g.deal_seed, fixed, seats, creator).await
     }
 
-    async fn create(&self, spec: pb::TournamentSpec) -> Result<pb::CreateTournamentResponse, Status> {
+    /// Creates a tournament for `creator` (a peer address), whose unfinished games its games
+    /// count against: so `parallel` may not be more than that limit.
+    async fn create(
+        &self,
+        spec: pb::TournamentSpec,
+        creator: Option<std::net::IpAddr>,
+    ) -> Result<pb::CreateTournamentResponse, Status> {
         let spec = Spec::new(spec)?;
+        let limit = self.0.shared.cfg.max_open_games_per_caller;
+        if spec.parallel > limit {
+            return Err(Status::invalid_argument(format!(
+                "spec.parallel: at most {limit} on this server (a tournament's games count against \
+                 its creator's limit of unfinished games)"
+            )));
+        }
         let id = hex::encode(random_bytes::<8>());
         let created = now_ms();
         let blob = spec.pb.encode_to_vec();
         let total = spec.total_games();
         let tid = id.clone();
+        let fixed = spec.fixed;
         self.db(move |c| {
             c.execute(
-                "INSERT INTO tournaments (id, spec, created_ms, status) VALUES (?1, ?2, ?3, ?4)",
-                params![tid, blob, created, pb::TournamentStatus::Waiting as i32],
+                "INSERT INTO tournaments (id, spec, created_ms, status, fixed_deals) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![tid, blob, created, pb::TournamentStatus::Waiting as i32, fixed],
             )
             .map(|_| ())
         })
@@ -787,6 +869,7 @@ impl Tournaments {
         let st = TState {
             id: id.clone(),
             spec,
+            creator,
             status: pb::TournamentStatus::Waiting,
             entrants: Vec::new(),
             games: Vec::new(),
@@ -889,8 +972,9 @@ impl TournamentService for Tournaments {
         req: Request<pb::CreateTournamentRequest>,
     ) -> Result<Response<pb::CreateTournamentResponse>, Status> {
         self.0.shared.rate_limit(peer_key(&req))?;
+        let creator = req.remote_addr().map(|a| a.ip());
         let spec = req.into_inner().spec.ok_or_else(|| Status::invalid_argument("spec: required"))?;
-        Ok(Response::new(self.create(spec).await?))
+        Ok(Response::new(self.create(spec, creator).await?))
     }
 
     type JoinTournamentStream = BoxStream<pb::JoinTournamentResponse>;
@@ -903,6 +987,12 @@ impl TournamentService for Tournaments {
         let r = req.into_inner();
         let cell = self.cell(tournament_id(&r.tournament_id)?)?;
         let (entrant, token) = if r.entrant_token.is_empty() {
+            if cell.st.lock().expect("lock").spec.fixed && !r.accept_fixed_deals {
+                return Err(Status::failed_precondition(
+                    "this tournament has fixed deals: its creator chose the seed and may know every \
+                     hand; enter with accept_fixed_deals if you agree",
+                ));
+            }
             self.enter(&cell, r.name).await?
         } else {
             let hash = token_hash(r.entrant_token.trim());
@@ -1185,16 +1275,21 @@ pub fn export_csv(s: &pb::TournamentState, names: &[String]) -> String {
 /// Loads every tournament with its entrants and games, and rebuilds what is still to play.
 fn load_all(c: &Connection) -> rusqlite::Result<Vec<(i64, TState)>> {
     let mut out = Vec::new();
-    let mut stmt = c.prepare("SELECT id, spec, created_ms, status FROM tournaments ORDER BY created_ms")?;
-    let rows: Vec<(String, Vec<u8>, i64, i32)> = stmt
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+    let mut stmt =
+        c.prepare("SELECT id, spec, created_ms, status, fixed_deals FROM tournaments ORDER BY created_ms")?;
+    let rows: Vec<(String, Vec<u8>, i64, i32, bool)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?
         .collect::<Result<_, _>>()?;
-    for (id, blob, created, status) in rows {
-        let spec_pb = pb::TournamentSpec::decode(blob.as_slice())
+    for (id, blob, created, status, fixed) in rows {
+        let mut spec_pb = pb::TournamentSpec::decode(blob.as_slice())
             .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
-        let spec = Spec::new(spec_pb).map_err(|e| {
+        // Created before the ceiling was lowered: it plays on, at the ceiling.
+        spec_pb.parallel = spec_pb.parallel.min(MAX_PARALLEL);
+        let mut spec = Spec::new(spec_pb).map_err(|e| {
             rusqlite::Error::ToSqlConversionFailure(format!("tournament {id}: {}", e.message()).into())
         })?;
+        // The stored spec has its seed filled in: whether its creator chose it is stored apart.
+        spec.fixed = fixed;
         let mut entrants = Vec::new();
         let mut s = c.prepare(
             "SELECT name, token_hash FROM tournament_entrants WHERE tournament_id = ?1 ORDER BY idx",
@@ -1233,6 +1328,7 @@ fn load_all(c: &Connection) -> rusqlite::Result<Vec<(i64, TState)>> {
         let mut st = TState {
             id: id.clone(),
             spec,
+            creator: None,
             status,
             entrants,
             games: Vec::new(),

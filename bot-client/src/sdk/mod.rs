@@ -176,6 +176,8 @@ impl Outcome {
             pb::GameEndReason::Target => "target",
             pb::GameEndReason::Resigned => "resigned",
             pb::GameEndReason::Forfeit => "forfeit",
+            pb::GameEndReason::Cancelled => "cancelled",
+            pb::GameEndReason::Abandoned => "abandoned",
             pb::GameEndReason::Unspecified => "?",
         };
         format!(
@@ -451,9 +453,21 @@ impl Client {
         })
     }
 
-    /// Takes the first free seat of `game_id`.
+    /// Takes the first free seat of `game_id`. A game with fixed deals (its creator chose the
+    /// seed) is refused: see [`Client::join_game_with`].
     pub async fn join_game(&self, game_id: &str, name: &str) -> Result<Seated, Error> {
-        let req = pb::JoinGameRequest { game_id: game_id.to_string(), name: name.to_string(), seat: None };
+        self.join_game_with(pb::JoinGameRequest {
+            game_id: game_id.to_string(),
+            name: name.to_string(),
+            ..Default::default()
+        })
+        .await
+    }
+
+    /// Takes a seat of a game as `req` says (a given seat; `accept_fixed_deals` to join a game
+    /// whose creator chose the seed and may know every hand).
+    pub async fn join_game_with(&self, req: pb::JoinGameRequest) -> Result<Seated, Error> {
+        let game_id = req.game_id.clone();
         let r = self
             .retry(
                 "JoinGame",
@@ -466,11 +480,7 @@ impl Client {
                 },
             )
             .await?;
-        Ok(Seated {
-            game_id: game_id.to_string(),
-            seat: convert::seat(r.seat).map_err(Error::Protocol)?,
-            token: r.seat_token,
-        })
+        Ok(Seated { game_id, seat: convert::seat(r.seat).map_err(Error::Protocol)?, token: r.seat_token })
     }
 
     /// The snapshot `token` ("" for a spectator) may see of `game_id` now.

@@ -951,6 +951,8 @@ async fn slot(play: Arc<Play>, chan: Channel, slot: u64, seed_base: u64) -> anyh
                 game_id: created.game_id.clone(),
                 name: format!("load{slot}b"),
                 seat: Some(1),
+                // Its own seeded game (reproducible runs): it accepts its own deals.
+                accept_fixed_deals: true,
             })
             .await;
         let joined = match joined {
@@ -1270,8 +1272,12 @@ async fn create_idle(
                 if how == Idle::Waiting {
                     continue;
                 }
-                let req =
-                    pb::JoinGameRequest { game_id: c.game_id.clone(), name: "idle-b".into(), seat: Some(1) };
+                let req = pb::JoinGameRequest {
+                    game_id: c.game_id.clone(),
+                    name: "idle-b".into(),
+                    seat: Some(1),
+                    accept_fixed_deals: true,
+                };
                 let j = lobby.join_game(req).await.context("JoinGame")?.into_inner();
                 if how == Idle::Watched {
                     for token in [&c.seat_token, &j.seat_token] {

@@ -1,0 +1,126 @@
+//! Games nobody plays end, by a stated policy, so what a server holds is bounded by the games
+//! someone plays (README, "Games nobody plays"):
+//!
+//! - a game that has not started (a seat is free) that nobody joined for
+//!   [`Config::open_game_ttl`](crate::Config::open_game_ttl) is **cancelled**: it ends with
+//!   no winner (`GAME_END_REASON_CANCELLED`) and leaves the open list;
+//! - a started game whose seat to act did nothing for
+//!   [`Config::idle_game_ttl`](crate::Config::idle_game_ttl) is **abandoned** by that seat:
+//!   it loses (`GAME_END_REASON_ABANDONED`). A turn clock shorter than that acts first.
+//!
+//! The time counted is the game's last event (its creation before any), which a restart
+//! replays, so a server that was down does not extend it. Each end is an action in the game's
+//! log made through the one commit path ([`act_as`]): durable, published and replayed like
+//! any other. The same path calls off a quick-match game whose partner left while both were
+//! being seated ([`CallOff`]).
+
+use std::time::Duration;
+
+use engine::Seat;
+
+use crate::service::act_as;
+use crate::shared::{Shared, now_ms};
+use crate::state::EarlyEnd;
+
+/// Ends every game in memory that is due by the policy above (each in a task of its own);
+/// returns how many were due. Run every second with the evictions. Games busy at that moment
+/// (their lock taken) are looked at next time.
+pub fn sweep(s: &Shared) -> usize {
+    let (open_ttl, idle_ttl) = (ms(s.cfg.open_game_ttl), ms(s.cfg.idle_game_ttl));
+    if open_ttl.is_none() && idle_ttl.is_none() {
+        return 0;
+    }
+    let now = now_ms();
+    let mut due = Vec::new();
+    for (id, cell) in s.games.read().expect("lock").iter() {
+        let Ok(st) = cell.state.try_lock() else { continue };
+        if st.is_over() || st.poisoned {
+            continue;
+        }
+        let idle = now - st.last_activity_ms();
+        let how = match st.to_act() {
+            None if st.game.is_none() && open_ttl.is_some_and(|t| idle >= t) => EarlyEnd::Cancel,
+            Some(seat) if idle_ttl.is_some_and(|t| idle >= t) => EarlyEnd::Abandon(seat),
+            _ => continue,
+        };
+        due.push((id.clone(), how, st.last_seq()));
+    }
+    let n = due.len();
+    for (id, how, seq) in due {
+        let s = s.clone();
+        tokio::spawn(async move {
+            // Anything that happened since the look above refuses it (stale seq): fine.
+            match act_as(&s, &id, Seat::S0, seq, move |st, _, now| st.end_early(how, now)).await {
+                Ok(_) => tracing::info!(game = %id, ?how, "game ended: nobody played it in time"),
+                Err(e) if e.code() == tonic::Code::Aborted => {}
+                Err(e) => tracing::warn!(game = %id, "ending an idle game failed: {e}"),
+            }
+        });
+    }
+    n
+}
+
+/// A limit in milliseconds; `None` for zero (no limit).
+fn ms(d: Duration) -> Option<i64> {
+    (!d.is_zero()).then(|| d.as_millis().min(i64::MAX as u128) as i64)
+}
+
+/// Calls off game `id` now: it ends cancelled, with no winner.
+pub async fn call_off(s: &Shared, id: &str) {
+    // Only the server acts in a game being called off, but a house bot or clock could have:
+    // take the seq again then.
+    for _ in 0..5 {
+        let seq = match s.game(id).await {
+            Ok(cell) => {
+                let st = cell.state.lock().await;
+                if st.is_over() {
+                    return;
+                }
+                st.last_seq()
+            }
+            Err(_) => return,
+        };
+        match act_as(s, id, Seat::S0, seq, |st, _, now| st.end_early(EarlyEnd::Cancel, now)).await {
+            Ok(_) => return,
+            Err(e) if e.code() == tonic::Code::Aborted => continue,
+            Err(e) => {
+                tracing::warn!(game = %id, "calling a game off failed: {e}");
+                return;
+            }
+        }
+    }
+}
+
+/// Calls off a game unless disarmed: if the task holding it goes away first (a call dropped
+/// by its deadline), the game is called off in a task of its own.
+pub struct CallOff {
+    armed: Option<(Shared, String)>,
+}
+
+impl CallOff {
+    /// Armed for game `id`.
+    pub fn new(s: &Shared, id: &str) -> CallOff {
+        CallOff { armed: Some((s.clone(), id.to_owned())) }
+    }
+
+    /// Calls it off now.
+    pub async fn now(&mut self) {
+        if let Some((s, id)) = self.armed.take() {
+            call_off(&s, &id).await;
+        }
+    }
+
+    /// The game goes on.
+    pub fn disarm(&mut self) {
+        self.armed = None;
+    }
+}
+
+impl Drop for CallOff {
+    fn drop(&mut self) {
+        let Some((s, id)) = self.armed.take() else { return };
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move { call_off(&s, &id).await });
+        }
+    }
+}
