@@ -220,7 +220,14 @@ async fn invalid_argument_changes_nothing() {
     );
     let mut lobby = LobbyServiceClient::new(t.ch.clone());
     refused(
-        lobby.join_game(pb::JoinGameRequest { game_id: String::new(), name: "x".into(), seat: None }).await,
+        lobby
+            .join_game(pb::JoinGameRequest {
+                game_id: String::new(),
+                name: "x".into(),
+                seat: None,
+                accept_fixed_deals: true,
+            })
+            .await,
         Code::InvalidArgument,
         &["game_id"],
     );
@@ -263,7 +270,14 @@ async fn invalid_argument_changes_nothing() {
         &["turn_millis"],
     );
     refused(
-        lobby.join_game(pb::JoinGameRequest { game_id: g.clone(), name: "x".into(), seat: Some(2) }).await,
+        lobby
+            .join_game(pb::JoinGameRequest {
+                game_id: g.clone(),
+                name: "x".into(),
+                seat: Some(2),
+                accept_fixed_deals: true,
+            })
+            .await,
         Code::InvalidArgument,
         &["seat"],
     );
@@ -369,13 +383,25 @@ async fn failed_precondition_changes_nothing() {
     // A full game refuses another player; a taken seat too.
     let mut lobby = LobbyServiceClient::new(t.ch.clone());
     refused(
-        lobby.join_game(pb::JoinGameRequest { game_id: g.clone(), name: "carol".into(), seat: None }).await,
+        lobby
+            .join_game(pb::JoinGameRequest {
+                game_id: g.clone(),
+                name: "carol".into(),
+                seat: None,
+                accept_fixed_deals: true,
+            })
+            .await,
         Code::FailedPrecondition,
         &["full"],
     );
     refused(
         lobby
-            .join_game(pb::JoinGameRequest { game_id: g.clone(), name: "carol".into(), seat: Some(1) })
+            .join_game(pb::JoinGameRequest {
+                game_id: g.clone(),
+                name: "carol".into(),
+                seat: Some(1),
+                accept_fixed_deals: true,
+            })
             .await,
         Code::FailedPrecondition,
         &["taken"],
@@ -420,7 +446,14 @@ async fn not_found_unauthenticated_permission_denied_change_nothing() {
     refused(t.gc.get_record(pb::GetRecordRequest { game_id: nowhere.clone() }).await, Code::NotFound, &[]);
     let mut lobby = LobbyServiceClient::new(t.ch.clone());
     refused(
-        lobby.join_game(pb::JoinGameRequest { game_id: nowhere.clone(), name: "x".into(), seat: None }).await,
+        lobby
+            .join_game(pb::JoinGameRequest {
+                game_id: nowhere.clone(),
+                name: "x".into(),
+                seat: None,
+                accept_fixed_deals: true,
+            })
+            .await,
         Code::NotFound,
         &[],
     );
@@ -744,7 +777,9 @@ async fn quick_match_seats_two_callers_in_one_game() {
     let dir = tempfile::tempdir().unwrap();
     let server = TestServer::start(&dir.path().join("q.db")).await;
     let ch = server.channel().await;
-    let ask = |name: &str| {
+    // Two clients: two connections (two calls of one connection are never paired).
+    let other = server.channel().await;
+    let ask = |name: &str, ch: &Channel| {
         let mut lobby = LobbyServiceClient::new(ch.clone());
         let req = pb::QuickMatchRequest {
             rules: Some(preset("oklahoma")),
@@ -753,10 +788,11 @@ async fn quick_match_seats_two_callers_in_one_game() {
         };
         async move { lobby.quick_match(req).await }
     };
-    let (a, b) =
-        tokio::time::timeout(Duration::from_secs(10), async { tokio::join!(ask("ann"), ask("ben")) })
-            .await
-            .expect("paired within 10 s");
+    let (a, b) = tokio::time::timeout(Duration::from_secs(10), async {
+        tokio::join!(ask("ann", &ch), ask("ben", &other))
+    })
+    .await
+    .expect("paired within 10 s");
     let (a, b) = (a.unwrap().into_inner(), b.unwrap().into_inner());
     assert_eq!(a.game_id, b.game_id);
     assert_ne!(a.seat, b.seat);
@@ -784,18 +820,17 @@ async fn many_quick_match_callers_at_once_are_all_paired() {
     // The queue is looked up and joined under one lock: no caller overwrites another's place.
     let dir = tempfile::tempdir().unwrap();
     let server = TestServer::start(&dir.path().join("q.db")).await;
-    let ch = server.channel().await;
-    let asks: Vec<_> = (0..48)
-        .map(|i| {
-            let mut lobby = LobbyServiceClient::new(ch.clone());
-            let req = pb::QuickMatchRequest {
-                rules: Some(preset("standard")),
-                name: format!("p{i}"),
-                ..Default::default()
-            };
-            tokio::spawn(async move { lobby.quick_match(req).await })
-        })
-        .collect();
+    let mut asks = Vec::new();
+    for i in 0..48 {
+        // Each caller a client of its own (its own connection).
+        let mut lobby = LobbyServiceClient::new(server.channel().await);
+        let req = pb::QuickMatchRequest {
+            rules: Some(preset("standard")),
+            name: format!("p{i}"),
+            ..Default::default()
+        };
+        asks.push(tokio::spawn(async move { lobby.quick_match(req).await }));
+    }
     let mut games: std::collections::HashMap<String, Vec<u32>> = std::collections::HashMap::new();
     for ask in asks {
         let a = tokio::time::timeout(Duration::from_secs(20), ask).await.expect("every caller answered");

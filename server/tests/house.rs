@@ -105,8 +105,20 @@ async fn an_unknown_house_bot_is_refused_and_creates_nothing() {
     assert_eq!(open.games.len(), 1);
     let seats = &open.games[0].seats;
     assert!(!seats[0].taken && seats[1].taken && seats[1].bot, "{seats:?}");
+    // Its creator chose the seed: the game says so, and a player joins only accepting that.
+    assert!(open.games[0].fixed_deals);
     let client = Client::from_channel(ch.clone(), opts());
-    let seated = client.join_game(&c.game_id, "late").await.unwrap();
+    let refused = client.join_game(&c.game_id, "late").await.unwrap_err();
+    assert!(refused.to_string().contains("fixed deals"), "{refused}");
+    let seated = client
+        .join_game_with(pb::JoinGameRequest {
+            game_id: c.game_id.clone(),
+            name: "late".into(),
+            accept_fixed_deals: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
     assert_eq!(seated.seat, engine::Seat::S0);
     let mut me = gin_bot::simple::SimpleStrategy::new(9);
     let o = client.play(&seated.game_id, &seated.token, &mut me).await.unwrap();
@@ -163,7 +175,8 @@ async fn a_person_asking_before_the_house_bot_comes_is_paired_instead() {
     let server = TestServer::start(&dir.path().join("g.db")).await;
     let ch = server.channel().await;
     let first = {
-        let client = Client::from_channel(ch.clone(), opts());
+        // Another client: its own connection (one client's calls are never paired).
+        let client = Client::from_channel(server.channel().await, opts());
         tokio::spawn(async move { client.quick_match_with(quick("standard", "ann", "strong", 20_000)).await })
     };
     // Ann is in the queue once a second caller with other rules waits alone (its bot comes).

@@ -204,3 +204,149 @@ async fn the_leak_checker_catches_planted_leaks() {
     });
     server.stop().await;
 }
+
+/// Tournament games with duplicate deals, many at once: every message of every game is
+/// checked as above, and no entrant ever holds, in one game, the hand its opponent holds in
+/// another game being played at the same time (the two games of a duplicate pair share the
+/// deal with the seats swapped: they must never overlap).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn duplicate_tournament_games_in_parallel_leak_no_card() {
+    use gin_proto::v1::tournament_service_client::TournamentServiceClient;
+    use std::collections::HashMap;
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(&dir.path().join("tour.db")).await;
+    let ch = server.channel().await;
+    let mut tours = TournamentServiceClient::new(ch.clone());
+    // Short games: many of them run at once, quickly.
+    let rules = engine::RuleSet { name: "short".into(), target: 25, ..engine::RuleSet::standard() };
+    // No seed: the deals are the server's secret until the end.
+    let spec = pb::TournamentSpec {
+        name: "dup".into(),
+        entrants: 2,
+        games_per_pairing: 16,
+        duplicate: true,
+        parallel: 8,
+        rules: Some(pb::Rules { kind: Some(pb::rules::Kind::Custom(gin_proto::rules::to_pb(&rules))) }),
+        ..Default::default()
+    };
+    let tid = tours
+        .create_tournament(pb::CreateTournamentRequest { spec: Some(spec) })
+        .await
+        .unwrap()
+        .into_inner()
+        .tournament_id;
+    // Both entrants' streams; this test plays both seats (and a spectator) of every game.
+    let mut streams = Vec::new();
+    for name in ["east", "west"] {
+        let req =
+            pb::JoinTournamentRequest { tournament_id: tid.clone(), name: name.into(), ..Default::default() };
+        streams.push(tours.join_tournament(req).await.unwrap().into_inner());
+    }
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(u32, pb::Assignment)>();
+    for (entrant, mut s) in streams.into_iter().enumerate() {
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            while let Ok(Some(m)) = s.message().await {
+                if let Some(pb::join_tournament_response::Kind::Assignment(a)) = m.kind {
+                    let _ = tx.send((entrant as u32, a));
+                }
+            }
+        });
+    }
+    drop(tx);
+    let mut halves: HashMap<String, Vec<(u32, pb::Assignment)>> = HashMap::new();
+    let mut set = tokio::task::JoinSet::new();
+    let mut played = 0u64;
+    while played < 16 {
+        let (entrant, a) = tokio::time::timeout(std::time::Duration::from_secs(60), rx.recv())
+            .await
+            .expect("assignments keep coming")
+            .expect("the streams are open");
+        let both = halves.entry(a.game_id.clone()).or_default();
+        both.push((entrant, a));
+        if both.len() < 2 {
+            continue;
+        }
+        both.sort_by_key(|(_, a)| a.seat);
+        let entrants = [both[0].0, both[1].0];
+        let player = |a: &pb::Assignment| Player {
+            seat: a.seat,
+            token: a.seat_token.clone(),
+            game_id: a.game_id.clone(),
+            last_seq: 0,
+            messages: Vec::new(),
+        };
+        let players = [player(&both[0].1), player(&both[1].1)];
+        let (ch, rules) = (ch.clone(), rules.clone());
+        played += 1;
+        set.spawn(async move {
+            let g = play_watched(&ch, players, rules, played, None).await;
+            (g, entrants)
+        });
+    }
+    let mut games = Vec::new();
+    while let Some(r) = set.join_next().await {
+        games.push(r.unwrap());
+    }
+    // Over: the deal seeds are revealed.
+    let st = loop {
+        let st = tours
+            .get_tournament(pb::GetTournamentRequest { tournament_id: tid.clone() })
+            .await
+            .unwrap()
+            .into_inner()
+            .state
+            .unwrap();
+        if st.status == pb::TournamentStatus::Finished as i32 {
+            break st;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    let seeds: HashMap<&str, u64> = st.games.iter().map(|g| (g.game_id.as_str(), g.deal_seed)).collect();
+    // Each game: its deal seed, when it ran (server times of its first and last events), the
+    // hand each entrant was dealt first.
+    struct Ran {
+        seed: u64,
+        from: i64,
+        to: i64,
+        dealt: HashMap<u32, engine::CardSet>,
+        opponent: HashMap<u32, u32>,
+    }
+    let mut ran = Vec::new();
+    let mut messages = 0;
+    for (mut g, entrants) in games {
+        g.seed = seeds[g.game_id.as_str()];
+        messages += check_no_leaks(&g);
+        let times: Vec<i64> = g.received[2].iter().filter_map(event).map(|e| e.time_unix_ms).collect();
+        let first = engine::Game::new(engine::GameSetup::new(g.rules.clone(), g.seed)).unwrap();
+        let dealt = (0..2).map(|i| (entrants[i], first.hand().cards(engine::Seat::new(i as u8).unwrap())));
+        ran.push(Ran {
+            seed: g.seed,
+            from: *times.iter().min().unwrap(),
+            to: *times.iter().max().unwrap(),
+            dealt: dealt.collect(),
+            opponent: HashMap::from([(entrants[0], entrants[1]), (entrants[1], entrants[0])]),
+        });
+    }
+    let pairs = ran.iter().filter(|r| ran.iter().filter(|o| o.seed == r.seed).count() == 2).count();
+    assert_eq!(pairs, 16, "every deal is played twice");
+    let mut overlapping = 0;
+    for (i, x) in ran.iter().enumerate() {
+        for y in &ran[i + 1..] {
+            if x.to <= y.from || y.to <= x.from {
+                continue; // one after the other
+            }
+            overlapping += 1;
+            assert_ne!(x.seed, y.seed, "the two games of a duplicate pair were played at the same time");
+            for (e, hand) in &x.dealt {
+                let theirs = y.dealt[&y.opponent[e]];
+                assert_ne!(*hand, theirs, "entrant {e} held its opponent's hand of a game played meanwhile");
+            }
+        }
+    }
+    assert!(overlapping > 0, "games were played in parallel");
+    println!(
+        "duplicate tournament: 16 games, {overlapping} pairs of them overlapping, {messages} messages checked"
+    );
+    server.stop().await;
+}

@@ -33,7 +33,12 @@ async fn unseated_game(ch: &Channel, seed: u64, spectators: usize) -> (String, V
     let mut players = Vec::new();
     for (seat, name) in [(0u32, "alice"), (1, "bob")] {
         let j = lobby
-            .join_game(pb::JoinGameRequest { game_id: game.clone(), name: name.into(), seat: Some(seat) })
+            .join_game(pb::JoinGameRequest {
+                game_id: game.clone(),
+                name: name.into(),
+                seat: Some(seat),
+                accept_fixed_deals: true,
+            })
             .await
             .unwrap()
             .into_inner();

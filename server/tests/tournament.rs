@@ -92,6 +92,8 @@ async fn enter(
             tournament_id: tid.into(),
             name: name.into(),
             entrant_token: token.unwrap_or_default(),
+            // The specs here fix the seed (reproducible deals).
+            accept_fixed_deals: true,
         })
         .await
         .expect("join")
@@ -268,6 +270,7 @@ async fn round_robin_with_duplicate_deals_to_final_standings() {
         .join_tournament(pb::JoinTournamentRequest {
             tournament_id: id.clone(),
             name: "dan".into(),
+            accept_fixed_deals: true,
             ..Default::default()
         })
         .await

@@ -97,7 +97,12 @@ pub async fn new_game(ch: &Channel, rules: pb::Rules, seed: u64) -> (String, [Pl
         .unwrap()
         .into_inner();
     let j = lobby
-        .join_game(pb::JoinGameRequest { game_id: c.game_id.clone(), name: "bob".into(), seat: None })
+        .join_game(pb::JoinGameRequest {
+            game_id: c.game_id.clone(),
+            name: "bob".into(),
+            seat: None,
+            accept_fixed_deals: true,
+        })
         .await
         .unwrap()
         .into_inner();
@@ -278,7 +283,12 @@ pub async fn new_game_req(ch: &Channel, req: pb::CreateGameRequest) -> (String, 
     let req = pb::CreateGameRequest { join: true, seat: Some(0), name: "alice".into(), ..req };
     let c = lobby.create_game(req).await.expect("create_game").into_inner();
     let j = lobby
-        .join_game(pb::JoinGameRequest { game_id: c.game_id.clone(), name: "bob".into(), seat: Some(1) })
+        .join_game(pb::JoinGameRequest {
+            game_id: c.game_id.clone(),
+            name: "bob".into(),
+            seat: Some(1),
+            accept_fixed_deals: true,
+        })
         .await
         .expect("join_game")
         .into_inner();
@@ -400,13 +410,26 @@ pub async fn play_watched_game_until(
     seed: u64,
     stop: Option<(std::sync::Arc<std::sync::atomic::AtomicUsize>, usize)>,
 ) -> PlayedGame {
-    use std::sync::atomic::Ordering;
-    use tokio_stream::StreamExt;
-    let (game, mut players) = new_game_req(
+    let (_, players) = new_game_req(
         ch,
         pb::CreateGameRequest { rules: Some(preset(rules_name)), seed, ..Default::default() },
     )
     .await;
+    play_watched(ch, players, engine::RuleSet::preset(rules_name).unwrap(), seed, stop).await
+}
+
+/// Plays the game of `players` (both seats, their tokens) to its end as
+/// [`play_watched_game_until`] does; `rules` and `seed` go into the result for the checker.
+pub async fn play_watched(
+    ch: &Channel,
+    mut players: [Player; 2],
+    rules: engine::RuleSet,
+    seed: u64,
+    stop: Option<(std::sync::Arc<std::sync::atomic::AtomicUsize>, usize)>,
+) -> PlayedGame {
+    use std::sync::atomic::Ordering;
+    use tokio_stream::StreamExt;
+    let game = players[0].game_id.clone();
     let mut gc = GameServiceClient::new(ch.clone());
     let mut streams = [
         watch(&mut gc, &game, &players[0].token, 0).await,
@@ -478,7 +501,7 @@ pub async fn play_watched_game_until(
     PlayedGame {
         game_id: game,
         tokens: [players[0].token.clone(), players[1].token.clone()],
-        rules: engine::RuleSet::preset(rules_name).unwrap(),
+        rules,
         seed,
         start_seq,
         actions,

@@ -1,0 +1,525 @@
+//! What a hostile player or bot author tries, over real sockets on a real database: deals a
+//! creator can foresee, finished games joined again, quick-match partners that vanish, games
+//! and tournaments nobody plays, and the answers that must name the right problem.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use gin_proto::v1 as pb;
+use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+use gin_proto::v1::tournament_service_client::TournamentServiceClient;
+use tonic::Code;
+use tonic::transport::Channel;
+
+type Lobby = LobbyServiceClient<Channel>;
+type Tours = TournamentServiceClient<Channel>;
+
+fn config(db: &std::path::Path) -> gin_server::Config {
+    gin_server::Config { db: db.to_path_buf(), rate_per_sec: 0, ..gin_server::Config::default() }
+}
+
+async fn list(lobby: &mut Lobby) -> Vec<pb::OpenGame> {
+    lobby.list_games(pb::ListGamesRequest::default()).await.unwrap().into_inner().games
+}
+
+fn join_req(game: &str, name: &str, accept_fixed_deals: bool) -> pb::JoinGameRequest {
+    pb::JoinGameRequest { game_id: game.into(), name: name.into(), seat: None, accept_fixed_deals }
+}
+
+/// The kinds of a stream's events, in order (snapshots and heartbeats left out).
+fn kinds(msgs: &[pb::WatchGameResponse]) -> Vec<(u64, i64, String)> {
+    use pb::game_event::Kind as K;
+    msgs.iter()
+        .filter_map(event)
+        .map(|e| {
+            let k = match &e.kind {
+                Some(K::PlayerJoined(_)) => "player_joined",
+                Some(K::PlayerLeft(_)) => "player_left",
+                Some(K::HandDealt(_)) => "hand_dealt",
+                Some(K::TurnStarted(_)) => "turn_started",
+                Some(K::GameOver(_)) => "game_over",
+                _ => "other",
+            };
+            (e.seq, e.time_unix_ms, k.to_string())
+        })
+        .collect()
+}
+
+/// Item 1: whoever chose a seed knows every deal; a game or tournament with one says so, and
+/// nobody is seated in it without accepting that.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_creator_chosen_seed_is_shown_and_nobody_plays_it_unknowingly() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(config(&dir.path().join("seed.db"))).await;
+    let ch = server.channel().await;
+    let mut lobby = Lobby::new(ch.clone());
+    let mut gc = Games::new(ch.clone());
+    const SEED: u64 = 4242;
+
+    // Mallory plays a game with seed S to its end and reads its deck from the record.
+    let (first, players) = new_game_req(
+        &ch,
+        pb::CreateGameRequest { rules: Some(preset("standard")), seed: SEED, ..Default::default() },
+    )
+    .await;
+    let seq = get_game(&mut gc, &first, "").await.seq;
+    gc.resign(authed(pb::ResignRequest { game_id: first.clone(), expected_seq: seq }, &players[0].token))
+        .await
+        .unwrap();
+    let rec = gc.get_record(pb::GetRecordRequest { game_id: first.clone() }).await.unwrap().into_inner();
+    let deck: Vec<String> = rec.reveals[0].deck.clone();
+    assert_eq!(deck.len(), 52);
+
+    // Then offers a game with the same seed, and one with a drawn seed.
+    let bait = lobby
+        .create_game(pb::CreateGameRequest {
+            join: true,
+            name: "mallory".into(),
+            seed: SEED,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let fair = lobby
+        .create_game(pb::CreateGameRequest { join: true, name: "fair".into(), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner();
+    let open = list(&mut lobby).await;
+    let shown = |id: &str| open.iter().find(|g| g.game_id == id).expect("listed").fixed_deals;
+    assert!(shown(&bait.game_id), "a seeded game is marked as such: {open:?}");
+    assert!(!shown(&fair.game_id));
+    assert!(get_game(&mut gc, &bait.game_id, "").await.fixed_deals);
+
+    // Joining it unknowingly is refused, and changes nothing.
+    let e = lobby.join_game(join_req(&bait.game_id, "victim", false)).await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("fixed deals") && e.message().contains("accept_fixed_deals"), "{e:?}");
+    let snap = get_game(&mut gc, &bait.game_id, "").await;
+    assert!(!snap.seats[1].taken, "the seat is still free");
+    assert!(list(&mut lobby).await.iter().any(|g| g.game_id == bait.game_id));
+    // A game with a drawn seed is joined as before.
+    lobby.join_game(join_req(&fair.game_id, "guest", false)).await.unwrap();
+
+    // Accepted, the deal is the one Mallory foresaw: the joiner knows what it agreed to.
+    let j = lobby.join_game(join_req(&bait.game_id, "informed", true)).await.unwrap().into_inner();
+    let mine = get_game(&mut gc, &bait.game_id, &j.seat_token).await;
+    let foreseen = engine::Game::new(engine::GameSetup::new(engine::RuleSet::standard(), SEED)).unwrap();
+    let foreseen = foreseen.hand().cards(engine::Seat::new(j.seat as u8).unwrap());
+    assert_eq!(card_set(&mine.hand), foreseen);
+    assert!(deck.iter().any(|c| mine.hand.contains(c)));
+
+    // A tournament's seed: the same rule for its entrants.
+    let mut tours = Tours::new(ch.clone());
+    let spec = |seed| pb::TournamentSpec { entrants: 2, games_per_pairing: 2, seed, ..Default::default() };
+    let fixed = tours
+        .create_tournament(pb::CreateTournamentRequest { spec: Some(spec(SEED)) })
+        .await
+        .unwrap()
+        .into_inner()
+        .tournament_id;
+    let drawn = tours
+        .create_tournament(pb::CreateTournamentRequest { spec: Some(spec(0)) })
+        .await
+        .unwrap()
+        .into_inner()
+        .tournament_id;
+    let state = |id: String| {
+        let mut t = Tours::new(ch.clone());
+        async move {
+            t.get_tournament(pb::GetTournamentRequest { tournament_id: id })
+                .await
+                .unwrap()
+                .into_inner()
+                .state
+                .unwrap()
+        }
+    };
+    assert!(state(fixed.clone()).await.fixed_deals);
+    assert!(!state(drawn.clone()).await.fixed_deals);
+    let enter = |id: &str, accept| pb::JoinTournamentRequest {
+        tournament_id: id.into(),
+        name: "bot".into(),
+        accept_fixed_deals: accept,
+        ..Default::default()
+    };
+    let Err(e) = tours.join_tournament(enter(&fixed, false)).await else { panic!("entered") };
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("fixed deals"), "{e:?}");
+    assert_eq!(state(fixed.clone()).await.standings.unwrap().rows.len(), 0, "nobody entered");
+    tours.join_tournament(enter(&fixed, true)).await.unwrap();
+    tours.join_tournament(enter(&drawn, false)).await.unwrap();
+    // The flag survives a restart.
+    server.stop().await;
+    let server = TestServer::start_with(config(&dir.path().join("seed.db"))).await;
+    let ch = server.channel().await;
+    let mut tours = Tours::new(ch.clone());
+    let st = tours.get_tournament(pb::GetTournamentRequest { tournament_id: fixed.clone() }).await.unwrap();
+    assert!(st.into_inner().state.unwrap().fixed_deals);
+    let Err(e) = tours.join_tournament(enter(&fixed, false)).await else { panic!("entered") };
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    let mut lobby = Lobby::new(ch.clone());
+    let snap = get_game(&mut Games::new(ch), &bait.game_id, "").await;
+    assert!(snap.fixed_deals);
+    let open = list(&mut lobby).await;
+    assert!(open.iter().all(|g| g.game_id != bait.game_id), "full now");
+    server.stop().await;
+}
+
+/// Asks to join `game`, which is over: refused as such.
+async fn refuse(lobby: &mut Lobby, game: &str, accept: bool) {
+    let e = lobby.join_game(join_req(game, "late", accept)).await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("over"), "{e:?}");
+}
+
+/// Item 3: a game its only player left before anyone joined is over for good: not listed, not
+/// joinable, its history the same from memory, after eviction and after a restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_left_before_anyone_joined_is_over_for_good() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("left.db");
+    let cfg = gin_server::Config { keep_finished: Duration::ZERO, ..config(&db) };
+    let server = TestServer::start_with(cfg.clone()).await;
+    let ch = server.channel().await;
+    let mut lobby = Lobby::new(ch.clone());
+    let mut gc = Games::new(ch.clone());
+    let c = lobby
+        .create_game(pb::CreateGameRequest { join: true, name: "ann".into(), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner();
+    let g = c.game_id.clone();
+    let seq = get_game(&mut gc, &g, &c.seat_token).await.seq;
+    gc.resign(authed(pb::ResignRequest { game_id: g.clone(), expected_seq: seq }, &c.seat_token))
+        .await
+        .unwrap();
+    let snap = get_game(&mut gc, &g, "").await;
+    let result = snap.result.clone().expect("over");
+    assert_eq!(result.reason, pb::GameEndReason::Cancelled as i32, "{result:?}");
+    assert_eq!(result.winner, None, "nobody wins a game nobody played");
+    assert_eq!(result.loser_by_default, None);
+    assert!(list(&mut lobby).await.is_empty(), "a finished game is not open");
+
+    // Its log: the creator joined (seq 1), left, the game ended; a stream resumed after seq 1
+    // gets the rest, and always the same.
+    let history = |gc: &mut Games, g: String| {
+        let mut gc = gc.clone();
+        async move {
+            let snap = get_game(&mut gc, &g, "").await;
+            let (events, _) = drain(&mut watch(&mut gc, &g, "", 1).await, Duration::from_secs(5)).await;
+            (snap.seq, snap.seats, snap.result, kinds(&events))
+        }
+    };
+    let before = history(&mut gc, g.clone()).await;
+    let names: Vec<&str> = before.3.iter().map(|(_, _, k)| k.as_str()).collect();
+    assert_eq!(names, ["player_left", "game_over"]);
+    assert_eq!(before.0, 3);
+
+    refuse(&mut lobby, &g, false).await;
+    refuse(&mut lobby, &g, true).await;
+    // Evicted (keep_finished 0: the next second), read back from the database: the same.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    refuse(&mut lobby, &g, false).await;
+    assert_eq!(history(&mut gc, g.clone()).await, before);
+    // And after a restart.
+    server.stop().await;
+    let server = TestServer::start_with(cfg).await;
+    let ch = server.channel().await;
+    let mut lobby = Lobby::new(ch.clone());
+    let mut gc = Games::new(ch.clone());
+    refuse(&mut lobby, &g, false).await;
+    assert!(list(&mut lobby).await.is_empty());
+    assert_eq!(history(&mut gc, g.clone()).await, before);
+    server.stop().await;
+}
+
+/// Item 4: a quick-match caller whose deadline runs out while it is being paired is gone;
+/// its partner is never left in a game with a seat nobody holds. Each trial asks with a
+/// deadline (enforced by the server) and has a partner ask just around its end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quick_match_partner_who_left_is_never_seated() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(config(&dir.path().join("qm.db"))).await;
+    let (a, b) = (server_timed(server.addr).await, server_timed(server.addr).await);
+    let ask = |lobby: &BareLobby, name: &str, deadline: Duration| {
+        let mut lobby = lobby.clone();
+        let mut req = tonic::Request::new(pb::QuickMatchRequest {
+            rules: Some(preset("standard")),
+            name: name.into(),
+            ..Default::default()
+        });
+        req.set_timeout(deadline);
+        async move { lobby.quick_match(req).await.map(|r| r.into_inner()) }
+    };
+    const DEADLINE: Duration = Duration::from_millis(40);
+    let (mut paired, mut alone) = (0, 0);
+    for trial in 0..120u32 {
+        // The partner comes from 4 ms before the deadline to 2 ms after it, in steps of 50 µs.
+        let lead = Duration::from_micros(4_000).saturating_sub(Duration::from_micros(50 * trial as u64));
+        let waiter = tokio::spawn(ask(&a, "gone", DEADLINE));
+        tokio::time::sleep(DEADLINE - lead).await;
+        let partner = ask(&b, "left", DEADLINE * 2).await;
+        let waiter = waiter.await.unwrap();
+        match (&waiter, &partner) {
+            (Ok(w), Ok(p)) => {
+                assert_eq!(w.game_id, p.game_id, "trial {trial}");
+                paired += 1;
+            }
+            (Err(w), Err(p)) => {
+                assert!(timed_out(w), "trial {trial}: {w:?}");
+                assert!(timed_out(p), "trial {trial}: {p:?}");
+                alone += 1;
+            }
+            _ => panic!(
+                "trial {trial}: one was seated in a game the other never heard of: {waiter:?} / {partner:?}"
+            ),
+        }
+    }
+    println!("quick match around the deadline: {paired} paired, {alone} not");
+    server.stop().await;
+}
+
+/// The answer to a call whose deadline ran out on the server (tonic's server says CANCELLED
+/// "Timeout expired").
+fn timed_out(s: &tonic::Status) -> bool {
+    matches!(s.code(), Code::DeadlineExceeded | Code::Cancelled) && s.message().contains("Timeout expired")
+}
+
+/// A lobby client over a bare HTTP/2 connection.
+type BareLobby = LobbyServiceClient<
+    tower::util::BoxCloneSyncService<
+        http::Request<tonic::body::Body>,
+        http::Response<hyper::body::Incoming>,
+        hyper::Error,
+    >,
+>;
+
+/// A lobby client on a connection of its own that, unlike tonic's channel, does not enforce a
+/// call's `grpc-timeout` itself: the server alone decides when the call's time is up, so the
+/// client gets whatever the server decided (on the channel, the client may give up just as the
+/// server answers).
+async fn server_timed(addr: std::net::SocketAddr) -> BareLobby {
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    tcp.set_nodelay(true).unwrap();
+    let io = hyper_util::rt::TokioIo::new(tcp);
+    let (sender, conn) =
+        hyper::client::conn::http2::handshake(hyper_util::rt::TokioExecutor::new(), io).await.unwrap();
+    tokio::spawn(conn);
+    let svc = tower::service_fn(move |req: http::Request<tonic::body::Body>| {
+        let mut sender = sender.clone();
+        async move { sender.send_request(req).await }
+    });
+    let origin = format!("http://{addr}").parse().unwrap();
+    LobbyServiceClient::with_origin(tower::util::BoxCloneSyncService::new(svc), origin)
+}
+
+/// One client's two quick-match calls are never paired with each other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clients_two_quick_matches_are_not_paired_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(config(&dir.path().join("self.db"))).await;
+    let (mine, other) = (server_timed(server.addr).await, server_timed(server.addr).await);
+    let ask = |lobby: &BareLobby, name: &str, deadline: Duration| {
+        let mut lobby = lobby.clone();
+        let mut req = tonic::Request::new(pb::QuickMatchRequest { name: name.into(), ..Default::default() });
+        req.set_timeout(deadline);
+        async move { lobby.quick_match(req).await.map(|r| r.into_inner()) }
+    };
+    let first = tokio::spawn(ask(&mine, "one", Duration::from_secs(3)));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let second = tokio::spawn(ask(&mine, "two", Duration::from_millis(600)));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!first.is_finished() && !second.is_finished(), "not paired with each other");
+    let third = ask(&other, "three", Duration::from_secs(3)).await.unwrap();
+    let first = first.await.unwrap().unwrap();
+    assert_eq!(first.game_id, third.game_id, "the first in the queue is paired with another client");
+    let e = second.await.unwrap().unwrap_err();
+    assert!(timed_out(&e), "{e:?}");
+    server.stop().await;
+}
+
+/// Item 6: a tournament's games count against its creator's limit of unfinished games, and
+/// `parallel` has a ceiling.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tournaments_count_against_their_creators_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = gin_server::Config { max_open_games_per_caller: 6, ..config(&dir.path().join("t.db")) };
+    let server = TestServer::start_with(cfg).await;
+    let ch = server.channel().await;
+    let mut tours = Tours::new(ch.clone());
+    // The request of the report: refused, with the limit named.
+    let huge =
+        pb::TournamentSpec { entrants: 2, games_per_pairing: 10_000, parallel: 1000, ..Default::default() };
+    let e = tours.create_tournament(pb::CreateTournamentRequest { spec: Some(huge) }).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    assert!(e.message().contains("spec.parallel"), "{e:?}");
+    let over = pb::TournamentSpec { entrants: 2, games_per_pairing: 100, parallel: 7, ..Default::default() };
+    let e = tours.create_tournament(pb::CreateTournamentRequest { spec: Some(over) }).await.unwrap_err();
+    assert!(e.message().contains("at most 6"), "{e:?}");
+    // Two tournaments of 4 at once, entrants that never play: at most 6 games in all.
+    let mut ids = Vec::new();
+    let mut entrants = Vec::new();
+    for _ in 0..2 {
+        let spec =
+            pb::TournamentSpec { entrants: 2, games_per_pairing: 100, parallel: 4, ..Default::default() };
+        let id = tours
+            .create_tournament(pb::CreateTournamentRequest { spec: Some(spec) })
+            .await
+            .unwrap()
+            .into_inner()
+            .tournament_id;
+        for name in ["idle-a", "idle-b"] {
+            let req = pb::JoinTournamentRequest {
+                tournament_id: id.clone(),
+                name: name.into(),
+                ..Default::default()
+            };
+            entrants.push(tours.join_tournament(req).await.unwrap().into_inner());
+        }
+        ids.push(id);
+    }
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let mut running = 0;
+    for id in &ids {
+        let st = tours.get_tournament(pb::GetTournamentRequest { tournament_id: id.clone() }).await.unwrap();
+        running += st.into_inner().state.unwrap().games_running;
+    }
+    assert_eq!(running, 6, "the creator's limit, shared by its tournaments");
+    let mut lobby = Lobby::new(ch.clone());
+    let e = lobby.create_game(pb::CreateGameRequest::default()).await.unwrap_err();
+    assert_eq!(e.code(), Code::ResourceExhausted, "{e:?}");
+    drop(entrants);
+    server.stop().await;
+}
+
+/// Item 6: games nobody plays end by the stated policy: an open game nobody joined is
+/// cancelled, a started game whose seat to act does nothing is abandoned by that seat; a
+/// tournament whose entrants never play goes on; the ends survive a restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn games_nobody_plays_expire() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = gin_server::Config {
+        open_game_ttl: Duration::from_millis(400),
+        idle_game_ttl: Duration::from_millis(600),
+        ..config(&dir.path().join("idle.db"))
+    };
+    let server = TestServer::start_with(cfg.clone()).await;
+    let ch = server.channel().await;
+    let mut lobby = Lobby::new(ch.clone());
+    let mut gc = Games::new(ch.clone());
+    let nobody = lobby.create_game(pb::CreateGameRequest::default()).await.unwrap().into_inner().game_id;
+    let (started, _players) = new_game_req(&ch, pb::CreateGameRequest::default()).await;
+    let to_act = get_game(&mut gc, &started, "").await.seat_to_act.expect("someone is to act");
+    let mut tours = Tours::new(ch.clone());
+    let spec = pb::TournamentSpec { entrants: 2, games_per_pairing: 3, parallel: 1, ..Default::default() };
+    let tid = tours
+        .create_tournament(pb::CreateTournamentRequest { spec: Some(spec) })
+        .await
+        .unwrap()
+        .into_inner()
+        .tournament_id;
+    let mut entrants = Vec::new();
+    for name in ["sleepy-a", "sleepy-b"] {
+        let req =
+            pb::JoinTournamentRequest { tournament_id: tid.clone(), name: name.into(), ..Default::default() };
+        entrants.push(tours.join_tournament(req).await.unwrap().into_inner());
+    }
+    // Still going within the limits.
+    assert_eq!(list(&mut lobby).await.len(), 1);
+    assert!(get_game(&mut gc, &started, "").await.result.is_none());
+
+    let end = tokio::time::Instant::now() + Duration::from_secs(15);
+    let (cancelled, abandoned) = loop {
+        let a = get_game(&mut gc, &nobody, "").await.result;
+        let b = get_game(&mut gc, &started, "").await.result;
+        if let (Some(a), Some(b)) = (a, b) {
+            break (a, b);
+        }
+        assert!(tokio::time::Instant::now() < end, "idle games did not end");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(cancelled.reason, pb::GameEndReason::Cancelled as i32, "{cancelled:?}");
+    assert_eq!(cancelled.winner, None);
+    assert!(list(&mut lobby).await.is_empty(), "a cancelled game is not open");
+    assert_eq!(abandoned.reason, pb::GameEndReason::Abandoned as i32, "{abandoned:?}");
+    assert_eq!(abandoned.loser_by_default, Some(to_act));
+    assert_eq!(abandoned.winner, Some(1 - to_act));
+    // The tournament's games are abandoned one after the other, and it ends.
+    let state = loop {
+        let st = tours.get_tournament(pb::GetTournamentRequest { tournament_id: tid.clone() }).await.unwrap();
+        let st = st.into_inner().state.unwrap();
+        if st.status == pb::TournamentStatus::Finished as i32 {
+            break st;
+        }
+        assert!(
+            tokio::time::Instant::now() < end + Duration::from_secs(15),
+            "the tournament stalled: {st:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(state.games_done, 3);
+    drop(entrants);
+    // After a restart, the same ends.
+    server.stop().await;
+    let server = TestServer::start_with(cfg).await;
+    let mut gc = Games::new(server.channel().await);
+    assert_eq!(get_game(&mut gc, &nobody, "").await.result, Some(cancelled));
+    assert_eq!(get_game(&mut gc, &started, "").await.result, Some(abandoned));
+    server.stop().await;
+}
+
+/// The answers a caller gets name its real problem.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refusals_name_the_real_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(config(&dir.path().join("err.db"))).await;
+    let ch = server.channel().await;
+    let mut gc = Games::new(ch.clone());
+    let (game, players) = new_game_req(&ch, pb::CreateGameRequest::default()).await;
+    // A valid seat token, for a game that does not exist: not found.
+    let e = gc
+        .resign(authed(
+            pb::ResignRequest { game_id: "feedfacefeedface".into(), expected_seq: 0 },
+            &players[0].token,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::NotFound, "{e:?}");
+    // For another game that exists: permission denied.
+    let (other, _) = new_game_req(&ch, pb::CreateGameRequest::default()).await;
+    let e = gc
+        .resign(authed(pb::ResignRequest { game_id: other.clone(), expected_seq: 0 }, &players[0].token))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    // During the upcard offer, the seat not to act is told it is not its turn, whatever it asks.
+    let snap = get_game(&mut gc, &game, "").await;
+    assert_eq!(snap.phase, pb::Phase::UpcardOffer as i32);
+    let idle = &players[1 - snap.seat_to_act.unwrap() as usize];
+    let draw = pb::DrawRequest {
+        game_id: game.clone(),
+        expected_seq: snap.seq,
+        source: pb::DrawSource::Stock as i32,
+    };
+    let e = gc.draw(authed(draw, &idle.token)).await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition);
+    assert!(e.message().contains("not your turn"), "{e:?}");
+    let take = pb::TakeUpcardRequest { game_id: game.clone(), expected_seq: snap.seq };
+    let e = gc.take_upcard(authed(take, &idle.token)).await.unwrap_err();
+    assert!(e.message().contains("not your turn"), "{e:?}");
+    // The seat to act still hears about the offer.
+    let actor = &players[snap.seat_to_act.unwrap() as usize];
+    let draw = pb::DrawRequest {
+        game_id: game.clone(),
+        expected_seq: snap.seq,
+        source: pb::DrawSource::Stock as i32,
+    };
+    let e = gc.draw(authed(draw, &actor.token)).await.unwrap_err();
+    assert!(e.message().contains("first turn"), "{e:?}");
+    assert_eq!(get_game(&mut gc, &game, "").await.seq, snap.seq, "nothing applied");
+    server.stop().await;
+}
