@@ -19,8 +19,9 @@
 //! "李雷", "Łukasz", "O'Brien-Smith".
 //!
 //! The server refuses such text where a caller sets it ([`check`]); a client passes every
-//! text that came from a server through [`printable`] before showing it, so even a server
-//! that let some through (an older one, or a hostile one) cannot drive the terminal.
+//! text that came from a server through [`printable`] (or [`printable_lines`]) before
+//! showing it, so even a server that let some through (an older one, or a hostile one)
+//! cannot drive the terminal.
 //!
 //! ```
 //! use gin_proto::text;
@@ -142,6 +143,21 @@ pub fn printable(text: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// [`printable`] for text of several lines (an error with its causes, a results document):
+/// its line breaks (`\n`) kept, every other refused character escaped.
+///
+/// ```
+/// use gin_proto::text::printable_lines;
+/// assert_eq!(printable_lines("a\x1b[2J\nb\r\n"), "a\\u{1b}[2J\nb\\u{d}\n");
+/// ```
+pub fn printable_lines(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| c != '\n' && refused(c)) {
+        return Cow::Borrowed(text);
+    }
+    let lines: Vec<Cow<'_, str>> = text.split('\n').map(printable).collect();
+    Cow::Owned(lines.join("\n"))
 }
 
 #[cfg(test)]
@@ -299,6 +315,14 @@ mod tests {
         let s: tonic::Status = check("spec.name", "x\u{1b}", TITLE_MAX).unwrap_err().into();
         assert_eq!(s.code(), tonic::Code::InvalidArgument);
         assert!(s.message().starts_with("spec.name: character 2 is U+001B"), "{}", s.message());
+    }
+
+    #[test]
+    fn printable_lines_keeps_only_newlines() {
+        assert!(matches!(printable_lines("a\nb\n"), Cow::Borrowed("a\nb\n")));
+        let shown = printable_lines("Error: x\u{202e}\n\nCaused by:\n    \x1b[2J\t\u{2028}");
+        assert_eq!(shown, "Error: x\\u{202e}\n\nCaused by:\n    \\u{1b}[2J\\u{9}\\u{2028}");
+        assert!(!shown.chars().any(|c| c != '\n' && refused(c)));
     }
 
     #[test]
