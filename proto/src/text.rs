@@ -92,7 +92,7 @@ impl From<TextError> for tonic::Status {
 }
 
 /// Checks `text`, set by a caller in `field`: at most `max_chars` characters, none of them
-/// [refused](refused). The error names the field, the first refused character (as `U+XXXX`,
+/// [refused]. The error names the field, the first refused character (as `U+XXXX`,
 /// never the character itself) and the rule.
 ///
 /// ```
@@ -121,7 +121,7 @@ pub fn check(field: &str, text: &str, max_chars: usize) -> Result<(), TextError>
     Ok(())
 }
 
-/// `text` (from a server) safe to show on a terminal: every [refused](refused) character
+/// `text` (from a server) safe to show on a terminal: every [refused] character
 /// replaced by its escape, `\u{1b}`, and everything else as it is. Borrowed when nothing
 /// needed replacing (all text a server checked with [`check`]).
 ///
