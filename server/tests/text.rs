@@ -240,3 +240,84 @@ async fn names_of_every_script_are_accepted_as_sent() {
     drop(stream);
     server.stop().await;
 }
+
+/// Text an older server let through (its check refused only `char::is_control`): a
+/// tournament whose spec and entrant hold a bidi override and a zero-width joiner, written
+/// into the database directly, still loads at start and gets its game created.
+#[tokio::test]
+async fn text_stored_before_the_check_still_loads_and_plays() {
+    use prost::Message;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("text.db");
+    let server = TestServer::start(&db).await;
+    let mut t = Tours::new(server.channel().await);
+    let id = t
+        .create_tournament(pb::CreateTournamentRequest { spec: Some(spec("cup", custom_rules("house"))) })
+        .await
+        .unwrap()
+        .into_inner()
+        .tournament_id;
+    let first = t.join_tournament(join_req(&id, "alice")).await.unwrap().into_inner();
+    drop(first);
+    server.stop().await;
+
+    let (old_title, old_rules, old_name) = ("\u{202e}puc", "house\u{200b}", "al\u{200d}ice");
+    {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        let blob: Vec<u8> =
+            c.query_row("SELECT spec FROM tournaments WHERE id = ?1", [&id], |r| r.get(0)).unwrap();
+        let mut s = pb::TournamentSpec::decode(blob.as_slice()).unwrap();
+        s.name = old_title.into();
+        match s.rules.as_mut().and_then(|r| r.kind.as_mut()) {
+            Some(pb::rules::Kind::Custom(r)) => r.name = old_rules.into(),
+            k => panic!("a stored spec holds its rules in full: {k:?}"),
+        }
+        c.execute("UPDATE tournaments SET spec = ?1 WHERE id = ?2", rusqlite::params![s.encode_to_vec(), id])
+            .unwrap();
+        let n = c
+            .execute("UPDATE tournament_entrants SET name = ?1 WHERE tournament_id = ?2", [old_name, &id])
+            .unwrap();
+        assert_eq!(n, 1);
+    }
+
+    let server = TestServer::start(&db).await;
+    let ch = server.channel().await;
+    let mut t = Tours::new(ch.clone());
+    let get = |t: &mut Tours| {
+        let mut t = t.clone();
+        let id = id.clone();
+        async move {
+            t.get_tournament(pb::GetTournamentRequest { tournament_id: id })
+                .await
+                .unwrap()
+                .into_inner()
+                .state
+                .unwrap()
+        }
+    };
+    let st = get(&mut t).await;
+    assert_eq!(st.spec.as_ref().unwrap().name, old_title, "the stored spec loaded as it was");
+    // The second entrant starts it: the game is created with the stored entrant's name.
+    let mut second = t.join_tournament(join_req(&id, "bob")).await.unwrap().into_inner();
+    assert!(second.message().await.unwrap().is_some(), "entered");
+    let mut game = None;
+    for _ in 0..200 {
+        if let Some(g) = get(&mut t).await.games.first() {
+            let r = gin_proto::v1::game_service_client::GameServiceClient::new(ch.clone())
+                .get_game(pb::GetGameRequest { game_id: g.game_id.clone() })
+                .await;
+            if let Ok(r) = r {
+                game = r.into_inner().snapshot;
+                break;
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let game = game.expect("the tournament's game was created");
+    let mut names: Vec<String> = game.seats.iter().map(|s| s.name.clone()).collect();
+    names.sort();
+    assert_eq!(names, [old_name, "bob"]);
+    assert_eq!(game.rules.unwrap().name, old_rules);
+    drop(second);
+    server.stop().await;
+}
