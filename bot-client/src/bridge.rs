@@ -29,6 +29,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use engine::{Action, CardSet, Legal, Seat};
+use gin_proto::text::printable;
 use gin_proto::v1 as pb;
 use gin_proto::v1::game_event::Kind as K;
 
@@ -423,7 +424,9 @@ pub async fn play_game(
 ) -> Result<Outcome, BridgeError> {
     let snap = client.get_game(&seated.game_id, &seated.token).await?;
     let rules = snap.rules.clone().unwrap_or_default();
-    bot.send(format!("game {} {} {} {}\n", seated.game_id, seated.seat.index(), rules.name, rules.target));
+    // The server's text, escaped: a control character (a newline) would break the protocol.
+    let (id, name) = (printable(&seated.game_id), printable(&rules.name));
+    bot.send(format!("game {id} {} {name} {}\n", seated.seat.index(), rules.target));
     let mut strategy = BridgeStrategy(bot.clone());
     let observer_bot = bot.clone();
     let mut on_event = move |ev: &pb::GameEvent, _: &SeatTracker| {

@@ -124,7 +124,7 @@ fn selfplay(a: SelfplayArgs) -> Result<()> {
     Ok(())
 }
 
-fn main() -> Result<()> {
+fn main() -> std::process::ExitCode {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
@@ -132,10 +132,19 @@ fn main() -> Result<()> {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .init();
-    match Cli::parse().cmd {
+    let r = match Cli::parse().cmd {
         Cmd::Selfplay(a) => selfplay(a),
         Cmd::Play(a) => play_cmd::run(a),
         Cmd::Bridge(a) => bridge_cmd::run(a),
         Cmd::Tournament(c) => tournament_cmd::run(c),
+    };
+    match r {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            // As `main() -> Result` would print it, with a server's words escaped (most are
+            // where they come in already).
+            eprintln!("Error: {}", gin_proto::text::printable_lines(&format!("{e:?}")));
+            std::process::ExitCode::FAILURE
+        }
     }
 }

@@ -152,7 +152,8 @@ pub fn run(a: PlayArgs) -> Result<()> {
                         }
                         Err(e) => {
                             t.errors += 1;
-                            eprintln!("[{}/{}] error: {e:#}", i + 1, a.games);
+                            let e = gin_proto::text::printable(&format!("{e:#}")).into_owned();
+                            eprintln!("[{}/{}] error: {e}", i + 1, a.games);
                         }
                     }
                 }

@@ -1,9 +1,11 @@
-//! `gin-bot tournament create|join|watch|results`: tournaments run by a server.
+//! `gin-bot tournament create|join|watch|results`: tournaments run by a server. Its text
+//! (names, ids, tokens, error messages) is printed escaped: `gin_proto::text::printable`.
 
 use std::io::IsTerminal;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
+use gin_proto::text::{printable, printable_lines};
 use gin_proto::v1 as pb;
 use gin_proto::v1::tournament_service_client::TournamentServiceClient;
 use tonic::transport::Channel;
@@ -236,12 +238,13 @@ async fn create(a: CreateArgs) -> Result<()> {
     let r = t
         .create_tournament(pb::CreateTournamentRequest { spec: Some(spec) })
         .await
-        .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))?
+        .map_err(|s| refused(&s))?
         .into_inner();
-    println!("{}", r.tournament_id);
+    let id = printable(&r.tournament_id);
+    println!("{id}");
     eprintln!(
-        "tournament {} created: up to {} games; it starts when every entrant has joined",
-        r.tournament_id, r.total_games
+        "tournament {id} created: up to {} games; it starts when every entrant has joined",
+        r.total_games
     );
     Ok(())
 }
@@ -257,10 +260,13 @@ async fn join(a: JoinArgs) -> Result<()> {
     };
     let standings = play_tournament(&client, entry, &a.strategy, a.seed, |ev| match ev {
         EntrantEvent::Entered { entrant, token, joined, needed } => eprintln!(
-            "entered as entrant #{entrant} ({joined}/{needed} joined); re-enter with --token {token}"
+            "entered as entrant #{entrant} ({joined}/{needed} joined); re-enter with --token {}",
+            printable(&token)
         ),
         EntrantEvent::Played(o) => println!("{}", o.line()),
-        EntrantEvent::Failed { game_id, error } => eprintln!("game {game_id}: {error}"),
+        EntrantEvent::Failed { game_id, error } => {
+            eprintln!("game {}: {}", printable(&game_id), printable(&error))
+        }
     })
     .await?;
     let st = pb::TournamentState {
@@ -293,7 +299,7 @@ async fn watch(a: IdArgs) -> Result<()> {
                 tokio::time::sleep(Duration::from_secs(1)).await;
                 continue;
             }
-            Err(e) => bail!("{}: {}", e.code(), e.message()),
+            Err(e) => return Err(refused(&e)),
         };
         loop {
             match s.message().await {
@@ -313,7 +319,7 @@ async fn watch(a: IdArgs) -> Result<()> {
                 }
                 Ok(None) => break,
                 Err(e) if e.code() == tonic::Code::Unavailable => break,
-                Err(e) => bail!("{}: {}", e.code(), e.message()),
+                Err(e) => return Err(refused(&e)),
             }
         }
         if last.as_ref().is_some_and(|s| s.status == pb::TournamentStatus::Finished as i32) {
@@ -336,7 +342,7 @@ async fn results(a: ResultsArgs) -> Result<()> {
             let st = t
                 .get_tournament(pb::GetTournamentRequest { tournament_id: id })
                 .await
-                .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))?
+                .map_err(|s| refused(&s))?
                 .into_inner()
                 .state
                 .unwrap_or_default();
@@ -349,16 +355,28 @@ async fn results(a: ResultsArgs) -> Result<()> {
     let r = t
         .export_tournament(pb::ExportTournamentRequest { tournament_id: id, format: fmt as i32 })
         .await
-        .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))?
+        .map_err(|s| refused(&s))?
         .into_inner();
-    print!("{}", r.content);
+    print!("{}", export_text(&r.content, std::io::stdout().is_terminal()));
     if !r.content.ends_with('\n') {
         println!();
     }
     Ok(())
 }
 
-/// The standings as a text table.
+/// A status from the server as an error, its message escaped.
+fn refused(s: &tonic::Status) -> anyhow::Error {
+    anyhow::anyhow!("{}: {}", s.code(), printable(s.message()))
+}
+
+/// An exported results document as printed: on a terminal, its text escaped line by line
+/// (`printable_lines`); into a file or a pipe, exactly as the server sent it (a JSON or CSV
+/// document for another program, which escaping would change).
+pub fn export_text(content: &str, terminal: bool) -> std::borrow::Cow<'_, str> {
+    if terminal { printable_lines(content) } else { content.into() }
+}
+
+/// The standings as a text table (the server's text escaped).
 pub fn standings_table(st: &pb::TournamentState) -> String {
     use std::fmt::Write;
     let mut s = String::new();
@@ -368,11 +386,11 @@ pub fn standings_table(st: &pb::TournamentState) -> String {
         Ok(pb::TournamentStatus::Finished) => "finished",
         _ => "unknown",
     };
-    let name = st.spec.as_ref().map(|p| p.name.as_str()).unwrap_or("");
+    let name = printable(st.spec.as_ref().map(|p| p.name.as_str()).unwrap_or(""));
     let _ = writeln!(
         s,
         "tournament {}{}: {status}, {}/{} games",
-        st.tournament_id,
+        printable(&st.tournament_id),
         if name.is_empty() { String::new() } else { format!(" ({name})") },
         st.games_done,
         st.games_total
@@ -381,7 +399,10 @@ pub fn standings_table(st: &pb::TournamentState) -> String {
         let _ = writeln!(
             s,
             "SPRT: {} (LLR {:.2}, bounds {:.2} .. {:.2})",
-            st.sprt_state, st.sprt_llr, st.sprt_lower, st.sprt_upper
+            printable(&st.sprt_state),
+            st.sprt_llr,
+            st.sprt_lower,
+            st.sprt_upper
         );
     }
     let _ = writeln!(
@@ -394,7 +415,7 @@ pub fn standings_table(st: &pb::TournamentState) -> String {
             s,
             "{:>4}  {:<20}{:>6}{:>6}{:>6}{:>6}{:>9}{:>9}{:>7.1}%  {:+.0} [{:+.0}, {:+.0}]",
             i + 1,
-            format!("{} #{}", r.name, r.entrant),
+            format!("{} #{}", printable(&r.name), r.entrant),
             r.games,
             r.wins,
             r.losses,
@@ -468,7 +489,7 @@ async fn bench(a: BenchArgs) -> Result<()> {
     let id = t
         .create_tournament(pb::CreateTournamentRequest { spec: Some(spec) })
         .await
-        .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))?
+        .map_err(|s| refused(&s))?
         .into_inner()
         .tournament_id;
     let mut watch =
@@ -525,4 +546,46 @@ async fn bench(a: BenchArgs) -> Result<()> {
     }
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gin_proto::text::refused;
+
+    #[test]
+    fn standings_from_a_hostile_server_print_escaped() {
+        let row = |entrant: u32, name: &str| pb::Standing {
+            entrant,
+            name: name.into(),
+            games: 2,
+            ..Default::default()
+        };
+        let st = pb::TournamentState {
+            tournament_id: "t1\x1b[2J".into(),
+            spec: Some(pb::TournamentSpec { name: "cup\x1b]0;pwned\x07".into(), ..Default::default() }),
+            status: pb::TournamentStatus::Running as i32,
+            standings: Some(pb::Standings {
+                rows: vec![row(0, "\u{202e}ecila"), row(1, "\u{9b}31mbob\u{200d}"), row(2, "Łukasz 李雷")],
+            }),
+            sprt_state: "continue\u{2028}".into(),
+            ..Default::default()
+        };
+        let table = standings_table(&st);
+        for line in table.lines() {
+            assert!(!line.chars().any(refused), "{line:?}");
+        }
+        assert!(table.starts_with("tournament t1\\u{1b}[2J (cup\\u{1b}]0;pwned\\u{7}): running"), "{table}");
+        assert!(table.contains("\\u{202e}ecila #0"), "{table}");
+        assert!(table.contains("\\u{9b}31mbob\\u{200d} #1"), "{table}");
+        assert!(table.contains("Łukasz 李雷 #2"), "{table}");
+    }
+
+    #[test]
+    fn an_export_is_escaped_on_a_terminal_and_kept_for_a_file() {
+        let csv = "number,seat0\n1,\u{202e}ecila\x1b[2J\n";
+        let shown = export_text(csv, true);
+        assert_eq!(shown, "number,seat0\n1,\\u{202e}ecila\\u{1b}[2J\n");
+        assert_eq!(export_text(csv, false), csv);
+    }
 }

@@ -70,6 +70,8 @@ async fn three_bot_processes_play_a_round_robin_to_its_standings() {
                 strategy,
                 "--name",
                 strategy,
+                // The tournament's seed is given (a reproducible result): its deals are fixed.
+                "--accept-fixed-deals",
             ])
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -9,6 +9,10 @@
 //!   state and its keys; [`render`] draws it (pure: renders into ratatui's `TestBackend`);
 //!   [`plain`] the line-by-line mode; [`net`] the thin network task over the bot SDK
 //!   (seating, stream resume, actions); [`run`] the loops that connect them to a terminal.
+//! - [`list`]: the open games as lines (`gin list`).
+//! - Everything a server sent is shown through `gin_proto::text::printable` where it comes
+//!   in ([`table`], [`list`], [`net`]'s error texts): no control or bidi character of a
+//!   server's reaches the terminal.
 //! - [`verify`]: checks a finished game's deals against their commitments (`gin verify`).
 //!
 //! ```
@@ -22,6 +26,7 @@
 
 pub mod analyze;
 pub mod app;
+pub mod list;
 pub mod net;
 pub mod plain;
 pub mod render;

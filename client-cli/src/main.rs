@@ -12,6 +12,7 @@ use clap::{Args, Parser, Subcommand};
 use gin_client_cli::net::{self, Place, Seating};
 use gin_client_cli::verify::{self, HandReveal, Verifiable};
 use gin_client_cli::{analyze, replay, run};
+use gin_proto::text::printable;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -180,7 +181,8 @@ fn main() -> ExitCode {
         // The reader went away (`gin analyze --stdin … | head`): not an error of ours.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("gin: error: {e:#}");
+            // Errors may quote a server's words (most are escaped where they come in already).
+            eprintln!("gin: error: {}", printable(&format!("{e:#}")));
             ExitCode::FAILURE
         }
     }
@@ -250,7 +252,8 @@ async fn run_play(args: PlayArgs) -> Result<u8> {
     };
     if matches!(how, Seating::Create) {
         // On stdout, so a script can read it; the full screen shows it too.
-        println!("game id: {}  (share it: gin play --join {})", place.game_id, place.game_id);
+        let id = printable(&place.game_id);
+        println!("game id: {id}  (share it: gin play --join {id})");
     }
     front_end(client, place, &args.screen).await
 }
@@ -264,8 +267,8 @@ async fn front_end(client: gin_bot::sdk::Client, place: Place, screen: &ScreenAr
     if !over && !place.token.is_empty() {
         eprintln!(
             "left game {id}; your seat is kept: come back with\n  gin play --join {id} --token {token}",
-            id = place.game_id,
-            token = place.token
+            id = printable(&place.game_id),
+            token = printable(&place.token)
         );
     }
     Ok(code)
@@ -286,18 +289,8 @@ async fn run_list(args: ServerArgs) -> Result<()> {
     let games =
         client.list_games().await.map_err(|e| anyhow::anyhow!("listing games: {}", net::explain(&e)))?;
     let mut out = io::stdout().lock();
-    if games.is_empty() {
-        writeln!(out, "no open games (start one: gin play --create)")?;
-    }
-    for g in games {
-        let rules = g.rules.as_ref().map_or("?".to_string(), |r| format!("{} to {}", r.name, r.target));
-        let players: Vec<String> = g.seats.iter().filter(|s| s.taken).map(|s| s.name.clone()).collect();
-        let clock = g
-            .clock
-            .as_ref()
-            .filter(|c| c.turn_millis > 0)
-            .map_or(String::new(), |c| format!(", {} s a turn", c.turn_millis / 1000));
-        writeln!(out, "{}  {rules}{clock}  waiting: {}", g.game_id, players.join(", "))?;
+    for l in gin_client_cli::list::lines(&games) {
+        writeln!(out, "{l}")?;
     }
     Ok(())
 }
@@ -319,9 +312,10 @@ async fn run_verify(args: VerifyArgs) -> Result<u8> {
     }
     let report = verify::check(&v);
     let mut out = io::stdout().lock();
-    writeln!(out, "game {}", v.game_id)?;
+    // The record (and so its errors) came from a server, or a file saved from one.
+    writeln!(out, "game {}", printable(&v.game_id))?;
     for l in &report.lines {
-        writeln!(out, "{l}")?;
+        writeln!(out, "{}", printable(l))?;
     }
     Ok(if report.ok { 0 } else { 1 })
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use engine::{Action, RuleSet};
 use gin_bot::sdk::{self, Client, Error, Options};
+use gin_proto::text::printable;
 use gin_proto::v1 as pb;
 use gin_proto::v1::watch_game_response::Kind as W;
 use tokio::sync::mpsc;
@@ -157,17 +158,18 @@ pub async fn seat(
     Ok(Place { game_id: s.game_id, token: s.token })
 }
 
-/// A server error for people: the status message, with what the code means.
+/// A server error for people: the status message, with what the code means. The server's
+/// words are escaped (`gin_proto::text::printable`): any server may send anything.
 pub fn explain(e: &Error) -> String {
     match e {
         Error::Rpc { status, .. } => refusal_text(status),
-        e => e.to_string(),
+        e => printable(&e.to_string()).into_owned(),
     }
 }
 
-/// A refused call for people.
+/// A refused call for people (the server's message escaped, as in [`explain`]).
 pub fn refusal_text(s: &tonic::Status) -> String {
-    let m = s.message();
+    let m = printable(s.message());
     match s.code() {
         Code::Aborted => "the game moved on before your move arrived; nothing was played".into(),
         Code::FailedPrecondition => format!("refused: {m}"),

@@ -219,7 +219,10 @@ impl Plain {
                     .iter()
                     .flat_map(|i| &i.legal_actions)
                     .filter(|a| a.kind == pb::ActionKind::Knock as i32)
-                    .map(|a| if a.deadwood == 0 { format!("{} (gin)", a.card) } else { a.card.clone() })
+                    // Cards as the engine writes them, never the server's strings (as on
+                    // the full screen).
+                    .filter_map(|a| Some((a.card.parse::<Card>().ok()?, a.deadwood)))
+                    .map(|(c, dw)| if dw == 0 { format!("{c} (gin)") } else { c.to_string() })
                     .collect();
                 let mut s = "your turn: discard CARD or knock CARD".to_string();
                 if let Some(b) = best {

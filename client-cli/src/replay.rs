@@ -180,7 +180,8 @@ pub fn write_report(w: &mut impl Write, game: &Game) -> io::Result<()> {
     writeln!(
         w,
         "game: rules {}, seed {}, {}, {}",
-        setup.rules.name,
+        // A record may come from a server (`GetRecord`): its text is shown escaped.
+        gin_proto::text::printable(&setup.rules.name),
         setup.seed,
         plural(game.actions().len(), "action"),
         plural(game.hands().len(), "finished hand")

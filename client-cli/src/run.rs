@@ -125,7 +125,8 @@ async fn tui_loop(
         }
     });
     let mut app = App::new(no_color);
-    app.stage = crate::app::Stage::Connecting(format!("joining game {}…", place.game_id));
+    app.stage =
+        crate::app::Stage::Connecting(format!("joining game {}…", crate::table::shown(&place.game_id)));
     let mut tick = tokio::time::interval(Duration::from_millis(500));
     let mut net_open = true;
     loop {

@@ -4,6 +4,10 @@
 //! [`Table::from_snapshot`] starts it; [`Table::apply`] folds each event (as this viewer
 //! receives it: redacted) and appends a line to the move log. Nothing here does I/O or
 //! reads a clock, so every screen can be built from a list of protobuf messages in a test.
+//!
+//! The server's text (the game id, names, the rules' name) enters here through [`shown`]:
+//! a hostile or older server's control characters, bidi overrides or zero-width characters
+//! are escaped before the screen or the plain output ever sees them.
 
 use engine::{Action, Arrangement, Card, CardSet, Legal, Seat, best_arrangement, best_discard};
 use gin_bot::sdk::convert;
@@ -16,15 +20,15 @@ const LOG_LINES: usize = 200;
 /// One viewer's picture of a game.
 #[derive(Clone, Debug)]
 pub struct Table {
-    /// The game.
+    /// The game's id, for display ([`shown`]).
     pub game_id: String,
     /// The viewer's seat; `None` for a spectator.
     pub viewer: Option<Seat>,
-    /// Display names by seat (empty while free).
+    /// Display names by seat (empty while free), for display ([`shown`]).
     pub names: [String; 2],
     /// House bots by seat.
     pub bots: [bool; 2],
-    /// The rules' name.
+    /// The rules' name, for display ([`shown`]).
     pub rules_name: String,
     /// The score that ends the game (or each stage).
     pub target: u32,
@@ -82,6 +86,11 @@ fn card(s: &str) -> Result<Card, String> {
     convert::card(s)
 }
 
+/// Text from the server as the table keeps it: [`gin_proto::text::printable`].
+pub fn shown(text: &str) -> String {
+    gin_proto::text::printable(text).into_owned()
+}
+
 fn phase(n: i32) -> pb::Phase {
     pb::Phase::try_from(n).unwrap_or(pb::Phase::Unspecified)
 }
@@ -93,7 +102,7 @@ impl Table {
         let mut bots = [false; 2];
         for i in &s.seats {
             let k = seat(i.seat)?.index();
-            names[k] = i.name.clone();
+            names[k] = shown(&i.name);
             bots[k] = i.bot;
         }
         let viewer = s.viewer_seat.map(seat).transpose()?;
@@ -103,10 +112,10 @@ impl Table {
         }
         let pair = |v: &[u32]| [v.first().copied().unwrap_or(0), v.get(1).copied().unwrap_or(0)];
         let (rules_name, target) =
-            s.rules.as_ref().map_or((String::new(), 0), |r| (r.name.clone(), r.target));
+            s.rules.as_ref().map_or((String::new(), 0), |r| (shown(&r.name), r.target));
         let to_act = s.seat_to_act.map(seat).transpose()?;
         let mut t = Table {
-            game_id: s.game_id.clone(),
+            game_id: shown(&s.game_id),
             viewer,
             names,
             bots,
@@ -251,7 +260,7 @@ impl Table {
             None => return Err("an event with no kind".into()),
             Some(K::PlayerJoined(j)) => {
                 let s = seat(j.seat)?;
-                self.names[s.index()] = j.name.clone();
+                self.names[s.index()] = shown(&j.name);
                 self.bots[s.index()] = j.bot;
                 let bot = if j.bot { " (house bot)" } else { "" };
                 let line = format!("{}{bot} took seat {}", self.name(s), s.index());

@@ -1,5 +1,8 @@
 //! The `gin.v1` gRPC API: generated tonic + prost stubs, and the file descriptor set for
-//! server reflection. This is the only code generation in the workspace.
+//! server reflection. This is the only code generation in the workspace. Beside them, what
+//! the server and every Rust client share about the wire: [`rules`] (rule sets between the
+//! engine and the wire) and [`text`] (what text people set may hold, and how a client shows
+//! a server's text).
 //!
 //! ```
 //! use gin_proto::v1::{Rules, rules};
@@ -69,6 +72,8 @@ pub mod codec {
         }
     }
 }
+
+pub mod text;
 
 /// The encoded `FileDescriptorSet` of every `.proto` here, for gRPC server reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/gin_descriptor.bin"));

@@ -43,8 +43,27 @@ pub fn seat(field: &str, n: u32) -> Result<Seat, Status> {
     })
 }
 
-/// Rules from a request: a preset name or a full rule set (validated, errors name the field).
+/// Rules from a request: a preset name or a full rule set (validated, errors name the field;
+/// a custom set's name is text people see, checked by [`rules_text`]).
 pub fn rules(r: Option<&pb::Rules>) -> Result<RuleSet, Status> {
+    rules_text("rules", r)?;
+    stored_rules(r)
+}
+
+/// The text a caller sets in `field` (`rules`, `spec.rules`): a custom rule set's name, which
+/// every other player and watcher sees (`gin_proto::text`; INVALID_ARGUMENT naming
+/// `<field>.custom.name`).
+pub fn rules_text(field: &str, r: Option<&pb::Rules>) -> Result<(), Status> {
+    if let Some(pb::rules::Kind::Custom(c)) = r.and_then(|r| r.kind.as_ref()) {
+        let field = format!("{field}.custom.name");
+        gin_proto::text::check(&field, &c.name, gin_proto::text::RULES_NAME_MAX)?;
+    }
+    Ok(())
+}
+
+/// Rules as [`rules`] reads them, without the text check: for rules stored before it existed
+/// (a tournament's spec, read again at start), which must still load.
+pub fn stored_rules(r: Option<&pb::Rules>) -> Result<RuleSet, Status> {
     let bad = |e: engine::RuleSetError| Status::invalid_argument(format!("rules: {e}"));
     match r.and_then(|r| r.kind.as_ref()) {
         None => Ok(RuleSet::standard()),

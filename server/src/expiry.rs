@@ -12,7 +12,7 @@
 //! replays, so a server that was down does not extend it. Each end is an action in the game's
 //! log made through the one commit path ([`act_as`]): durable, published and replayed like
 //! any other. The same path calls off a quick-match game whose partner left while both were
-//! being seated ([`CallOff`]).
+//! being seated ([`call_off`]).
 
 use std::time::Duration;
 
@@ -87,40 +87,6 @@ pub async fn call_off(s: &Shared, id: &str) {
                 tracing::warn!(game = %id, "calling a game off failed: {e}");
                 return;
             }
-        }
-    }
-}
-
-/// Calls off a game unless disarmed: if the task holding it goes away first (a call dropped
-/// by its deadline), the game is called off in a task of its own.
-pub struct CallOff {
-    armed: Option<(Shared, String)>,
-}
-
-impl CallOff {
-    /// Armed for game `id`.
-    pub fn new(s: &Shared, id: &str) -> CallOff {
-        CallOff { armed: Some((s.clone(), id.to_owned())) }
-    }
-
-    /// Calls it off now.
-    pub async fn now(&mut self) {
-        if let Some((s, id)) = self.armed.take() {
-            call_off(&s, &id).await;
-        }
-    }
-
-    /// The game goes on.
-    pub fn disarm(&mut self) {
-        self.armed = None;
-    }
-}
-
-impl Drop for CallOff {
-    fn drop(&mut self) {
-        let Some((s, id)) = self.armed.take() else { return };
-        if let Ok(rt) = tokio::runtime::Handle::try_current() {
-            rt.spawn(async move { call_off(&s, &id).await });
         }
     }
 }

@@ -132,11 +132,12 @@ impl LobbyService for Lobby {
         s.rate_limit(caller_key(&req))?;
         let ip = peer_ip(&req);
         // The caller's connection (address and port): one client's calls are never paired.
-        let r_conn = req.remote_addr();
+        let conn = req.remote_addr();
         let r = req.into_inner();
         let rules = convert::rules(r.rules.as_ref())?;
         let clock = clock(r.clock)?;
-        crate::shared::clean_name(&r.name)?;
+        // Checked and trimmed once: a pair's game is created with the names as they are.
+        let name = crate::shared::clean_name(&r.name)?;
         let house = crate::house::check(&r.house_bot)?;
         let bot_after = match (house, r.house_bot_after_ms) {
             (false, 0) => None,
@@ -153,7 +154,6 @@ impl LobbyService for Lobby {
             clock.turn_millis,
             clock.policy
         );
-        let conn = r_conn;
         // Someone else is waiting for the same game: seat both, once that caller took its
         // seat. Else wait in the queue: looked up and joined under one lock, so two callers
         // cannot both find it empty.
@@ -175,7 +175,7 @@ impl LobbyService for Lobby {
                 let found = found.map(|i| queue.remove(i));
                 if found.is_none() {
                     let tx = tx.take().expect("queued once");
-                    queue.push(Waiter { tx, name: r.name.clone(), ticket, conn });
+                    queue.push(Waiter { tx, name: name.clone(), ticket, conn });
                 } else if queue.is_empty() {
                     waiting.remove(&key);
                 }
@@ -189,11 +189,16 @@ impl LobbyService for Lobby {
                 waiting.entry(key.clone()).or_default().insert(0, w);
                 return Err(e);
             }
-            match seat_pair(&s, &rules, clock, w, &r.name, ip).await? {
-                Some(mine) => return Ok(Response::new(mine)),
-                // The partner left while both were being seated: its game was called off.
-                // Look again.
-                None => continue,
+            // Seated in a task of its own, which this call answers to like the partner: a call
+            // that goes away cannot leave the pair half-made.
+            let (answer, mine) = oneshot::channel();
+            tokio::spawn(seat_pair(s.clone(), rules.clone(), clock, w, name.clone(), ip, answer));
+            match mine.await {
+                Ok(Ok(Some(seat))) => return Ok(take_seat(seat)),
+                // The partner had left: its game was called off. Look again.
+                Ok(Ok(None)) => continue,
+                Ok(Err(e)) => return Err(e),
+                Err(_) => return Err(interrupted()),
             }
         }
         // Leave the queue when this call ends in any way (answered, timed out, cancelled).
@@ -251,70 +256,81 @@ const QUICK_MATCH_WAIT: Duration = Duration::from_secs(60);
 /// How long a quick match with a house bot waits for a person first, unless told.
 const HOUSE_BOT_AFTER: Duration = Duration::from_secs(10);
 
-/// The answer a quick-match partner sent (a dropped sender: it failed half-way). The seat is
-/// acknowledged in the same poll that takes it and returns it, so a partner that is told "taken"
+/// The seat a quick-match pairing sent this call (a dropped sender: it failed half-way). The
+/// seat is acknowledged in the same poll that takes it and returns it, so a pairing told "taken"
 /// knows this call answers with it; a call dropped before that never acknowledges (the answer
-/// is dropped with it), and the partner calls the game off.
+/// is dropped with it), and the pairing calls the game off.
 fn paired(
     answer: Result<Result<crate::shared::Pairing, Status>, oneshot::error::RecvError>,
 ) -> Result<Response<pb::QuickMatchResponse>, Status> {
     match answer {
-        Ok(Ok((seat, ack))) => {
-            let _ = ack.send(());
-            Ok(Response::new(seat))
-        }
+        Ok(Ok(seat)) => Ok(take_seat(seat)),
         Ok(Err(e)) => Err(e),
-        Err(_) => Err(Status::unavailable("quick match was interrupted; ask again")),
+        Err(_) => Err(interrupted()),
     }
 }
 
-/// Seats quick-match waiter `w` (seat 0) and the caller (seat 1) in a new game, created with
-/// both seats in one write and counted against `ip` (reserved already); hands `w` its seat and
-/// waits for `w` to take it. `Some(answer)`
-/// for the caller; `None` if `w` was gone by then: the game is called off (it ends cancelled,
-/// with no winner), and the caller looks for another partner. If this call itself goes away
-/// before it answers, the game is called off too (a `CallOff` guard), so neither player is
-/// ever left alone in a game nobody else holds a seat of.
+/// Takes a quick-match seat: acknowledges it, and (with no await in between) answers with it.
+fn take_seat((seat, ack): crate::shared::Pairing) -> Response<pb::QuickMatchResponse> {
+    let _ = ack.send(());
+    Response::new(seat)
+}
+
+fn interrupted() -> Status {
+    Status::unavailable("quick match was interrupted; ask again")
+}
+
+/// Seats quick-match waiter `w` (seat 0) and the caller `name` (seat 1) in a new game,
+/// created with both seats in one write and counted against `ip` (reserved already). Each of
+/// the two calls gets its seat with an acknowledgment to send in the poll that returns it
+/// ([`paired`]): the waiter first; a waiter gone by then never acknowledges, the game is called
+/// off (it ends cancelled, with no winner) and the caller is told `None` (it looks for another
+/// partner); a caller gone before it took its seat has the game called off too. So nobody is
+/// ever left in a game with a seat nobody holds. Runs in a task of its own.
 async fn seat_pair(
-    s: &Shared,
-    rules: &engine::RuleSet,
+    s: Shared,
+    rules: engine::RuleSet,
     clock: pb::TurnClock,
     w: Waiter,
-    name: &str,
+    name: String,
     ip: Option<IpAddr>,
-) -> Result<Option<pb::QuickMatchResponse>, Status> {
+    caller: oneshot::Sender<Result<Option<crate::shared::Pairing>, Status>>,
+) {
     use crate::shared::{NewSeat, random_bytes, random_seed};
     let id = hex::encode(random_bytes::<8>());
     let tokens = [hex::encode(random_bytes::<16>()), hex::encode(random_bytes::<16>())];
     let seats = [
         NewSeat { name: w.name.clone(), token: tokens[0].clone(), bot: false },
-        NewSeat { name: name.to_owned(), token: tokens[1].clone(), bot: false },
+        NewSeat { name, token: tokens[1].clone(), bot: false },
     ];
-    let created =
-        s.create_seated_game(id.clone(), rules.clone(), clock, random_seed(), false, seats, ip).await;
-    if let Err(e) = created {
-        // Tell the partner too: it asked for the same game.
+    if let Err(e) = s.create_seated_game(id.clone(), rules, clock, random_seed(), false, seats, ip).await {
+        // Both asked for this game.
         let _ = w.tx.send(Err(e.clone()));
-        return Err(e);
+        let _ = caller.send(Err(e));
+        return;
     }
-    let mut call_off = crate::expiry::CallOff::new(s, &id);
     let [theirs, mine] = tokens;
-    let (ack, acked) = oneshot::channel();
     let answer = |seat: Seat, seat_token: String| pb::QuickMatchResponse {
         game_id: id.clone(),
         seat: seat.index() as u32,
         seat_token,
         house_bot: String::new(),
     };
-    // A partner gone already drops the answer, and with it `ack`, at once.
+    // A call gone already drops the answer, and with it the acknowledgment, at once.
+    let (ack, acked) = oneshot::channel();
     let _ = w.tx.send(Ok((answer(Seat::S0, theirs), ack)));
     if acked.await.is_err() {
         tracing::info!(game = %id, "quick-match partner left while being seated: game called off");
-        call_off.now().await;
-        return Ok(None);
+        crate::expiry::call_off(&s, &id).await;
+        let _ = caller.send(Ok(None));
+        return;
     }
-    call_off.disarm();
-    Ok(Some(answer(Seat::S1, mine)))
+    let (ack, acked) = oneshot::channel();
+    let _ = caller.send(Ok(Some((answer(Seat::S1, mine), ack))));
+    if acked.await.is_err() {
+        tracing::info!(game = %id, "quick-match caller left while being seated: game called off");
+        crate::expiry::call_off(&s, &id).await;
+    }
 }
 
 pub(crate) fn clock(c: Option<pb::TurnClock>) -> Result<pb::TurnClock, Status> {

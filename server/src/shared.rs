@@ -461,8 +461,10 @@ impl Shared {
         let now = info.created_ms;
         let mut st = GameState::new(info);
         let mut hashes = Vec::new();
+        // The names were checked (`clean_name`) when their players asked: quick-match callers,
+        // tournament entrants when they entered. Not checked again, so entrants stored before a
+        // stricter check still get their games.
         for (seat, NewSeat { name, token, bot }) in Seat::BOTH.into_iter().zip(seats) {
-            let name = clean_name(&name)?;
             let hash = token_hash(&token);
             st.seat(seat, Seated { name: name.clone(), token_hash: hash, bot }, now);
             writes.push(Write::TakeSeat {
@@ -600,7 +602,7 @@ fn new_game(info: &GameInfo) -> NewGame {
 
 /// A seat of a game created with both seats taken ([`Shared::create_seated_game`]).
 pub struct NewSeat {
-    /// The display name.
+    /// The display name, checked already ([`clean_name`]).
     pub name: String,
     /// Its seat token (chosen by the caller, who hands it out).
     pub token: String,
@@ -608,12 +610,11 @@ pub struct NewSeat {
     pub bot: bool,
 }
 
-/// A display name, trimmed; INVALID_ARGUMENT when too long or with control characters.
+/// A display name, trimmed; INVALID_ARGUMENT (`name: …`) when too long or holding characters
+/// `gin_proto::text` refuses (controls, bidi and zero-width format characters…).
 pub fn clean_name(name: &str) -> Result<String, Status> {
     let n = name.trim();
-    if n.chars().count() > 40 || n.chars().any(char::is_control) {
-        return Err(Status::invalid_argument("name: at most 40 characters, no control characters"));
-    }
+    gin_proto::text::check("name", n, gin_proto::text::NAME_MAX)?;
     Ok(if n.is_empty() { "player".into() } else { n.to_string() })
 }
 

@@ -91,6 +91,8 @@ struct Spec {
 }
 
 impl Spec {
+    /// Validates `p` and fills its defaults: for a new spec and for one read back at start
+    /// (the text a caller sets is checked before, in `create`).
     fn new(mut p: pb::TournamentSpec) -> Result<Spec, Status> {
         let format = pb::TournamentFormat::try_from(p.format)
             .map_err(|_| Status::invalid_argument("spec.format: unknown value"))?;
@@ -106,7 +108,7 @@ impl Spec {
             return Err(Status::invalid_argument("spec.games_per_pairing: 1 to 10000"));
         }
         let per_pairing = if p.duplicate { p.games_per_pairing.div_ceil(2) * 2 } else { p.games_per_pairing };
-        let rules = crate::convert::rules(p.rules.as_ref())?;
+        let rules = crate::convert::stored_rules(p.rules.as_ref())?;
         let clock = crate::service::clock(p.clock)?;
         let parallel = if p.parallel == 0 { 16 } else { p.parallel };
         if parallel > MAX_PARALLEL {
@@ -139,9 +141,6 @@ impl Spec {
                 Some(Sprt { elo0: s.elo0, elo1: s.elo1, alpha, beta })
             }
         };
-        if p.name.chars().count() > 80 || p.name.chars().any(char::is_control) {
-            return Err(Status::invalid_argument("spec.name: at most 80 characters, no control characters"));
-        }
         let fixed = p.seed != 0;
         let seed = if fixed { p.seed } else { u64::from_le_bytes(random_bytes::<8>()) };
         let n = p.entrants as u64;
@@ -844,6 +843,10 @@ impl Tournaments {
         spec: pb::TournamentSpec,
         creator: Option<std::net::IpAddr>,
     ) -> Result<pb::CreateTournamentResponse, Status> {
+        // Text people see, checked here rather than in `Spec::new`: a spec stored before a
+        // stricter check must still load at start.
+        gin_proto::text::check("spec.name", &spec.name, gin_proto::text::TITLE_MAX)?;
+        crate::convert::rules_text("spec.rules", spec.rules.as_ref())?;
         let spec = Spec::new(spec)?;
         let limit = self.0.shared.cfg.max_open_games_per_caller;
         if spec.parallel > limit {
@@ -890,9 +893,7 @@ impl Tournaments {
     /// Adds an entrant (durably); starts the tournament when it is the last one needed.
     async fn enter(&self, cell: &Arc<TCell>, name: String) -> Result<(u32, String), Status> {
         let name = name.trim().to_string();
-        if name.chars().count() > 40 || name.chars().any(char::is_control) {
-            return Err(Status::invalid_argument("name: at most 40 characters, no control characters"));
-        }
+        gin_proto::text::check("name", &name, gin_proto::text::NAME_MAX)?;
         let name = if name.is_empty() { "entrant".to_string() } else { name };
         let token = hex::encode(random_bytes::<16>());
         let hash = token_hash(&token);

@@ -38,6 +38,7 @@ use std::future::Future;
 use std::time::{Duration, Instant};
 
 use engine::{Action, Seat};
+use gin_proto::text::printable;
 use gin_proto::v1 as pb;
 use gin_proto::v1::game_service_client::GameServiceClient;
 use gin_proto::v1::lobby_service_client::LobbyServiceClient;
@@ -98,16 +99,18 @@ pub enum Error {
     Protocol(String),
 }
 
+/// The server's words (a status message, what it sent) are shown escaped
+/// ([`gin_proto::text::printable`]): any server may send anything.
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Error::BadEndpoint(e) => write!(f, "bad server address: {e}"),
             Error::Connect(e) => write!(f, "cannot connect: {e}"),
             Error::Rpc { what, status } => {
-                write!(f, "{what}: {:?}: {}", status.code(), status.message())
+                write!(f, "{what}: {:?}: {}", status.code(), printable(status.message()))
             }
             Error::NotSeated => f.write_str("the seat token is not a seat of this game"),
-            Error::Protocol(e) => write!(f, "unexpected message from the server: {e}"),
+            Error::Protocol(e) => write!(f, "unexpected message from the server: {}", printable(e)),
         }
     }
 }
@@ -164,7 +167,8 @@ impl Outcome {
         }
     }
 
-    /// One line for people: `<game> seat 0 vs bob (bot): won 131-45 (target, 6 hands)`.
+    /// One line for people: `<game> seat 0 vs bob (bot): won 131-45 (target, 6 hands)`. The
+    /// server's text (the game id, the opponent's name) is escaped.
     pub fn line(&self) -> String {
         let me = self.seat.index();
         let verdict = match self.winner {
@@ -182,9 +186,9 @@ impl Outcome {
         };
         format!(
             "{} seat {} vs {}{}: {verdict} {}-{} ({reason}, {} hands)",
-            self.game_id,
+            printable(&self.game_id),
             me,
-            self.opponent,
+            printable(&self.opponent),
             if self.opponent_bot { " (house bot)" } else { "" },
             self.totals[me],
             self.totals[1 - me],
@@ -830,5 +834,39 @@ fn outcome(game_id: &str, tr: &SeatTracker, r: pb::GameResult, decisions: u32, r
         decisions,
         resumes,
         result: r,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gin_proto::text::refused;
+
+    const HOSTILE: &str = "\x1b]0;pwned\x07\u{202e}\u{9b}2J\u{200d}";
+
+    #[test]
+    fn a_server_s_text_in_errors_and_outcomes_is_escaped() {
+        let rpc = Error::Rpc { what: "JoinGame", status: Status::not_found(format!("no game {HOSTILE}")) };
+        let shown = rpc.to_string();
+        assert_eq!(shown, "JoinGame: NotFound: no game \\u{1b}]0;pwned\\u{7}\\u{202e}\\u{9b}2J\\u{200d}");
+        let protocol = Error::Protocol(format!("a card {HOSTILE}")).to_string();
+        assert!(!protocol.chars().any(refused), "{protocol:?}");
+        let o = Outcome {
+            game_id: format!("g{HOSTILE}"),
+            seat: Seat::S0,
+            opponent: format!("\u{202e}bob{HOSTILE}"),
+            opponent_bot: false,
+            winner: Some(Seat::S0),
+            totals: [120, 30],
+            margin: 90,
+            reason: pb::GameEndReason::Target,
+            hands: 5,
+            decisions: 40,
+            resumes: 0,
+            result: pb::GameResult::default(),
+        };
+        let line = o.line();
+        assert!(!line.chars().any(refused), "{line:?}");
+        assert!(line.contains(" seat 0 vs \\u{202e}bob\\u{1b}]0;pwned"), "{line}");
     }
 }
