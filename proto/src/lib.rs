@@ -24,15 +24,29 @@ pub mod bench {
     tonic::include_proto!("gin.bench.v1");
 }
 
-/// The codec of every generated client and server: prost, with small buffers.
+/// The codec of every generated client and server: prost, with small buffers, and an
+/// undecodable message refused as the sender's fault.
 ///
 /// tonic's default codec starts every call's encode and decode buffers at 8 KiB, and a server
 /// stream keeps its encode buffer for the stream's life: two watched seats cost 16 KiB per
 /// game in buffers alone, for events of a few hundred bytes. These start at 1 KiB and grow
 /// as a message needs (a 40 KiB record is still one message).
+///
+/// A message prost cannot decode (a string that is not UTF-8, a field of the wrong wire
+/// type, a varint over 10 bytes, a length past the message's end, bytes that are no
+/// protobuf at all) is `INVALID_ARGUMENT` `malformed message: <prost's reason>`, not
+/// tonic-prost's `INTERNAL`. A server answers the caller that sent it so: the request is at
+/// fault, not the server, and sending it again would fail the same way. A client that
+/// receives an undecodable answer gets the same status from its call (ours treat it as
+/// final, as they did `INTERNAL`). The framing around the messages (their 5-byte headers,
+/// the size limit, a body cut short) is not the codec's: the server checks it in
+/// `gin_server::framing`, a client leaves it to tonic.
 pub mod codec {
-    use tonic::codec::{BufferSettings, Codec as TonicCodec};
-    use tonic_prost::{ProstCodec, ProstDecoder, ProstEncoder};
+    use std::marker::PhantomData;
+
+    use tonic::Status;
+    use tonic::codec::{BufferSettings, Codec as TonicCodec, DecodeBuf, Decoder as TonicDecoder};
+    use tonic_prost::{ProstCodec, ProstEncoder};
 
     /// Initial size of a call's encode and decode buffers.
     pub const BUFFER_BYTES: usize = 1024;
@@ -43,13 +57,14 @@ pub mod codec {
         BufferSettings::new(BUFFER_BYTES, YIELD_BYTES)
     }
 
-    /// [`ProstCodec`] with [`BUFFER_BYTES`] buffers (the `codec_path` of the generated code).
+    /// [`ProstCodec`]'s encoder and our [`Decoder`], with [`BUFFER_BYTES`] buffers (the
+    /// `codec_path` of the generated code).
     #[derive(Debug, Clone)]
-    pub struct Codec<T, U>(std::marker::PhantomData<(T, U)>);
+    pub struct Codec<T, U>(PhantomData<(T, U)>);
 
     impl<T, U> Default for Codec<T, U> {
         fn default() -> Self {
-            Codec(std::marker::PhantomData)
+            Codec(PhantomData)
         }
     }
 
@@ -61,15 +76,51 @@ pub mod codec {
         type Encode = T;
         type Decode = U;
         type Encoder = ProstEncoder<T>;
-        type Decoder = ProstDecoder<U>;
+        type Decoder = Decoder<U>;
 
         fn encoder(&mut self) -> Self::Encoder {
             ProstCodec::<T, U>::raw_encoder(settings())
         }
 
         fn decoder(&mut self) -> Self::Decoder {
-            ProstCodec::<T, U>::raw_decoder(settings())
+            Decoder(PhantomData)
         }
+    }
+
+    /// Decodes a `U` with prost; a message that does not decode is [`malformed`].
+    #[derive(Debug, Clone)]
+    pub struct Decoder<U>(PhantomData<U>);
+
+    impl<U: prost::Message + Default> TonicDecoder for Decoder<U> {
+        type Item = U;
+        type Error = Status;
+
+        fn decode(&mut self, buf: &mut DecodeBuf<'_>) -> Result<Option<U>, Status> {
+            U::decode(buf).map(Some).map_err(malformed)
+        }
+
+        fn buffer_settings(&self) -> BufferSettings {
+            settings()
+        }
+    }
+
+    /// The status of a message that does not decode: `INVALID_ARGUMENT` with prost's reason,
+    /// which says where.
+    ///
+    /// ```
+    /// use prost::Message;
+    /// let e = gin_proto::v1::GetGameRequest::decode(&[0x0a, 0x01, 0xff][..]).unwrap_err();
+    /// let s = gin_proto::codec::malformed(e);
+    /// assert_eq!(s.code(), tonic::Code::InvalidArgument);
+    /// assert_eq!(
+    ///     s.message(),
+    ///     "malformed message: GetGameRequest.game_id: invalid string value: data is not UTF-8 encoded"
+    /// );
+    /// ```
+    pub fn malformed(e: prost::DecodeError) -> Status {
+        let reason = e.to_string();
+        let reason = reason.strip_prefix("failed to decode Protobuf message: ").unwrap_or(&reason);
+        Status::invalid_argument(format!("malformed message: {reason}"))
     }
 }
 

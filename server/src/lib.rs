@@ -15,6 +15,7 @@
 pub mod clock;
 pub mod convert;
 pub mod expiry;
+pub mod framing;
 pub mod house;
 pub mod journal;
 pub mod pairing;
@@ -182,7 +183,7 @@ pub async fn run(
     let mut shards = Vec::new();
     for i in 0..threads {
         let (conns, incoming) = tokio::sync::mpsc::unbounded_channel::<std::net::TcpStream>();
-        let shard = Shard { routes: routes.clone(), tls: tls.clone() };
+        let shard = Shard { routes: routes.clone(), tls: tls.clone(), max_message_bytes: max };
         let mut stopped = stopped.clone();
         let (done_tx, done) = tokio::sync::oneshot::channel();
         std::thread::Builder::new().name(format!("gin-serve-{i}")).spawn(move || {
@@ -270,6 +271,8 @@ pub async fn run(
 struct Shard {
     routes: tonic::service::Routes,
     tls: Option<Identity>,
+    /// The largest request message (`Config::max_message_bytes`).
+    max_message_bytes: usize,
 }
 
 impl Shard {
@@ -293,6 +296,8 @@ impl Shard {
         builder
             .accept_http1(true)
             .layer(tonic_web::GrpcWebLayer::new())
+            // Inside gRPC-Web's layer: it sees every call's body in gRPC framing.
+            .layer(framing::FramingLayer::new(self.max_message_bytes))
             .add_routes(self.routes)
             .serve_with_incoming_shutdown(incoming, stop)
             .await?;
