@@ -424,8 +424,8 @@ impl Shared {
     /// first, then creates the game, and after a crash creates it again if it is missing;
     /// quick match seats both partners at once). `seats` are each seat's name, token and
     /// whether a program holds it. The game counts against `reserved_by`'s unfinished games
-    /// until it ends: its caller reserved it ([`Shared::reserve`]); if the game cannot be made,
-    /// the reservation is given back. `fixed_deals`: someone chose `seed` (see
+    /// until it ends: its caller reserved it ([`Shared::reserve`]); if the store refuses the
+    /// game, the reservation is given back. `fixed_deals`: someone chose `seed` (see
     /// [`GameInfo::fixed_deals`]). Fails if the id exists.
     #[allow(clippy::too_many_arguments)]
     pub async fn create_seated_game(
@@ -437,24 +437,6 @@ impl Shared {
         fixed_deals: bool,
         seats: [NewSeat; 2],
         reserved_by: Option<IpAddr>,
-    ) -> Result<(), Status> {
-        let made = self.create_seated(id, rules, clock, seed, fixed_deals, seats, reserved_by).await;
-        if made.is_err() {
-            self.release_caller(reserved_by);
-        }
-        made
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    async fn create_seated(
-        &self,
-        id: String,
-        rules: engine::RuleSet,
-        clock: pb::TurnClock,
-        seed: u64,
-        fixed_deals: bool,
-        seats: [NewSeat; 2],
-        caller: Option<IpAddr>,
     ) -> Result<(), Status> {
         let info = Shared::new_info(id.clone(), rules, clock, String::new(), seed, fixed_deals);
         let mut writes = vec![Write::CreateGame(new_game(&info))];
@@ -474,8 +456,11 @@ impl Shared {
             hashes.push((hash, seat));
         }
         writes.append(&mut st.pending);
-        self.store.write(writes).await.map_err(|e| Status::internal(format!("storage: {e}")))?;
-        self.charge(&id, caller);
+        if let Err(e) = self.store.write(writes).await {
+            self.release_caller(reserved_by);
+            return Err(Status::internal(format!("storage: {e}")));
+        }
+        self.charge(&id, reserved_by);
         st.publish(0);
         {
             let mut tokens = self.tokens.write().expect("lock");

@@ -366,20 +366,8 @@ async fn tournaments_count_against_their_creators_limit() {
     for _ in 0..2 {
         let spec =
             pb::TournamentSpec { entrants: 2, games_per_pairing: 100, parallel: 4, ..Default::default() };
-        let id = tours
-            .create_tournament(pb::CreateTournamentRequest { spec: Some(spec) })
-            .await
-            .unwrap()
-            .into_inner()
-            .tournament_id;
-        for name in ["idle-a", "idle-b"] {
-            let req = pb::JoinTournamentRequest {
-                tournament_id: id.clone(),
-                name: name.into(),
-                ..Default::default()
-            };
-            entrants.push(tours.join_tournament(req).await.unwrap().into_inner());
-        }
+        let id = create_tournament(&ch, spec).await;
+        entrants.extend(enter_tournament(&ch, &id, &["idle-a", "idle-b"]).await);
         ids.push(id);
     }
     tokio::time::sleep(Duration::from_millis(800)).await;
@@ -416,18 +404,8 @@ async fn games_nobody_plays_expire() {
     let to_act = get_game(&mut gc, &started, "").await.seat_to_act.expect("someone is to act");
     let mut tours = Tours::new(ch.clone());
     let spec = pb::TournamentSpec { entrants: 2, games_per_pairing: 3, parallel: 1, ..Default::default() };
-    let tid = tours
-        .create_tournament(pb::CreateTournamentRequest { spec: Some(spec) })
-        .await
-        .unwrap()
-        .into_inner()
-        .tournament_id;
-    let mut entrants = Vec::new();
-    for name in ["sleepy-a", "sleepy-b"] {
-        let req =
-            pb::JoinTournamentRequest { tournament_id: tid.clone(), name: name.into(), ..Default::default() };
-        entrants.push(tours.join_tournament(req).await.unwrap().into_inner());
-    }
+    let tid = create_tournament(&ch, spec).await;
+    let entrants = enter_tournament(&ch, &tid, &["sleepy-a", "sleepy-b"]).await;
     // Still going within the limits.
     assert_eq!(list(&mut lobby).await.len(), 1);
     assert!(get_game(&mut gc, &started, "").await.result.is_none());

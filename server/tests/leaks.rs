@@ -229,19 +229,9 @@ async fn duplicate_tournament_games_in_parallel_leak_no_card() {
         rules: Some(pb::Rules { kind: Some(pb::rules::Kind::Custom(gin_proto::rules::to_pb(&rules))) }),
         ..Default::default()
     };
-    let tid = tours
-        .create_tournament(pb::CreateTournamentRequest { spec: Some(spec) })
-        .await
-        .unwrap()
-        .into_inner()
-        .tournament_id;
+    let tid = create_tournament(&ch, spec).await;
     // Both entrants' streams; this test plays both seats (and a spectator) of every game.
-    let mut streams = Vec::new();
-    for name in ["east", "west"] {
-        let req =
-            pb::JoinTournamentRequest { tournament_id: tid.clone(), name: name.into(), ..Default::default() };
-        streams.push(tours.join_tournament(req).await.unwrap().into_inner());
-    }
+    let streams = enter_tournament(&ch, &tid, &["east", "west"]).await;
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(u32, pb::Assignment)>();
     for (entrant, mut s) in streams.into_iter().enumerate() {
         let tx = tx.clone();

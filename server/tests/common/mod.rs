@@ -651,3 +651,30 @@ pub fn check_no_leaks(g: &PlayedGame) -> usize {
     }
     checked
 }
+
+/// Creates a tournament with `spec`; its id.
+pub async fn create_tournament(ch: &Channel, spec: pb::TournamentSpec) -> String {
+    let mut t = gin_proto::v1::tournament_service_client::TournamentServiceClient::new(ch.clone());
+    let r = t.create_tournament(pb::CreateTournamentRequest { spec: Some(spec) }).await;
+    r.expect("create_tournament").into_inner().tournament_id
+}
+
+/// Enters one new entrant per name into tournament `tid` (deals drawn by the server); their
+/// streams, first message (`Entered`) unread.
+pub async fn enter_tournament(
+    ch: &Channel,
+    tid: &str,
+    names: &[&str],
+) -> Vec<tonic::Streaming<pb::JoinTournamentResponse>> {
+    let mut t = gin_proto::v1::tournament_service_client::TournamentServiceClient::new(ch.clone());
+    let mut streams = Vec::new();
+    for name in names {
+        let req = pb::JoinTournamentRequest {
+            tournament_id: tid.into(),
+            name: (*name).into(),
+            ..Default::default()
+        };
+        streams.push(t.join_tournament(req).await.expect("join_tournament").into_inner());
+    }
+    streams
+}
