@@ -295,6 +295,11 @@ impl Shard {
         }
         builder
             .accept_http1(true)
+            // A span per call: its method, and the game it is about once the call knows it
+            // (`service::in_game`); every log line inside carries them.
+            .trace_fn(
+                |req| tracing::info_span!("rpc", method = %req.uri().path(), game = tracing::field::Empty),
+            )
             .layer(tonic_web::GrpcWebLayer::new())
             // Inside gRPC-Web's layer: it sees every call's body in gRPC framing.
             .layer(framing::FramingLayer::new(self.max_message_bytes))

@@ -56,6 +56,16 @@ struct Flags {
     /// Threads serving connections (a connection stays on one); default: one per core.
     #[arg(long, env = "GIN_THREADS")]
     threads: Option<usize>,
+    /// Log lines as text for people, or one JSON object per line for log collectors (each
+    /// with its RPC's span: method and game id). The level comes from RUST_LOG (default info).
+    #[arg(long, env = "GIN_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -65,12 +75,13 @@ fn main() -> anyhow::Result<()> {
 }
 
 async fn serve() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .init();
     let f = Flags::parse();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    let logs = tracing_subscriber::fmt().with_env_filter(filter);
+    match f.log_format {
+        LogFormat::Text => logs.init(),
+        LogFormat::Json => logs.json().with_current_span(true).with_span_list(false).init(),
+    }
     let cfg = gin_server::Config {
         db: f.db,
         tls: f.tls_cert.zip(f.tls_key),
@@ -85,9 +96,24 @@ async fn serve() -> anyhow::Result<()> {
         threads: f.threads.unwrap_or(gin_server::Config::default().threads).max(1),
     };
     let listener = tokio::net::TcpListener::bind(f.addr).await?;
-    gin_server::run(listener, cfg, async {
-        let _ = tokio::signal::ctrl_c().await;
-        tracing::info!("ctrl-c: shutting down");
+    gin_server::run(listener, cfg, stop_signal()?).await
+}
+
+/// Completes at ctrl-c (SIGINT) or SIGTERM (what systemd and container runtimes send): either
+/// stops the server gracefully.
+fn stop_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
+    #[cfg(unix)]
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    Ok(async move {
+        #[cfg(unix)]
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => tracing::info!("ctrl-c: shutting down"),
+            _ = term.recv() => tracing::info!("SIGTERM: shutting down"),
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+            tracing::info!("ctrl-c: shutting down");
+        }
     })
-    .await
 }

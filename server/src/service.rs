@@ -38,11 +38,18 @@ fn caller_key<T>(r: &Request<T>) -> CallerKey {
     }
 }
 
+/// A request's game id, checked (and noted in the call's span).
 fn game_id(id: &str) -> Result<&str, Status> {
     if id.is_empty() || id.len() > 64 {
         return Err(Status::invalid_argument("game_id: required, at most 64 characters"));
     }
+    in_game(id);
     Ok(id)
+}
+
+/// Notes in the call's span (see `run`) the game the call is about.
+pub(crate) fn in_game(id: &str) {
+    tracing::Span::current().record("game", id);
 }
 
 #[tonic::async_trait]
@@ -63,6 +70,7 @@ impl LobbyService for Lobby {
             crate::shared::clean_name(&r.name)?;
         }
         let id = s.create_game(rules, clock, r.house_bot.clone(), r.seed, ip).await?;
+        in_game(&id);
         let mut resp = pb::CreateGameResponse { game_id: id.clone(), seat: None, seat_token: String::new() };
         let human = want.unwrap_or(Seat::S0);
         let cell = s.game(&id).await?;
@@ -273,6 +281,7 @@ fn paired(
 /// Takes a quick-match seat: acknowledges it, and (with no await in between) answers with it.
 fn take_seat((seat, ack): crate::shared::Pairing) -> Response<pb::QuickMatchResponse> {
     let _ = ack.send(());
+    in_game(&seat.game_id);
     Response::new(seat)
 }
 

@@ -514,7 +514,9 @@ impl Shared {
         accept_fixed_deals: bool,
     ) -> Result<(Seat, String), Status> {
         let (s, cell) = (self.clone(), cell.clone());
-        tokio::spawn(async move { s.join_now(&cell, want, name, bot, accept_fixed_deals).await })
+        // In the call's span (its log lines say which call and game).
+        let join = async move { s.join_now(&cell, want, name, bot, accept_fixed_deals).await };
+        tokio::spawn(tracing::Instrument::in_current_span(join))
             .await
             .map_err(|e| Status::internal(format!("join task: {e}")))?
     }

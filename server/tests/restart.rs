@@ -25,6 +25,11 @@ struct Proc {
 
 impl Proc {
     async fn start(db: &Path, log: &Path) -> Proc {
+        Proc::start_with(db, log, &[]).await
+    }
+
+    /// [`Proc::start`] with more flags.
+    async fn start_with(db: &Path, log: &Path, flags: &[&str]) -> Proc {
         // A free port: bind, note it, release it.
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let addr = format!("127.0.0.1:{port}");
@@ -33,6 +38,7 @@ impl Proc {
             .args(["--addr", &addr, "--db"])
             .arg(db)
             .args(["--rate-per-sec", "0"])
+            .args(flags)
             .env("RUST_LOG", "info")
             .env("NO_COLOR", "1")
             .stdin(Stdio::null())
@@ -81,7 +87,12 @@ impl Proc {
 
     /// Sends SIGINT (ctrl-c) and waits up to `d` for the exit; None if still running.
     fn interrupt(&mut self, d: Duration) -> Option<std::process::ExitStatus> {
-        let ok = Command::new("kill").args(["-INT", &self.child.id().to_string()]).status().unwrap();
+        self.signal("-INT", d)
+    }
+
+    /// Sends `signal` (`kill`'s flag) and waits up to `d` for the exit; None if still running.
+    fn signal(&mut self, signal: &str, d: Duration) -> Option<std::process::ExitStatus> {
+        let ok = Command::new("kill").args([signal, &self.child.id().to_string()]).status().unwrap();
         assert!(ok.success());
         let t = Instant::now();
         while t.elapsed() < d {
@@ -267,4 +278,47 @@ async fn ctrl_c_stops_the_server_promptly_even_with_a_watcher() {
     );
     assert!(status.unwrap().success());
     assert!(ended.is_ok(), "the watcher's stream ended with the server");
+}
+
+/// SIGTERM (what systemd and container runtimes send) stops the server as gracefully as
+/// ctrl-c, with a watcher; with `--log-format json` every log line is a JSON object, and a
+/// line logged during a call carries the call's span: its method and its game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_stops_the_server_gracefully_and_json_logs_carry_the_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("games.db");
+    let log = dir.path().join("server.log");
+    let mut server = Proc::start_with(&db, &log, &["--log-format", "json"]).await;
+    let ch = server.channel().await;
+    let (game, players) = new_game(&ch, preset("standard"), 5).await;
+    let mut gc = GameServiceClient::new(ch.clone());
+    let mut stream = watch(&mut gc, &game, "", 0).await;
+    assert!(stream.message().await.unwrap().is_some(), "the snapshot");
+    let reader = tokio::spawn(async move { drain(&mut stream, Duration::from_secs(30)).await });
+    let status = server.signal("-TERM", Duration::from_secs(5));
+    assert!(status.is_some(), "gin-server still runs 5 s after SIGTERM:\n{}", server.logs());
+    assert!(status.unwrap().success(), "exit status after SIGTERM");
+    assert!(tokio::time::timeout(Duration::from_secs(1), reader).await.is_ok(), "the watcher's stream ended");
+    // Every line is JSON; the game's start was logged in the call that seated its second player.
+    let lines: Vec<serde_json::Value> = server
+        .logs()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let started = lines
+        .iter()
+        .find(|l| l["fields"]["message"] == "game started")
+        .unwrap_or_else(|| panic!("no 'game started' line: {lines:#?}"));
+    assert_eq!(started["span"]["name"], "rpc", "{started}");
+    assert_eq!(started["span"]["method"], "/gin.v1.LobbyService/JoinGame", "{started}");
+    assert_eq!(started["span"]["game"], game.as_str(), "{started}");
+    assert!(lines.iter().any(|l| l["fields"]["message"] == "SIGTERM: shutting down"), "{lines:#?}");
+    assert!(lines.iter().any(|l| l["fields"]["message"] == "gin-server stopped"), "{lines:#?}");
+    // The store was closed cleanly: the game is all there after a restart.
+    let mut server = Proc::start(&db, &log).await;
+    let ch = server.channel().await;
+    let mut gc = GameServiceClient::new(ch.clone());
+    let seq = get_game(&mut gc, &game, "").await.seq;
+    check_restored(&mut gc, &game, &players, seq).await;
+    assert!(server.interrupt(Duration::from_secs(10)).expect("stops").success());
 }
