@@ -175,6 +175,11 @@ struct ReplayArgs {
 }
 
 fn main() -> ExitCode {
+    // Before anything built for a newer CPU runs (see `engine::cpu`).
+    if let Some(why) = engine::cpu::unsupported("gin-client-cli") {
+        eprintln!("gin: {why}");
+        return ExitCode::from(2);
+    }
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => ExitCode::from(code),

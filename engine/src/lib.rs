@@ -9,6 +9,7 @@
 
 mod card;
 mod cardset;
+pub mod cpu;
 mod deal;
 mod fair;
 mod game;

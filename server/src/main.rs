@@ -69,6 +69,11 @@ enum LogFormat {
 }
 
 fn main() -> anyhow::Result<()> {
+    // Before anything built for a newer CPU runs (see `engine::cpu`).
+    if let Some(why) = engine::cpu::unsupported("gin-server") {
+        eprintln!("gin-server: {why}");
+        std::process::exit(2);
+    }
     // This runtime accepts connections and runs the background tasks; `run` serves the
     // connections on threads of its own.
     tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(serve())
