@@ -8,7 +8,7 @@ use gin_proto::v1 as pb;
 
 use crate::shared::{Shared, now_ms};
 use crate::state::{EarlyEnd, GameState};
-use crate::store::ActionKind;
+use crate::storage::ActionKind;
 
 /// Starts the timer of the current turn, if the game has a clock and someone is to act.
 /// Call with the game's lock held, after a change was made durable and published.

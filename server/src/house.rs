@@ -25,7 +25,7 @@ use tonic::{Code, Status};
 
 use crate::shared::Shared;
 use crate::state::{Ev, GameState, event_for};
-use crate::store::ActionKind;
+use crate::storage::ActionKind;
 
 /// A house bot playing one seat of one game.
 pub struct HouseBot {

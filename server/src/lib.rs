@@ -17,12 +17,11 @@ pub mod convert;
 pub mod expiry;
 pub mod framing;
 pub mod house;
-pub mod journal;
 pub mod pairing;
 pub mod service;
 pub mod shared;
 pub mod state;
-pub mod store;
+pub mod storage;
 pub mod tournament;
 
 use std::future::Future;
@@ -130,7 +129,7 @@ pub async fn run(
     cfg: Config,
     shutdown: impl Future<Output = ()> + Send,
 ) -> anyhow::Result<()> {
-    let (store, startup) = store::Store::open_sqlite(&cfg.db).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let (store, startup) = storage::Store::open_sqlite(&cfg.db).map_err(|e| anyhow::anyhow!("{e}"))?;
     let shared = Shared::new(cfg.clone(), store.clone(), startup)?;
     shared.spawn_evictor();
     // Unfinished games with a clock get their timers back; house bots whose turn it is play.

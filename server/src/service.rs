@@ -19,7 +19,7 @@ use tonic::{Request, Response, Status};
 use crate::convert;
 use crate::shared::{CallerKey, ClaimedToken, SeatIdentity, Shared, Waiter, claimed_seat, now_ms};
 use crate::state::{EarlyEnd, Watcher};
-use crate::store::ActionKind;
+use crate::storage::ActionKind;
 
 /// `LobbyService`.
 pub struct Lobby(pub Shared);
@@ -456,13 +456,13 @@ struct Applied {
     s: Shared,
     st: tokio::sync::OwnedMutexGuard<crate::state::GameState>,
     before: u64,
-    durable: crate::store::Ack,
+    durable: crate::storage::Ack,
 }
 
 impl Applied {
     /// Once the store answered: publish, release the game's quota at its end, arm the clock
     /// and the house bot; the game's seq after the action.
-    fn complete(mut self, stored: Result<(), crate::store::StoreError>) -> Result<u64, Status> {
+    fn complete(mut self, stored: Result<(), crate::storage::StoreError>) -> Result<u64, Status> {
         if let Err(e) = stored {
             self.st.poisoned = true;
             return Err(Status::internal(format!("storage: {e}")));
@@ -751,7 +751,7 @@ impl Stream for WatchStream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Store;
+    use crate::storage::Store;
 
     /// Polls `fut` once.
     fn poll_once<F: Future + Unpin>(fut: &mut F) -> Poll<F::Output> {

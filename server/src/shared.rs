@@ -13,7 +13,7 @@ use tonic::Status;
 
 use crate::Config;
 use crate::state::{GameInfo, GameState, Seated};
-use crate::store::{NewGame, SeatRow, Startup, Store, StoredGame, Write};
+use crate::storage::{NewGame, SeatRow, Startup, Store, StoredGame, Write};
 
 /// One game: its state behind an async mutex that serializes the game's changes, including
 /// the wait for the store, so what watchers see is always durable.

@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use tonic::Status;
 
 use crate::convert;
-use crate::store::{ActionKind, ActionRow, Write};
+use crate::storage::{ActionKind, ActionRow, Write};
 
 /// One event of the log, unredacted (fields as in the gin.v1 messages of the same names).
 /// The rare large ones are boxed, so that a log entry (with its time) takes 32 bytes.

@@ -274,7 +274,7 @@ async fn a_house_bot_to_act_at_start_plays_on() {
 
     // Remove the bot's last action, as a crash before it reached the disk would: the game now
     // ends with the bot to discard.
-    drop_last_journal_record(&gin_server::store::journal_dir(&db), 1);
+    drop_last_journal_record(&gin_server::storage::journal_dir(&db), 1);
 
     let server = TestServer::start(&db).await;
     let ch = server.channel().await;
@@ -344,7 +344,7 @@ async fn the_sdk_plays_over_tls() {
 }
 
 /// Cuts the last record off the newest segment of the action journal at `dir` (see the
-/// format in `gin_server::journal`), checking it is an action of `seat`.
+/// format in `gin_server::storage::journal`), checking it is an action of `seat`.
 fn drop_last_journal_record(dir: &std::path::Path, seat: u8) {
     let mut segments: Vec<_> = std::fs::read_dir(dir)
         .unwrap()

@@ -1,0 +1,294 @@
+//! Durable storage: every game's fixed facts, seats, action log and end.
+//!
+//! The action log is the truth: the engine is deterministic given the seed and the actions, so
+//! the server rebuilds every game at start by replaying what [`Store::start`] loads. Every write is
+//! durable before [`Store::write`] resolves. One writer thread owns the [`Backend`] and commits
+//! everything queued at once in one transaction (group commit), so many games writing at the same
+//! time share one `fsync`.
+//!
+//! The storage sits behind [`Backend`]; [`SqliteBackend`] is the implementation on a file: the
+//! games, seats and results in SQLite (WAL), and the actions of unfinished games, the hot path,
+//! in an append-only [`Journal`] next to it (`<db>-actions/`). A group commit is one write and
+//! one `fdatasync` of the journal: its actions, and a copy of its rows (a game's creation,
+//! seats, end) as row records. SQLite then commits the rows without a sync of its own
+//! (`synchronous=NORMAL`; its checkpoints sync); the journal keeps the row records until
+//! SQLite's files are synced, before each rotation, and at start applies the ones it holds to
+//! SQLite again, idempotently. So everything survives a killed process and a power loss once a
+//! commit has returned. A finished game's actions move into its row.
+
+//!
+//! The parts: `writer` (the [`Store`] handle and its writer thread), `sqlite` (the
+//! [`SqliteBackend`]: schema, migrations, loading), [`journal`] (the action journal: segments
+//! of CRC-checked records, its own [`JournalError`]), `records` (the row records a group commit
+//! writes to the journal, serde types). Nothing here knows gRPC or the game's rules: writes are
+//! rows and action texts.
+
+pub mod journal;
+mod records;
+mod sqlite;
+#[cfg(test)]
+mod tests;
+mod writer;
+
+use rusqlite::types::FromSqlError;
+
+pub use journal::{Journal, JournalError};
+pub use sqlite::{SqliteBackend, journal_dir};
+pub use writer::{Ack, Store};
+
+/// A new game's fixed facts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewGame {
+    /// The game's id (unique).
+    pub id: String,
+    /// The rules, as JSON.
+    pub rules_json: String,
+    /// The deal seed (stored as the `i64` with the same bits).
+    pub seed: u64,
+    /// The game's secret.
+    pub secret: [u8; 32],
+    /// The clock: milliseconds per move.
+    pub clock_millis: u32,
+    /// What happens when the clock runs out (the server's encoding).
+    pub clock_policy: i32,
+    /// The house bot's name (empty for none).
+    pub house_bot: String,
+    /// When the game was created, in Unix milliseconds.
+    pub created_ms: i64,
+    /// Its creator chose the seed (so it may know every deal): see `state::GameInfo::fixed_deals`.
+    pub fixed_deals: bool,
+}
+
+/// A taken seat.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeatRow {
+    /// The seat's number.
+    pub seat: u8,
+    /// The player's name.
+    pub name: String,
+    /// The hash of the seat's token.
+    pub token_hash: [u8; 32],
+    /// Whether a bot holds the seat.
+    pub bot: bool,
+    /// When the seat was taken, in Unix milliseconds.
+    pub joined_ms: i64,
+}
+
+/// What kind of logged action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ActionKind {
+    /// A move played by the seat (stored as `play`).
+    Play,
+    /// A move made for the seat when its clock ran out (stored as `timeout`).
+    Timeout,
+    /// The seat resigned (stored as `resign`).
+    Resign,
+}
+
+impl ActionKind {
+    /// The stored text.
+    fn as_str(self) -> &'static str {
+        match self {
+            ActionKind::Play => "play",
+            ActionKind::Timeout => "timeout",
+            ActionKind::Resign => "resign",
+        }
+    }
+
+    /// Parses the stored text.
+    fn parse(text: &str) -> Option<ActionKind> {
+        match text {
+            "play" => Some(ActionKind::Play),
+            "timeout" => Some(ActionKind::Timeout),
+            "resign" => Some(ActionKind::Resign),
+            _ => None,
+        }
+    }
+}
+
+/// One logged action.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ActionRow {
+    /// The action's place in the game's log (0, 1, 2, ...; unique per game).
+    pub index: u32,
+    /// The seat that acted (or was acted for).
+    pub seat: u8,
+    /// What kind of action.
+    pub kind: ActionKind,
+    /// The action itself (the server's encoding).
+    pub action: String,
+    /// When it happened, in Unix milliseconds.
+    pub time_ms: i64,
+}
+
+/// One write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Write {
+    /// Creates a game; fails if the id exists.
+    CreateGame(NewGame),
+    /// Takes a seat; fails if the game does not exist or the seat is taken.
+    TakeSeat {
+        /// The game.
+        game_id: String,
+        /// The seat taken.
+        seat: SeatRow,
+    },
+    /// Logs an action; fails if the game does not exist or the index is already logged.
+    Action {
+        /// The game.
+        game_id: String,
+        /// The action.
+        action: ActionRow,
+    },
+    /// Records a game's end; fails if the game does not exist or has already ended.
+    Finish {
+        /// The game.
+        game_id: String,
+        /// The result, as JSON.
+        result_json: String,
+        /// When the game ended, in Unix milliseconds.
+        finished_ms: i64,
+        /// The game's whole action log, kept with the game's row (as [`encode_actions`]) so
+        /// a finished game can be read back by its key alone. Encoded by the writer thread,
+        /// off the request's path.
+        actions: Vec<ActionRow>,
+    },
+}
+
+/// A game's action log as stored in a finished game's row: a JSON array of
+/// `[index, seat, kind, action, time_ms]`.
+pub fn encode_actions(actions: &[ActionRow]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(2 + actions.len() * 40);
+    out.push('[');
+    for (i, a) in actions.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let action = serde_json::to_string(&a.action).expect("a string serializes");
+        let _ = write!(out, "[{},{},\"{}\",{action},{}]", a.index, a.seat, a.kind.as_str(), a.time_ms);
+    }
+    out.push(']');
+    out
+}
+
+/// The inverse of [`encode_actions`].
+pub fn decode_actions(json: &str) -> Result<Vec<ActionRow>, StoreError> {
+    let rows: Vec<(u32, u8, String, String, i64)> =
+        serde_json::from_str(json).map_err(|e| StoreError::Corrupt(format!("stored action log: {e}")))?;
+    rows.into_iter()
+        .map(|(index, seat, kind, action, time_ms)| {
+            let kind = ActionKind::parse(&kind)
+                .ok_or_else(|| StoreError::Corrupt(format!("stored action log: unknown kind {kind:?}")))?;
+            Ok(ActionRow { index, seat, kind, action, time_ms })
+        })
+        .collect()
+}
+
+/// Everything stored about one game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredGame {
+    /// The fixed facts.
+    pub game: NewGame,
+    /// The taken seats, in join order.
+    pub seats: Vec<SeatRow>,
+    /// The action log, by index.
+    pub actions: Vec<ActionRow>,
+    /// The end, once the game has ended.
+    pub finished: Option<Finished>,
+}
+
+/// A game's end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finished {
+    /// The result, as JSON.
+    pub result_json: String,
+    /// When the game ended, in Unix milliseconds.
+    pub finished_ms: i64,
+}
+
+/// What the server needs at start: every unfinished game in full. (A finished game is read
+/// back when asked for, [`Backend::load_game`], its seats with it: their tokens identify
+/// their players then, nothing of it is kept in memory before.)
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Startup {
+    /// Every unfinished game, in creation order.
+    pub live: Vec<StoredGame>,
+}
+
+/// Why the store did not make writes durable (or could not read).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// The writes break a rule of the store: a game or seat that exists already, a game that
+    /// does not exist or is over, an action index out of order, a text too long. Nothing of
+    /// the batch was written; other writes are not affected.
+    #[error("{0}")]
+    Refused(String),
+    /// The disk or the database failed. Part of a batch may be durable (as after a crash);
+    /// after a journal failure every later write is refused until a restart.
+    #[error("{0}")]
+    Io(String),
+    /// What is stored is not what this server writes (or can read).
+    #[error("{0}")]
+    Corrupt(String),
+    /// The store was closed: the writes were not (and will not be) committed.
+    #[error("store closed")]
+    Closed,
+}
+
+impl StoreError {
+    /// The same error, its message prefixed with what was being done.
+    pub fn context(self, doing: impl std::fmt::Display) -> StoreError {
+        match self {
+            StoreError::Refused(m) => StoreError::Refused(format!("{doing}: {m}")),
+            StoreError::Io(m) => StoreError::Io(format!("{doing}: {m}")),
+            StoreError::Corrupt(m) => StoreError::Corrupt(format!("{doing}: {m}")),
+            StoreError::Closed => StoreError::Closed,
+        }
+    }
+}
+
+impl From<rusqlite::Error> for StoreError {
+    /// A constraint (unique, foreign key, check) refuses the write; anything else is I/O.
+    fn from(e: rusqlite::Error) -> StoreError {
+        match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::ConstraintViolation) => StoreError::Refused(e.to_string()),
+            Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase) => {
+                StoreError::Corrupt(e.to_string())
+            }
+            _ => StoreError::Io(e.to_string()),
+        }
+    }
+}
+
+impl From<FromSqlError> for StoreError {
+    fn from(e: FromSqlError) -> StoreError {
+        StoreError::Corrupt(e.to_string())
+    }
+}
+
+impl From<JournalError> for StoreError {
+    fn from(e: JournalError) -> StoreError {
+        match e {
+            JournalError::Refused(m) => StoreError::Refused(m),
+            JournalError::Io(m) => StoreError::Io(m),
+            JournalError::Corrupt(m) => StoreError::Corrupt(m),
+        }
+    }
+}
+
+/// A storage backend: synchronous, used from the writer thread only.
+pub trait Backend: Send + 'static {
+    /// Applies every write of `batch` durably, all or nothing: a refused batch (a constraint,
+    /// an action index out of order) changes nothing. Only an I/O failure may leave part of it
+    /// durable, as a crash would (`SqliteBackend` commits the rows, then the actions; after
+    /// its journal failed it refuses every write until the process restarts and reads back
+    /// what is on disk).
+    fn commit(&mut self, batch: &[Write]) -> Result<(), StoreError>;
+    /// Every game with its seats, actions and end.
+    fn load_all(&mut self) -> Result<Vec<StoredGame>, StoreError>;
+    /// What the server loads at start.
+    fn load_startup(&mut self) -> Result<Startup, StoreError>;
+    /// One game, by id (`None` if there is no such game).
+    fn load_game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError>;
+}

@@ -1,0 +1,755 @@
+use std::path::Path;
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::Instant;
+
+use rusqlite::{Connection, params};
+
+use super::sqlite::{CHECKPOINT_EVERY, SCHEMA, SCHEMA_VERSION};
+use super::*;
+
+fn new_game(id: &str, seed: u64) -> NewGame {
+    let mut secret = [0u8; 32];
+    for (i, b) in secret.iter_mut().enumerate() {
+        *b = (i as u8).wrapping_mul(37) ^ seed as u8;
+    }
+    NewGame {
+        id: id.to_owned(),
+        rules_json: format!("{{\"game\":\"{id}\"}}"),
+        seed,
+        secret,
+        clock_millis: 30_000,
+        clock_policy: -2,
+        house_bot: "random".to_owned(),
+        created_ms: 1_700_000_000_000 + seed as i64 % 1000,
+        fixed_deals: seed % 2 == 1,
+    }
+}
+
+fn seat(seat: u8, name: &str, bot: bool) -> SeatRow {
+    SeatRow { seat, name: name.to_owned(), token_hash: [seat ^ 0xA5; 32], bot, joined_ms: 1000 + seat as i64 }
+}
+
+fn action(index: u32, kind: ActionKind) -> ActionRow {
+    ActionRow {
+        index,
+        seat: (index % 2) as u8,
+        kind,
+        action: format!("move-{index}"),
+        time_ms: 5000 + index as i64,
+    }
+}
+
+fn create(game: &NewGame) -> Write {
+    Write::CreateGame(game.clone())
+}
+
+fn take(game_id: &str, row: &SeatRow) -> Write {
+    Write::TakeSeat { game_id: game_id.to_owned(), seat: row.clone() }
+}
+
+fn act(game_id: &str, row: &ActionRow) -> Write {
+    Write::Action { game_id: game_id.to_owned(), action: row.clone() }
+}
+
+fn finish(game_id: &str, finished: &Finished, actions: &[ActionRow]) -> Write {
+    Write::Finish {
+        game_id: game_id.to_owned(),
+        result_json: finished.result_json.clone(),
+        finished_ms: finished.finished_ms,
+        actions: actions.to_vec(),
+    }
+}
+
+/// What is on disk, read as another process would: a copy of the database, its WAL and
+/// its journal (taken while the store may still be running: the journal is locked by it),
+/// opened and read in full.
+fn load(path: &Path) -> Vec<StoredGame> {
+    let copy = tempfile::tempdir().unwrap();
+    let db = copy.path().join("gin.db");
+    std::fs::copy(path, &db).unwrap();
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    if Path::new(&wal).exists() {
+        let mut to = db.as_os_str().to_owned();
+        to.push("-wal");
+        std::fs::copy(&wal, &to).unwrap();
+    }
+    let (from, to) = (journal_dir(path), journal_dir(&db));
+    std::fs::create_dir(&to).unwrap();
+    for entry in std::fs::read_dir(&from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_name() != "LOCK" {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+    SqliteBackend::open(&db).unwrap().load_all().unwrap()
+}
+
+#[test]
+fn the_action_log_encoding_is_the_json_it_always_was_and_decodes_back() {
+    let mut rows =
+        vec![action(0, ActionKind::Play), action(1, ActionKind::Timeout), action(2, ActionKind::Resign)];
+    rows[1].action = "odd \"text\" \\ \n é".to_owned();
+    rows[2].time_ms = -5;
+    let tuples: Vec<(u32, u8, &str, &str, i64)> =
+        rows.iter().map(|a| (a.index, a.seat, a.kind.as_str(), a.action.as_str(), a.time_ms)).collect();
+    let json = encode_actions(&rows);
+    assert_eq!(json, serde_json::to_string(&tuples).unwrap());
+    assert_eq!(decode_actions(&json).unwrap(), rows);
+    assert_eq!(encode_actions(&[]), "[]");
+    assert!(decode_actions("[[0,0,\"nope\",\"x\",1]]").is_err());
+}
+
+#[tokio::test]
+async fn round_trip_survives_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gin.db");
+    let (store, loaded) = Store::open_sqlite(&path).unwrap();
+    assert_eq!(loaded, Startup::default());
+
+    // Top bit set: stored as a negative i64.
+    let a = new_game("game-a", 0x8000_0000_0000_0001);
+    let b = new_game("game-b", u64::MAX);
+    let c = new_game("game-c", 0);
+    // Seats joined out of seat order: join order must survive.
+    let a_seats = vec![seat(1, "alice", false), seat(0, "house", true)];
+    let b_seats = vec![seat(0, "bob", false)];
+    let a_actions: Vec<ActionRow> = (0..7)
+        .map(|i| action(i, if i == 3 { ActionKind::Timeout } else { ActionKind::Play }))
+        .chain([action(7, ActionKind::Resign)])
+        .collect();
+    let b_actions: Vec<ActionRow> = (0..3).map(|i| action(i, ActionKind::Play)).collect();
+    let a_end = Finished { result_json: "{\"winner\":1}".to_owned(), finished_ms: 1_700_000_999_999 };
+
+    store.write(vec![create(&a), create(&b)]).await.unwrap();
+    store.write(vec![create(&c)]).await.unwrap();
+    for s in &a_seats {
+        store.write(vec![take("game-a", s)]).await.unwrap();
+    }
+    store.write(b_seats.iter().map(|s| take("game-b", s)).collect()).await.unwrap();
+    // Interleave the two games' actions.
+    for (i, row) in a_actions.iter().enumerate() {
+        store.write(vec![act("game-a", row)]).await.unwrap();
+        if let Some(row) = b_actions.get(i) {
+            store.write(vec![act("game-b", row)]).await.unwrap();
+        }
+    }
+    store.write(vec![finish("game-a", &a_end, &a_actions)]).await.unwrap();
+    let (transactions, writes) = store.stats();
+    assert_eq!(writes, 3 + 3 + 11 + 1);
+    assert!(transactions >= 1 && transactions <= writes);
+    store.close().await;
+    drop(store);
+
+    let expected = vec![
+        StoredGame { game: a, seats: a_seats, actions: a_actions, finished: Some(a_end) },
+        StoredGame { game: b, seats: b_seats, actions: b_actions, finished: None },
+        StoredGame { game: c, seats: vec![], actions: vec![], finished: None },
+    ];
+    assert_eq!(load(&path), expected);
+    // At start: the unfinished games in full, nothing of the finished one...
+    let (store, loaded) = Store::open_sqlite(&path).unwrap();
+    assert_eq!(loaded.live, expected[1..].to_vec());
+    assert_eq!(store.stats(), (0, 0));
+    // ...and any game by id: the finished one from its row's action log, the same.
+    assert_eq!(store.load_game("game-a").await.unwrap().as_ref(), Some(&expected[0]));
+    assert_eq!(store.load_game("game-b").await.unwrap().as_ref(), Some(&expected[1]));
+    assert_eq!(store.load_game("game-z").await.unwrap(), None);
+    store.close().await;
+    assert!(store.load_game("game-a").await.is_err());
+}
+
+#[tokio::test]
+async fn a_finished_game_leaves_the_journal_and_its_row_is_the_truth() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gin.db");
+    let rows: Vec<ActionRow> = (0..5).map(|i| action(i, ActionKind::Play)).collect();
+    let end = Finished { result_json: "{}".to_owned(), finished_ms: 9 };
+    {
+        let mut b = SqliteBackend::open(&path).unwrap();
+        b.commit(&[create(&new_game("done", 1)), create(&new_game("live", 2))]).unwrap();
+        for r in &rows[..4] {
+            b.commit(&[act("done", r), act("live", r)]).unwrap();
+        }
+        // The last action and the end in one batch, as a game's last move comes.
+        b.commit(&[act("done", &rows[4]), finish("done", &end, &rows)]).unwrap();
+        assert_eq!(b.journal().games().collect::<Vec<_>>(), ["live"]);
+    }
+    // A journal whose last append is gone while SQLite kept the end (SQLite commits after
+    // the journal's append now, so a crash cannot leave this; the row is the truth
+    // either way): the finished game is whole from its row.
+    let journal = journal_dir(&path);
+    let segment = std::fs::read_dir(&journal).unwrap().next().unwrap().unwrap().path();
+    let bytes = std::fs::read(&segment).unwrap();
+    let mut last = Vec::new();
+    super::journal::encode_record(&mut last, "done", &rows[4]);
+    let end_of_records = bytes.windows(last.len()).rposition(|w| w == last.as_slice()).unwrap();
+    std::fs::OpenOptions::new().write(true).open(&segment).unwrap().set_len(end_of_records as u64).unwrap();
+    let mut b = SqliteBackend::open(&path).unwrap();
+    // The journal still holds the finished game's first records: ignored, forgotten.
+    assert_eq!(b.journal().games().collect::<Vec<_>>(), ["live"]);
+    let done = b.load_game("done").unwrap().unwrap();
+    assert_eq!((done.actions, done.finished), (rows.clone(), Some(end)));
+    assert_eq!(b.load_startup().unwrap().live[0].actions, rows[..4].to_vec());
+    // It takes no action any more; the live game takes its next.
+    assert!(b.commit(&[act("done", &action(5, ActionKind::Play))]).is_err());
+    b.commit(&[act("live", &rows[4])]).unwrap();
+}
+
+#[tokio::test]
+async fn a_read_sees_the_writes_queued_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open_sqlite(&dir.path().join("gin.db")).unwrap();
+    let g = new_game("g", 4);
+    let rows: Vec<ActionRow> = (0..50).map(|i| action(i, ActionKind::Play)).collect();
+    let end = Finished { result_json: "{}".to_owned(), finished_ms: 5 };
+    // Nothing awaited before the read: FIFO makes it see every write.
+    let mut pending = vec![store.write(vec![create(&g), take("g", &seat(0, "a", false))])];
+    pending.extend(rows.iter().map(|r| store.write(vec![act("g", r)])));
+    pending.push(store.write(vec![finish("g", &end, &rows)]));
+    let read = store.load_game("g").await.unwrap().unwrap();
+    assert_eq!(read.actions, rows);
+    assert_eq!(read.finished, Some(end));
+    for p in pending {
+        p.await.unwrap();
+    }
+    store.close().await;
+}
+
+#[tokio::test]
+async fn a_version_1_database_is_migrated_its_live_actions_move_to_the_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gin.db");
+    let rows = |n: u32| (0..n).map(|i| action(i, ActionKind::Play)).collect::<Vec<_>>();
+    {
+        // The version 1 schema: no actions_json column; the actions in their table.
+        let c = Connection::open(&path).unwrap();
+        let v1 = SCHEMA
+            .replace(",\n    actions_json TEXT", "")
+            .replace(",\n    fixed_deals  INTEGER NOT NULL DEFAULT 0", "");
+        assert!(!v1.contains("fixed_deals") && !v1.contains("actions_json"));
+        c.execute_batch(&v1).unwrap();
+        c.pragma_update(None, "user_version", 1).unwrap();
+        for (id, seed, n) in [("old", 9, 3u32), ("live", 10, 2)] {
+            let g = new_game(id, seed);
+            c.execute(
+                "INSERT INTO games (id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, created_ms) \
+                 VALUES (?1, ?2, ?3, ?4, 0, 0, '', 1)",
+                params![g.id, g.rules_json, seed as i64, g.secret],
+            )
+            .unwrap();
+            for a in rows(n) {
+                c.execute(
+                    "INSERT INTO actions (game_id, idx, seat, kind, action, time_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    params![id, a.index, a.seat, "play", a.action, a.time_ms],
+                )
+                .unwrap();
+            }
+        }
+        c.execute(
+            "UPDATE games SET result_json = '{}', record_json = '[]', finished_ms = 7 WHERE id = 'old'",
+            [],
+        )
+        .unwrap();
+    }
+    let (store, loaded) = Store::open_sqlite(&path).unwrap();
+    assert_eq!(loaded.live.len(), 1);
+    assert_eq!(loaded.live[0].actions, rows(2));
+    // The next index follows the migrated ones; a repeat is refused.
+    assert!(store.write(vec![act("live", &action(1, ActionKind::Play))]).await.is_err());
+    store.write(vec![act("live", &action(2, ActionKind::Play))]).await.unwrap();
+    let old = store.load_game("old").await.unwrap().unwrap();
+    assert_eq!(old.actions, rows(3));
+    assert_eq!(old.finished.map(|f| f.finished_ms), Some(7));
+    store.close().await;
+    let c = Connection::open(&path).unwrap();
+    let version: i64 = c.pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
+    assert_eq!(version, SCHEMA_VERSION);
+    let left: i64 =
+        c.query_row("SELECT count(*) FROM actions WHERE game_id = 'live'", [], |r| r.get(0)).unwrap();
+    assert_eq!(left, 0, "the live game's rows moved to the journal");
+    drop(c);
+    // Reopened: the live game's actions come from the journal alone, the old one's from its table.
+    let (store, loaded) = Store::open_sqlite(&path).unwrap();
+    assert_eq!(loaded.live[0].actions, rows(3));
+    assert_eq!(store.load_game("old").await.unwrap().unwrap().actions, rows(3));
+    store.close().await;
+}
+
+#[tokio::test]
+async fn the_checkpointer_moves_the_wal_into_the_database_and_keeps_it_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gin.db");
+    let wal = dir.path().join("gin.db-wal");
+    let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    let (store, _) = Store::open_sqlite(&path).unwrap();
+    let empty = size(&path);
+    let mut wal_sizes = Vec::new();
+    for round in 0..6u64 {
+        // One transaction per write: many WAL frames.
+        for i in 0..300 {
+            store.write(vec![create(&new_game(&format!("g{round}-{i}"), round * 1000 + i))]).await.unwrap();
+        }
+        tokio::time::sleep(CHECKPOINT_EVERY * 4).await;
+        wal_sizes.push(size(&wal));
+    }
+    // The writer never checkpoints (autocheckpoint off): only the checkpointer moved the
+    // rows into the database file while the store was open...
+    assert!(size(&path) > empty + 32 * 1024, "database file {} -> {} bytes", empty, size(&path));
+    // ...and the WAL restarted from its beginning instead of growing round after round.
+    assert!(wal_sizes[5] <= wal_sizes[0] * 2, "WAL sizes per round: {wal_sizes:?}");
+    store.close().await;
+    assert_eq!(load(&path).len(), 1800);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_writers_are_fifo_and_group_committed() {
+    const GAMES: usize = 50;
+    const ACTIONS: u32 = 200;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gin.db");
+    let (store, _) = Store::open_sqlite(&path).unwrap();
+
+    let mut tasks = Vec::new();
+    for g in 0..GAMES {
+        let store = store.clone();
+        tasks.push(tokio::spawn(async move {
+            let id = format!("game-{g}");
+            if g % 2 == 0 {
+                // Enqueue everything before awaiting anything: only FIFO makes this work (seats
+                // and actions need the game; join order is assigned at commit).
+                let mut pending = vec![
+                    store.write(vec![create(&new_game(&id, g as u64))]),
+                    store.write(vec![take(&id, &seat(1, "second", false))]),
+                    store.write(vec![take(&id, &seat(0, "first", true))]),
+                ];
+                for i in 0..ACTIONS {
+                    pending.push(store.write(vec![act(&id, &action(i, ActionKind::Play))]));
+                }
+                for p in pending {
+                    p.await.unwrap();
+                }
+            } else {
+                // One at a time, as a live game does.
+                store.write(vec![create(&new_game(&id, g as u64))]).await.unwrap();
+                store.write(vec![take(&id, &seat(1, "second", false))]).await.unwrap();
+                store.write(vec![take(&id, &seat(0, "first", true))]).await.unwrap();
+                for i in 0..ACTIONS {
+                    store.write(vec![act(&id, &action(i, ActionKind::Play))]).await.unwrap();
+                }
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let (transactions, writes) = store.stats();
+    assert_eq!(writes, (GAMES * (3 + ACTIONS as usize)) as u64);
+    assert!(transactions < writes, "no group commit: {transactions} transactions for {writes} writes");
+    store.close().await;
+
+    let loaded = load(&path);
+    assert_eq!(loaded.len(), GAMES);
+    for game in &loaded {
+        let seed = game.game.id.strip_prefix("game-").unwrap().parse::<u64>().unwrap();
+        assert_eq!(game.game, new_game(&game.game.id, seed));
+        assert_eq!(game.seats, vec![seat(1, "second", false), seat(0, "first", true)]);
+        let expected: Vec<ActionRow> = (0..ACTIONS).map(|i| action(i, ActionKind::Play)).collect();
+        assert_eq!(game.actions, expected);
+    }
+    store.close().await;
+}
+
+/// A SQLite backend whose first commit waits for a signal (so requests can pile up behind it)
+/// and which records the size of every batch it is asked to commit.
+struct Gated {
+    inner: SqliteBackend,
+    entered: Option<mpsc::Sender<()>>,
+    gate: Option<mpsc::Receiver<()>>,
+    batches: Arc<Mutex<Vec<usize>>>,
+    /// Every commit after the first fails with this (the disk gave out).
+    then_fail: Option<StoreError>,
+}
+
+impl Backend for Gated {
+    fn commit(&mut self, batch: &[Write]) -> Result<(), StoreError> {
+        let first = self.entered.is_some();
+        if let (Some(entered), Some(gate)) = (self.entered.take(), self.gate.take()) {
+            entered.send(()).unwrap();
+            gate.recv().unwrap();
+        }
+        self.batches.lock().unwrap().push(batch.len());
+        match &self.then_fail {
+            Some(e) if !first => Err(e.clone()),
+            _ => self.inner.commit(batch),
+        }
+    }
+
+    fn load_all(&mut self) -> Result<Vec<StoredGame>, StoreError> {
+        self.inner.load_all()
+    }
+
+    fn load_startup(&mut self) -> Result<Startup, StoreError> {
+        self.inner.load_startup()
+    }
+
+    fn load_game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+        self.inner.load_game(id)
+    }
+}
+
+#[tokio::test]
+async fn an_io_failure_fails_the_whole_batch_without_retries() {
+    let dir = tempfile::tempdir().unwrap();
+    let (entered_tx, entered) = mpsc::channel();
+    let (open_gate, gate) = mpsc::channel();
+    let batches = Arc::new(Mutex::new(Vec::new()));
+    let backend = Gated {
+        inner: SqliteBackend::open(&dir.path().join("gin.db")).unwrap(),
+        entered: Some(entered_tx),
+        gate: Some(gate),
+        batches: Arc::clone(&batches),
+        then_fail: Some(StoreError::Io("disk full".into())),
+    };
+    let (store, _) = Store::start(backend).unwrap();
+    let first = store.write(vec![create(&new_game("x", 1))]);
+    entered.recv().unwrap();
+    let later: Vec<_> = (0..3).map(|i| store.write(vec![create(&new_game(&format!("g{i}"), i))])).collect();
+    open_gate.send(()).unwrap();
+    first.await.unwrap();
+    for ack in later {
+        assert_eq!(ack.await, Err(StoreError::Io("disk full".into())));
+    }
+    // One batch for the three, failed once: no request retried on its own (a refusal would be).
+    assert_eq!(*batches.lock().unwrap(), [1, 3]);
+    store.close().await;
+}
+
+#[tokio::test]
+async fn duplicate_index_fails_only_its_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gin.db");
+    let (entered_tx, entered) = mpsc::channel();
+    let (open_gate, gate) = mpsc::channel();
+    let batches = Arc::new(Mutex::new(Vec::new()));
+    let backend = Gated {
+        inner: SqliteBackend::open(&path).unwrap(),
+        entered: Some(entered_tx),
+        gate: Some(gate),
+        batches: Arc::clone(&batches),
+        then_fail: None,
+    };
+    let (store, _) = Store::start(backend).unwrap();
+    let (x, y) = (new_game("x", 1), new_game("y", 2));
+
+    // The first batch holds the writer until the others are queued behind it.
+    let first = store.write(vec![create(&x), create(&y), act("x", &action(0, ActionKind::Play))]);
+    entered.recv().unwrap();
+    let good_x = store.write(vec![act("x", &action(1, ActionKind::Play))]);
+    // A new index then a duplicate one: the whole request must fail, the new index too.
+    let bad_x =
+        store.write(vec![act("x", &action(2, ActionKind::Play)), act("x", &action(0, ActionKind::Resign))]);
+    let good_y =
+        store.write(vec![act("y", &action(0, ActionKind::Play)), act("y", &action(1, ActionKind::Play))]);
+    open_gate.send(()).unwrap();
+
+    first.await.unwrap();
+    good_x.await.unwrap();
+    let err = bad_x.await.unwrap_err();
+    assert!(matches!(&err, StoreError::Refused(m) if m.contains("action 0 of game x")), "{err}");
+    good_y.await.unwrap();
+    // The three requests were tried as one batch, which failed, then one by one.
+    assert_eq!(*batches.lock().unwrap(), vec![3, 5, 1, 2, 2]);
+    assert_eq!(store.stats(), (3, 3 + 1 + 2));
+
+    let loaded = load(&path);
+    assert_eq!(loaded[0].actions, vec![action(0, ActionKind::Play), action(1, ActionKind::Play)]);
+    assert_eq!(loaded[1].actions, vec![action(0, ActionKind::Play), action(1, ActionKind::Play)]);
+    // The store goes on: index 2 of x was not taken.
+    store.write(vec![act("x", &action(2, ActionKind::Timeout))]).await.unwrap();
+    store.close().await;
+    assert_eq!(load(&path)[0].actions.len(), 3);
+}
+
+/// SQLite's commits do not sync: what a power loss takes from it, the journal's row
+/// records give back at the next start.
+#[test]
+fn rows_sqlite_lost_come_back_from_the_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gin.db");
+    let end = Finished { result_json: "{\"winner\":1}".to_owned(), finished_ms: 99 };
+    let played: Vec<ActionRow> = (0..3).map(|i| action(i, ActionKind::Play)).collect();
+    let mut before = {
+        let mut b = SqliteBackend::open(&path).unwrap();
+        b.commit(&[create(&new_game("g", 7)), take("g", &seat(0, "ann", false))]).unwrap();
+        b.commit(&[take("g", &seat(1, "bot", true)), create(&new_game("h", 8))]).unwrap();
+        let acts: Vec<Write> = played.iter().map(|a| act("g", a)).collect();
+        b.commit(&acts).unwrap();
+        b.commit(&[finish("g", &end, &played), take("h", &seat(1, "cy", false))]).unwrap();
+        b.commit(&[act("h", &action(0, ActionKind::Resign))]).unwrap();
+        b.load_all().unwrap()
+    };
+    assert_eq!(before.len(), 2);
+    assert_eq!(before[0].finished.as_ref(), Some(&end));
+    // As if none of SQLite's commits had reached the disk, then some of them.
+    for lost in [
+        "DELETE FROM seats; DELETE FROM games;",
+        "UPDATE games SET finished_ms = NULL, \
+        result_json = NULL, actions_json = NULL; DELETE FROM seats WHERE name = 'cy';",
+    ] {
+        let c = Connection::open(&path).unwrap();
+        c.execute_batch(lost).unwrap();
+        drop(c);
+        let mut b = SqliteBackend::open(&path).unwrap();
+        assert_eq!(b.load_all().unwrap(), before, "after {lost}");
+        // And it goes on from there: the game left takes its next action.
+        if lost.starts_with("DELETE") {
+            b.commit(&[act("h", &action(1, ActionKind::Play))]).unwrap();
+            b.commit(&[act("h", &action(1, ActionKind::Play))]).unwrap_err();
+            before = b.load_all().unwrap();
+            assert_eq!(before[1].actions.len(), 2);
+        }
+    }
+}
+
+/// A database and journal from before row records existed (the journal's segment in the
+/// first format, actions only): opened, written to (rows and actions, appended to the old
+/// segment), reopened, and nothing is lost.
+#[test]
+fn an_older_journal_takes_the_new_records_and_reopens() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gin.db");
+    let played: Vec<ActionRow> = (0..3).map(|i| action(i, ActionKind::Play)).collect();
+    {
+        let mut b = SqliteBackend::open(&path).unwrap();
+        b.commit(&[create(&new_game("g", 7)), take("g", &seat(0, "ann", false))]).unwrap();
+        let acts: Vec<Write> = played.iter().map(|a| act("g", a)).collect();
+        b.commit(&acts).unwrap();
+    }
+    // What the server before wrote: SQLite synced, one journal segment of the first
+    // format holding the actions only.
+    let journal = journal_dir(&path);
+    for entry in std::fs::read_dir(&journal).unwrap() {
+        let p = entry.unwrap().path();
+        if p.extension().is_some_and(|e| e == "log") {
+            std::fs::remove_file(p).unwrap();
+        }
+    }
+    let mut old = b"GINJNL01".to_vec();
+    for a in &played {
+        super::journal::encode_record(&mut old, "g", a);
+    }
+    std::fs::write(journal.join("00000001.log"), &old).unwrap();
+
+    let end = Finished { result_json: "{}".to_owned(), finished_ms: 9 };
+    let before = {
+        let mut b = SqliteBackend::open(&path).unwrap();
+        assert_eq!(b.load_game("g").unwrap().unwrap().actions, played);
+        b.commit(&[take("g", &seat(1, "bob", false)), create(&new_game("h", 8))]).unwrap();
+        let last = action(3, ActionKind::Resign);
+        let all: Vec<ActionRow> = played.iter().cloned().chain([last.clone()]).collect();
+        b.commit(&[act("g", &last), finish("g", &end, &all)]).unwrap();
+        b.load_all().unwrap()
+    };
+    assert_eq!(before[0].seats.len(), 2);
+    assert_eq!(before[0].finished.as_ref(), Some(&end));
+    // The old segment took the new records (no rotation yet).
+    assert_eq!(&std::fs::read(journal.join("00000001.log")).unwrap()[..8], b"GINJNL01");
+    let mut b = SqliteBackend::open(&path).unwrap();
+    assert_eq!(b.load_all().unwrap(), before);
+}
+
+/// Rotations leave the row records behind (SQLite's files are synced first): the journal
+/// stays small, and everything is still there after a reopen.
+#[test]
+fn rotations_leave_row_records_behind_and_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gin.db");
+    let end = Finished { result_json: "{}".to_owned(), finished_ms: 5 };
+    let before = {
+        let mut b = SqliteBackend::open_with(&path, 2048).unwrap();
+        for i in 0..40u32 {
+            let id = format!("game-{i}");
+            b.commit(&[create(&new_game(&id, u64::from(i))), take(&id, &seat(0, "a", false))]).unwrap();
+            b.commit(&[take(&id, &seat(1, "b", true))]).unwrap();
+            let played: Vec<ActionRow> = (0..4).map(|n| action(n, ActionKind::Play)).collect();
+            let mut last: Vec<Write> = played.iter().map(|a| act(&id, a)).collect();
+            if i % 2 == 0 {
+                last.push(finish(&id, &end, &played));
+            }
+            b.commit(&last).unwrap();
+        }
+        b.load_all().unwrap()
+    };
+    assert_eq!(before.len(), 40);
+    let segment_rows = |dir: &Path| {
+        let (mut j, _) = Journal::open(dir, 1 << 20).unwrap();
+        j.take_rows().len()
+    };
+    // 40 games wrote 120 rows and 20 ends: most were left behind at rotations.
+    let left = segment_rows(&journal_dir(&path));
+    assert!(left < 40, "{left} row records still in the journal");
+    let mut b = SqliteBackend::open_with(&path, 2048).unwrap();
+    assert_eq!(b.load_all().unwrap(), before);
+}
+
+#[tokio::test]
+async fn failed_writes_leave_the_state_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gin.db");
+    let (store, _) = Store::open_sqlite(&path).unwrap();
+    let g = new_game("g", 7);
+    let end = Finished { result_json: "{}".to_owned(), finished_ms: 99 };
+    store
+        .write(vec![
+            create(&g),
+            take("g", &seat(0, "a", false)),
+            act("g", &action(0, ActionKind::Play)),
+            act("g", &action(1, ActionKind::Play)),
+        ])
+        .await
+        .unwrap();
+    store.write(vec![create(&new_game("done", 8)), finish("done", &end, &[])]).await.unwrap();
+    let before = load(&path);
+    let stats = store.stats();
+
+    let failing: Vec<Vec<Write>> = vec![
+        // Each request has good writes before the bad one: none of them may stay.
+        vec![create(&new_game("new", 9)), create(&new_game("g", 10))],
+        vec![take("g", &seat(1, "b", false)), take("g", &seat(0, "c", false))],
+        vec![act("g", &action(2, ActionKind::Play)), act("g", &action(1, ActionKind::Play))],
+        vec![act("g", &action(2, ActionKind::Play)), act("nope", &action(0, ActionKind::Play))],
+        vec![act("g", &action(2, ActionKind::Play)), take("nope", &seat(0, "d", false))],
+        vec![act("g", &action(2, ActionKind::Play)), finish("nope", &end, &[])],
+        vec![act("g", &action(2, ActionKind::Play)), act("done", &action(0, ActionKind::Play))],
+        vec![finish("g", &end, &[]), act("g", &action(2, ActionKind::Play))],
+        // Refused by the journal (a text too long for it): the rows before it stay out too.
+        vec![
+            create(&new_game("new2", 11)),
+            act("g", &ActionRow { action: "x".repeat(70_000), ..action(2, ActionKind::Play) }),
+        ],
+        vec![finish("g", &end, &[]), finish("done", &end, &[])],
+        vec![finish("g", &end, &[]), finish("g", &end, &[])],
+    ];
+    for writes in failing {
+        let what = format!("{writes:?}");
+        assert!(store.write(writes).await.is_err(), "should fail: {what}");
+        assert_eq!(load(&path), before, "changed by {what}");
+    }
+    assert_eq!(store.stats(), stats);
+    store.close().await;
+    assert_eq!(load(&path), before);
+}
+
+#[tokio::test]
+async fn acknowledged_writes_are_visible_to_another_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gin.db");
+    let (store, _) = Store::open_sqlite(&path).unwrap();
+    let g = new_game("g", 3);
+    store.write(vec![create(&g)]).await.unwrap();
+    let seen = load(&path);
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].game, g);
+    for i in 0..5 {
+        store.write(vec![act("g", &action(i, ActionKind::Play))]).await.unwrap();
+        // A second connection while the store runs: committed, not buffered.
+        let seen = load(&path);
+        assert_eq!(seen[0].actions.len(), i as usize + 1);
+        assert_eq!(seen[0].actions[i as usize], action(i, ActionKind::Play));
+    }
+    store.close().await;
+}
+
+#[tokio::test]
+async fn close_commits_what_is_queued_then_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gin.db");
+    let (store, _) = Store::open_sqlite(&path).unwrap();
+    let mut pending = vec![store.write(vec![create(&new_game("g", 1))])];
+    for i in 0..100 {
+        pending.push(store.write(vec![act("g", &action(i, ActionKind::Play))]));
+    }
+    let other = store.clone();
+    store.close().await;
+    for p in pending {
+        p.await.unwrap();
+    }
+    assert_eq!(store.write(vec![]).await, Err(StoreError::Closed));
+    assert_eq!(other.write(vec![act("g", &action(100, ActionKind::Play))]).await, Err(StoreError::Closed));
+    other.close().await;
+    assert_eq!(load(&path)[0].actions.len(), 100);
+}
+
+#[tokio::test]
+async fn dropping_every_handle_still_commits_what_is_queued() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gin.db");
+    let (store, _) = Store::open_sqlite(&path).unwrap();
+    let pending = store.write(vec![create(&new_game("g", 1))]);
+    drop(store);
+    pending.await.unwrap();
+    assert_eq!(load(&path).len(), 1);
+}
+
+#[test]
+fn in_memory_and_empty_batches() {
+    let mut backend = SqliteBackend::open(Path::new(":memory:")).unwrap();
+    backend.commit(&[]).unwrap();
+    backend.commit(&[create(&new_game("m", 5))]).unwrap();
+    assert!(backend.commit(&[create(&new_game("m", 6))]).is_err());
+    let loaded = backend.load_all().unwrap();
+    assert_eq!(loaded.len(), 1);
+    assert_eq!(loaded[0].game, new_game("m", 5));
+}
+
+#[test]
+fn refuses_an_unknown_schema_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gin.db");
+    drop(SqliteBackend::open(&path).unwrap());
+    // Reopening the same version is fine.
+    drop(SqliteBackend::open(&path).unwrap());
+    Connection::open(&path).unwrap().pragma_update(None, "user_version", 5).unwrap();
+    let err = SqliteBackend::open(&path).err().unwrap();
+    assert!(matches!(&err, StoreError::Corrupt(m) if m.contains("schema version 5")), "{err}");
+}
+
+/// Run by hand: `cargo test -p gin-server --release store_throughput -- --ignored --nocapture`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement, not a test"]
+async fn store_throughput() {
+    const WRITERS: usize = 100;
+    const WRITES: u32 = 300;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gin.db");
+    let (store, _) = Store::open_sqlite(&path).unwrap();
+    let games: Vec<Write> = (0..WRITERS).map(|g| create(&new_game(&format!("game-{g}"), g as u64))).collect();
+    store.write(games).await.unwrap();
+    let before = store.stats();
+    let start = Instant::now();
+    let mut tasks = Vec::new();
+    for g in 0..WRITERS {
+        let store = store.clone();
+        tasks.push(tokio::spawn(async move {
+            let id = format!("game-{g}");
+            for i in 0..WRITES {
+                store.write(vec![act(&id, &action(i, ActionKind::Play))]).await.unwrap();
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let elapsed = start.elapsed();
+    let (transactions, writes) = store.stats();
+    let (transactions, writes) = (transactions - before.0, writes - before.1);
+    println!(
+        "store_throughput: {writes} writes by {WRITERS} concurrent writers in {elapsed:.2?}: \
+         {:.0} writes/s, {transactions} transactions ({:.1} writes each, {:.0} transactions/s)",
+        writes as f64 / elapsed.as_secs_f64(),
+        writes as f64 / transactions as f64,
+        transactions as f64 / elapsed.as_secs_f64(),
+    );
+    store.close().await;
+}

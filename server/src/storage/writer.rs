@@ -1,0 +1,242 @@
+//! [`Store`]: the async-facing handle; one writer thread owns the [`Backend`] and commits
+//! everything queued at once (group commit), first in, first out.
+
+use std::future::Future;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, mpsc};
+
+use tokio::sync::oneshot;
+
+use super::{Backend, SqliteBackend, Startup, StoreError, StoredGame, Write};
+
+/// At most this many writes are gathered into one transaction (one request is never split, so a
+/// batch may exceed it by one request).
+const MAX_BATCH_WRITES: usize = 8192;
+
+/// One caller's writes and where to answer.
+struct Request {
+    writes: Vec<Write>,
+    reply: oneshot::Sender<Result<(), StoreError>>,
+}
+
+/// What the writer thread receives.
+enum Msg {
+    Write(Request),
+    /// Read one game (after committing everything queued before: FIFO).
+    Load(String, oneshot::Sender<Result<Option<StoredGame>, StoreError>>),
+    /// Commit everything before, then stop; answer when stopped.
+    Close(oneshot::Sender<()>),
+}
+
+/// State shared by every handle and the writer thread.
+#[derive(Default)]
+struct Shared {
+    closed: AtomicBool,
+    transactions: AtomicU64,
+    writes: AtomicU64,
+}
+
+/// The async-facing store: a writer thread owns the backend and does group commit.
+///
+/// Cloning gives another handle to the same writer. The writer stops on [`Store::close`], or once
+/// every handle is dropped and the queue is empty.
+#[derive(Clone)]
+pub struct Store {
+    queue: mpsc::Sender<Msg>,
+    shared: Arc<Shared>,
+}
+
+impl Store {
+    /// Opens the backend, loads what the server needs at start, starts the writer thread.
+    pub fn start(mut backend: impl Backend) -> Result<(Store, Startup), StoreError> {
+        let games = backend.load_startup()?;
+        let (queue, inbox) = mpsc::channel();
+        let shared = Arc::new(Shared::default());
+        let writer_shared = Arc::clone(&shared);
+        std::thread::Builder::new()
+            .name("store-writer".to_owned())
+            .spawn(move || writer(backend, inbox, &writer_shared))
+            .map_err(|e| StoreError::Io(format!("starting the store writer thread: {e}")))?;
+        Ok((Store { queue, shared }, games))
+    }
+
+    /// Convenience: [`SqliteBackend::open`] + [`Store::start`].
+    pub fn open_sqlite(path: &Path) -> Result<(Store, Startup), StoreError> {
+        Store::start(SqliteBackend::open(path)?)
+    }
+
+    /// Enqueues `writes` NOW (so calls made in some order are committed in that order: FIFO), and
+    /// returns a future that resolves once they are durably committed (or failed). The writes of one
+    /// call are committed all together or not at all.
+    ///
+    /// Never blocks: enqueuing is a non-blocking channel send; the future awaits the answer.
+    pub fn write(&self, writes: Vec<Write>) -> Ack {
+        let answer = if self.shared.closed.load(Ordering::Acquire) {
+            None
+        } else {
+            let (reply, answer) = oneshot::channel();
+            self.queue.send(Msg::Write(Request { writes, reply })).ok().map(|()| answer)
+        };
+        Ack { answer }
+    }
+
+    /// Reads the game `id` as stored once everything written before this call is committed
+    /// (`None`: no such game). The read waits its turn behind the writes queued before it.
+    pub async fn load_game(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+        if self.shared.closed.load(Ordering::Acquire) {
+            return Err(StoreError::Closed);
+        }
+        let (reply, answer) = oneshot::channel();
+        self.queue.send(Msg::Load(id.to_owned(), reply)).map_err(|_| StoreError::Closed)?;
+        answer.await.unwrap_or(Err(StoreError::Closed))
+    }
+
+    /// Counters for benchmarks: (transactions committed, writes committed).
+    pub fn stats(&self) -> (u64, u64) {
+        (self.shared.transactions.load(Ordering::Relaxed), self.shared.writes.load(Ordering::Relaxed))
+    }
+
+    /// Waits until everything enqueued before this call is committed, then stops the writer thread
+    /// (for graceful shutdown; the backend is dropped before this returns). Further writes fail with
+    /// [`StoreError::Closed`]. Closing a closed store returns at once.
+    pub async fn close(&self) {
+        let (done, stopped) = oneshot::channel();
+        let sent = self.queue.send(Msg::Close(done)).is_ok();
+        self.shared.closed.store(true, Ordering::Release);
+        if sent {
+            // An error means the writer stopped for another close: fine too.
+            let _ = stopped.await;
+        }
+    }
+}
+
+/// The answer to one [`Store::write`]: resolves once its writes are durably committed (or failed).
+/// The writes are already queued: dropping an `Ack` does not withdraw them.
+#[must_use = "the writes are queued either way; await the Ack to know they are durable"]
+pub struct Ack {
+    /// `None`: the store was closed before the writes could be queued.
+    answer: Option<oneshot::Receiver<Result<(), StoreError>>>,
+}
+
+impl Future for Ack {
+    type Output = Result<(), StoreError>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        match self.answer.as_mut() {
+            // A dropped reply means the writer stopped before reaching the request.
+            Some(answer) => std::pin::Pin::new(answer).poll(cx).map(|r| r.unwrap_or(Err(StoreError::Closed))),
+            None => std::task::Poll::Ready(Err(StoreError::Closed)),
+        }
+    }
+}
+
+/// The writer thread: block for the first request, gather what else is queued, commit it all in one
+/// transaction, answer everyone.
+fn writer(mut backend: impl Backend, inbox: mpsc::Receiver<Msg>, shared: &Shared) {
+    let mut batch: Vec<Request> = Vec::new();
+    loop {
+        let Ok(first) = inbox.recv() else {
+            // Every handle is gone and the queue is empty.
+            return;
+        };
+        let mut close = None;
+        let mut load = None;
+        let mut count = 0;
+        let mut next = Some(first);
+        while let Some(msg) = next.take() {
+            match msg {
+                Msg::Write(request) => {
+                    count += request.writes.len();
+                    batch.push(request);
+                }
+                Msg::Load(id, reply) => {
+                    // Reads see everything queued before them: commit that first.
+                    load = Some((id, reply));
+                    break;
+                }
+                Msg::Close(done) => {
+                    close = Some(done);
+                    break;
+                }
+            }
+            if count < MAX_BATCH_WRITES {
+                next = inbox.try_recv().ok();
+            }
+        }
+        commit_batch(&mut backend, &mut batch, count, shared);
+        if let Some((id, reply)) = load {
+            let _ = reply.send(backend.load_game(&id));
+        }
+        if let Some(done) = close {
+            shared.closed.store(true, Ordering::Release);
+            drop(backend);
+            // Requests queued after the close are dropped: their callers get "store closed".
+            drop(inbox);
+            let _ = done.send(());
+            return;
+        }
+    }
+}
+
+/// Commits `batch` (`count` writes in all) in one transaction and answers every request; if the
+/// store refused it, retries each request in its own transaction so one bad request fails
+/// alone; any other failure is every request's.
+fn commit_batch(backend: &mut impl Backend, batch: &mut Vec<Request>, count: usize, shared: &Shared) {
+    if batch.is_empty() {
+        return;
+    }
+    let committed = |writes: usize| {
+        if writes > 0 {
+            shared.transactions.fetch_add(1, Ordering::Relaxed);
+            shared.writes.fetch_add(writes as u64, Ordering::Relaxed);
+        }
+    };
+    if batch.len() == 1 {
+        let request = batch.pop().expect("one request");
+        let result = backend.commit(&request.writes);
+        if result.is_ok() {
+            committed(request.writes.len());
+        }
+        let _ = request.reply.send(result);
+        return;
+    }
+    // Several requests: one slice of all their writes, remembering whose are whose.
+    let mut all = Vec::with_capacity(count);
+    let mut owners = Vec::with_capacity(batch.len());
+    for request in batch.drain(..) {
+        let start = all.len();
+        all.extend(request.writes);
+        owners.push((start..all.len(), request.reply));
+    }
+    match backend.commit(&all) {
+        Ok(()) => {
+            committed(all.len());
+            for (_, reply) in owners {
+                let _ = reply.send(Ok(()));
+            }
+        }
+        // Refused: something in the batch breaks a rule; nothing was written. Each request on
+        // its own, so the one at fault fails alone.
+        Err(StoreError::Refused(_)) => {
+            for (range, reply) in owners {
+                let writes = &all[range];
+                let result = backend.commit(writes);
+                if result.is_ok() {
+                    committed(writes.len());
+                }
+                let _ = reply.send(result);
+            }
+        }
+        // The disk or the database failed: every request of the batch shares the failure (a
+        // retry would only meet it again, or write half of what failed).
+        Err(e) => {
+            for (_, reply) in owners {
+                let _ = reply.send(Err(e.clone()));
+            }
+        }
+    }
+}
