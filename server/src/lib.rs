@@ -16,6 +16,7 @@ pub mod clock;
 pub mod convert;
 pub mod expiry;
 pub mod framing;
+pub mod gate;
 pub mod house;
 pub mod pairing;
 pub mod service;
@@ -34,9 +35,8 @@ use gin_proto::v1::tournament_service_server::TournamentServiceServer;
 use tokio::net::TcpListener;
 use tokio_stream::StreamExt;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
-use tonic::{Request, Status};
 
-use crate::shared::{ClaimedToken, SeatIdentity, Shared, token_hash};
+use crate::shared::Shared;
 
 /// Server settings; every one has a flag (and an environment variable) in `gin-server`.
 #[derive(Clone, Debug)]
@@ -49,6 +49,11 @@ pub struct Config {
     pub max_message_bytes: usize,
     /// Requests per second per caller (seat token, or peer address without one); 0: no limit.
     pub rate_per_sec: u32,
+    /// A call whose handler has not answered by then is DEADLINE_EXCEEDED (a client's
+    /// shorter `grpc-timeout` wins).
+    pub request_timeout: Duration,
+    /// Calls one connection may have in flight at once.
+    pub max_calls_per_connection: usize,
     /// Unfinished games one caller (peer address) may have created, its tournaments' games
     /// included.
     pub max_open_games_per_caller: u32,
@@ -77,6 +82,8 @@ impl Default for Config {
             tls: None,
             max_message_bytes: 64 * 1024,
             rate_per_sec: 200,
+            request_timeout: Duration::from_secs(120),
+            max_calls_per_connection: 1024,
             max_open_games_per_caller: 100,
             open_game_ttl: Duration::from_secs(3600),
             idle_game_ttl: Duration::from_secs(3600),
@@ -86,32 +93,6 @@ impl Default for Config {
             threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
         }
     }
-}
-
-/// The auth interceptor: a valid `authorization: Bearer <seat token>` puts a
-/// [`SeatIdentity`] into the request's extensions; no header means a spectator; a malformed
-/// header is UNAUTHENTICATED. A token that is not in memory may be one of a finished game
-/// that left it: it becomes a [`ClaimedToken`], checked against the seats of the game the
-/// request names once that game is read back (UNAUTHENTICATED if it is none of them).
-pub fn authenticate(shared: &Shared, mut req: Request<()>) -> Result<Request<()>, Status> {
-    let Some(v) = req.metadata().get("authorization") else { return Ok(req) };
-    let v = v.to_str().map_err(|_| Status::unauthenticated("authorization: not text"))?;
-    let token = v
-        .strip_prefix("Bearer ")
-        .or_else(|| v.strip_prefix("bearer "))
-        .ok_or_else(|| Status::unauthenticated("authorization: expected `Bearer <seat token>`"))?
-        .trim();
-    if token.is_empty() {
-        return Err(Status::unauthenticated("authorization: empty seat token"));
-    }
-    let hash = token_hash(token);
-    let found = shared.tokens.read().expect("lock").get(&hash).cloned();
-    if let Some((game_id, seat)) = found {
-        req.extensions_mut().insert(SeatIdentity { game_id, seat, token_hash: hash });
-    } else {
-        req.extensions_mut().insert(ClaimedToken { token_hash: hash });
-    }
-    Ok(req)
 }
 
 /// Serves on `listener` until `shutdown` completes, then stops gracefully: in-flight calls
@@ -163,14 +144,12 @@ pub async fn run(
     }
     let max = cfg.max_message_bytes;
     let mut routes = tonic::service::RoutesBuilder::default();
-    let auth = shared.clone();
+    let gate = gate::GateLayer::new(shared.clone());
+    gate.spawn_pruner();
     routes
         .add_service(health_service)
         .add_service(reflection)
-        .add_service(tonic::service::interceptor::InterceptedService::new(
-            GameServiceServer::new(service::Games(shared.clone())).max_decoding_message_size(max),
-            move |r| authenticate(&auth, r),
-        ))
+        .add_service(GameServiceServer::new(service::Games(shared.clone())).max_decoding_message_size(max))
         .add_service(LobbyServiceServer::new(service::Lobby(shared.clone())).max_decoding_message_size(max))
         .add_service(TournamentServiceServer::new(tournaments.clone()).max_decoding_message_size(max));
     let routes = routes.routes();
@@ -182,7 +161,14 @@ pub async fn run(
     let mut shards = Vec::new();
     for i in 0..threads {
         let (conns, incoming) = tokio::sync::mpsc::unbounded_channel::<std::net::TcpStream>();
-        let shard = Shard { routes: routes.clone(), tls: tls.clone(), max_message_bytes: max };
+        let shard = Shard {
+            routes: routes.clone(),
+            tls: tls.clone(),
+            max_message_bytes: max,
+            gate: gate.clone(),
+            timeout: cfg.request_timeout,
+            max_calls: cfg.max_calls_per_connection.max(1),
+        };
         let mut stopped = stopped.clone();
         let (done_tx, done) = tokio::sync::oneshot::channel();
         std::thread::Builder::new().name(format!("gin-serve-{i}")).spawn(move || {
@@ -272,6 +258,12 @@ struct Shard {
     tls: Option<Identity>,
     /// The largest request message (`Config::max_message_bytes`).
     max_message_bytes: usize,
+    /// Identity and rate limit (shared by every thread).
+    gate: gate::GateLayer,
+    /// `Config::request_timeout`.
+    timeout: Duration,
+    /// `Config::max_calls_per_connection`.
+    max_calls: usize,
 }
 
 impl Shard {
@@ -294,13 +286,18 @@ impl Shard {
         }
         builder
             .accept_http1(true)
+            // A call whose handler has not answered by then is DEADLINE_EXCEEDED (a stream
+            // once it has started is not timed); a connection holds at most so many calls.
+            .timeout(self.timeout)
+            .concurrency_limit_per_connection(self.max_calls)
             // A span per call: its method, and the game it is about once the call knows it
             // (`service::in_game`); every log line inside carries them.
             .trace_fn(
                 |req| tracing::info_span!("rpc", method = %req.uri().path(), game = tracing::field::Empty),
             )
             .layer(tonic_web::GrpcWebLayer::new())
-            // Inside gRPC-Web's layer: it sees every call's body in gRPC framing.
+            // Inside gRPC-Web's layer: they see every call as gRPC. Identity and rate first.
+            .layer(self.gate)
             .layer(framing::FramingLayer::new(self.max_message_bytes))
             .add_routes(self.routes)
             .serve_with_incoming_shutdown(incoming, stop)

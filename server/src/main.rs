@@ -33,6 +33,13 @@ struct Flags {
     /// Requests per second per caller (seat token, or address without one); 0: unlimited.
     #[arg(long, env = "GIN_RATE_PER_SEC", default_value_t = 200)]
     rate_per_sec: u32,
+    /// Seconds a call may take before it is DEADLINE_EXCEEDED (a stream once started is not
+    /// timed; a quick match waits up to 60 s).
+    #[arg(long, env = "GIN_REQUEST_TIMEOUT_SECS", default_value_t = 120)]
+    request_timeout_secs: u64,
+    /// Calls one connection may have in flight at once.
+    #[arg(long, env = "GIN_MAX_CALLS_PER_CONNECTION", default_value_t = 1024)]
+    max_calls_per_connection: usize,
     /// Unfinished games one caller (address) may have created at once, the games of its
     /// tournaments included.
     #[arg(long, env = "GIN_MAX_OPEN_GAMES", default_value_t = 100)]
@@ -92,6 +99,8 @@ async fn serve() -> anyhow::Result<()> {
         tls: f.tls_cert.zip(f.tls_key),
         max_message_bytes: f.max_message_bytes,
         rate_per_sec: f.rate_per_sec,
+        request_timeout: Duration::from_secs(f.request_timeout_secs.max(1)),
+        max_calls_per_connection: f.max_calls_per_connection.max(1),
         max_open_games_per_caller: f.max_open_games_per_caller,
         open_game_ttl: Duration::from_secs(f.open_game_ttl_secs),
         idle_game_ttl: Duration::from_secs(f.idle_game_ttl_secs),

@@ -17,7 +17,7 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use crate::convert;
-use crate::shared::{CallerKey, ClaimedToken, SeatIdentity, Shared, Waiter, claimed_seat, now_ms};
+use crate::shared::{ClaimedToken, SeatIdentity, Shared, Waiter, claimed_seat, now_ms};
 use crate::state::{EarlyEnd, Watcher};
 use crate::storage::ActionKind;
 
@@ -29,13 +29,6 @@ pub struct Games(pub Shared);
 
 fn peer_ip<T>(r: &Request<T>) -> Option<IpAddr> {
     r.remote_addr().map(|a| a.ip())
-}
-
-fn caller_key<T>(r: &Request<T>) -> CallerKey {
-    match r.extensions().get::<SeatIdentity>() {
-        Some(id) => CallerKey::Token(id.token_hash),
-        None => CallerKey::Peer(peer_ip(r)),
-    }
 }
 
 /// A request's game id, checked (and noted in the call's span).
@@ -59,7 +52,6 @@ impl LobbyService for Lobby {
         req: Request<pb::CreateGameRequest>,
     ) -> Result<Response<pb::CreateGameResponse>, Status> {
         let s = &self.0;
-        s.rate_limit(caller_key(&req))?;
         let ip = peer_ip(&req);
         let r = req.into_inner();
         let rules = convert::rules(r.rules.as_ref())?;
@@ -92,7 +84,6 @@ impl LobbyService for Lobby {
         req: Request<pb::JoinGameRequest>,
     ) -> Result<Response<pb::JoinGameResponse>, Status> {
         let s = &self.0;
-        s.rate_limit(caller_key(&req))?;
         let r = req.into_inner();
         let cell = s.game(game_id(&r.game_id)?).await?;
         let want = r.seat.map(|n| convert::seat("seat", n)).transpose()?;
@@ -105,7 +96,6 @@ impl LobbyService for Lobby {
         req: Request<pb::ListGamesRequest>,
     ) -> Result<Response<pb::ListGamesResponse>, Status> {
         let s = &self.0;
-        s.rate_limit(caller_key(&req))?;
         let n = match req.get_ref().page_size {
             0 => 100,
             n => n.min(100) as usize,
@@ -137,7 +127,6 @@ impl LobbyService for Lobby {
         req: Request<pb::QuickMatchRequest>,
     ) -> Result<Response<pb::QuickMatchResponse>, Status> {
         let s = self.0.clone();
-        s.rate_limit(caller_key(&req))?;
         let ip = peer_ip(&req);
         // The caller's connection (address and port): one client's calls are never paired.
         let conn = req.remote_addr();
@@ -393,7 +382,6 @@ impl Games {
     ) -> Result<(u64, R), Status> {
         let s = &self.0;
         let game = game_id(game)?;
-        s.rate_limit(caller_key(req))?;
         let seat = self.seat_for(req, game).await?;
         act_as(s, game, seat, expected_seq, f).await
     }
@@ -506,7 +494,6 @@ impl GameService for Games {
 
     async fn watch_game(&self, req: Request<pb::WatchGameRequest>) -> Result<Response<WatchStream>, Status> {
         let s = &self.0;
-        s.rate_limit(caller_key(&req))?;
         let r = req.get_ref();
         let game = game_id(&r.game_id)?;
         let cell = s.game(game).await?;
@@ -548,7 +535,6 @@ impl GameService for Games {
         req: Request<pb::GetGameRequest>,
     ) -> Result<Response<pb::GetGameResponse>, Status> {
         let s = &self.0;
-        s.rate_limit(caller_key(&req))?;
         let game = game_id(&req.get_ref().game_id)?;
         let cell = s.game(game).await?;
         let st = cell.state.lock().await;
@@ -561,7 +547,6 @@ impl GameService for Games {
         req: Request<pb::GetRecordRequest>,
     ) -> Result<Response<pb::GetRecordResponse>, Status> {
         let s = &self.0;
-        s.rate_limit(caller_key(&req))?;
         let cell = s.game(game_id(&req.get_ref().game_id)?).await?;
         let st = cell.state.lock().await;
         let Some(result) = st.ended.clone() else {
@@ -813,12 +798,16 @@ mod tests {
         store.close().await;
     }
 
-    /// `req` as the auth interceptor passes it on with `authorization: Bearer <token>`.
+    /// `req` as the gate passes it on with `authorization: Bearer <token>`.
     fn with_token<T>(s: &Shared, req: T, token: &str) -> Result<Request<T>, Status> {
-        let mut r = Request::new(());
-        r.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
-        let (meta, ext, ()) = crate::authenticate(s, r)?.into_parts();
-        Ok(Request::from_parts(meta, ext, req))
+        let header = format!("Bearer {token}").parse().unwrap();
+        let mut r = Request::new(req);
+        match crate::gate::identify(s, Some(&header))? {
+            Some(crate::gate::Identity::Seat(id)) => drop(r.extensions_mut().insert(id)),
+            Some(crate::gate::Identity::Claimed(claim)) => drop(r.extensions_mut().insert(claim)),
+            None => {}
+        }
+        Ok(r)
     }
 
     #[tokio::test]

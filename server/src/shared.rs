@@ -43,7 +43,7 @@ pub struct SeatIdentity {
 /// A well-formed seat token the server does not hold in memory: only a finished game that
 /// left memory can have it (its seats' tokens leave with it), so it is checked against the
 /// seats of the game the request names once that game is read back ([`claimed_seat`]).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClaimedToken {
     /// SHA-256 of the token.
     pub token_hash: [u8; 32],
@@ -81,21 +81,6 @@ pub struct Waiter {
     pub conn: Option<std::net::SocketAddr>,
 }
 
-/// Who a request counts against for the rate limit: its seat token (by hash) when it has one,
-/// else its peer address.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CallerKey {
-    /// A seat token's SHA-256.
-    Token([u8; 32]),
-    /// The peer's address (or none known).
-    Peer(Option<IpAddr>),
-}
-
-struct Bucket {
-    tokens: f64,
-    at: Instant,
-}
-
 /// Everything the services share.
 pub struct Inner {
     /// Configuration.
@@ -117,9 +102,6 @@ pub struct Inner {
     pub waiting: Mutex<HashMap<String, Vec<Waiter>>>,
     /// Next quick-match ticket.
     pub tickets: Mutex<u64>,
-    /// Rate-limit buckets; a bucket idle long enough to be full again is dropped
-    /// ([`Shared::prune_buckets`]): it is the same as none.
-    buckets: Mutex<HashMap<CallerKey, Bucket>>,
     /// Finished games in memory, oldest end first, with when they leave it (see [`Shared::evict_due`]).
     finished: Mutex<std::collections::VecDeque<Leaving>>,
 }
@@ -171,7 +153,6 @@ impl Shared {
             creator: Mutex::new(HashMap::new()),
             waiting: Mutex::new(HashMap::new()),
             tickets: Mutex::new(0),
-            buckets: Mutex::new(HashMap::new()),
             finished: Mutex::new(std::collections::VecDeque::new()),
         };
         let shared = Shared(Arc::new(inner));
@@ -286,55 +267,9 @@ impl Shared {
                 let Some(inner) = weak.upgrade() else { return };
                 let shared = Shared(inner);
                 shared.evict_due();
-                shared.prune_buckets();
                 crate::expiry::sweep(&shared);
             }
         });
-    }
-
-    /// Token-bucket rate limit for `key`; RESOURCE_EXHAUSTED with a retry hint when over.
-    pub fn rate_limit(&self, key: CallerKey) -> Result<(), Status> {
-        let rate = self.cfg.rate_per_sec as f64;
-        if rate <= 0.0 {
-            return Ok(());
-        }
-        let burst = rate * 2.0;
-        let now = Instant::now();
-        let mut b = self.buckets.lock().expect("lock");
-        let e = b.entry(key).or_insert(Bucket { tokens: burst, at: now });
-        e.tokens = (e.tokens + now.duration_since(e.at).as_secs_f64() * rate).min(burst);
-        e.at = now;
-        if e.tokens >= 1.0 {
-            e.tokens -= 1.0;
-            Ok(())
-        } else {
-            let wait = Duration::from_secs_f64((1.0 - e.tokens) / rate);
-            let mut s = Status::resource_exhausted(format!(
-                "rate limit: at most {} requests/s per caller; retry in {} ms",
-                self.cfg.rate_per_sec,
-                wait.as_millis() + 1
-            ));
-            if let Ok(v) = (wait.as_millis() as u64 + 1).to_string().parse() {
-                s.metadata_mut().insert("retry-after-ms", v);
-            }
-            Err(s)
-        }
-    }
-
-    /// Drops the rate-limit buckets idle long enough to be full again (the same as none), so
-    /// that the map holds only recent callers. Run every second with [`Shared::evict_due`].
-    pub fn prune_buckets(&self) -> usize {
-        let rate = self.cfg.rate_per_sec as f64;
-        if rate <= 0.0 {
-            return 0;
-        }
-        // From empty to full (the burst, 2 s worth) takes 2 s.
-        let refill = Duration::from_secs(2);
-        let now = Instant::now();
-        let mut b = self.buckets.lock().expect("lock");
-        let before = b.len();
-        b.retain(|_, bucket| now.duration_since(bucket.at) < refill);
-        before - b.len()
     }
 
     /// Counts one more unfinished game against `caller` (a peer address), if it is under
@@ -629,35 +564,4 @@ fn rebuild(sg: &StoredGame) -> Result<GameState, String> {
         st.replay(a)?;
     }
     Ok(st)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn rate_limit_buckets_refuse_over_the_rate_and_idle_ones_are_pruned() {
-        let dir = tempfile::tempdir().unwrap();
-        let cfg = Config { db: dir.path().join("gin.db"), rate_per_sec: 5, ..Config::default() };
-        let (store, startup) = Store::open_sqlite(&cfg.db).unwrap();
-        let s = Shared::new(cfg, store.clone(), startup).unwrap();
-        let (a, b) = (CallerKey::Token([1; 32]), CallerKey::Peer(None));
-        // A burst of two seconds' worth, then refused with a retry hint; others unaffected.
-        for _ in 0..10 {
-            s.rate_limit(a).unwrap();
-        }
-        let refused = s.rate_limit(a).unwrap_err();
-        assert_eq!(refused.code(), tonic::Code::ResourceExhausted);
-        assert!(refused.metadata().get("retry-after-ms").is_some());
-        s.rate_limit(b).unwrap();
-        // Recent buckets stay (pruning them would reset a caller's limit)...
-        assert_eq!(s.prune_buckets(), 0);
-        assert!(s.rate_limit(a).is_err());
-        // ...idle ones, full again, go.
-        tokio::time::sleep(Duration::from_millis(2100)).await;
-        assert_eq!(s.prune_buckets(), 2);
-        assert!(s.buckets.lock().unwrap().is_empty());
-        s.rate_limit(a).unwrap();
-        store.close().await;
-    }
 }

@@ -943,3 +943,25 @@ async fn turn_clock_forfeit_loses_the_game() {
     assert_eq!(end.result.unwrap().reason, pb::GameEndReason::Forfeit as i32);
     server.stop().await;
 }
+
+/// A call the server has not answered within its request timeout is cut off there, whatever
+/// the client allows (a quick match nobody answers would otherwise wait its 60 s).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_over_the_servers_timeout_is_cut_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(gin_server::Config {
+        db: dir.path().join("t.db"),
+        rate_per_sec: 0,
+        request_timeout: Duration::from_millis(300),
+        ..gin_server::Config::default()
+    })
+    .await;
+    let mut lobby = LobbyServiceClient::new(server.channel().await);
+    let t0 = std::time::Instant::now();
+    let e = lobby.quick_match(pb::QuickMatchRequest::default()).await.unwrap_err();
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+    assert!(e.message().contains("Timeout expired"), "{e:?}");
+    // The server goes on: a call within the limit is answered.
+    lobby.list_games(pb::ListGamesRequest::default()).await.unwrap();
+    server.stop().await;
+}

@@ -1,0 +1,264 @@
+//! The gate every call passes first: who the caller is, and whether it is within its rate. A
+//! tower layer inside gRPC-Web's (it sees every call as gRPC), around every service.
+//!
+//! - **Identity** (`gin.v1.GameService` calls): `authorization: Bearer <seat token>` puts a
+//!   [`SeatIdentity`] in the call's extensions (a token of a game in memory) or a
+//!   [`ClaimedToken`] (a well-formed token that is not: only a finished game that left memory
+//!   can have it; it is checked against the seats of the game the call names once that game
+//!   is read back). No header: a spectator. A malformed header: UNAUTHENTICATED. tonic hands
+//!   the extensions to the handler.
+//! - **Rate** (every `gin.v1` call): [`Config::rate_per_sec`](crate::Config::rate_per_sec)
+//!   per caller with a burst of two seconds' worth: a call with a known seat token counts
+//!   against that seat, any other against its peer address. Over it: RESOURCE_EXHAUSTED with
+//!   a `retry-after-ms` hint, and the call never reaches its handler. The keyed GCRA limiter
+//!   is `governor`'s; [`Gate::prune`] drops the callers idle long enough to be full again (the
+//!   same as none), so that it holds only recent ones.
+//!
+//! Health checks and reflection pass untouched.
+
+use std::future::{Ready, ready};
+use std::net::IpAddr;
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use futures_util::future::Either;
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota};
+use http::{Request, Response};
+use tonic::Status;
+use tonic::body::Body;
+use tonic::transport::server::{TcpConnectInfo, TlsConnectInfo};
+use tower::{Layer, Service};
+
+use crate::shared::{ClaimedToken, SeatIdentity, Shared, token_hash};
+
+/// Who a call counts against for the rate limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CallerKey {
+    /// A seat token's SHA-256.
+    Token([u8; 32]),
+    /// The peer's address (or none known).
+    Peer(Option<IpAddr>),
+}
+
+/// What a call's `authorization` header says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Identity {
+    /// A seat of a game in memory.
+    Seat(SeatIdentity),
+    /// A well-formed token not in memory (see the module docs).
+    Claimed(ClaimedToken),
+}
+
+/// The identity `authorization` (a header's value) gives against the server's seat tokens;
+/// `None` for no header; UNAUTHENTICATED when it is malformed.
+pub fn identify(
+    shared: &Shared,
+    authorization: Option<&http::HeaderValue>,
+) -> Result<Option<Identity>, Status> {
+    let Some(v) = authorization else { return Ok(None) };
+    let v = v.to_str().map_err(|_| Status::unauthenticated("authorization: not text"))?;
+    let token = v
+        .strip_prefix("Bearer ")
+        .or_else(|| v.strip_prefix("bearer "))
+        .ok_or_else(|| Status::unauthenticated("authorization: expected `Bearer <seat token>`"))?
+        .trim();
+    if token.is_empty() {
+        return Err(Status::unauthenticated("authorization: empty seat token"));
+    }
+    let hash = token_hash(token);
+    let found = shared.tokens.read().expect("lock").get(&hash).cloned();
+    Ok(Some(match found {
+        Some((game_id, seat)) => Identity::Seat(SeatIdentity { game_id, seat, token_hash: hash }),
+        None => Identity::Claimed(ClaimedToken { token_hash: hash }),
+    }))
+}
+
+/// The keyed limiter, and the burst it allows (for the hint).
+struct Limiter {
+    keyed: DefaultKeyedRateLimiter<CallerKey>,
+    per_sec: u32,
+}
+
+/// The gate's layer; `Clone` shares one limiter between every connection and thread.
+#[derive(Clone)]
+pub struct GateLayer {
+    shared: Shared,
+    limiter: Option<Arc<Limiter>>,
+}
+
+impl GateLayer {
+    /// The gate of `shared`'s server (no rate limit when `Config::rate_per_sec` is 0).
+    pub fn new(shared: Shared) -> GateLayer {
+        let per_sec = shared.cfg.rate_per_sec;
+        let limiter = NonZeroU32::new(per_sec).map(|rate| {
+            let burst = rate.saturating_mul(NonZeroU32::new(2).expect("2"));
+            let keyed = DefaultKeyedRateLimiter::keyed(Quota::per_second(rate).allow_burst(burst));
+            Arc::new(Limiter { keyed, per_sec })
+        });
+        GateLayer { shared, limiter }
+    }
+
+    /// Drops the callers idle long enough to be full again (the same as none); run every
+    /// second with the evictions. Returns how many the limiter still holds.
+    pub fn prune(&self) -> usize {
+        let Some(l) = &self.limiter else { return 0 };
+        l.keyed.retain_recent();
+        l.keyed.shrink_to_fit();
+        l.keyed.len()
+    }
+
+    /// Runs [`GateLayer::prune`] every second while the server runs.
+    pub fn spawn_pruner(&self) {
+        let Some(limiter) = &self.limiter else { return };
+        let weak = Arc::downgrade(limiter);
+        let gate = GateLayer { shared: self.shared.clone(), limiter: None };
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                let Some(limiter) = weak.upgrade() else { return };
+                GateLayer { limiter: Some(limiter), ..gate.clone() }.prune();
+            }
+        });
+    }
+
+    /// Counts one call of `key` against its rate; RESOURCE_EXHAUSTED with a retry hint when
+    /// over it.
+    pub fn admit(&self, key: CallerKey) -> Result<(), Status> {
+        let Some(l) = &self.limiter else { return Ok(()) };
+        l.keyed.check_key(&key).map_err(|not_until| {
+            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            let ms = wait.as_millis() as u64 + 1;
+            let mut s = Status::resource_exhausted(format!(
+                "rate limit: at most {} requests/s per caller; retry in {ms} ms",
+                l.per_sec
+            ));
+            if let Ok(v) = ms.to_string().parse() {
+                s.metadata_mut().insert("retry-after-ms", v);
+            }
+            s
+        })
+    }
+}
+
+impl<S> Layer<S> for GateLayer {
+    type Service = Gate<S>;
+
+    fn layer(&self, inner: S) -> Gate<S> {
+        Gate { inner, layer: self.clone() }
+    }
+}
+
+/// The gate around a service (see the module docs).
+#[derive(Clone)]
+pub struct Gate<S> {
+    inner: S,
+    layer: GateLayer,
+}
+
+impl<S, B> Service<Request<B>> for Gate<S>
+where
+    S: Service<Request<B>, Response = Response<Body>>,
+{
+    type Response = Response<Body>;
+    type Error = S::Error;
+    type Future = Either<S::Future, Ready<Result<Response<Body>, S::Error>>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut req: Request<B>) -> Self::Future {
+        let path = req.uri().path();
+        if !path.starts_with("/gin.v1.") {
+            return Either::Left(self.inner.call(req));
+        }
+        let identity = if path.starts_with("/gin.v1.GameService/") {
+            match identify(&self.layer.shared, req.headers().get(http::header::AUTHORIZATION)) {
+                Ok(id) => id,
+                Err(s) => return Either::Right(ready(Ok(s.into_http()))),
+            }
+        } else {
+            None
+        };
+        let key = match &identity {
+            Some(Identity::Seat(id)) => CallerKey::Token(id.token_hash),
+            _ => CallerKey::Peer(peer(req.extensions())),
+        };
+        if let Err(s) = self.layer.admit(key) {
+            return Either::Right(ready(Ok(s.into_http())));
+        }
+        match identity {
+            Some(Identity::Seat(id)) => {
+                req.extensions_mut().insert(id);
+            }
+            Some(Identity::Claimed(claim)) => {
+                req.extensions_mut().insert(claim);
+            }
+            None => {}
+        }
+        Either::Left(self.inner.call(req))
+    }
+}
+
+/// The peer address of a call, over TCP or TLS.
+fn peer(ext: &http::Extensions) -> Option<IpAddr> {
+    let tcp = ext
+        .get::<TcpConnectInfo>()
+        .or_else(|| ext.get::<TlsConnectInfo<TcpConnectInfo>>().map(|t| t.get_ref()));
+    tcp.and_then(|c| c.remote_addr()).map(|a| a.ip())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::Store;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn each_caller_has_its_own_rate_and_idle_ones_are_pruned() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg =
+            crate::Config { db: dir.path().join("gin.db"), rate_per_sec: 5, ..crate::Config::default() };
+        let (store, startup) = Store::open_sqlite(&cfg.db).unwrap();
+        let gate = GateLayer::new(Shared::new(cfg, store.clone(), startup).unwrap());
+        let (a, b) = (CallerKey::Token([1; 32]), CallerKey::Peer(None));
+        // A burst of two seconds' worth, then refused with a retry hint; others unaffected.
+        for _ in 0..10 {
+            gate.admit(a).unwrap();
+        }
+        let refused = gate.admit(a).unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::ResourceExhausted);
+        let hint: u64 = refused.metadata().get("retry-after-ms").unwrap().to_str().unwrap().parse().unwrap();
+        assert!((1..=201).contains(&hint), "{hint}");
+        gate.admit(b).unwrap();
+        // Recent callers stay (dropping them would reset a caller's limit)...
+        assert_eq!(gate.prune(), 2);
+        assert!(gate.admit(a).is_err());
+        // ...idle ones, full again (two seconds, and one interval of grace), go; a caller back
+        // after that has its whole burst.
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+        assert_eq!(gate.prune(), 0);
+        for _ in 0..10 {
+            gate.admit(a).unwrap();
+        }
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn without_a_rate_every_call_passes() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg =
+            crate::Config { db: dir.path().join("gin.db"), rate_per_sec: 0, ..crate::Config::default() };
+        let (store, startup) = Store::open_sqlite(&cfg.db).unwrap();
+        let gate = GateLayer::new(Shared::new(cfg, store.clone(), startup).unwrap());
+        for _ in 0..10_000 {
+            gate.admit(CallerKey::Peer(None)).unwrap();
+        }
+        assert_eq!(gate.prune(), 0);
+        store.close().await;
+    }
+}
