@@ -11,7 +11,7 @@
 //!   per caller with a burst of two seconds' worth: a call with a known seat token counts
 //!   against that seat, any other against its peer address. Over it: RESOURCE_EXHAUSTED with
 //!   a `retry-after-ms` hint, and the call never reaches its handler. The keyed GCRA limiter
-//!   is `governor`'s; [`Gate::prune`] drops the callers idle long enough to be full again (the
+//!   is `governor`'s; [`GateLayer::prune`] drops the callers idle long enough to be full again (the
 //!   same as none), so that it holds only recent ones.
 //!
 //! Health checks and reflection pass untouched.
