@@ -1212,58 +1212,69 @@ pub fn export_json(s: &pb::TournamentState, names: &[String]) -> String {
     serde_json::to_string_pretty(&v).expect("JSON values serialize")
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
-}
-
-/// The results as CSV: one line per game, a blank line, then one line per standing.
+/// The results as CSV: one line per game, a blank line, then one line per standing (best
+/// first). Fields are quoted where they must be (a name with a comma, a quote or a line break).
 pub fn export_csv(s: &pb::TournamentState, names: &[String]) -> String {
-    use std::fmt::Write;
-    let name = |e: u32| csv_field(names.get(e as usize).map_or("", String::as_str));
-    let mut out = String::from(
-        "number,round,game_id,seat0,seat0_name,seat1,seat1_name,deal_seed,done,winner_seat,total0,total1\n",
-    );
+    let name = |e: u32| names.get(e as usize).map_or("", String::as_str).to_owned();
+    let opt = |v: Option<u32>| v.map_or(String::new(), |v| v.to_string());
+    let mut games = csv::Writer::from_writer(Vec::new());
+    let mut rows: Vec<Vec<String>> = vec![
+        "number,round,game_id,seat0,seat0_name,seat1,seat1_name,deal_seed,done,winner_seat,total0,total1"
+            .split(',')
+            .map(String::from)
+            .collect(),
+    ];
     for g in &s.games {
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
-            g.number,
-            g.round,
-            g.game_id,
-            g.seat0,
+        rows.push(vec![
+            g.number.to_string(),
+            g.round.to_string(),
+            g.game_id.clone(),
+            g.seat0.to_string(),
             name(g.seat0),
-            g.seat1,
+            g.seat1.to_string(),
             name(g.seat1),
-            g.deal_seed,
-            g.done,
-            g.winner.map_or(String::new(), |w| w.to_string()),
-            g.totals.first().map_or(String::new(), u32::to_string),
-            g.totals.get(1).map_or(String::new(), u32::to_string),
-        );
+            g.deal_seed.to_string(),
+            g.done.to_string(),
+            opt(g.winner),
+            opt(g.totals.first().copied()),
+            opt(g.totals.get(1).copied()),
+        ]);
     }
-    out.push_str(
-        "\nrank,entrant,name,games,wins,losses,draws,points_for,points_against,score,elo,elo_low,elo_high\n",
-    );
+    let mut standings = csv::Writer::from_writer(Vec::new());
+    let mut table: Vec<Vec<String>> = vec![
+        "rank,entrant,name,games,wins,losses,draws,points_for,points_against,score,elo,elo_low,elo_high"
+            .split(',')
+            .map(String::from)
+            .collect(),
+    ];
     for (rank, r) in s.standings.iter().flat_map(|st| &st.rows).enumerate() {
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{:.4},{:.1},{:.1},{:.1}",
-            rank + 1,
-            r.entrant,
-            csv_field(&r.name),
-            r.games,
-            r.wins,
-            r.losses,
-            r.draws,
-            r.points_for,
-            r.points_against,
-            r.score,
-            r.elo,
-            r.elo_low,
-            r.elo_high
-        );
+        table.push(vec![
+            (rank + 1).to_string(),
+            r.entrant.to_string(),
+            r.name.clone(),
+            r.games.to_string(),
+            r.wins.to_string(),
+            r.losses.to_string(),
+            r.draws.to_string(),
+            r.points_for.to_string(),
+            r.points_against.to_string(),
+            format!("{:.4}", r.score),
+            format!("{:.1}", r.elo),
+            format!("{:.1}", r.elo_low),
+            format!("{:.1}", r.elo_high),
+        ]);
     }
-    out
+    let write = |w: &mut csv::Writer<Vec<u8>>, rows: Vec<Vec<String>>| {
+        for row in rows {
+            w.write_record(&row).expect("writing CSV into memory");
+        }
+    };
+    write(&mut games, rows);
+    write(&mut standings, table);
+    let mut out = games.into_inner().expect("writing CSV into memory");
+    out.push(b'\n');
+    out.extend(standings.into_inner().expect("writing CSV into memory"));
+    String::from_utf8(out).expect("CSV of UTF-8 text is UTF-8")
 }
 
 /// Loads every tournament with its entrants and games, and rebuilds what is still to play.
@@ -1357,4 +1368,62 @@ fn load_all(c: &Connection) -> rusqlite::Result<Vec<(i64, TState)>> {
         out.push((created, st));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod export_tests {
+    use super::*;
+
+    #[test]
+    fn csv_has_both_tables_and_quotes_only_what_must_be() {
+        let state = pb::TournamentState {
+            games: vec![
+                pb::TournamentGame {
+                    number: 0,
+                    round: 1,
+                    game_id: "g0".into(),
+                    seat0: 0,
+                    seat1: 1,
+                    deal_seed: 7,
+                    done: true,
+                    winner: Some(1),
+                    totals: vec![12, 130],
+                },
+                pb::TournamentGame {
+                    number: 1,
+                    round: 1,
+                    game_id: "g1".into(),
+                    seat0: 1,
+                    seat1: 0,
+                    ..Default::default()
+                },
+            ],
+            standings: Some(pb::Standings {
+                rows: vec![pb::Standing {
+                    entrant: 1,
+                    name: "Smith, \"Bo\"".into(),
+                    games: 1,
+                    wins: 1,
+                    points_for: 130,
+                    points_against: 12,
+                    score: 1.0,
+                    elo: 400.0,
+                    elo_low: -1.25,
+                    elo_high: 801.0,
+                    ..Default::default()
+                }],
+            }),
+            ..Default::default()
+        };
+        let names = ["Zoë".to_string(), "Smith, \"Bo\"".to_string()];
+        assert_eq!(
+            export_csv(&state, &names),
+            "number,round,game_id,seat0,seat0_name,seat1,seat1_name,deal_seed,done,winner_seat,total0,total1\n\
+             0,1,g0,0,Zoë,1,\"Smith, \"\"Bo\"\"\",7,true,1,12,130\n\
+             1,1,g1,1,\"Smith, \"\"Bo\"\"\",0,Zoë,0,false,,,\n\
+             \n\
+             rank,entrant,name,games,wins,losses,draws,points_for,points_against,score,elo,elo_low,elo_high\n\
+             1,1,\"Smith, \"\"Bo\"\"\",1,1,0,0,130,12,1.0000,400.0,-1.2,801.0\n"
+        );
+    }
 }
