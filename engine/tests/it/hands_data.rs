@@ -1,5 +1,5 @@
 //! Checks the engine's solver against every hand of `tests/data/hands.txt`, whose answers were
-//! written by the brute-force reference in `tests/solver_reference.rs` (format: the file's
+//! written by the brute-force reference in `tests/it/solver_reference.rs` (format: the file's
 //! header).
 
 use engine::{

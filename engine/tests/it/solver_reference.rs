@@ -5,7 +5,7 @@
 //! pairwise-disjoint candidate melds and keeps the smallest unmelded value. Card values and meld
 //! validity are computed here from ranks and suits; nothing of the engine's solver is used.
 //!
-//! The same reference writes `tests/data/hands.txt` (checked by `tests/hands_data.rs`):
+//! The same reference writes `tests/data/hands.txt` (checked by `tests/it/hands_data.rs`):
 //!
 //! ```text
 //! cargo test -p gin-engine --test solver_reference -- --ignored write_hands_file
@@ -483,7 +483,7 @@ fn hands_file_text() -> String {
     let mut out = String::new();
     out.push_str(
         "# Gin Rummy deadwood reference hands, written by the brute-force reference in \
-         engine/tests/solver_reference.rs\n\
+         engine/tests/it/solver_reference.rs\n\
          # (cargo test -p gin-engine --test solver_reference -- --ignored write_hands_file), never by the engine.\n\
          # One hand per line, four fields separated by '|': CARDS | DEADWOOD | DETAIL | CATEGORY\n\
          # 10 cards: DEADWOOD is the minimum deadwood; DETAIL is the melds of one minimum arrangement,\n\
