@@ -484,7 +484,7 @@ fn hands_file_text() -> String {
     out.push_str(
         "# Gin Rummy deadwood reference hands, written by the brute-force reference in \
          engine/tests/it/solver_reference.rs\n\
-         # (cargo test -p gin-engine --test solver_reference -- --ignored write_hands_file), never by the engine.\n\
+         # (cargo test -p gin-engine --test it -- --ignored write_hands_file), never by the engine.\n\
          # One hand per line, four fields separated by '|': CARDS | DEADWOOD | DETAIL | CATEGORY\n\
          # 10 cards: DEADWOOD is the minimum deadwood; DETAIL is the melds of one minimum arrangement,\n\
          #   each in brackets, or '-' when no meld is laid down.\n\
