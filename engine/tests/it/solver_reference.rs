@@ -8,7 +8,7 @@
 //! The same reference writes `tests/data/hands.txt` (checked by `tests/it/hands_data.rs`):
 //!
 //! ```text
-//! cargo test -p gin-engine --test solver_reference -- --ignored write_hands_file
+//! cargo test -p gin-engine --test it -- --ignored write_hands_file
 //! ```
 
 use std::collections::{BTreeSet, HashSet};
