@@ -31,13 +31,13 @@
 //! # Ok(()) }
 //! ```
 
-pub mod convert;
 pub mod tracker;
 
 use std::future::Future;
 use std::time::{Duration, Instant};
 
 use engine::{Action, Seat};
+use gin_proto::convert::{self, WireError};
 use gin_proto::text::printable;
 use gin_proto::v1 as pb;
 use gin_proto::v1::game_service_client::GameServiceClient;
@@ -116,6 +116,13 @@ impl std::fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// A message of the server that is no card, seat or legal action.
+impl From<WireError> for Error {
+    fn from(e: WireError) -> Error {
+        Error::Protocol(e.to_string())
+    }
+}
 
 /// A seat the bot holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -204,7 +211,7 @@ pub fn preset(name: &str) -> pb::Rules {
 
 /// A complete custom rule set, for [`Client::quick_match`] and [`Client::create_game`].
 pub fn custom(rules: &engine::RuleSet) -> pb::Rules {
-    pb::Rules { kind: Some(pb::rules::Kind::Custom(convert::rules_to_pb(rules))) }
+    pb::Rules { kind: Some(pb::rules::Kind::Custom(gin_proto::rules::to_pb(rules))) }
 }
 
 /// A connection to a gin server (cheap to clone; clones share the connection).
@@ -424,11 +431,7 @@ impl Client {
                 async move { c.quick_match(req).await.map(|r| r.into_inner()) }
             })
             .await?;
-        let seated = Seated {
-            game_id: r.game_id,
-            seat: convert::seat(r.seat).map_err(Error::Protocol)?,
-            token: r.seat_token,
-        };
+        let seated = Seated { game_id: r.game_id, seat: convert::seat(r.seat)?, token: r.seat_token };
         Ok((seated, Some(r.house_bot).filter(|b| !b.is_empty())))
     }
 
@@ -450,11 +453,7 @@ impl Client {
             )
             .await?;
         let seat = r.seat.ok_or_else(|| Error::Protocol("CreateGame with join returned no seat".into()))?;
-        Ok(Seated {
-            game_id: r.game_id,
-            seat: convert::seat(seat).map_err(Error::Protocol)?,
-            token: r.seat_token,
-        })
+        Ok(Seated { game_id: r.game_id, seat: convert::seat(seat)?, token: r.seat_token })
     }
 
     /// Takes the first free seat of `game_id`. A game with fixed deals (its creator chose the
@@ -484,7 +483,7 @@ impl Client {
                 },
             )
             .await?;
-        Ok(Seated { game_id, seat: convert::seat(r.seat).map_err(Error::Protocol)?, token: r.seat_token })
+        Ok(Seated { game_id, seat: convert::seat(r.seat)?, token: r.seat_token })
     }
 
     /// The snapshot `token` ("" for a spectator) may see of `game_id` now.
@@ -598,9 +597,10 @@ impl Client {
         on_event: &mut (dyn FnMut(&pb::GameEvent, &SeatTracker) + Send),
     ) -> Result<Outcome, Error> {
         let snap = self.get_game(game_id, token).await?;
-        let seat = convert::seat(snap.viewer_seat.ok_or(Error::NotSeated)?).map_err(Error::Protocol)?;
+        let seat = convert::seat(snap.viewer_seat.ok_or(Error::NotSeated)?)?;
         let rules = snap.rules.as_ref().ok_or_else(|| Error::Protocol("a snapshot without rules".into()))?;
-        let rules = convert::rules_from_pb(rules).map_err(Error::Protocol)?;
+        let rules = gin_proto::rules::from_pb(rules)
+            .map_err(|e| Error::Protocol(format!("the server's rules: {e}")))?;
         // Seq 1 is the first seat taken; a seated caller means it exists.
         let mut tr = SeatTracker::new(seat, rules, 1);
         for s in &snap.seats {
@@ -796,8 +796,12 @@ impl Client {
             }
             Action::Knock { .. } | Action::BigGin { .. } => {
                 let (discard, melds) = match a {
-                    Action::Knock { discard, melds } => (discard.to_string(), convert::melds(melds)),
-                    Action::BigGin { melds } => (String::new(), convert::melds(melds)),
+                    Action::Knock { discard, melds } => {
+                        (discard.to_string(), convert::melds_to_pb(melds.as_deref().unwrap_or_default()))
+                    }
+                    Action::BigGin { melds } => {
+                        (String::new(), convert::melds_to_pb(melds.as_deref().unwrap_or_default()))
+                    }
                     _ => unreachable!("matched above"),
                 };
                 self.retry("Knock", t, transient, || {

@@ -10,11 +10,11 @@
 //! exactly what a client of that seat sees, nothing more.
 
 use engine::{BySeat, Card, CardSet, Legal, RuleSet, Seat};
+use gin_proto::convert::{self, WireError};
 use gin_proto::v1 as pb;
 use gin_proto::v1::game_event::Kind as K;
 
 use crate::memory::{Memory, Seen};
-use crate::sdk::convert;
 use crate::strategy::Decision;
 
 /// A seat's view of one game, built from its events.
@@ -52,6 +52,11 @@ impl std::fmt::Display for TrackError {
 }
 
 impl std::error::Error for TrackError {}
+
+/// A message of the wire that is no card, seat or legal action, as the tracker words it.
+fn wire(e: WireError) -> String {
+    e.to_string()
+}
 
 impl SeatTracker {
     /// A tracker for `seat` that has seen every event up to `after_seq` (0: none). To follow
@@ -150,14 +155,14 @@ impl SeatTracker {
         match kind {
             None => return Err("an event with no kind".into()),
             Some(K::PlayerJoined(j)) => {
-                let s = convert::seat(j.seat)?;
+                let s = convert::seat(j.seat).map_err(wire)?;
                 self.names[s.index()] = j.name.clone();
                 self.bots[s.index()] = j.bot;
             }
             Some(K::PlayerLeft(_)) | Some(K::ClockExpired(_)) => {}
             Some(K::HandDealt(d)) => {
-                let upcard = convert::card(&d.upcard)?;
-                let hand = convert::cards(&d.your_hand)?;
+                let upcard = convert::card(&d.upcard).map_err(wire)?;
+                let hand = convert::cards(&d.your_hand).map_err(wire)?;
                 if hand.len() != 10 {
                     return Err(format!("dealt {} cards to this seat", hand.len()));
                 }
@@ -176,24 +181,24 @@ impl SeatTracker {
             }
             Some(K::TurnStarted(t)) => {
                 self.turn = None;
-                if convert::seat(t.seat)? == me
+                if convert::seat(t.seat).map_err(wire)? == me
                     && let Some(info) = &t.turn
                 {
-                    self.turn = Some((seq, convert::legal(me, info)?));
+                    self.turn = Some((seq, convert::legal(me, &info.legal_actions).map_err(wire)?));
                 }
             }
             Some(K::UpcardPassed(p)) => {
-                let seat = convert::seat(p.seat)?;
+                let seat = convert::seat(p.seat).map_err(wire)?;
                 let card = *self.pile.last().ok_or("a pass with no upcard")?;
                 self.memory.observe(Seen::Passed { seat, card });
             }
             Some(K::CardDrawn(d)) => {
-                let seat = convert::seat(d.seat)?;
+                let seat = convert::seat(d.seat).map_err(wire)?;
                 self.stock_len = d.stock_size;
                 match pb::DrawSource::try_from(d.source) {
                     Ok(pb::DrawSource::Pile) => {
                         let card = self.pile.pop().ok_or("a pile draw from an empty pile")?;
-                        if !d.card.is_empty() && convert::card(&d.card)? != card {
+                        if !d.card.is_empty() && convert::card(&d.card).map_err(wire)? != card {
                             return Err(format!("drew {} from the pile, whose top is {card}", d.card));
                         }
                         if seat == me {
@@ -205,7 +210,7 @@ impl SeatTracker {
                     Ok(pb::DrawSource::Stock) => {
                         self.taken = None;
                         if seat == me {
-                            let card = convert::card(&d.card)?;
+                            let card = convert::card(&d.card).map_err(wire)?;
                             self.hand.insert(card);
                             self.memory.observe(Seen::DrewStock { seat, card: Some(card) });
                         } else {
@@ -216,8 +221,8 @@ impl SeatTracker {
                 }
             }
             Some(K::CardDiscarded(d)) => {
-                let seat = convert::seat(d.seat)?;
-                let card = convert::card(&d.card)?;
+                let seat = convert::seat(d.seat).map_err(wire)?;
+                let card = convert::card(&d.card).map_err(wire)?;
                 if seat == me && !self.hand.remove(card) {
                     return Err(format!("this seat discarded {card}, which it does not hold"));
                 }
