@@ -1,7 +1,8 @@
 //! The strategy interface: a synchronous function of what one seat may see to an action.
 //!
-//! The same strategy runs in local self-play ([`crate::local`]) and on the network
-//! ([`crate::sdk`]): both build a [`Decision`] from the seat's own view only.
+//! The same strategy runs in local self-play ([`crate::local`]), as the server's house bot
+//! and on the network (the `gin-sdk` crate): each builds a [`Decision`] from the seat's own
+//! view only.
 
 use engine::{Action, BySeat, Card, CardSet, Legal, RuleSet, Seat};
 
