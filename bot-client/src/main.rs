@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use engine::RuleSet;
-use gin_bot::selfplay::SelfPlay;
+use gin_strategies::selfplay::SelfPlay;
 
 // Network play allocates a little for every frame and message; mimalloc does that faster
 // than glibc's allocator.

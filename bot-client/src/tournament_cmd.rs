@@ -167,15 +167,15 @@ pub struct ResultsArgs {
 
 /// Connects to `url` (plain or TLS), with the SDK's retries.
 pub async fn connect(url: &str) -> Result<Channel> {
-    Ok(gin_bot::sdk::Client::connect(url).await?.channel())
+    Ok(gin_sdk::Client::connect(url).await?.channel())
 }
 
 /// The rules for the wire: a preset by name, or a rules file as a full custom rule set.
 pub fn wire_rules(spec: &str) -> Result<pb::Rules> {
     if engine::RuleSet::preset(spec).is_ok() {
-        return Ok(gin_bot::sdk::preset(spec));
+        return Ok(gin_sdk::preset(spec));
     }
-    Ok(gin_bot::sdk::custom(&load_rules(spec)?))
+    Ok(gin_sdk::custom(&load_rules(spec)?))
 }
 
 fn parse_sprt(s: &str) -> Result<pb::Sprt> {
@@ -250,8 +250,8 @@ async fn create(a: CreateArgs) -> Result<()> {
 }
 
 async fn join(a: JoinArgs) -> Result<()> {
-    use gin_bot::entrant::{EntrantEvent, Entry, play_tournament};
-    let client = gin_bot::sdk::Client::connect(&a.server.server).await?;
+    use gin_sdk::entrant::{EntrantEvent, Entry, play_tournament};
+    let client = gin_sdk::Client::connect(&a.server.server).await?;
     let entry = Entry {
         tournament_id: a.id.clone(),
         name: a.name.unwrap_or_else(|| a.strategy.clone()),

@@ -205,7 +205,7 @@ impl Table {
 
     /// Whether `a` is among the viewer's legal actions now.
     pub fn is_legal(&self, a: &Action) -> bool {
-        self.legal().is_some_and(|l| gin_bot::sdk::is_listed(&l, a))
+        self.legal().is_some_and(|l| gin_strategies::is_listed(&l, a))
     }
 
     /// The deadwood a knock discarding `c` would leave, if it is a legal knock.

@@ -1,4 +1,4 @@
-//! House bots: a built-in strategy (`gin_bot::by_name`) plays one seat of a game, in-process.
+//! House bots: a built-in strategy (`gin_strategies::by_name`) plays one seat of a game, in-process.
 //!
 //! - **It sees what a client of its seat sees.** The bot's picture of the game is a
 //!   `gin_bot::sdk::SeatTracker` fed with the game's log redacted for its seat by the same
@@ -18,8 +18,8 @@
 use std::sync::{Arc, Mutex};
 
 use engine::{Action, Seat};
-use gin_bot::Strategy;
-use gin_bot::sdk::{SeatTracker, fallback, is_listed};
+use gin_sdk::SeatTracker;
+use gin_strategies::{Strategy, fallback, is_listed};
 use sha2::{Digest, Sha256};
 use tonic::{Code, Status};
 
@@ -45,7 +45,9 @@ pub fn check(name: &str) -> Result<bool, Status> {
     if name.is_empty() {
         return Ok(false);
     }
-    gin_bot::by_name(name, 0).map(|_| true).map_err(|e| Status::invalid_argument(format!("house_bot: {e}")))
+    gin_strategies::by_name(name, 0)
+        .map(|_| true)
+        .map_err(|e| Status::invalid_argument(format!("house_bot: {e}")))
 }
 
 /// The display name of a house bot seat.
@@ -74,7 +76,7 @@ pub fn arm(shared: &Shared, st: &mut GameState) {
     }
     let bot = match &st.house {
         Some(b) => b.clone(),
-        None => match gin_bot::by_name(&st.info.house_bot, seed(&st.info.secret)) {
+        None => match gin_strategies::by_name(&st.info.house_bot, seed(&st.info.secret)) {
             Ok(strategy) => {
                 let tracker = SeatTracker::new(seat, st.info.rules.clone(), 0);
                 let b = Arc::new(Mutex::new(HouseBot { seat, strategy, tracker, scheduled: 0 }));

@@ -81,6 +81,41 @@ pub trait Strategy: Send {
     fn act(&mut self, d: &Decision<'_>) -> Action;
 }
 
+/// Whether `action` is one of `legal` (a knock's named melds are for the server to check).
+pub fn is_listed(legal: &Legal, action: &Action) -> bool {
+    use Action as A;
+    match action {
+        A::Pass => legal.pass,
+        A::DrawStock => legal.draw_stock,
+        A::DrawPile => legal.draw_pile,
+        A::Discard { card } => legal.discards.contains(*card),
+        A::Knock { discard, .. } => legal.knocks.contains(*discard),
+        A::BigGin { .. } => legal.big_gin,
+    }
+}
+
+/// A safe legal action for `d`, used when a strategy returns an illegal one: decline the
+/// upcard or draw from the stock; else the discard that leaves the least deadwood.
+pub fn fallback(d: &Decision<'_>) -> Action {
+    use Action as A;
+    let l = &d.legal;
+    if l.pass {
+        return A::Pass;
+    }
+    if l.draw_stock {
+        return A::DrawStock;
+    }
+    if l.draw_pile {
+        return A::DrawPile;
+    }
+    let by = engine::deadwood_by_discard(d.hand);
+    match l.discards.iter().min_by_key(|c| (by[c.bit() as usize], std::cmp::Reverse(c.value()))) {
+        Some(card) => A::Discard { card },
+        None if l.big_gin => A::BigGin { melds: None },
+        None => l.knocks.iter().next().map_or(A::DrawStock, A::knock),
+    }
+}
+
 /// Strategy names accepted by [`by_name`].
 pub const STRATEGIES: [&str; 3] = ["random", "simple", "strong"];
 
@@ -105,3 +140,46 @@ impl std::fmt::Display for UnknownStrategy {
 }
 
 impl std::error::Error for UnknownStrategy {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::hand;
+
+    #[test]
+    fn fallback_is_legal() {
+        let d = |legal: Legal, h: &str| (legal, hand(h));
+        let none = Legal {
+            seat: Some(Seat::S0),
+            pass: false,
+            draw_stock: false,
+            draw_pile: false,
+            discards: CardSet::EMPTY,
+            knocks: CardSet::EMPTY,
+            big_gin: false,
+        };
+        let cases = [
+            d(Legal { pass: true, draw_pile: true, ..none }, "AC 2C 3C 4D 5D 6D 7H 8H 9H KS"),
+            d(Legal { draw_stock: true, draw_pile: true, ..none }, "AC 2C 3C 4D 5D 6D 7H 8H 9H KS"),
+            d(Legal { discards: hand("KS QD AC"), ..none }, "AC 2C 3C 4D 5D 6D 7H 8H 9H KS QD"),
+        ];
+        let rules = RuleSet::standard();
+        let mem = Memory::new(Seat::S0);
+        for (legal, h) in cases {
+            let dec = Decision {
+                seat: Seat::S0,
+                rules: &rules,
+                hand: h,
+                pile: &[],
+                stock_len: 31,
+                taken: None,
+                knock_limit: 10,
+                legal,
+                scores: BySeat::default(),
+                memory: &mem,
+            };
+            let a = fallback(&dec);
+            assert!(is_listed(&legal, &a), "{a} not in {legal:?}");
+        }
+    }
+}

@@ -11,9 +11,10 @@ use gin_proto::v1::tournament_service_client::TournamentServiceClient;
 use tokio::task::JoinSet;
 use tonic::Code;
 
-use crate::rng::derive;
-use crate::sdk::{Client, Error, Outcome};
-use crate::strategy::by_name;
+use gin_strategies::by_name;
+use gin_strategies::rng::derive;
+
+use crate::{Client, Error, Outcome};
 
 /// What an entrant reports as it goes.
 #[derive(Debug)]

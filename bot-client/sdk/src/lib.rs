@@ -1,13 +1,15 @@
-//! The network bot SDK: implement [`Strategy`], get a bot that plays on a gin server.
+//! The network bot SDK: implement [`Strategy`] (the `gin-strategies` crate), get a bot that
+//! plays on a gin server. `gin-bot`, the terminal client `gin` and third-party Rust bots use
+//! it.
 //!
 //! A [`Client`] connects (`http://` or `https://`), seats the bot ([`Client::quick_match`],
 //! [`Client::create_game`], [`Client::join_game`], or a seat token you already hold) and
 //! [`Client::play`]s the seat to game over:
 //!
 //! - it reads the seat's event stream from the game's first event, so the strategy's
-//!   [`Memory`](crate::Memory) is exact even when it joins a game in progress (a restarted
-//!   bot process, say), and builds each [`Decision`](crate::Decision) from the seat's own
-//!   view only ([`SeatTracker`]);
+//!   [`Memory`](gin_strategies::Memory) is exact even when it joins a game in progress (a
+//!   restarted bot process, say), and builds each [`Decision`](gin_strategies::Decision)
+//!   from the seat's own view only ([`SeatTracker`]);
 //! - when its `TurnStarted` event arrives with the legal actions, it asks the strategy and
 //!   sends the action with `expected_seq` = the last seq it saw; an action outside the legal
 //!   list is replaced by a safe legal one (with a warning);
@@ -20,17 +22,53 @@
 //! Strategies are synchronous; on a multi-threaded tokio runtime each decision runs under
 //! `block_in_place`, so a slow strategy does not stall other games of the same process.
 //!
+//! Beside the client: [`tracker`] (one seat's view folded from its events), [`bridge`] (a
+//! program in any language plays through a line protocol on its stdin/stdout: `gin-bot
+//! bridge`) and [`entrant`] (a tournament entrant playing every game it is assigned).
+//!
 //! ```no_run
-//! # async fn demo() -> Result<(), gin_bot::sdk::Error> {
-//! use gin_bot::sdk::{Client, preset};
+//! # async fn demo() -> Result<(), gin_sdk::Error> {
+//! use gin_sdk::{Client, preset};
 //! let client = Client::connect("http://127.0.0.1:50051").await?;
 //! let seat = client.quick_match(preset("standard"), "my-bot").await?;
-//! let mut bot = gin_bot::by_name("simple", 1).unwrap(); // or your own `impl Strategy`
+//! let mut bot = gin_strategies::by_name("simple", 1).unwrap(); // or your own `impl Strategy`
 //! let outcome = client.play(&seat.game_id, &seat.token, bot.as_mut()).await?;
 //! println!("{}", outcome.line());
 //! # Ok(()) }
 //! ```
+//!
+//! What [`Client::play`] does with each event of the seat's stream, without a server: the
+//! tracker folds it, and the seat's turn is a decision for any strategy.
+//!
+//! ```
+//! use engine::{RuleSet, Seat};
+//! use gin_proto::v1::{self as pb, game_event::Kind};
+//! use gin_sdk::SeatTracker;
+//!
+//! let ev = |seq, kind| pb::GameEvent { seq, time_unix_ms: 0, kind: Some(kind) };
+//! let mut t = SeatTracker::new(Seat::S0, RuleSet::standard(), 1);
+//! let dealt = pb::HandDealt {
+//!     upcard: "QS".into(),
+//!     your_hand: "AC 2C 3C 4D 5D 6D 7H 8H 9H KS".split(' ').map(String::from).collect(),
+//!     stock_size: 31,
+//!     knock_limit: 10,
+//!     ..Default::default()
+//! };
+//! t.apply(&ev(2, Kind::HandDealt(dealt))).unwrap();
+//! let offer = |kind: pb::ActionKind| pb::LegalAction { kind: kind as i32, ..Default::default() };
+//! let turn = pb::TurnInfo {
+//!     legal_actions: vec![offer(pb::ActionKind::PassUpcard), offer(pb::ActionKind::TakeUpcard)],
+//!     ..Default::default()
+//! };
+//! t.apply(&ev(3, Kind::TurnStarted(pb::TurnStarted { seat: 0, turn: Some(turn), ..Default::default() })))
+//!     .unwrap();
+//! let d = t.decision().expect("seat 0 is to act");
+//! let action = gin_strategies::by_name("simple", 1).unwrap().act(&d);
+//! assert!(gin_strategies::is_listed(&d.legal, &action));
+//! ```
 
+pub mod bridge;
+pub mod entrant;
 pub mod tracker;
 
 use std::future::Future;
@@ -46,8 +84,8 @@ use tonic::metadata::MetadataValue;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tonic::{Code, Request, Status};
 
-use crate::strategy::Strategy;
-pub use tracker::{SeatTracker, TrackError, fallback, is_listed};
+use gin_strategies::{Strategy, fallback, is_listed};
+pub use tracker::{SeatTracker, TrackError};
 
 /// Connection and retry settings.
 #[derive(Clone, Debug)]

@@ -6,7 +6,7 @@
 //! self-play. When the last event is the seat's own `TurnStarted` with its legal actions,
 //! [`SeatTracker::decision`] is that turn's decision.
 //!
-//! The network bot ([`crate::sdk`]) and the server's house bots use it, so both see
+//! The network bot ([`Client::play`](crate::Client::play)) uses it, so a strategy sees
 //! exactly what a client of that seat sees, nothing more.
 
 use engine::{BySeat, Card, CardSet, Legal, RuleSet, Seat};
@@ -14,8 +14,7 @@ use gin_proto::convert::{self, WireError};
 use gin_proto::v1 as pb;
 use gin_proto::v1::game_event::Kind as K;
 
-use crate::memory::{Memory, Seen};
-use crate::strategy::Decision;
+use gin_strategies::{Decision, Memory, Seen};
 
 /// A seat's view of one game, built from its events.
 #[derive(Clone, Debug)]
@@ -266,41 +265,6 @@ impl SeatTracker {
     }
 }
 
-/// Whether `action` is one of `legal` (a knock's named melds are for the server to check).
-pub fn is_listed(legal: &Legal, action: &engine::Action) -> bool {
-    use engine::Action as A;
-    match action {
-        A::Pass => legal.pass,
-        A::DrawStock => legal.draw_stock,
-        A::DrawPile => legal.draw_pile,
-        A::Discard { card } => legal.discards.contains(*card),
-        A::Knock { discard, .. } => legal.knocks.contains(*discard),
-        A::BigGin { .. } => legal.big_gin,
-    }
-}
-
-/// A safe legal action for `d`, used when a strategy returns an illegal one: decline the
-/// upcard or draw from the stock; else the discard that leaves the least deadwood.
-pub fn fallback(d: &Decision<'_>) -> engine::Action {
-    use engine::Action as A;
-    let l = &d.legal;
-    if l.pass {
-        return A::Pass;
-    }
-    if l.draw_stock {
-        return A::DrawStock;
-    }
-    if l.draw_pile {
-        return A::DrawPile;
-    }
-    let by = engine::deadwood_by_discard(d.hand);
-    match l.discards.iter().min_by_key(|c| (by[c.bit() as usize], std::cmp::Reverse(c.value()))) {
-        Some(card) => A::Discard { card },
-        None if l.big_gin => A::BigGin { melds: None },
-        None => l.knocks.iter().next().map_or(A::DrawStock, A::knock),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -314,10 +278,11 @@ mod tests {
     /// in a whole game fed with events built from the engine the way the server redacts them.
     #[test]
     fn follows_a_whole_game_like_the_engine() {
-        use crate::strategy::Strategy;
+        use gin_strategies::Strategy;
         let mut game = Game::new(GameSetup::new(RuleSet::standard(), 7)).unwrap();
         let mut trackers = Seat::BOTH.map(|s| SeatTracker::new(s, RuleSet::standard(), 0));
-        let mut bots = [crate::simple::SimpleStrategy::new(1), crate::simple::SimpleStrategy::new(2)];
+        let mut bots =
+            [gin_strategies::simple::SimpleStrategy::new(1), gin_strategies::simple::SimpleStrategy::new(2)];
         let mut seq = 0;
         let mut feed = |trackers: &mut [SeatTracker; 2], k: &dyn Fn(Seat) -> K| {
             seq += 1;
@@ -437,42 +402,5 @@ mod tests {
         let bad = K::CardDiscarded(pb::CardDiscarded { seat: 0, card: "JD".into() });
         assert!(t.apply(&ev(3, bad)).is_err(), "seat 0 does not hold JD");
         assert_eq!((t.last_seq(), t.hand()), (2, before));
-    }
-
-    #[test]
-    fn fallback_is_legal() {
-        let d = |legal: Legal, h: &str| (legal, hand(h));
-        let none = Legal {
-            seat: Some(Seat::S0),
-            pass: false,
-            draw_stock: false,
-            draw_pile: false,
-            discards: CardSet::EMPTY,
-            knocks: CardSet::EMPTY,
-            big_gin: false,
-        };
-        let cases = [
-            d(Legal { pass: true, draw_pile: true, ..none }, "AC 2C 3C 4D 5D 6D 7H 8H 9H KS"),
-            d(Legal { draw_stock: true, draw_pile: true, ..none }, "AC 2C 3C 4D 5D 6D 7H 8H 9H KS"),
-            d(Legal { discards: hand("KS QD AC"), ..none }, "AC 2C 3C 4D 5D 6D 7H 8H 9H KS QD"),
-        ];
-        let rules = RuleSet::standard();
-        let mem = Memory::new(Seat::S0);
-        for (legal, h) in cases {
-            let dec = Decision {
-                seat: Seat::S0,
-                rules: &rules,
-                hand: h,
-                pile: &[],
-                stock_len: 31,
-                taken: None,
-                knock_limit: 10,
-                legal,
-                scores: BySeat::default(),
-                memory: &mem,
-            };
-            let a = fallback(&dec);
-            assert!(is_listed(&legal, &a), "{a} not in {legal:?}");
-        }
     }
 }
