@@ -129,6 +129,11 @@ impl SeatTracker {
         self.hand
     }
 
+    /// The seat's memory of the hand in play.
+    pub fn memory(&self) -> &Memory {
+        &self.memory
+    }
+
     /// Applies one event. Events at or before [`last_seq`](Self::last_seq) are ignored
     /// (a duplicate); a gap is an error. On error the tracker is unchanged.
     pub fn apply(&mut self, ev: &pb::GameEvent) -> Result<(), TrackError> {

@@ -34,4 +34,6 @@ pub mod strategy;
 pub mod strong;
 
 pub use memory::{Memory, Seen};
-pub use strategy::{Choice, Decision, STRATEGIES, Strategy, UnknownStrategy, by_name, fallback, is_listed};
+pub use strategy::{
+    Choice, Decision, STRATEGIES, Strategy, Turn, UnknownStrategy, by_name, fallback, is_listed,
+};

@@ -4,7 +4,7 @@
 //! and on the network (the `gin-sdk` crate): each builds a [`Decision`] from the seat's own
 //! view only.
 
-use engine::{Action, BySeat, Card, CardSet, Legal, RuleSet, Seat};
+use engine::{Action, BySeat, Card, CardSet, Game, Legal, RuleSet, Seat};
 
 use crate::memory::Memory;
 
@@ -44,6 +44,45 @@ pub struct Decision<'a> {
     pub memory: &'a Memory,
 }
 
+impl<'a> Decision<'a> {
+    /// The decision of `memory`'s seat in `game`, when that seat is to act: read from the
+    /// engine's state of that seat only (its cards, the pile, the stock's size, the card
+    /// taken, the knock limit, its legal actions, the scores), never the other hand or the
+    /// stock. Local play and the server's house bots build their decisions here.
+    #[inline]
+    pub fn of(game: &'a Game, memory: &'a Memory) -> Option<Decision<'a>> {
+        let seat = game.to_act().filter(|&s| s == memory.seat)?;
+        let h = game.hand();
+        Some(Decision {
+            seat,
+            rules: game.rules(),
+            hand: h.cards(seat),
+            pile: h.pile(),
+            stock_len: h.stock_len() as u32,
+            taken: h.taken_from_pile(),
+            knock_limit: h.knock_limit(),
+            legal: h.legal(),
+            scores: game.scores(),
+            memory,
+        })
+    }
+
+    /// This decision without its borrows, but the rules and the memory: to decide later,
+    /// away from the game ([`Turn::decision`]).
+    pub fn to_turn(&self) -> Turn {
+        Turn {
+            seat: self.seat,
+            hand: self.hand,
+            pile: self.pile.to_vec(),
+            stock_len: self.stock_len,
+            taken: self.taken,
+            knock_limit: self.knock_limit,
+            legal: self.legal,
+            scores: self.scores,
+        }
+    }
+}
+
 impl Decision<'_> {
     /// What is to be chosen.
     pub fn choice(&self) -> Choice {
@@ -69,6 +108,48 @@ impl Decision<'_> {
     /// The opponent.
     pub fn opponent(&self) -> Seat {
         self.seat.other()
+    }
+}
+
+/// A [`Decision`] as owned data, without the rules and the memory (which whoever decides
+/// keeps): taken while the game is at hand, decided on later, away from it. The server's
+/// house bots take one under the game's lock ([`Decision::of`], then [`Decision::to_turn`])
+/// and decide on another thread.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Turn {
+    /// The seat to act.
+    pub seat: Seat,
+    /// The seat's cards.
+    pub hand: CardSet,
+    /// The face-up pile, bottom first.
+    pub pile: Vec<Card>,
+    /// Cards left in the stock.
+    pub stock_len: u32,
+    /// The card taken from the pile this turn.
+    pub taken: Option<Card>,
+    /// The knock limit of this hand.
+    pub knock_limit: u32,
+    /// The legal actions.
+    pub legal: Legal,
+    /// Stage scores.
+    pub scores: BySeat<u32>,
+}
+
+impl Turn {
+    /// The decision of this turn, with the game's `rules` and the seat's `memory`.
+    pub fn decision<'a>(&'a self, rules: &'a RuleSet, memory: &'a Memory) -> Decision<'a> {
+        Decision {
+            seat: self.seat,
+            rules,
+            hand: self.hand,
+            pile: &self.pile,
+            stock_len: self.stock_len,
+            taken: self.taken,
+            knock_limit: self.knock_limit,
+            legal: self.legal,
+            scores: self.scores,
+            memory,
+        }
     }
 }
 
