@@ -34,7 +34,7 @@ enum Cmd {
     /// Plays games on a server with a program in any language that speaks a line protocol on
     /// stdin/stdout (see examples/bridge/README.md): no gRPC needed.
     Bridge(bridge_cmd::BridgeArgs),
-    /// Tournaments run by a server: create, join (play as an entrant), watch, results, bench.
+    /// Tournaments run by a server: create, join (play as an entrant), watch, results.
     #[command(subcommand)]
     Tournament(tournament_cmd::TournamentCmd),
 }
