@@ -101,7 +101,7 @@ pub async fn run(a: &TournamentArgs) -> anyhow::Result<()> {
     let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
     let url = format!("http://127.0.0.1:{port}");
     let log = std::fs::File::create(dir.join("server.log"))?;
-    let _server = Child(
+    let server = Child(
         Command::new(&server_exe)
             .args(["--addr", &format!("127.0.0.1:{port}"), "--db"])
             .arg(dir.join("bench.db"))
@@ -200,6 +200,8 @@ pub async fn run(a: &TournamentArgs) -> anyhow::Result<()> {
             last.games_done, secs, rate, a.strategy, a.parallel, a.rules
         );
     }
+    // The server first: a running server may still write into the directory.
+    drop(server);
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }
