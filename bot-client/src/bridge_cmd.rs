@@ -1,12 +1,12 @@
 //! `gin-bot bridge`: play games on a server with a program that speaks the bridge's line
-//! protocol on stdin/stdout (`gin_bot::bridge`; `examples/bridge/README.md`).
+//! protocol on stdin/stdout (`gin_sdk::bridge`; `examples/bridge/README.md`).
 
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
-use gin_bot::bridge::{self, BotProcess};
-use gin_bot::sdk::{Client, Seated};
 use gin_proto::v1 as pb;
+use gin_sdk::bridge::{self, BotProcess};
+use gin_sdk::{Client, Seated};
 
 #[derive(clap::Args)]
 pub struct BridgeArgs {
@@ -69,7 +69,7 @@ async fn seat(client: &Client, a: &BridgeArgs, rules: pb::Rules) -> Result<Seate
 
 pub fn run(a: BridgeArgs) -> Result<()> {
     if let Some(b) = &a.vs_bot {
-        gin_bot::by_name(b, 0).map_err(|e| anyhow::anyhow!("--vs-bot: {e}"))?;
+        gin_strategies::by_name(b, 0).map_err(|e| anyhow::anyhow!("--vs-bot: {e}"))?;
     }
     let games = if a.join.is_some() { 1 } else { a.games };
     let rules = crate::play_cmd::rules_spec(&a.rules)?;

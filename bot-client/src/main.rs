@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use engine::RuleSet;
-use gin_bot::selfplay::SelfPlay;
+use gin_strategies::selfplay::SelfPlay;
 
 // Network play allocates a little for every frame and message; mimalloc does that faster
 // than glibc's allocator.
@@ -34,7 +34,7 @@ enum Cmd {
     /// Plays games on a server with a program in any language that speaks a line protocol on
     /// stdin/stdout (see examples/bridge/README.md): no gRPC needed.
     Bridge(bridge_cmd::BridgeArgs),
-    /// Tournaments run by a server: create, join (play as an entrant), watch, results, bench.
+    /// Tournaments run by a server: create, join (play as an entrant), watch, results.
     #[command(subcommand)]
     Tournament(tournament_cmd::TournamentCmd),
 }

@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use gin_bot::sdk::{self, Client, Options, Outcome, Seated};
 use gin_proto::v1 as pb;
+use gin_sdk::{self as sdk, Client, Options, Outcome, Seated};
 
 #[derive(clap::Args)]
 pub struct PlayArgs {
@@ -103,10 +103,10 @@ pub fn rules_spec(spec: &str) -> Result<pb::Rules> {
 }
 
 pub fn run(a: PlayArgs) -> Result<()> {
-    gin_bot::by_name(&a.strategy, 0).map_err(|e| anyhow::anyhow!("--strategy: {e}"))?;
+    gin_strategies::by_name(&a.strategy, 0).map_err(|e| anyhow::anyhow!("--strategy: {e}"))?;
     if let Some(b) = &a.vs_bot {
         // The server checks too; this only gives the error before connecting.
-        gin_bot::by_name(b, 0).map_err(|e| anyhow::anyhow!("--vs-bot: {e}"))?;
+        gin_strategies::by_name(b, 0).map_err(|e| anyhow::anyhow!("--vs-bot: {e}"))?;
     }
     if a.concurrency == 0 {
         bail!("--concurrency: at least 1");
@@ -121,7 +121,7 @@ pub fn run(a: PlayArgs) -> Result<()> {
         let client = Client::connect_with(&a.server, opts).await?;
         let started = Instant::now();
         if let (Some(game), Some(token)) = (&a.game, &a.token) {
-            let mut bot = gin_bot::by_name(&a.strategy, a.seed)?;
+            let mut bot = gin_strategies::by_name(&a.strategy, a.seed)?;
             let o = client.play(game, token, bot.as_mut()).await?;
             println!("{}", o.line());
             let mut t = Tally::default();
@@ -184,7 +184,7 @@ async fn one_game(client: &Client, a: &PlayArgs, rules: pb::Rules, i: u64) -> Re
         }
         None => client.quick_match(rules, &name).await?,
     };
-    let mut bot = gin_bot::by_name(&a.strategy, a.seed.wrapping_add(i))?;
+    let mut bot = gin_strategies::by_name(&a.strategy, a.seed.wrapping_add(i))?;
     let o = client
         .play(&seated.game_id, &seated.token, bot.as_mut())
         .await

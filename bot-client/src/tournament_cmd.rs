@@ -8,6 +8,7 @@ use anyhow::{Context, Result, bail};
 use gin_proto::text::{printable, printable_lines};
 use gin_proto::v1 as pb;
 use gin_proto::v1::tournament_service_client::TournamentServiceClient;
+use gin_sdk::entrant::standings_table;
 use tonic::transport::Channel;
 
 use crate::load_rules;
@@ -23,32 +24,6 @@ pub enum TournamentCmd {
     Watch(IdArgs),
     /// Prints the standings and games: a table, JSON or CSV.
     Results(ResultsArgs),
-    /// Measures tournament throughput: starts a gin-server and two `gin-bot tournament join`
-    /// processes (this executable) on this machine, plays a two-entrant tournament, prints
-    /// games/s.
-    Bench(BenchArgs),
-}
-
-#[derive(clap::Args)]
-pub struct BenchArgs {
-    /// Games to play.
-    #[arg(long, default_value_t = 2000)]
-    games: u32,
-    /// Games in play at once.
-    #[arg(long, default_value_t = 128)]
-    parallel: u32,
-    /// Strategy of both entrants.
-    #[arg(long, default_value = "simple")]
-    strategy: String,
-    /// Rules (preset or file).
-    #[arg(long, default_value = "standard")]
-    rules: String,
-    /// The gin-server executable (default: `gin-server` next to this one).
-    #[arg(long)]
-    server_exe: Option<std::path::PathBuf>,
-    /// Print the result as JSON.
-    #[arg(long)]
-    json: bool,
 }
 
 /// Where the server is.
@@ -167,15 +142,15 @@ pub struct ResultsArgs {
 
 /// Connects to `url` (plain or TLS), with the SDK's retries.
 pub async fn connect(url: &str) -> Result<Channel> {
-    Ok(gin_bot::sdk::Client::connect(url).await?.channel())
+    Ok(gin_sdk::Client::connect(url).await?.channel())
 }
 
 /// The rules for the wire: a preset by name, or a rules file as a full custom rule set.
 pub fn wire_rules(spec: &str) -> Result<pb::Rules> {
     if engine::RuleSet::preset(spec).is_ok() {
-        return Ok(gin_bot::sdk::preset(spec));
+        return Ok(gin_sdk::preset(spec));
     }
-    Ok(gin_bot::sdk::custom(&load_rules(spec)?))
+    Ok(gin_sdk::custom(&load_rules(spec)?))
 }
 
 fn parse_sprt(s: &str) -> Result<pb::Sprt> {
@@ -205,7 +180,6 @@ pub fn run(cmd: TournamentCmd) -> Result<()> {
             TournamentCmd::Join(a) => join(a).await,
             TournamentCmd::Watch(a) => watch(a).await,
             TournamentCmd::Results(a) => results(a).await,
-            TournamentCmd::Bench(a) => bench(a).await,
         }
     })
 }
@@ -250,8 +224,8 @@ async fn create(a: CreateArgs) -> Result<()> {
 }
 
 async fn join(a: JoinArgs) -> Result<()> {
-    use gin_bot::entrant::{EntrantEvent, Entry, play_tournament};
-    let client = gin_bot::sdk::Client::connect(&a.server.server).await?;
+    use gin_sdk::entrant::{EntrantEvent, Entry, play_tournament};
+    let client = gin_sdk::Client::connect(&a.server.server).await?;
     let entry = Entry {
         tournament_id: a.id.clone(),
         name: a.name.unwrap_or_else(|| a.strategy.clone()),
@@ -376,210 +350,9 @@ pub fn export_text(content: &str, terminal: bool) -> std::borrow::Cow<'_, str> {
     if terminal { printable_lines(content) } else { content.into() }
 }
 
-/// The standings as a text table (the server's text escaped).
-pub fn standings_table(st: &pb::TournamentState) -> String {
-    use std::fmt::Write;
-    let mut s = String::new();
-    let status = match pb::TournamentStatus::try_from(st.status) {
-        Ok(pb::TournamentStatus::Waiting) => "waiting for entrants",
-        Ok(pb::TournamentStatus::Running) => "running",
-        Ok(pb::TournamentStatus::Finished) => "finished",
-        _ => "unknown",
-    };
-    let name = printable(st.spec.as_ref().map(|p| p.name.as_str()).unwrap_or(""));
-    let _ = writeln!(
-        s,
-        "tournament {}{}: {status}, {}/{} games",
-        printable(&st.tournament_id),
-        if name.is_empty() { String::new() } else { format!(" ({name})") },
-        st.games_done,
-        st.games_total
-    );
-    if !st.sprt_state.is_empty() {
-        let _ = writeln!(
-            s,
-            "SPRT: {} (LLR {:.2}, bounds {:.2} .. {:.2})",
-            printable(&st.sprt_state),
-            st.sprt_llr,
-            st.sprt_lower,
-            st.sprt_upper
-        );
-    }
-    let _ = writeln!(
-        s,
-        "{:>4}  {:<20}{:>6}{:>6}{:>6}{:>6}{:>9}{:>9}{:>8}  {:<26}",
-        "rank", "entrant", "games", "wins", "loss", "draw", "pts for", "pts agn", "score", "Elo [95%]"
-    );
-    for (i, r) in st.standings.iter().flat_map(|x| &x.rows).enumerate() {
-        let _ = writeln!(
-            s,
-            "{:>4}  {:<20}{:>6}{:>6}{:>6}{:>6}{:>9}{:>9}{:>7.1}%  {:+.0} [{:+.0}, {:+.0}]",
-            i + 1,
-            format!("{} #{}", printable(&r.name), r.entrant),
-            r.games,
-            r.wins,
-            r.losses,
-            r.draws,
-            r.points_for,
-            r.points_against,
-            100.0 * r.score,
-            r.elo,
-            r.elo_low,
-            r.elo_high
-        );
-    }
-    s
-}
-
-/// A child process killed when dropped.
-struct Child(std::process::Child);
-
-impl Drop for Child {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-async fn bench(a: BenchArgs) -> Result<()> {
-    use std::process::{Command, Stdio};
-    let me = std::env::current_exe()?;
-    let server_exe = a.server_exe.clone().unwrap_or_else(|| me.with_file_name("gin-server"));
-    if !server_exe.exists() {
-        bail!(
-            "{} not found: build it (cargo build --release -p gin-server) or pass --server-exe",
-            server_exe.display()
-        );
-    }
-    let dir = std::env::temp_dir().join(format!("gin-tournament-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-    let url = format!("http://127.0.0.1:{port}");
-    let log = std::fs::File::create(dir.join("server.log"))?;
-    let _server = Child(
-        Command::new(&server_exe)
-            .args(["--addr", &format!("127.0.0.1:{port}"), "--db"])
-            .arg(dir.join("bench.db"))
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .with_context(|| format!("starting {}", server_exe.display()))?,
-    );
-    let mut channel = None;
-    for _ in 0..100 {
-        if let Ok(c) = connect(&url).await {
-            channel = Some(c);
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let mut t = TournamentServiceClient::new(channel.context("the server did not come up")?);
-    let spec = pb::TournamentSpec {
-        name: "bench".into(),
-        format: pb::TournamentFormat::RoundRobin as i32,
-        entrants: 2,
-        games_per_pairing: a.games,
-        duplicate: true,
-        rules: Some(wire_rules(&a.rules)?),
-        parallel: a.parallel,
-        seed: 1,
-        ..Default::default()
-    };
-    let id = t
-        .create_tournament(pb::CreateTournamentRequest { spec: Some(spec) })
-        .await
-        .map_err(|s| refused(&s))?
-        .into_inner()
-        .tournament_id;
-    let mut watch =
-        t.watch_tournament(pb::WatchTournamentRequest { tournament_id: id.clone() }).await?.into_inner();
-    let bots: Vec<Child> = ["bot-a", "bot-b"]
-        .iter()
-        .map(|name| {
-            Command::new(&me)
-                .args([
-                    "tournament",
-                    "join",
-                    "--server",
-                    &url,
-                    "--id",
-                    &id,
-                    "--strategy",
-                    &a.strategy,
-                    "--name",
-                    name,
-                ])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .map(Child)
-        })
-        .collect::<Result<_, _>>()?;
-    let mut start = None;
-    let mut last = pb::TournamentState::default();
-    while let Some(m) = watch.message().await? {
-        let st = m.state.unwrap_or_default();
-        if start.is_none() && st.status != pb::TournamentStatus::Waiting as i32 {
-            start = Some(std::time::Instant::now());
-        }
-        last = st;
-    }
-    let secs = start.map_or(0.0, |s| s.elapsed().as_secs_f64());
-    drop(bots);
-    if last.status != pb::TournamentStatus::Finished as i32 {
-        bail!("the tournament did not finish: {}/{} games", last.games_done, last.games_total);
-    }
-    let rate = last.games_done as f64 / secs.max(1e-9);
-    if a.json {
-        println!(
-            "{}",
-            serde_json::json!({"games": last.games_done, "seconds": secs, "games_per_sec": rate,
-                "parallel": a.parallel, "strategy": a.strategy, "rules": a.rules})
-        );
-    } else {
-        print!("{}", standings_table(&last));
-        println!(
-            "{} games in {:.2} s: {:.1} games/s (two {} bot processes, {} games at once, {})",
-            last.games_done, secs, rate, a.strategy, a.parallel, a.rules
-        );
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gin_proto::text::refused;
-
-    #[test]
-    fn standings_from_a_hostile_server_print_escaped() {
-        let row = |entrant: u32, name: &str| pb::Standing {
-            entrant,
-            name: name.into(),
-            games: 2,
-            ..Default::default()
-        };
-        let st = pb::TournamentState {
-            tournament_id: "t1\x1b[2J".into(),
-            spec: Some(pb::TournamentSpec { name: "cup\x1b]0;pwned\x07".into(), ..Default::default() }),
-            status: pb::TournamentStatus::Running as i32,
-            standings: Some(pb::Standings {
-                rows: vec![row(0, "\u{202e}ecila"), row(1, "\u{9b}31mbob\u{200d}"), row(2, "Łukasz 李雷")],
-            }),
-            sprt_state: "continue\u{2028}".into(),
-            ..Default::default()
-        };
-        let table = standings_table(&st);
-        for line in table.lines() {
-            assert!(!line.chars().any(refused), "{line:?}");
-        }
-        assert!(table.starts_with("tournament t1\\u{1b}[2J (cup\\u{1b}]0;pwned\\u{7}): running"), "{table}");
-        assert!(table.contains("\\u{202e}ecila #0"), "{table}");
-        assert!(table.contains("\\u{9b}31mbob\\u{200d} #1"), "{table}");
-        assert!(table.contains("Łukasz 李雷 #2"), "{table}");
-    }
 
     #[test]
     fn an_export_is_escaped_on_a_terminal_and_kept_for_a_file() {

@@ -8,8 +8,8 @@ mod common;
 use std::time::Duration;
 
 use common::Server;
-use gin_bot::sdk::Client;
 use gin_proto::v1 as pb;
+use gin_sdk::Client;
 
 /// Runs `gin-bot` with `args` (RUST_BACKTRACE off: errors are one line); returns its stdout,
 /// stderr and success. A hang fails the test.

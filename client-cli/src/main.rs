@@ -225,7 +225,7 @@ async fn run_play(args: PlayArgs) -> Result<u8> {
     for (flag, b) in [("--vs-bot", &args.vs_bot), ("--or-bot", &args.or_bot)] {
         if let Some(b) = b {
             // The server checks too; this gives the error before connecting.
-            gin_bot::by_name(b, 0).map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
+            gin_strategies::by_name(b, 0).map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
         }
     }
     let how = match (&args.vs_bot, args.create, &args.join) {
@@ -263,7 +263,7 @@ async fn run_play(args: PlayArgs) -> Result<u8> {
     front_end(client, place, &args.screen).await
 }
 
-async fn front_end(client: gin_bot::sdk::Client, place: Place, screen: &ScreenArgs) -> Result<u8> {
+async fn front_end(client: gin_sdk::Client, place: Place, screen: &ScreenArgs) -> Result<u8> {
     let (code, over) = if screen.plain {
         run::plain(client, place.clone(), io::stdout()).await?
     } else {
@@ -326,7 +326,7 @@ async fn run_verify(args: VerifyArgs) -> Result<u8> {
 }
 
 /// A finished game's record and reveals, with the commitments its stream published.
-async fn fetch_verifiable(client: &gin_bot::sdk::Client, id: &str) -> Result<Verifiable> {
+async fn fetch_verifiable(client: &gin_sdk::Client, id: &str) -> Result<Verifiable> {
     let rec = client.get_record(id).await.map_err(|e| {
         anyhow::anyhow!("game {id:?}: {} (is it a finished game's id or a file?)", net::explain(&e))
     })?;

@@ -2,17 +2,17 @@
 //! reads the game's event stream (resuming it after a drop, with no gap and no duplicate)
 //! and sends the player's actions. It talks to the screen through channels only and never
 //! touches the terminal. Connections, retries and the wire calls are the SDK's
-//! ([`gin_bot::sdk::Client`]).
+//! ([`gin_sdk::Client`]).
 
 use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use engine::{Action, RuleSet};
-use gin_bot::sdk::{self, Client, Error, Options};
 use gin_proto::text::printable;
 use gin_proto::v1 as pb;
 use gin_proto::v1::watch_game_response::Kind as W;
+use gin_sdk::{self as sdk, Client, Error, Options};
 use tokio::sync::mpsc;
 use tonic::Code;
 

@@ -10,7 +10,7 @@
 //! are escaped before the screen or the plain output ever sees them.
 
 use engine::{Action, Arrangement, Card, CardSet, Legal, Seat, best_arrangement, best_discard};
-use gin_bot::sdk::convert;
+use gin_proto::convert;
 use gin_proto::v1 as pb;
 use gin_proto::v1::game_event::Kind as K;
 
@@ -79,11 +79,15 @@ pub struct Table {
 }
 
 fn seat(n: u32) -> Result<Seat, String> {
-    convert::seat(n)
+    convert::seat(n).map_err(|e| e.to_string())
 }
 
 fn card(s: &str) -> Result<Card, String> {
-    convert::card(s)
+    convert::card(s).map_err(|e| e.to_string())
+}
+
+fn cards(v: &[String]) -> Result<CardSet, String> {
+    convert::cards(v).map_err(|e| e.to_string())
 }
 
 /// Text from the server as the table keeps it: [`gin_proto::text::printable`].
@@ -108,7 +112,7 @@ impl Table {
         let viewer = s.viewer_seat.map(seat).transpose()?;
         let mut known = [CardSet::EMPTY; 2];
         for k in &s.known {
-            known[seat(k.seat)?.index()] = convert::cards(&k.cards)?;
+            known[seat(k.seat)?.index()] = cards(&k.cards)?;
         }
         let pair = |v: &[u32]| [v.first().copied().unwrap_or(0), v.get(1).copied().unwrap_or(0)];
         let (rules_name, target) =
@@ -128,7 +132,7 @@ impl Table {
             stage: s.stage,
             dealer: seat(s.dealer)?,
             knock_limit: s.knock_limit,
-            hand: convert::cards(&s.hand)?,
+            hand: cards(&s.hand)?,
             pile: s.pile.iter().map(|c| card(c)).collect::<Result<_, _>>()?,
             stock: s.stock_size,
             hand_sizes: pair(&s.hand_sizes),
@@ -196,12 +200,12 @@ impl Table {
         if !self.my_turn() {
             return None;
         }
-        convert::legal(me, self.turn.as_ref()?).ok()
+        convert::legal(me, &self.turn.as_ref()?.legal_actions).ok()
     }
 
     /// Whether `a` is among the viewer's legal actions now.
     pub fn is_legal(&self, a: &Action) -> bool {
-        self.legal().is_some_and(|l| gin_bot::sdk::is_listed(&l, a))
+        self.legal().is_some_and(|l| gin_strategies::is_listed(&l, a))
     }
 
     /// The deadwood a knock discarding `c` would leave, if it is a legal knock.
@@ -291,7 +295,7 @@ impl Table {
                 self.stage = d.stage;
                 self.dealer = seat(d.dealer)?;
                 self.knock_limit = d.knock_limit;
-                self.hand = convert::cards(&d.your_hand)?;
+                self.hand = cards(&d.your_hand)?;
                 self.pile = vec![up];
                 self.stock = d.stock_size;
                 self.hand_sizes = [10, 10];

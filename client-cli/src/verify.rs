@@ -140,9 +140,9 @@ mod tests {
     use engine::{Game, GameSetup, RuleSet};
 
     fn finished(seed: u64) -> Game {
-        let mut a = gin_bot::by_name("simple", 1).unwrap();
-        let mut b = gin_bot::by_name("simple", 2).unwrap();
-        gin_bot::local::play_game(GameSetup::new(RuleSet::standard(), seed), [a.as_mut(), b.as_mut()])
+        let mut a = gin_strategies::by_name("simple", 1).unwrap();
+        let mut b = gin_strategies::by_name("simple", 2).unwrap();
+        gin_strategies::local::play_game(GameSetup::new(RuleSet::standard(), seed), [a.as_mut(), b.as_mut()])
             .unwrap()
     }
 

@@ -5,13 +5,13 @@
 mod fixtures;
 
 use fixtures::NOW;
-use gin_bot::sdk::Error;
 use gin_client_cli::net::{self, NetEvent};
 use gin_client_cli::plain::{Flow, Plain};
 use gin_client_cli::table::Table;
 use gin_proto::text::refused;
 use gin_proto::v1 as pb;
 use gin_proto::v1::game_event::Kind as K;
+use gin_sdk::Error;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 

@@ -7,10 +7,10 @@ mod common;
 
 use common::Server;
 use engine::Action;
-use gin_bot::sdk::{Client, Options};
 use gin_client_cli::net::{self, Move, NetEvent, Place, Send};
 use gin_client_cli::plain::{Flow, Plain};
 use gin_proto::v1 as pb;
+use gin_sdk::{Client, Options};
 use tokio::sync::mpsc;
 
 /// A plain-mode client fed by the network task; `answer` picks the moves from its prompts.

@@ -266,7 +266,7 @@ async fn full_screen_client_plays_leaves_comes_back_and_finishes_a_game() {
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(&dir.path().join("g.db")).await;
     let url = server.url();
-    let client = gin_bot::sdk::Client::connect(&url).await.unwrap();
+    let client = gin_sdk::Client::connect(&url).await.unwrap();
     let seated = client
         .create_game(pb::CreateGameRequest {
             name: "tester".into(),

@@ -1,6 +1,7 @@
 //! The `gin.v1` gRPC API: generated tonic + prost stubs, and the file descriptor set for
 //! server reflection. This is the only code generation in the workspace. Beside them, what
 //! the server and every Rust client share about the wire: [`rules`] (rule sets between the
+//! engine and the wire), [`convert`] (cards, seats, melds and legal actions between the
 //! engine and the wire) and [`text`] (what text people set may hold, and how a client shows
 //! a server's text).
 //!
@@ -124,6 +125,7 @@ pub mod codec {
     }
 }
 
+pub mod convert;
 pub mod text;
 
 /// The encoded `FileDescriptorSet` of every `.proto` here, for gRPC server reflection.

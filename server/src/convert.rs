@@ -1,46 +1,27 @@
-//! The server's side of the wire: protobuf and engine types meet here (and, for rule sets,
-//! in `gin_proto::rules`, shared with the Rust clients).
+//! The server's side of the wire: requests decoded into engine types, with errors that name
+//! the request's field (`INVALID_ARGUMENT`), and what the server alone sends (turn
+//! information, hand and game results). Cards, seats, melds and legal actions convert in
+//! `gin_proto::convert`, rule sets in `gin_proto::rules`: one conversion shared with the Rust
+//! clients.
 
-use engine::{
-    Action, Arrangement, Card, CardSet, EndKind, GameResult, HandSummary, Legal, Meld, RuleSet, Seat,
-    StageResult,
-};
+use engine::{Action, Arrangement, Card, EndKind, GameResult, HandSummary, Meld, RuleSet, Seat, StageResult};
+use gin_proto::convert::cards_to_pb as cards;
 use gin_proto::v1 as pb;
 use tonic::Status;
 
-/// Cards as notation strings, in bit order.
-pub fn cards(set: CardSet) -> Vec<String> {
-    set.iter().map(|c| c.notation().to_owned()).collect()
-}
-
 /// One card from a request.
 pub fn parse_card(field: &str, s: &str) -> Result<Card, Status> {
-    s.parse().map_err(|e| Status::invalid_argument(format!("{field}: {e}")))
+    gin_proto::convert::card(s).map_err(|e| Status::invalid_argument(format!("{field}: {e}")))
 }
 
-/// Melds from a request.
+/// Melds from a request (errors name the meld: `melds[1]: …`).
 pub fn parse_melds(melds: &[pb::Meld]) -> Result<Vec<Meld>, Status> {
-    melds
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            let mut set = CardSet::EMPTY;
-            for c in &m.cards {
-                let c = parse_card(&format!("melds[{i}]"), c)?;
-                if !set.insert(c) {
-                    return Err(Status::invalid_argument(format!("melds[{i}]: card {c} appears twice")));
-                }
-            }
-            Meld::new(set).map_err(|e| Status::invalid_argument(format!("melds[{i}]: {e}")))
-        })
-        .collect()
+    gin_proto::convert::melds(melds).map_err(|e| Status::invalid_argument(e.to_string()))
 }
 
-/// A seat index from the wire.
+/// A seat index from a request.
 pub fn seat(field: &str, n: u32) -> Result<Seat, Status> {
-    u8::try_from(n).ok().and_then(Seat::new).ok_or_else(|| {
-        Status::invalid_argument(format!("{field}: seat {n} does not exist; seats are 0 and 1"))
-    })
+    gin_proto::convert::seat(n).map_err(|e| Status::invalid_argument(format!("{field}: {e}")))
 }
 
 /// Rules from a request: a preset name or a full rule set (validated, errors name the field;
@@ -88,40 +69,8 @@ pub fn arrangement(a: &Arrangement) -> pb::Arrangement {
 
 /// The turn information of the seat to act, for that seat only.
 pub fn turn_info(hand: &engine::Hand, seat: Seat) -> pb::TurnInfo {
-    let legal: Legal = hand.legal();
     let held = hand.cards(seat);
-    let mut out = Vec::with_capacity(legal.count() as usize);
-    let kind = |k: pb::ActionKind| k as i32;
-    if legal.pass {
-        out.push(pb::LegalAction { kind: kind(pb::ActionKind::PassUpcard), ..Default::default() });
-    }
-    if legal.draw_stock {
-        out.push(pb::LegalAction { kind: kind(pb::ActionKind::DrawStock), ..Default::default() });
-    }
-    if legal.draw_pile {
-        let k = if legal.pass { pb::ActionKind::TakeUpcard } else { pb::ActionKind::DrawPile };
-        out.push(pb::LegalAction { kind: kind(k), ..Default::default() });
-    }
-    for c in legal.discards {
-        out.push(pb::LegalAction {
-            kind: kind(pb::ActionKind::Discard),
-            card: c.notation().to_owned(),
-            deadwood: 0,
-        });
-    }
-    if !legal.knocks.is_empty() {
-        let by = engine::deadwood_by_discard(held);
-        for c in legal.knocks {
-            out.push(pb::LegalAction {
-                kind: kind(pb::ActionKind::Knock),
-                card: c.notation().to_owned(),
-                deadwood: by[c.bit() as usize] as u32,
-            });
-        }
-    }
-    if legal.big_gin {
-        out.push(pb::LegalAction { kind: kind(pb::ActionKind::BigGin), ..Default::default() });
-    }
+    let legal_actions = gin_proto::convert::legal_to_pb(&hand.legal(), held);
     let (best, best_discard) = if held.len() >= 11 {
         match engine::best_discard(held) {
             Some(b) => (arrangement(&b.arrangement), b.discard.notation().to_owned()),
@@ -130,7 +79,7 @@ pub fn turn_info(hand: &engine::Hand, seat: Seat) -> pb::TurnInfo {
     } else {
         (arrangement(&engine::best_arrangement(held)), String::new())
     };
-    pb::TurnInfo { legal_actions: out, best: Some(best), best_discard }
+    pb::TurnInfo { legal_actions, best: Some(best), best_discard }
 }
 
 /// How a hand ended, for the wire.

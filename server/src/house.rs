@@ -1,39 +1,89 @@
-//! House bots: a built-in strategy (`gin_bot::by_name`) plays one seat of a game, in-process.
+//! House bots: a built-in strategy (`gin_strategies::by_name`) plays one seat of a game,
+//! in-process.
 //!
-//! - **It sees what a client of its seat sees.** The bot's picture of the game is a
-//!   `gin_bot::sdk::SeatTracker` fed with the game's log redacted for its seat by the same
-//!   [`event_for`] that builds every client's stream; it never reads the engine's hands.
+//! - **It sees what a client of its seat sees.** Its decision is the engine's state of its
+//!   own seat only, read by `Decision::of` (its cards, the pile, the stock's size, the card
+//!   taken, the knock limit, its legal actions, the scores: what that seat's stream shows),
+//!   the same function local play uses; its `Memory` is fed with the game's log redacted for
+//!   its seat by `Seen::of` (the other seat's stock draw without its card), the redaction of
+//!   local play. It never reads the other hand or the stock. The test
+//!   `sees_what_a_client_of_its_seat_sees` holds it to a client's view, turn after turn of
+//!   whole games from either seat: its decision and memory equal those of the SDK's
+//!   `SeatTracker` fed with [`event_for`](crate::state::event_for), the stream a client of
+//!   that seat reads.
 //! - **Its actions take the clients' path.** An action goes through
 //!   [`service::act_as`](crate::service::act_as) with the seq the bot decided at: the game's
 //!   lock, the `expected_seq` check, the engine, the durable write, publishing, clocks. Its
 //!   events, log rows and durability are those of any action.
 //! - **It does not hold the game's lock while it thinks.** [`arm`] (called under the lock
-//!   after every change, next to the clock's hook) only feeds the new events to the bot and
-//!   spawns the decision on tokio's blocking pool; the action is applied later, and refused
-//!   as stale (nothing applied) if the game moved meanwhile (a turn clock).
+//!   after every change, next to the clock's hook) only feeds the new log entries to the
+//!   bot's memory, takes its turn as owned data (`Turn`) and spawns the decision on tokio's
+//!   blocking pool; the action is applied later, and refused as stale (nothing applied) if
+//!   the game moved meanwhile (a turn clock).
 //! - **It survives restarts.** `house_bot` is stored with the game and the bot seat is
 //!   marked in the seats table; at start the rebuilt games are armed again, and a fresh bot
 //!   catches up from the log.
 
 use std::sync::{Arc, Mutex};
 
-use engine::{Action, Seat};
-use gin_bot::Strategy;
-use gin_bot::sdk::{SeatTracker, fallback, is_listed};
+use engine::{Action, Event, Game, RuleSet, Seat};
+use gin_strategies::{Decision, Memory, Seen, Strategy, Turn, fallback, is_listed};
 use sha2::{Digest, Sha256};
 use tonic::{Code, Status};
 
 use crate::shared::Shared;
-use crate::state::{Ev, GameState, event_for};
+use crate::state::{Entry, Ev, GameState};
 use crate::storage::ActionKind;
 
 /// A house bot playing one seat of one game.
 pub struct HouseBot {
     seat: Seat,
     strategy: Box<dyn Strategy>,
-    tracker: SeatTracker,
+    view: View,
     /// The turn (`GameState::turn_token`) a decision was last started for.
     scheduled: u64,
+    /// That turn, taken under the game's lock, for the decision off it.
+    turn: Option<Turn>,
+}
+
+/// What a house bot knows of its game: the rules, and its seat's memory of the hand in play,
+/// fed with the log up to seq `fed`, redacted for that seat.
+struct View {
+    rules: RuleSet,
+    memory: Memory,
+    fed: u64,
+}
+
+impl View {
+    fn new(seat: Seat, rules: RuleSet) -> View {
+        View { rules, memory: Memory::new(seat), fed: 0 }
+    }
+
+    /// Feeds the memory every log entry after the last one fed, as its seat may see it.
+    fn catch_up(&mut self, log: &[Entry]) {
+        for e in &log[self.fed as usize..] {
+            let m = &mut self.memory;
+            let event = match e.ev {
+                Ev::Dealt(ref d) => {
+                    m.new_hand(d.hand_number, d.hands[m.seat], d.upcard);
+                    continue;
+                }
+                Ev::Passed { seat } => Event::Passed { seat },
+                Ev::Drew { seat, card, from_stock, .. } => Event::Drew { seat, card, from_stock },
+                Ev::Discarded { seat, card } => Event::Discarded { seat, card },
+                _ => continue,
+            };
+            if let Some(seen) = Seen::of(&event, m.seat, m.pile_top()) {
+                m.observe(seen);
+            }
+        }
+        self.fed = log.len() as u64;
+    }
+
+    /// The seat's turn, when it is to act in `game`.
+    fn turn(&self, game: &Game) -> Option<Turn> {
+        Decision::of(game, &self.memory).map(|d| d.to_turn())
+    }
 }
 
 /// A game's house bot, shared between the game (under its lock) and the decision in flight.
@@ -45,7 +95,9 @@ pub fn check(name: &str) -> Result<bool, Status> {
     if name.is_empty() {
         return Ok(false);
     }
-    gin_bot::by_name(name, 0).map(|_| true).map_err(|e| Status::invalid_argument(format!("house_bot: {e}")))
+    gin_strategies::by_name(name, 0)
+        .map(|_| true)
+        .map_err(|e| Status::invalid_argument(format!("house_bot: {e}")))
 }
 
 /// The display name of a house bot seat.
@@ -74,10 +126,10 @@ pub fn arm(shared: &Shared, st: &mut GameState) {
     }
     let bot = match &st.house {
         Some(b) => b.clone(),
-        None => match gin_bot::by_name(&st.info.house_bot, seed(&st.info.secret)) {
+        None => match gin_strategies::by_name(&st.info.house_bot, seed(&st.info.secret)) {
             Ok(strategy) => {
-                let tracker = SeatTracker::new(seat, st.info.rules.clone(), 0);
-                let b = Arc::new(Mutex::new(HouseBot { seat, strategy, tracker, scheduled: 0 }));
+                let view = View::new(seat, st.info.rules.clone());
+                let b = Arc::new(Mutex::new(HouseBot { seat, strategy, view, scheduled: 0, turn: None }));
                 st.house = Some(b.clone());
                 b
             }
@@ -92,10 +144,12 @@ pub fn arm(shared: &Shared, st: &mut GameState) {
         if b.seat != seat || b.scheduled == st.turn_token {
             return;
         }
-        if let Err(e) = feed(&mut b, st) {
-            tracing::error!(game = %st.info.id, "house bot cannot follow the game: {e}");
+        b.view.catch_up(&st.log);
+        let Some(turn) = st.game.as_ref().and_then(|g| b.view.turn(g)) else {
+            tracing::error!(game = %st.info.id, "house bot: no pending turn in its view");
             return;
-        }
+        };
+        b.turn = Some(turn);
         b.scheduled = st.turn_token;
     }
     let expected = st.last_seq();
@@ -116,26 +170,12 @@ pub fn arm(shared: &Shared, st: &mut GameState) {
     });
 }
 
-/// Feeds the bot every event it has not seen, as its seat's stream would show them (the
-/// current turn with its legal actions).
-fn feed(b: &mut HouseBot, st: &GameState) -> Result<(), String> {
-    let g = st.game.as_ref().ok_or("no game")?;
-    let last = st.last_seq();
-    let mut info = Some(crate::convert::turn_info(g.hand(), b.seat));
-    for seq in b.tracker.last_seq() + 1..=last {
-        let e = &st.log[(seq - 1) as usize];
-        let current = seq == last && matches!(e.ev, Ev::Turn { seat, .. } if seat == b.seat);
-        let ev = event_for(seq, e, Some(b.seat), if current { info.take() } else { None });
-        b.tracker.apply(&ev).map_err(|e| e.to_string())?;
-    }
-    Ok(())
-}
-
 /// The strategy's action for the pending turn (a legal one: an illegal choice is replaced).
 fn decide(bot: &Mutex<HouseBot>) -> Option<Action> {
     let mut guard = bot.lock().expect("lock");
     let b = &mut *guard;
-    let d = b.tracker.decision()?;
+    let turn = b.turn.take()?;
+    let d = turn.decision(&b.view.rules, &b.view.memory);
     let a = b.strategy.act(&d);
     if is_listed(&d.legal, &a) {
         Some(a)
@@ -166,5 +206,96 @@ async fn apply(shared: &Shared, id: &str, seat: Seat, expected: u64, action: Act
             tracing::debug!(game = %id, "house bot's action was stale (the game moved on)")
         }
         Err(s) => tracing::warn!(game = %id, "house bot's action failed: {s}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::convert::turn_info;
+    use crate::state::{GameInfo, Seated, event_for};
+    use gin_proto::v1 as pb;
+    use gin_sdk::SeatTracker;
+
+    fn game(preset: &str, seed: u64) -> GameState {
+        let mut st = GameState::new(GameInfo {
+            id: format!("g{seed}"),
+            rules: RuleSet::preset(preset).unwrap(),
+            seed,
+            secret: [seed as u8; 32],
+            clock: pb::TurnClock::default(),
+            house_bot: "simple".into(),
+            created_ms: 0,
+            fixed_deals: false,
+        });
+        for (seat, name) in [(Seat::S0, "alice"), (Seat::S1, "simple")] {
+            st.seat(seat, Seated { name: name.into(), token_hash: [0; 32], bot: seat == Seat::S1 }, 0);
+        }
+        st
+    }
+
+    /// A client of `seat`: the SDK's tracker fed with every event after its last, as
+    /// `event_for` sends them to that seat (the current turn with its legal actions).
+    fn follow(t: &mut SeatTracker, st: &GameState) {
+        let last = st.last_seq();
+        for seq in t.last_seq() + 1..=last {
+            let e = &st.log[(seq - 1) as usize];
+            let current = seq == last && matches!(e.ev, Ev::Turn { seat, .. } if seat == t.seat());
+            let info = current.then(|| turn_info(st.game.as_ref().unwrap().hand(), t.seat()));
+            t.apply(&event_for(seq, e, Some(t.seat()), info)).unwrap();
+        }
+    }
+
+    /// A house bot's decision and memory equal a client's of the same seat, at every turn of
+    /// whole games (offers, draws, discards, knocks, dead hands, several hands and stages),
+    /// from either seat; a bot started mid-game (a restart) catches up from the log to the
+    /// same view.
+    #[test]
+    fn sees_what_a_client_of_its_seat_sees() {
+        let mut turns = 0;
+        for (preset, seed) in [("standard", 1), ("oklahoma", 2), ("classic", 3), ("multistage", 4)] {
+            let mut st = game(preset, seed);
+            let rules = st.info.rules.clone();
+            let mut views = Seat::BOTH.map(|s| View::new(s, rules.clone()));
+            let mut clients = Seat::BOTH.map(|s| SeatTracker::new(s, rules.clone(), 0));
+            let mut players = [
+                gin_strategies::simple::SimpleStrategy::new(seed),
+                gin_strategies::simple::SimpleStrategy::new(!seed),
+            ];
+            while let Some(seat) = st.to_act() {
+                let g = st.game.as_ref().unwrap();
+                for s in Seat::BOTH {
+                    let (view, client) = (&mut views[s.index()], &mut clients[s.index()]);
+                    view.catch_up(&st.log);
+                    follow(client, &st);
+                    let at = format!("{preset} seed {seed}, seat {s}, seq {}", st.last_seq());
+                    assert_eq!(&view.memory, client.memory(), "{at}");
+                    let turn = view.turn(g);
+                    if s != seat {
+                        assert!(turn.is_none() && client.decision().is_none());
+                        continue;
+                    }
+                    let turn = turn.expect("the bot's turn");
+                    let mine = turn.decision(&view.rules, &view.memory);
+                    let theirs = client.decision().expect("the client's turn");
+                    assert_eq!(mine.rules, theirs.rules);
+                    assert_eq!(turn, theirs.to_turn(), "{at}");
+                    assert_eq!(mine.memory, theirs.memory, "{at}");
+                    turns += 1;
+                }
+                if turns % 17 == 0 {
+                    // A restart: a fresh bot catches up from the log alone.
+                    let mut fresh = View::new(seat, rules.clone());
+                    fresh.catch_up(&st.log);
+                    assert_eq!(fresh.memory, views[seat.index()].memory);
+                    assert_eq!(fresh.turn(g), views[seat.index()].turn(g));
+                }
+                let d = Decision::of(g, &views[seat.index()].memory).unwrap();
+                let action = players[seat.index()].act(&d);
+                st.play(seat, &action, crate::storage::ActionKind::Play, 0).unwrap();
+            }
+            assert!(st.is_over());
+        }
+        assert!(turns > 400, "{turns} turns");
     }
 }

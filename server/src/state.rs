@@ -571,14 +571,17 @@ impl GameState {
             s.dealer = public.dealer().index() as u32;
             s.knock_limit = public.knock_limit();
             if viewer.is_some() {
-                s.hand = convert::cards(v.hand());
+                s.hand = gin_proto::convert::cards_to_pb(v.hand());
             }
             s.pile = public.pile().iter().map(|c| c.notation().to_owned()).collect();
             s.stock_size = public.stock_len() as u32;
             s.hand_sizes = public.hand_lens().0.to_vec();
             s.known = Seat::BOTH
                 .iter()
-                .map(|&x| pb::KnownCards { seat: x.index() as u32, cards: convert::cards(public.known()[x]) })
+                .map(|&x| pb::KnownCards {
+                    seat: x.index() as u32,
+                    cards: gin_proto::convert::cards_to_pb(public.known()[x]),
+                })
                 .collect();
             s.scores = public.scores().0.to_vec();
             s.taken_from_pile = public.taken_from_pile().map(|c| c.notation().to_owned()).unwrap_or_default();
@@ -612,7 +615,7 @@ pub fn event_for(seq: u64, e: &Entry, viewer: Option<Seat>, info: Option<pb::Tur
             dealer: s(d.dealer),
             upcard: d.upcard.notation().to_owned(),
             knock_limit: d.knock_limit,
-            your_hand: viewer.map(|v| convert::cards(d.hands[v])).unwrap_or_default(),
+            your_hand: viewer.map(|v| gin_proto::convert::cards_to_pb(d.hands[v])).unwrap_or_default(),
             commitment: d.commitment.to_vec(),
             stock_size: d.stock,
         }),

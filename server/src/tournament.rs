@@ -16,10 +16,10 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use engine::RuleSet;
-use gin_bot::rng::derive;
-use gin_bot::stats::{Sprt, SprtState, Tally};
 use gin_proto::v1 as pb;
 use gin_proto::v1::tournament_service_server::TournamentService;
+use gin_strategies::rng::derive;
+use gin_strategies::stats::{Sprt, SprtState, Tally};
 use prost::Message;
 use rusqlite::{Connection, params};
 use tokio::sync::{mpsc, watch};

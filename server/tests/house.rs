@@ -7,9 +7,9 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use gin_bot::sdk::{Client, Options};
 use gin_proto::v1 as pb;
 use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+use gin_sdk::{Client, Options};
 
 fn opts() -> Options {
     Options { retry_for: Duration::from_secs(30), ..Options::default() }
@@ -61,7 +61,7 @@ async fn a_network_bot_plays_house_bots_to_game_over() {
         assert_eq!(bot_seat.name, house);
         assert!(!snap.seats[my_seat as usize].bot);
 
-        let mut me = gin_bot::simple::SimpleStrategy::new(i as u64);
+        let mut me = gin_strategies::simple::SimpleStrategy::new(i as u64);
         let o = client.play(&seated.game_id, &seated.token, &mut me).await.unwrap();
         assert_eq!(o.reason, pb::GameEndReason::Target);
         assert!(o.opponent_bot && o.opponent == house, "{o:?}");
@@ -120,7 +120,7 @@ async fn an_unknown_house_bot_is_refused_and_creates_nothing() {
         .await
         .unwrap();
     assert_eq!(seated.seat, engine::Seat::S0);
-    let mut me = gin_bot::simple::SimpleStrategy::new(9);
+    let mut me = gin_strategies::simple::SimpleStrategy::new(9);
     let o = client.play(&seated.game_id, &seated.token, &mut me).await.unwrap();
     check_result(&mut Games::new(ch), &seated.game_id, &o.result).await;
     server.stop().await;
@@ -162,7 +162,7 @@ async fn a_quick_match_nobody_answers_in_time_is_played_against_the_house_bot() 
     assert_eq!(bot.as_deref(), Some("random"));
     assert_ne!(other.game_id, seated.game_id);
 
-    let mut me = gin_bot::simple::SimpleStrategy::new(5);
+    let mut me = gin_strategies::simple::SimpleStrategy::new(5);
     let o = client.play(&seated.game_id, &seated.token, &mut me).await.unwrap();
     assert!(o.opponent_bot && o.opponent == "simple", "{o:?}");
     check_result(&mut gc, &seated.game_id, &o.result).await;
@@ -284,8 +284,8 @@ async fn a_house_bot_to_act_at_start_plays_on() {
     assert_eq!(snap.phase, pb::Phase::Draw as i32);
     assert!(snap.seq >= stopped_at - 2, "seq {} vs {stopped_at}", snap.seq);
 
-    let mut me = gin_bot::simple::SimpleStrategy::new(1);
-    let o = gin_bot::sdk::play_seat(&server.url(), &game, &token, &mut me).await.unwrap();
+    let mut me = gin_strategies::simple::SimpleStrategy::new(1);
+    let o = gin_sdk::play_seat(&server.url(), &game, &token, &mut me).await.unwrap();
     assert_eq!(o.reason, pb::GameEndReason::Target);
     check_result(&mut gc, &game, &o.result).await;
     server.stop().await;
@@ -327,7 +327,7 @@ async fn the_sdk_plays_over_tls() {
         .create_game(pb::CreateGameRequest { house_bot: "simple".into(), seed: 8, ..Default::default() })
         .await
         .unwrap();
-    let mut me = gin_bot::simple::SimpleStrategy::new(2);
+    let mut me = gin_strategies::simple::SimpleStrategy::new(2);
     let o = client.play(&seated.game_id, &seated.token, &mut me).await.unwrap();
     assert_eq!(o.reason, pb::GameEndReason::Target);
     assert_eq!(client.get_game(&seated.game_id, "").await.unwrap().result, Some(o.result));

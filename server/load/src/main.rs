@@ -16,6 +16,10 @@
 //! * `gin-load all --seconds 20`: starts `gin-server` (next to this executable) and
 //!   `gin-load echo-server` as child processes on free ports with a temporary database, runs
 //!   echo, actions and idle-memory (on a fresh server) and prints the table of the targets.
+//! * `gin-load tournament --games 1000 --parallel 150`: a tournament's throughput: starts
+//!   `gin-server` and two `gin-bot tournament join` processes (both next to this executable,
+//!   or `--server-exe`, `--bot-exe`), plays a two-entrant duplicate round robin, prints the
+//!   standings and games/s (see `tournament.rs`).
 //!
 //! The clients of `actions` and `echo` run on `--threads` shards (default 2): a thread each
 //! with a single-threaded tokio runtime that owns its share of the connections
@@ -42,6 +46,8 @@ use serde_json::{Value, json};
 use tonic::metadata::AsciiMetadataValue;
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Request, Response, Status};
+
+mod tournament;
 
 // The same allocator as gin-server (mimalloc), for the echo and the actions clients alike.
 #[global_allocator]
@@ -78,6 +84,9 @@ enum Cmd {
     /// Starts the servers as child processes, runs echo, actions and idle-memory, prints
     /// the table of the targets.
     All(AllArgs),
+    /// Measures tournament throughput: starts a gin-server and two `gin-bot tournament join`
+    /// processes on this machine, plays a two-entrant tournament, prints games/s.
+    Tournament(tournament::TournamentArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -274,6 +283,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 Ok(())
             }
             Cmd::All(a) => all(&a).await,
+            Cmd::Tournament(a) => tournament::run(&a).await,
         }
     })
 }

@@ -4,8 +4,6 @@
 //! duplicate deals, each pair of games counts as one observation, the mean of its two
 //! scores, which removes most of the luck of the deal from the variance).
 
-use serde::Serialize;
-
 /// Elo difference for an expected score `s` (0 < s < 1): `-400 log10(1/s - 1)`.
 pub fn elo_from_score(s: f64) -> f64 {
     let s = s.clamp(1e-9, 1.0 - 1e-9);
@@ -18,7 +16,8 @@ pub fn score_from_elo(elo: f64) -> f64 {
 }
 
 /// Mean and variance (population) of observations, as running sums.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Tally {
     /// Observations.
     pub n: u64,
@@ -84,7 +83,8 @@ impl Tally {
 }
 
 /// An Elo difference with its 95% interval.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct EloEstimate {
     /// The estimate.
     pub elo: f64,
@@ -103,7 +103,8 @@ impl std::fmt::Display for EloEstimate {
 }
 
 /// A sequential probability ratio test between two Elo hypotheses.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Sprt {
     /// H0: the Elo difference is `elo0`.
     pub elo0: f64,
@@ -116,8 +117,9 @@ pub struct Sprt {
 }
 
 /// Where an SPRT stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum SprtState {
     /// Keep playing.
     Continue,

@@ -1,13 +1,13 @@
 //! Self-play speed: whole games to 100 between built-in strategies on one core.
 //!
-//! `cargo bench -p gin-bot --bench selfplay`; the figure the issue names is
+//! `cargo bench -p gin-strategies --bench selfplay`; the figure the issue names is
 //! `selfplay/simple_vs_simple_game` (time per game; games/s = 1 / time).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use engine::{GameSetup, RuleSet};
-use gin_bot::local::play_game;
-use gin_bot::simple::SimpleStrategy;
-use gin_bot::strategy::by_name;
+use gin_strategies::local::play_game;
+use gin_strategies::simple::SimpleStrategy;
+use gin_strategies::strategy::by_name;
 
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("selfplay");

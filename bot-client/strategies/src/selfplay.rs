@@ -6,7 +6,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use engine::{Action, EndKind, GameSetup, RuleSet, Seat};
-use serde::Serialize;
 
 use crate::local::{IllegalAction, play_game};
 use crate::rng::derive;
@@ -35,7 +34,8 @@ pub struct SelfPlay {
 }
 
 /// One side's totals over a match.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct SideStats {
     /// The strategy's name.
     pub strategy: String,
@@ -78,7 +78,8 @@ impl SideStats {
 }
 
 /// The outcome of a self-play match.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Report {
     /// The rules' name.
     pub rules: String,

@@ -1,13 +1,15 @@
-//! The network bot SDK: implement [`Strategy`], get a bot that plays on a gin server.
+//! The network bot SDK: implement [`Strategy`] (the `gin-strategies` crate), get a bot that
+//! plays on a gin server. `gin-bot`, the terminal client `gin` and third-party Rust bots use
+//! it.
 //!
 //! A [`Client`] connects (`http://` or `https://`), seats the bot ([`Client::quick_match`],
 //! [`Client::create_game`], [`Client::join_game`], or a seat token you already hold) and
 //! [`Client::play`]s the seat to game over:
 //!
 //! - it reads the seat's event stream from the game's first event, so the strategy's
-//!   [`Memory`](crate::Memory) is exact even when it joins a game in progress (a restarted
-//!   bot process, say), and builds each [`Decision`](crate::Decision) from the seat's own
-//!   view only ([`SeatTracker`]);
+//!   [`Memory`](gin_strategies::Memory) is exact even when it joins a game in progress (a
+//!   restarted bot process, say), and builds each [`Decision`](gin_strategies::Decision)
+//!   from the seat's own view only ([`SeatTracker`]);
 //! - when its `TurnStarted` event arrives with the legal actions, it asks the strategy and
 //!   sends the action with `expected_seq` = the last seq it saw; an action outside the legal
 //!   list is replaced by a safe legal one (with a warning);
@@ -20,24 +22,60 @@
 //! Strategies are synchronous; on a multi-threaded tokio runtime each decision runs under
 //! `block_in_place`, so a slow strategy does not stall other games of the same process.
 //!
+//! Beside the client: [`tracker`] (one seat's view folded from its events), [`bridge`] (a
+//! program in any language plays through a line protocol on its stdin/stdout: `gin-bot
+//! bridge`) and [`entrant`] (a tournament entrant playing every game it is assigned).
+//!
 //! ```no_run
-//! # async fn demo() -> Result<(), gin_bot::sdk::Error> {
-//! use gin_bot::sdk::{Client, preset};
+//! # async fn demo() -> Result<(), gin_sdk::Error> {
+//! use gin_sdk::{Client, preset};
 //! let client = Client::connect("http://127.0.0.1:50051").await?;
 //! let seat = client.quick_match(preset("standard"), "my-bot").await?;
-//! let mut bot = gin_bot::by_name("simple", 1).unwrap(); // or your own `impl Strategy`
+//! let mut bot = gin_strategies::by_name("simple", 1).unwrap(); // or your own `impl Strategy`
 //! let outcome = client.play(&seat.game_id, &seat.token, bot.as_mut()).await?;
 //! println!("{}", outcome.line());
 //! # Ok(()) }
 //! ```
+//!
+//! What [`Client::play`] does with each event of the seat's stream, without a server: the
+//! tracker folds it, and the seat's turn is a decision for any strategy.
+//!
+//! ```
+//! use engine::{RuleSet, Seat};
+//! use gin_proto::v1::{self as pb, game_event::Kind};
+//! use gin_sdk::SeatTracker;
+//!
+//! let ev = |seq, kind| pb::GameEvent { seq, time_unix_ms: 0, kind: Some(kind) };
+//! let mut t = SeatTracker::new(Seat::S0, RuleSet::standard(), 1);
+//! let dealt = pb::HandDealt {
+//!     upcard: "QS".into(),
+//!     your_hand: "AC 2C 3C 4D 5D 6D 7H 8H 9H KS".split(' ').map(String::from).collect(),
+//!     stock_size: 31,
+//!     knock_limit: 10,
+//!     ..Default::default()
+//! };
+//! t.apply(&ev(2, Kind::HandDealt(dealt))).unwrap();
+//! let offer = |kind: pb::ActionKind| pb::LegalAction { kind: kind as i32, ..Default::default() };
+//! let turn = pb::TurnInfo {
+//!     legal_actions: vec![offer(pb::ActionKind::PassUpcard), offer(pb::ActionKind::TakeUpcard)],
+//!     ..Default::default()
+//! };
+//! t.apply(&ev(3, Kind::TurnStarted(pb::TurnStarted { seat: 0, turn: Some(turn), ..Default::default() })))
+//!     .unwrap();
+//! let d = t.decision().expect("seat 0 is to act");
+//! let action = gin_strategies::by_name("simple", 1).unwrap().act(&d);
+//! assert!(gin_strategies::is_listed(&d.legal, &action));
+//! ```
 
-pub mod convert;
+pub mod bridge;
+pub mod entrant;
 pub mod tracker;
 
 use std::future::Future;
 use std::time::{Duration, Instant};
 
 use engine::{Action, Seat};
+use gin_proto::convert::{self, WireError};
 use gin_proto::text::printable;
 use gin_proto::v1 as pb;
 use gin_proto::v1::game_service_client::GameServiceClient;
@@ -46,8 +84,8 @@ use tonic::metadata::MetadataValue;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tonic::{Code, Request, Status};
 
-use crate::strategy::Strategy;
-pub use tracker::{SeatTracker, TrackError, fallback, is_listed};
+use gin_strategies::{Strategy, fallback, is_listed};
+pub use tracker::{SeatTracker, TrackError};
 
 /// Connection and retry settings.
 #[derive(Clone, Debug)]
@@ -116,6 +154,13 @@ impl std::fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// A message of the server that is no card, seat or legal action.
+impl From<WireError> for Error {
+    fn from(e: WireError) -> Error {
+        Error::Protocol(e.to_string())
+    }
+}
 
 /// A seat the bot holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -204,7 +249,7 @@ pub fn preset(name: &str) -> pb::Rules {
 
 /// A complete custom rule set, for [`Client::quick_match`] and [`Client::create_game`].
 pub fn custom(rules: &engine::RuleSet) -> pb::Rules {
-    pb::Rules { kind: Some(pb::rules::Kind::Custom(convert::rules_to_pb(rules))) }
+    pb::Rules { kind: Some(pb::rules::Kind::Custom(gin_proto::rules::to_pb(rules))) }
 }
 
 /// A connection to a gin server (cheap to clone; clones share the connection).
@@ -424,11 +469,7 @@ impl Client {
                 async move { c.quick_match(req).await.map(|r| r.into_inner()) }
             })
             .await?;
-        let seated = Seated {
-            game_id: r.game_id,
-            seat: convert::seat(r.seat).map_err(Error::Protocol)?,
-            token: r.seat_token,
-        };
+        let seated = Seated { game_id: r.game_id, seat: convert::seat(r.seat)?, token: r.seat_token };
         Ok((seated, Some(r.house_bot).filter(|b| !b.is_empty())))
     }
 
@@ -450,11 +491,7 @@ impl Client {
             )
             .await?;
         let seat = r.seat.ok_or_else(|| Error::Protocol("CreateGame with join returned no seat".into()))?;
-        Ok(Seated {
-            game_id: r.game_id,
-            seat: convert::seat(seat).map_err(Error::Protocol)?,
-            token: r.seat_token,
-        })
+        Ok(Seated { game_id: r.game_id, seat: convert::seat(seat)?, token: r.seat_token })
     }
 
     /// Takes the first free seat of `game_id`. A game with fixed deals (its creator chose the
@@ -484,7 +521,7 @@ impl Client {
                 },
             )
             .await?;
-        Ok(Seated { game_id, seat: convert::seat(r.seat).map_err(Error::Protocol)?, token: r.seat_token })
+        Ok(Seated { game_id, seat: convert::seat(r.seat)?, token: r.seat_token })
     }
 
     /// The snapshot `token` ("" for a spectator) may see of `game_id` now.
@@ -598,9 +635,10 @@ impl Client {
         on_event: &mut (dyn FnMut(&pb::GameEvent, &SeatTracker) + Send),
     ) -> Result<Outcome, Error> {
         let snap = self.get_game(game_id, token).await?;
-        let seat = convert::seat(snap.viewer_seat.ok_or(Error::NotSeated)?).map_err(Error::Protocol)?;
+        let seat = convert::seat(snap.viewer_seat.ok_or(Error::NotSeated)?)?;
         let rules = snap.rules.as_ref().ok_or_else(|| Error::Protocol("a snapshot without rules".into()))?;
-        let rules = convert::rules_from_pb(rules).map_err(Error::Protocol)?;
+        let rules = gin_proto::rules::from_pb(rules)
+            .map_err(|e| Error::Protocol(format!("the server's rules: {e}")))?;
         // Seq 1 is the first seat taken; a seated caller means it exists.
         let mut tr = SeatTracker::new(seat, rules, 1);
         for s in &snap.seats {
@@ -796,8 +834,12 @@ impl Client {
             }
             Action::Knock { .. } | Action::BigGin { .. } => {
                 let (discard, melds) = match a {
-                    Action::Knock { discard, melds } => (discard.to_string(), convert::melds(melds)),
-                    Action::BigGin { melds } => (String::new(), convert::melds(melds)),
+                    Action::Knock { discard, melds } => {
+                        (discard.to_string(), convert::melds_to_pb(melds.as_deref().unwrap_or_default()))
+                    }
+                    Action::BigGin { melds } => {
+                        (String::new(), convert::melds_to_pb(melds.as_deref().unwrap_or_default()))
+                    }
                     _ => unreachable!("matched above"),
                 };
                 self.retry("Knock", t, transient, || {

@@ -5,15 +5,16 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
+use gin_proto::text::printable;
 use gin_proto::v1 as pb;
 use gin_proto::v1::join_tournament_response::Kind;
 use gin_proto::v1::tournament_service_client::TournamentServiceClient;
+use gin_strategies::by_name;
+use gin_strategies::rng::derive;
 use tokio::task::JoinSet;
 use tonic::Code;
 
-use crate::rng::derive;
-use crate::sdk::{Client, Error, Outcome};
-use crate::strategy::by_name;
+use crate::{Client, Error, Outcome};
 
 /// What an entrant reports as it goes.
 #[derive(Debug)]
@@ -155,4 +156,93 @@ fn report_game(
 fn retryable(s: &tonic::Status) -> bool {
     matches!(s.code(), Code::Unavailable | Code::Unknown | Code::Cancelled | Code::DeadlineExceeded)
         || (s.code() == Code::Internal && (s.message().contains("h2") || s.message().contains("transport")))
+}
+
+/// The standings as a text table (the server's text escaped).
+pub fn standings_table(st: &pb::TournamentState) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let status = match pb::TournamentStatus::try_from(st.status) {
+        Ok(pb::TournamentStatus::Waiting) => "waiting for entrants",
+        Ok(pb::TournamentStatus::Running) => "running",
+        Ok(pb::TournamentStatus::Finished) => "finished",
+        _ => "unknown",
+    };
+    let name = printable(st.spec.as_ref().map(|p| p.name.as_str()).unwrap_or(""));
+    let _ = writeln!(
+        s,
+        "tournament {}{}: {status}, {}/{} games",
+        printable(&st.tournament_id),
+        if name.is_empty() { String::new() } else { format!(" ({name})") },
+        st.games_done,
+        st.games_total
+    );
+    if !st.sprt_state.is_empty() {
+        let _ = writeln!(
+            s,
+            "SPRT: {} (LLR {:.2}, bounds {:.2} .. {:.2})",
+            printable(&st.sprt_state),
+            st.sprt_llr,
+            st.sprt_lower,
+            st.sprt_upper
+        );
+    }
+    let _ = writeln!(
+        s,
+        "{:>4}  {:<20}{:>6}{:>6}{:>6}{:>6}{:>9}{:>9}{:>8}  {:<26}",
+        "rank", "entrant", "games", "wins", "loss", "draw", "pts for", "pts agn", "score", "Elo [95%]"
+    );
+    for (i, r) in st.standings.iter().flat_map(|x| &x.rows).enumerate() {
+        let _ = writeln!(
+            s,
+            "{:>4}  {:<20}{:>6}{:>6}{:>6}{:>6}{:>9}{:>9}{:>7.1}%  {:+.0} [{:+.0}, {:+.0}]",
+            i + 1,
+            format!("{} #{}", printable(&r.name), r.entrant),
+            r.games,
+            r.wins,
+            r.losses,
+            r.draws,
+            r.points_for,
+            r.points_against,
+            100.0 * r.score,
+            r.elo,
+            r.elo_low,
+            r.elo_high
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gin_proto::text::refused;
+
+    #[test]
+    fn standings_from_a_hostile_server_print_escaped() {
+        let row = |entrant: u32, name: &str| pb::Standing {
+            entrant,
+            name: name.into(),
+            games: 2,
+            ..Default::default()
+        };
+        let st = pb::TournamentState {
+            tournament_id: "t1\x1b[2J".into(),
+            spec: Some(pb::TournamentSpec { name: "cup\x1b]0;pwned\x07".into(), ..Default::default() }),
+            status: pb::TournamentStatus::Running as i32,
+            standings: Some(pb::Standings {
+                rows: vec![row(0, "\u{202e}ecila"), row(1, "\u{9b}31mbob\u{200d}"), row(2, "Łukasz 李雷")],
+            }),
+            sprt_state: "continue\u{2028}".into(),
+            ..Default::default()
+        };
+        let table = standings_table(&st);
+        for line in table.lines() {
+            assert!(!line.chars().any(refused), "{line:?}");
+        }
+        assert!(table.starts_with("tournament t1\\u{1b}[2J (cup\\u{1b}]0;pwned\\u{7}): running"), "{table}");
+        assert!(table.contains("\\u{202e}ecila #0"), "{table}");
+        assert!(table.contains("\\u{9b}31mbob\\u{200d} #1"), "{table}");
+        assert!(table.contains("Łukasz 李雷 #2"), "{table}");
+    }
 }

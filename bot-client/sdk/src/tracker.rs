@@ -6,16 +6,15 @@
 //! self-play. When the last event is the seat's own `TurnStarted` with its legal actions,
 //! [`SeatTracker::decision`] is that turn's decision.
 //!
-//! The network bot ([`crate::sdk`]) and the server's house bots use it, so both see
+//! The network bot ([`Client::play`](crate::Client::play)) uses it, so a strategy sees
 //! exactly what a client of that seat sees, nothing more.
 
 use engine::{BySeat, Card, CardSet, Legal, RuleSet, Seat};
+use gin_proto::convert::{self, WireError};
 use gin_proto::v1 as pb;
 use gin_proto::v1::game_event::Kind as K;
 
-use crate::memory::{Memory, Seen};
-use crate::sdk::convert;
-use crate::strategy::Decision;
+use gin_strategies::{Decision, Memory, Seen};
 
 /// A seat's view of one game, built from its events.
 #[derive(Clone, Debug)]
@@ -52,6 +51,11 @@ impl std::fmt::Display for TrackError {
 }
 
 impl std::error::Error for TrackError {}
+
+/// A message of the wire that is no card, seat or legal action, as the tracker words it.
+fn wire(e: WireError) -> String {
+    e.to_string()
+}
 
 impl SeatTracker {
     /// A tracker for `seat` that has seen every event up to `after_seq` (0: none). To follow
@@ -125,6 +129,11 @@ impl SeatTracker {
         self.hand
     }
 
+    /// The seat's memory of the hand in play.
+    pub fn memory(&self) -> &Memory {
+        &self.memory
+    }
+
     /// Applies one event. Events at or before [`last_seq`](Self::last_seq) are ignored
     /// (a duplicate); a gap is an error. On error the tracker is unchanged.
     pub fn apply(&mut self, ev: &pb::GameEvent) -> Result<(), TrackError> {
@@ -150,14 +159,14 @@ impl SeatTracker {
         match kind {
             None => return Err("an event with no kind".into()),
             Some(K::PlayerJoined(j)) => {
-                let s = convert::seat(j.seat)?;
+                let s = convert::seat(j.seat).map_err(wire)?;
                 self.names[s.index()] = j.name.clone();
                 self.bots[s.index()] = j.bot;
             }
             Some(K::PlayerLeft(_)) | Some(K::ClockExpired(_)) => {}
             Some(K::HandDealt(d)) => {
-                let upcard = convert::card(&d.upcard)?;
-                let hand = convert::cards(&d.your_hand)?;
+                let upcard = convert::card(&d.upcard).map_err(wire)?;
+                let hand = convert::cards(&d.your_hand).map_err(wire)?;
                 if hand.len() != 10 {
                     return Err(format!("dealt {} cards to this seat", hand.len()));
                 }
@@ -176,24 +185,24 @@ impl SeatTracker {
             }
             Some(K::TurnStarted(t)) => {
                 self.turn = None;
-                if convert::seat(t.seat)? == me
+                if convert::seat(t.seat).map_err(wire)? == me
                     && let Some(info) = &t.turn
                 {
-                    self.turn = Some((seq, convert::legal(me, info)?));
+                    self.turn = Some((seq, convert::legal(me, &info.legal_actions).map_err(wire)?));
                 }
             }
             Some(K::UpcardPassed(p)) => {
-                let seat = convert::seat(p.seat)?;
+                let seat = convert::seat(p.seat).map_err(wire)?;
                 let card = *self.pile.last().ok_or("a pass with no upcard")?;
                 self.memory.observe(Seen::Passed { seat, card });
             }
             Some(K::CardDrawn(d)) => {
-                let seat = convert::seat(d.seat)?;
+                let seat = convert::seat(d.seat).map_err(wire)?;
                 self.stock_len = d.stock_size;
                 match pb::DrawSource::try_from(d.source) {
                     Ok(pb::DrawSource::Pile) => {
                         let card = self.pile.pop().ok_or("a pile draw from an empty pile")?;
-                        if !d.card.is_empty() && convert::card(&d.card)? != card {
+                        if !d.card.is_empty() && convert::card(&d.card).map_err(wire)? != card {
                             return Err(format!("drew {} from the pile, whose top is {card}", d.card));
                         }
                         if seat == me {
@@ -205,7 +214,7 @@ impl SeatTracker {
                     Ok(pb::DrawSource::Stock) => {
                         self.taken = None;
                         if seat == me {
-                            let card = convert::card(&d.card)?;
+                            let card = convert::card(&d.card).map_err(wire)?;
                             self.hand.insert(card);
                             self.memory.observe(Seen::DrewStock { seat, card: Some(card) });
                         } else {
@@ -216,8 +225,8 @@ impl SeatTracker {
                 }
             }
             Some(K::CardDiscarded(d)) => {
-                let seat = convert::seat(d.seat)?;
-                let card = convert::card(&d.card)?;
+                let seat = convert::seat(d.seat).map_err(wire)?;
+                let card = convert::card(&d.card).map_err(wire)?;
                 if seat == me && !self.hand.remove(card) {
                     return Err(format!("this seat discarded {card}, which it does not hold"));
                 }
@@ -261,41 +270,6 @@ impl SeatTracker {
     }
 }
 
-/// Whether `action` is one of `legal` (a knock's named melds are for the server to check).
-pub fn is_listed(legal: &Legal, action: &engine::Action) -> bool {
-    use engine::Action as A;
-    match action {
-        A::Pass => legal.pass,
-        A::DrawStock => legal.draw_stock,
-        A::DrawPile => legal.draw_pile,
-        A::Discard { card } => legal.discards.contains(*card),
-        A::Knock { discard, .. } => legal.knocks.contains(*discard),
-        A::BigGin { .. } => legal.big_gin,
-    }
-}
-
-/// A safe legal action for `d`, used when a strategy returns an illegal one: decline the
-/// upcard or draw from the stock; else the discard that leaves the least deadwood.
-pub fn fallback(d: &Decision<'_>) -> engine::Action {
-    use engine::Action as A;
-    let l = &d.legal;
-    if l.pass {
-        return A::Pass;
-    }
-    if l.draw_stock {
-        return A::DrawStock;
-    }
-    if l.draw_pile {
-        return A::DrawPile;
-    }
-    let by = engine::deadwood_by_discard(d.hand);
-    match l.discards.iter().min_by_key(|c| (by[c.bit() as usize], std::cmp::Reverse(c.value()))) {
-        Some(card) => A::Discard { card },
-        None if l.big_gin => A::BigGin { melds: None },
-        None => l.knocks.iter().next().map_or(A::DrawStock, A::knock),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,10 +283,11 @@ mod tests {
     /// in a whole game fed with events built from the engine the way the server redacts them.
     #[test]
     fn follows_a_whole_game_like_the_engine() {
-        use crate::strategy::Strategy;
+        use gin_strategies::Strategy;
         let mut game = Game::new(GameSetup::new(RuleSet::standard(), 7)).unwrap();
         let mut trackers = Seat::BOTH.map(|s| SeatTracker::new(s, RuleSet::standard(), 0));
-        let mut bots = [crate::simple::SimpleStrategy::new(1), crate::simple::SimpleStrategy::new(2)];
+        let mut bots =
+            [gin_strategies::simple::SimpleStrategy::new(1), gin_strategies::simple::SimpleStrategy::new(2)];
         let mut seq = 0;
         let mut feed = |trackers: &mut [SeatTracker; 2], k: &dyn Fn(Seat) -> K| {
             seq += 1;
@@ -432,42 +407,5 @@ mod tests {
         let bad = K::CardDiscarded(pb::CardDiscarded { seat: 0, card: "JD".into() });
         assert!(t.apply(&ev(3, bad)).is_err(), "seat 0 does not hold JD");
         assert_eq!((t.last_seq(), t.hand()), (2, before));
-    }
-
-    #[test]
-    fn fallback_is_legal() {
-        let d = |legal: Legal, h: &str| (legal, hand(h));
-        let none = Legal {
-            seat: Some(Seat::S0),
-            pass: false,
-            draw_stock: false,
-            draw_pile: false,
-            discards: CardSet::EMPTY,
-            knocks: CardSet::EMPTY,
-            big_gin: false,
-        };
-        let cases = [
-            d(Legal { pass: true, draw_pile: true, ..none }, "AC 2C 3C 4D 5D 6D 7H 8H 9H KS"),
-            d(Legal { draw_stock: true, draw_pile: true, ..none }, "AC 2C 3C 4D 5D 6D 7H 8H 9H KS"),
-            d(Legal { discards: hand("KS QD AC"), ..none }, "AC 2C 3C 4D 5D 6D 7H 8H 9H KS QD"),
-        ];
-        let rules = RuleSet::standard();
-        let mem = Memory::new(Seat::S0);
-        for (legal, h) in cases {
-            let dec = Decision {
-                seat: Seat::S0,
-                rules: &rules,
-                hand: h,
-                pile: &[],
-                stock_len: 31,
-                taken: None,
-                knock_limit: 10,
-                legal,
-                scores: BySeat::default(),
-                memory: &mem,
-            };
-            let a = fallback(&dec);
-            assert!(is_listed(&legal, &a), "{a} not in {legal:?}");
-        }
     }
 }

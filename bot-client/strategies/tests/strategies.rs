@@ -3,11 +3,11 @@
 //! reproducible and its statistics add up.
 
 use engine::{Game, GameSetup, RuleSet, Seat};
-use gin_bot::local::play_game;
-use gin_bot::selfplay::SelfPlay;
-use gin_bot::simple::SimpleStrategy;
-use gin_bot::strategy::by_name;
-use gin_bot::{Choice, Decision, Strategy};
+use gin_strategies::local::play_game;
+use gin_strategies::selfplay::SelfPlay;
+use gin_strategies::simple::SimpleStrategy;
+use gin_strategies::strategy::by_name;
+use gin_strategies::{Choice, Decision, Strategy};
 use proptest::prelude::*;
 
 fn competition() -> RuleSet {
@@ -92,7 +92,7 @@ fn simple_takes_melding_upcards_and_knocks_at_once() {
                 engine::Action::DrawPile => {
                     let top = *h.pile().last().unwrap();
                     assert!(
-                        gin_bot::simple::melds_with(h.cards(*seat), top),
+                        gin_strategies::simple::melds_with(h.cards(*seat), top),
                         "seed {seed}: took {top} for nothing"
                     );
                 }

@@ -1,6 +1,6 @@
 //! Local play: two strategies play a whole game in-process, each seeing only its own view.
 
-use engine::{Action, Event, Game, GameError, GameResult, GameSetup, Seat};
+use engine::{Action, Game, GameError, GameResult, GameSetup, Seat};
 
 use crate::memory::{Memory, Seen};
 use crate::strategy::{Decision, Strategy};
@@ -51,22 +51,10 @@ pub fn play_on(game: &mut Game, players: [&mut dyn Strategy; 2]) -> Result<(), I
             }
         }
         let action = {
-            let h = game.hand();
-            let d = Decision {
-                seat,
-                rules: game.rules(),
-                hand: h.cards(seat),
-                pile: h.pile(),
-                stock_len: h.stock_len() as u32,
-                taken: h.taken_from_pile(),
-                knock_limit: h.knock_limit(),
-                legal: h.legal(),
-                scores: game.scores(),
-                memory: &mem[seat.index()],
-            };
+            let d = Decision::of(game, &mem[seat.index()]).expect("the seat to act");
             players[seat.index()].act(&d)
         };
-        let upcard_before = game.hand().pile().last().copied();
+        let pile_top = game.hand().pile().last().copied();
         let step = game.apply(seat, &action).map_err(|error| IllegalAction {
             strategy: players[seat.index()].name().to_string(),
             seat,
@@ -77,26 +65,11 @@ pub fn play_on(game: &mut Game, players: [&mut dyn Strategy; 2]) -> Result<(), I
             // The next hand (if any) is dealt: memories restart at the top of the loop.
             continue;
         }
-        let seen = match step.event {
-            Event::Passed { seat } => {
-                Some((seat, Seen::Passed { seat, card: upcard_before.expect("an upcard") }, None))
+        // Each seat remembers what it saw: the other seat's stock draw without its card.
+        for s in Seat::BOTH {
+            if let Some(seen) = Seen::of(&step.event, s, pile_top) {
+                mem[s.index()].observe(seen);
             }
-            Event::Drew { seat, card, from_stock: true } => Some((
-                seat,
-                Seen::DrewStock { seat, card: Some(card) },
-                Some(Seen::DrewStock { seat, card: None }),
-            )),
-            Event::Drew { seat, card, from_stock: false } => {
-                Some((seat, Seen::DrewPile { seat, card }, None))
-            }
-            Event::Discarded { seat, card } | Event::DeadHand { seat, card } => {
-                Some((seat, Seen::Discarded { seat, card }, None))
-            }
-            Event::Knocked { .. } => None,
-        };
-        if let Some((actor, own, other)) = seen {
-            mem[actor.index()].observe(own);
-            mem[actor.other().index()].observe(other.unwrap_or(own));
         }
     }
     Ok(())

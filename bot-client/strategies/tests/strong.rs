@@ -2,12 +2,12 @@
 //! only a working strategy gets right, and determinism.
 
 use engine::{Action, BySeat, Card, CardSet, GameSetup, Legal, RuleSet, Seat, card, hand, knock_discards};
-use gin_bot::local::play_game;
-use gin_bot::memory::{Memory, Seen};
-use gin_bot::random::RandomStrategy;
-use gin_bot::simple::SimpleStrategy;
-use gin_bot::strategy::{Decision, Strategy};
-use gin_bot::strong::{StrongStrategy, Tuning};
+use gin_strategies::local::play_game;
+use gin_strategies::memory::{Memory, Seen};
+use gin_strategies::random::RandomStrategy;
+use gin_strategies::simple::SimpleStrategy;
+use gin_strategies::strategy::{Decision, Strategy};
+use gin_strategies::strong::{StrongStrategy, Tuning};
 
 /// A small search: the same code paths, fast enough for debug builds.
 fn quick(seed: u64) -> StrongStrategy {

@@ -3,15 +3,15 @@
 //!
 //! ```sh
 //! cargo run --release -p gin-server &                                    # a server
-//! cargo run -p gin-bot --example network_bot -- http://127.0.0.1:50051 simple
+//! cargo run -p gin-sdk --example network_bot -- http://127.0.0.1:50051 simple
 //! ```
 //!
 //! The second argument is the house bot to play against (random, simple, strong).
 
 use engine::{Action, deadwood_by_discard};
-use gin_bot::sdk::{Client, preset};
-use gin_bot::{Choice, Decision, Strategy};
 use gin_proto::v1 as pb;
+use gin_sdk::{Client, preset};
+use gin_strategies::{Choice, Decision, Strategy};
 
 /// Never takes the face-up card; knocks as soon as it may; else discards the card that
 /// leaves the least deadwood.

@@ -1,12 +1,71 @@
 //! `gin-load`, the load benchmark, end to end: its client plays whole games against a real
-//! server and its report counts them; its echo client measures its echo server.
+//! server and its report counts them; its echo client measures its echo server; `all` runs
+//! the real `gin-server`; `tournament` runs it with two `gin-bot` entrants.
 
-mod common;
-
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 use std::time::Duration;
 
-use common::*;
+use tokio::sync::oneshot;
+
+/// A gin server in this process on 127.0.0.1:0.
+struct TestServer {
+    addr: std::net::SocketAddr,
+    stop: oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<anyhow::Result<()>>,
+}
+
+impl TestServer {
+    async fn start(db: &Path) -> TestServer {
+        let cfg =
+            gin_server::Config { db: db.to_path_buf(), rate_per_sec: 0, ..gin_server::Config::default() };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, rx) = oneshot::channel::<()>();
+        let task = tokio::spawn(gin_server::run(listener, cfg, async {
+            let _ = rx.await;
+        }));
+        TestServer { addr, stop, task }
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    async fn stop(self) {
+        let _ = self.stop.send(());
+        self.task.await.unwrap().unwrap();
+    }
+}
+
+/// The executables of the other packages that gin-load runs.
+struct Binaries {
+    server: PathBuf,
+    bot: PathBuf,
+}
+
+/// `gin-server` and `gin-bot` of this build's profile, built once, before any test measures:
+/// cargo builds only this package's binaries for its tests (a workspace build has built them
+/// already, and cargo finds them up to date). Every test waits for it first, so no build
+/// competes with a measurement for the cores.
+fn binaries() -> &'static Binaries {
+    static BINARIES: OnceLock<Binaries> = OnceLock::new();
+    BINARIES.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_BIN_EXE_gin-load")).parent().unwrap();
+        let profile = match dir.file_name().unwrap().to_str().unwrap() {
+            "debug" => "dev",
+            p => p,
+        };
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--quiet", "--profile", profile, "-p", "gin-server", "-p", "gin-bot", "--bins"])
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "cargo build -p gin-server -p gin-bot failed");
+        let exe = |name: &str| dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+        Binaries { server: exe("gin-server"), bot: exe("gin-bot") }
+    })
+}
 
 /// Runs `gin-load <args> --json` to its end; its JSON report.
 async fn gin_load(args: Vec<String>) -> serde_json::Value {
@@ -23,6 +82,7 @@ async fn gin_load(args: Vec<String>) -> serde_json::Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gin_load_actions_plays_whole_games_on_two_client_threads() {
+    binaries();
     let dir = tempfile::tempdir().unwrap();
     let server = TestServer::start(&dir.path().join("g.db")).await;
     let args = ["actions", "--threads", "2", "--games", "6", "--connections", "3", "--warmup", "0.2"];
@@ -40,6 +100,7 @@ async fn gin_load_actions_plays_whole_games_on_two_client_threads() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gin_load_echo_measures_its_echo_server() {
+    binaries();
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let mut echo_server = Command::new(env!("CARGO_BIN_EXE_gin-load"))
         .args(["echo-server", "--addr", &format!("127.0.0.1:{port}")])
@@ -67,13 +128,14 @@ async fn gin_load_echo_measures_its_echo_server() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gin_load_all_repeats_its_runs_and_reports_medians() {
+    binaries();
     // Long enough for every run's games to reach their end, alongside the other tests.
     let mut args: Vec<String> =
         "all --runs 3 --seconds 2.5 --warmup 0.2 --games 6 --idle-games 20 --in-flight 8 --gin-server"
             .split_whitespace()
             .map(String::from)
             .collect();
-    args.push(env!("CARGO_BIN_EXE_gin-server").to_string());
+    args.push(binaries().server.display().to_string());
     let out = tokio::task::spawn_blocking(move || {
         Command::new(env!("CARGO_BIN_EXE_gin-load")).args(&args).arg("--json").stdin(Stdio::null()).output()
     })
@@ -97,4 +159,47 @@ async fn gin_load_all_repeats_its_runs_and_reports_medians() {
     rates.sort_by(f64::total_cmp);
     assert_eq!(r["medians"]["actions_per_sec"].as_f64(), Some(rates[1]), "{r}");
     assert!(rates[0] > 0.0, "{r}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gin_load_tournament_plays_a_round_with_two_bot_processes() {
+    let Binaries { server, bot } = binaries();
+    let args = ["tournament", "--games", "6", "--parallel", "3", "--rules", "oklahoma"];
+    let mut args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    args.extend(["--server-exe".into(), server.display().to_string()]);
+    args.extend(["--bot-exe".into(), bot.display().to_string()]);
+    let r = gin_load(args.clone()).await;
+    assert_eq!(r["games"], 6, "{r}");
+    assert!(r["games_per_sec"].as_f64().unwrap() > 0.0, "{r}");
+    assert_eq!(
+        (r["parallel"].as_u64(), r["strategy"].as_str(), r["rules"].as_str()),
+        (Some(3), Some("simple"), Some("oklahoma"))
+    );
+    // Without --json: the standings, then the rate.
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_gin-load")).args(&args).stdin(Stdio::null()).output()
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.starts_with("tournament "), "{stdout}");
+    assert!(
+        stdout.contains(": finished, 6/6 games") && stdout.contains("bot-a #") && stdout.contains("bot-b #"),
+        "{stdout}"
+    );
+    let last = stdout.lines().last().unwrap();
+    assert!(
+        last.starts_with("6 games in ")
+            && last.ends_with("(two simple bot processes, 3 games at once, oklahoma)"),
+        "{last}"
+    );
+    // A missing executable is named, with how to build it.
+    let out = Command::new(env!("CARGO_BIN_EXE_gin-load"))
+        .args(["tournament", "--bot-exe", "/nonexistent/gin-bot"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("/nonexistent/gin-bot not found"), "{stderr}");
 }

@@ -1,10 +1,12 @@
 //! What one seat remembers of the hand in play, built only from what that seat may see.
 //!
-//! The same [`Memory`] is fed by the local self-play loop and by the network client, from
-//! [`Seen`] events that never hold a card the seat may not see (a stock draw by the other
-//! seat comes with no card). Strategies read it to infer the opponent's hand.
+//! The same [`Memory`] is fed by the local self-play loop, the server's house bots and the
+//! network client, from [`Seen`] events that never hold a card the seat may not see (a stock
+//! draw by the other seat comes with no card): [`Seen::of`] is that redaction of the engine's
+//! events (local play, house bots); the network client reads the server's redacted events.
+//! Strategies read it to infer the opponent's hand.
 
-use engine::{Card, CardSet, Seat};
+use engine::{Card, CardSet, Event, Seat};
 
 /// One thing a seat saw happen in the hand in play.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,8 +41,28 @@ pub enum Seen {
     },
 }
 
+impl Seen {
+    /// What `viewer` sees of the engine's `event`: everything but the card of the other
+    /// seat's stock draw. `pile_top` is the pile's top before the event (the upcard a pass
+    /// declines). `None` for a knock (the hand's end is no move to remember).
+    #[inline]
+    pub fn of(event: &Event, viewer: Seat, pile_top: Option<Card>) -> Option<Seen> {
+        match *event {
+            Event::Passed { seat } => pile_top.map(|card| Seen::Passed { seat, card }),
+            Event::Drew { seat, card, from_stock: true } => {
+                Some(Seen::DrewStock { seat, card: (seat == viewer).then_some(card) })
+            }
+            Event::Drew { seat, card, from_stock: false } => Some(Seen::DrewPile { seat, card }),
+            Event::Discarded { seat, card } | Event::DeadHand { seat, card } => {
+                Some(Seen::Discarded { seat, card })
+            }
+            Event::Knocked { .. } => None,
+        }
+    }
+}
+
 /// A seat's memory of the hand in play.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Memory {
     /// Whose memory.
     pub seat: Seat,

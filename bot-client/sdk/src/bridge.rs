@@ -14,7 +14,7 @@
 //!
 //! ```
 //! use engine::{Action, Legal, hand};
-//! use gin_bot::bridge::{legal_tokens, parse_answer};
+//! use gin_sdk::bridge::{legal_tokens, parse_answer};
 //! let legal = Legal { draw_stock: true, draw_pile: true, ..Legal::default() };
 //! assert_eq!(legal_tokens(&legal), ["stock", "pile"]);
 //! assert_eq!(parse_answer("stock", &legal), Ok(Action::DrawStock));
@@ -32,9 +32,9 @@ use engine::{Action, CardSet, Legal, Seat};
 use gin_proto::text::printable;
 use gin_proto::v1 as pb;
 use gin_proto::v1::game_event::Kind as K;
+use gin_strategies::{Choice, Decision, Strategy, fallback, is_listed};
 
-use crate::sdk::{self, Client, Outcome, SeatTracker, Seated, fallback, is_listed};
-use crate::strategy::{Choice, Decision, Strategy};
+use crate::{Client, Outcome, SeatTracker, Seated};
 
 /// The protocol's version, sent in the first line (`bridge 1`).
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -71,8 +71,8 @@ impl std::fmt::Display for BridgeError {
 
 impl std::error::Error for BridgeError {}
 
-impl From<sdk::Error> for BridgeError {
-    fn from(e: sdk::Error) -> BridgeError {
+impl From<crate::Error> for BridgeError {
+    fn from(e: crate::Error) -> BridgeError {
         BridgeError::Sdk(e.to_string())
     }
 }
@@ -521,7 +521,7 @@ mod tests {
     #[test]
     fn a_turn_is_four_lines_ending_with_the_legal_tokens() {
         let rules = RuleSet::standard();
-        let memory = crate::Memory::new(Seat::S1);
+        let memory = gin_strategies::Memory::new(Seat::S1);
         let pile = [card("2C"), card("9H")];
         let d = Decision {
             seat: Seat::S1,

@@ -1,0 +1,38 @@
+//! Shared by the integration tests: a real gin server in this process.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+
+/// A gin server in this process on 127.0.0.1:0, with a temporary database.
+pub struct Server {
+    pub addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<anyhow::Result<()>>,
+    _dir: tempfile::TempDir,
+}
+
+impl Server {
+    pub async fn start() -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = gin_server::Config { db: dir.path().join("t.db"), rate_per_sec: 0, ..Default::default() };
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (tx, rx) = oneshot::channel::<()>();
+        let task = tokio::spawn(gin_server::run(listener, cfg, async {
+            let _ = rx.await;
+        }));
+        Server { addr, stop: Some(tx), task, _dir: dir }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub async fn stop(mut self) {
+        let _ = self.stop.take().unwrap().send(());
+        self.task.await.unwrap().unwrap();
+    }
+}

@@ -1,0 +1,111 @@
+//! The `gin-bot play` binary against a real server on loopback sockets: games against house
+//! bots, quick matches, and a given seat.
+
+mod common;
+
+use std::time::Duration;
+
+use common::Server;
+use gin_proto::v1 as pb;
+use gin_sdk::Client;
+
+/// Runs `gin-bot` with `args`; returns its stdout, stderr and success.
+async fn gin_bot(args: &[&str]) -> (String, String, bool) {
+    let out = tokio::time::timeout(
+        Duration::from_secs(180),
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_gin-bot")).args(args).kill_on_drop(true).output(),
+    )
+    .await
+    .expect("gin-bot finished")
+    .unwrap();
+    (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap(), out.status.success())
+}
+
+/// The game ids of `gin-bot play`'s result lines (`[i/n] <game> seat …`).
+fn game_ids(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter(|l| l.starts_with('['))
+        .map(|l| l.split_whitespace().nth(1).unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gin_bot_play_plays_house_bots_quick_matches_and_a_given_seat() {
+    let server = Server::start().await;
+    let url = server.url();
+    let client = Client::connect(&url).await.unwrap();
+
+    // Five games against house bots, three at a time.
+    let (out, err, ok) = gin_bot(&[
+        "play",
+        "--server",
+        &url,
+        "--strategy",
+        "simple",
+        "--vs-bot",
+        "random",
+        "--games",
+        "5",
+        "--concurrency",
+        "3",
+        "--rules",
+        "classic",
+    ])
+    .await;
+    assert!(ok, "stdout:\n{out}\nstderr:\n{err}");
+    let ids = game_ids(&out);
+    assert_eq!(ids.len(), 5, "{out}");
+    let mut wins = 0;
+    for (id, line) in ids.iter().zip(out.lines()) {
+        assert!(line.contains("vs random (house bot)"), "{line}");
+        let snap = client.get_game(id, "").await.unwrap();
+        let r = snap.result.expect("each game is over");
+        assert_eq!(r.reason, pb::GameEndReason::Target as i32);
+        assert_eq!(snap.rules.unwrap().name, "classic");
+        assert!(snap.seats[1].bot && !snap.seats[0].bot);
+        let me = &snap.seats[0];
+        assert_eq!(me.name, "gin-bot-simple");
+        let totals = format!("{}-{}", r.totals[0], r.totals[1]);
+        assert!(line.contains(&totals), "{line} vs {totals}");
+        wins += (r.winner == Some(0)) as u32;
+    }
+    let summary = out.lines().last().unwrap();
+    assert!(summary.starts_with(&format!("5 games: {wins} won")), "{summary}");
+    assert!(summary.contains("0 errors"), "{summary}");
+
+    // Two bots asking for a quick match at once are paired: one game. (Two calls of one
+    // client, on one connection, never are: see the server's tests.)
+    let quick = ["play", "--server", &url, "--games", "1", "--name", "twin"];
+    let ((out0, err0, ok0), (out1, err1, ok1)) = tokio::join!(gin_bot(&quick), gin_bot(&quick));
+    assert!(ok0 && ok1, "stdout:\n{out0}{out1}\nstderr:\n{err0}{err1}");
+    let (ids0, ids1) = (game_ids(&out0), game_ids(&out1));
+    assert_eq!((ids0.len(), ids1.len()), (1, 1));
+    assert_eq!(ids0[0], ids1[0], "{out0}{out1}");
+    let results = [out0.lines().last().unwrap(), out1.lines().last().unwrap()];
+    assert!(results.iter().any(|l| l.starts_with("1 games: 1 won")), "{results:?}");
+    assert!(results.iter().any(|l| l.starts_with("1 games: 0 won")), "{results:?}");
+
+    // A given seat: a game created elsewhere, played from its token.
+    let seated = client
+        .create_game(pb::CreateGameRequest {
+            house_bot: "simple".into(),
+            name: "given".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let (out, err, ok) =
+        gin_bot(&["play", "--server", &url, "--game", &seated.game_id, "--token", &seated.token]).await;
+    assert!(ok, "stdout:\n{out}\nstderr:\n{err}");
+    assert!(out.starts_with(&format!("{} seat 0 vs simple (house bot): ", seated.game_id)), "{out}");
+    assert!(client.get_game(&seated.game_id, "").await.unwrap().result.is_some());
+
+    // Refusals are reported: an unknown house bot, a bad token.
+    let (_, err, ok) = gin_bot(&["play", "--server", &url, "--vs-bot", "nope"]).await;
+    assert!(!ok && err.contains("unknown strategy \"nope\""), "{err}");
+    let (_, err, ok) =
+        gin_bot(&["play", "--server", &url, "--game", &seated.game_id, "--token", "bad"]).await;
+    assert!(!ok && err.contains("Unauthenticated"), "{err}");
+    server.stop().await;
+}
