@@ -109,6 +109,10 @@ struct ActionsArgs {
     /// Base of the deal seeds (game j of slot i uses base + i * 2^32 + j), so runs repeat.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// The games' target score (the standard rules otherwise); 0: the standard 100. A low one
+    /// makes short games, for a test on a busy machine that needs some to end.
+    #[arg(long, default_value_t = 0)]
+    target: u32,
     /// The server's process id: reports its CPU use over the window.
     #[arg(long)]
     server_pid: Option<u32>,
@@ -196,6 +200,9 @@ struct AllArgs {
     /// Games in flight for `actions`.
     #[arg(long, default_value_t = 100)]
     games: u64,
+    /// The `actions` games' target score (see `actions --target`); 0: the standard 100.
+    #[arg(long, default_value_t = 0)]
+    target: u32,
     /// Idle games of each kind for `idle-memory`.
     #[arg(long, default_value_t = 10_000)]
     idle_games: u64,
@@ -714,6 +721,8 @@ impl ActionsReport {
 struct Play {
     meter: Arc<Meter>,
     counts: GameCounts,
+    /// The games' rules (`None`: the server's default, standard).
+    rules: Option<pb::Rules>,
 }
 
 /// One action of the policy.
@@ -943,6 +952,7 @@ async fn slot(play: Arc<Play>, chan: Channel, slot: u64, seed_base: u64) -> anyh
                 join: true,
                 name: format!("load{slot}a"),
                 seed,
+                rules: play.rules.clone(),
                 ..Default::default()
             })
             .await;
@@ -998,7 +1008,11 @@ async fn actions(a: &ActionsArgs, shards: usize) -> anyhow::Result<ActionsReport
     let shards = shards.min(connections).min(games.max(1) as usize);
     // Connect first (on this thread): a wrong URL fails here, before any shard starts.
     drop(connect(&a.server, 1).await?);
-    let play = Arc::new(Play { meter: Arc::new(Meter::new()), counts: GameCounts::default() });
+    let rules = (a.target > 0).then(|| {
+        let r = engine::RuleSet { name: "short".into(), target: a.target, ..engine::RuleSet::standard() };
+        pb::Rules { kind: Some(pb::rules::Kind::Custom(gin_proto::rules::to_pb(&r))) }
+    });
+    let play = Arc::new(Play { meter: Arc::new(Meter::new()), counts: GameCounts::default(), rules });
     let clients = on_shards(shards, &a.server, connections, play.meter.clone(), {
         let play = play.clone();
         move |shard, chans, set| {
@@ -1730,6 +1744,7 @@ async fn all_once(
             format!("--server={url}"),
             format!("--server-pid={}", server.pid()),
             format!("--games={}", a.games),
+            format!("--target={}", a.target),
             format!("--connections={}", a.connections),
             format!("--seconds={}", a.seconds),
             format!("--warmup={}", a.warmup),

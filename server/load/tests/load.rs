@@ -85,7 +85,20 @@ async fn gin_load_actions_plays_whole_games_on_two_client_threads() {
     binaries();
     let dir = tempfile::tempdir().unwrap();
     let server = TestServer::start(&dir.path().join("g.db")).await;
-    let args = ["actions", "--threads", "2", "--games", "6", "--connections", "3", "--warmup", "0.2"];
+    // Short games (target 10): some end within the window even on a busy machine.
+    let args = [
+        "actions",
+        "--threads",
+        "2",
+        "--games",
+        "6",
+        "--target",
+        "10",
+        "--connections",
+        "3",
+        "--warmup",
+        "0.2",
+    ];
     let mut args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     args.extend(["--seconds".into(), "3".into(), "--server".into(), server.url()]);
     let r = gin_load(args).await;
@@ -131,7 +144,7 @@ async fn gin_load_all_repeats_its_runs_and_reports_medians() {
     binaries();
     // Long enough for every run's games to reach their end, alongside the other tests.
     let mut args: Vec<String> =
-        "all --runs 3 --seconds 2.5 --warmup 0.2 --games 6 --idle-games 20 --in-flight 8 --gin-server"
+        "all --runs 3 --seconds 2.5 --warmup 0.2 --games 6 --target 10 --idle-games 20 --in-flight 8 --gin-server"
             .split_whitespace()
             .map(String::from)
             .collect();
