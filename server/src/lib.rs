@@ -12,21 +12,15 @@
 //! # Ok(()) }
 //! ```
 
-pub mod clock;
-pub mod convert;
-pub mod expiry;
-pub mod framing;
-pub mod gate;
-pub mod house;
-pub mod pairing;
-pub mod service;
-pub mod shared;
-pub mod state;
+pub mod api;
+pub mod config;
+pub mod game;
 pub mod storage;
 pub mod tournament;
 
+pub use config::Config;
+
 use std::future::Future;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use gin_proto::v1::game_service_server::GameServiceServer;
@@ -36,64 +30,7 @@ use tokio::net::TcpListener;
 use tokio_stream::StreamExt;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 
-use crate::shared::Shared;
-
-/// Server settings; every one has a flag (and an environment variable) in `gin-server`.
-#[derive(Clone, Debug)]
-pub struct Config {
-    /// SQLite database file.
-    pub db: PathBuf,
-    /// TLS certificate and key (PEM); plain TCP without.
-    pub tls: Option<(PathBuf, PathBuf)>,
-    /// Largest request accepted, in bytes.
-    pub max_message_bytes: usize,
-    /// Requests per second per caller (seat token, or peer address without one); 0: no limit.
-    pub rate_per_sec: u32,
-    /// A call whose handler has not answered by then is DEADLINE_EXCEEDED (a client's
-    /// shorter `grpc-timeout` wins).
-    pub request_timeout: Duration,
-    /// Calls one connection may have in flight at once.
-    pub max_calls_per_connection: usize,
-    /// Unfinished games one caller (peer address) may have created, its tournaments' games
-    /// included.
-    pub max_open_games_per_caller: u32,
-    /// A game nobody joined for this long is cancelled (see [`expiry`]); zero: never.
-    pub open_game_ttl: Duration,
-    /// A started game whose seat to act did nothing for this long is abandoned by that seat,
-    /// which loses (see [`expiry`]); zero: never.
-    pub idle_game_ttl: Duration,
-    /// Events buffered per watch stream; a stream further behind is cut off and resumes.
-    pub stream_buffer: usize,
-    /// Heartbeat interval on idle streams.
-    pub heartbeat: Duration,
-    /// How long a finished game stays in memory after its end, its seat tokens with it; then
-    /// it is read back from the store when asked for (a record, a late watcher), and a token
-    /// of it is checked against its seats then.
-    pub keep_finished: Duration,
-    /// Threads serving the connections, each with a single-threaded runtime of its own (see
-    /// [`run`]); at least 1.
-    pub threads: usize,
-}
-
-impl Default for Config {
-    fn default() -> Config {
-        Config {
-            db: PathBuf::from("gin.db"),
-            tls: None,
-            max_message_bytes: 64 * 1024,
-            rate_per_sec: 200,
-            request_timeout: Duration::from_secs(120),
-            max_calls_per_connection: 1024,
-            max_open_games_per_caller: 100,
-            open_game_ttl: Duration::from_secs(3600),
-            idle_game_ttl: Duration::from_secs(3600),
-            stream_buffer: 1024,
-            heartbeat: Duration::from_secs(15),
-            keep_finished: Duration::from_secs(5),
-            threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
-        }
-    }
-}
+use crate::api::{framing, gate};
 
 /// Serves on `listener` until `shutdown` completes, then stops gracefully: in-flight calls
 /// finish, every acknowledged write is on disk, the store is closed.
@@ -111,24 +48,16 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send,
 ) -> anyhow::Result<()> {
     let (store, startup) = storage::Store::open_sqlite(&cfg.db).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let shared = Shared::new(cfg.clone(), store.clone(), startup)?;
-    shared.spawn_evictor();
-    // Unfinished games with a clock get their timers back; house bots whose turn it is play.
-    let cells: Vec<_> = shared.games.read().expect("lock").values().cloned().collect();
-    for cell in cells {
-        let mut st = cell.state.lock().await;
-        if st.info.clock.turn_millis > 0 && st.to_act().is_some() {
-            st.deadline_ms = shared::now_ms() + st.info.clock.turn_millis as i64;
-            clock::arm(&shared, &st);
-        }
-        house::arm(&shared, &mut st);
-    }
+    let shared = game::open(cfg.clone(), store.clone(), startup)?;
+    // Unfinished games with a clock get their timers back; house bots whose turn it is play;
+    // finished games leave memory and games nobody plays end, from now on.
+    game::resume(&shared).await;
 
     let tournaments = tournament::Tournaments::open(shared.clone(), &cfg.db)?;
 
     let (health, health_service) = tonic_health::server::health_reporter();
-    health.set_serving::<GameServiceServer<service::Games>>().await;
-    health.set_serving::<LobbyServiceServer<service::Lobby>>().await;
+    health.set_serving::<GameServiceServer<api::games::Games>>().await;
+    health.set_serving::<LobbyServiceServer<api::lobby::Lobby>>().await;
     health.set_serving::<TournamentServiceServer<tournament::Tournaments>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(gin_proto::FILE_DESCRIPTOR_SET)
@@ -149,8 +78,10 @@ pub async fn run(
     routes
         .add_service(health_service)
         .add_service(reflection)
-        .add_service(GameServiceServer::new(service::Games(shared.clone())).max_decoding_message_size(max))
-        .add_service(LobbyServiceServer::new(service::Lobby(shared.clone())).max_decoding_message_size(max))
+        .add_service(GameServiceServer::new(api::games::Games(shared.clone())).max_decoding_message_size(max))
+        .add_service(
+            LobbyServiceServer::new(api::lobby::Lobby::new(shared.clone())).max_decoding_message_size(max),
+        )
         .add_service(TournamentServiceServer::new(tournaments.clone()).max_decoding_message_size(max));
     let routes = routes.routes();
 
@@ -291,7 +222,7 @@ impl Shard {
             .timeout(self.timeout)
             .concurrency_limit_per_connection(self.max_calls)
             // A span per call: its method, and the game it is about once the call knows it
-            // (`service::in_game`); every log line inside carries them.
+            // (`api::convert::in_game`); every log line inside carries them.
             .trace_fn(
                 |req| tracing::info_span!("rpc", method = %req.uri().path(), game = tracing::field::Empty),
             )

@@ -247,7 +247,7 @@ async fn invalid_argument_changes_nothing() {
         Code::InvalidArgument,
         &["preset", "no-such-rules"],
     );
-    let mut custom = gin_server::convert::rule_set(&engine::RuleSet::standard());
+    let mut custom = gin_server::game::wire::rule_set(&engine::RuleSet::standard());
     custom.target = 0;
     refused(
         lobby

@@ -9,30 +9,34 @@
 //!   local play. It never reads the other hand or the stock. The test
 //!   `sees_what_a_client_of_its_seat_sees` holds it to a client's view, turn after turn of
 //!   whole games from either seat: its decision and memory equal those of the SDK's
-//!   `SeatTracker` fed with [`event_for`](crate::state::event_for), the stream a client of
+//!   `SeatTracker` fed with [`event_for`](super::state::event_for), the stream a client of
 //!   that seat reads.
-//! - **Its actions take the clients' path.** An action goes through
-//!   [`service::act_as`](crate::service::act_as) with the seq the bot decided at: the game's
-//!   lock, the `expected_seq` check, the engine, the durable write, publishing, clocks. Its
-//!   events, log rows and durability are those of any action.
-//! - **It does not hold the game's lock while it thinks.** [`arm`] (called under the lock
-//!   after every change, next to the clock's hook) only feeds the new log entries to the
+//! - **Its actions take the clients' path.** An action goes through the commit,
+//!   [`act_as`], with the seq the bot decided at: the game's lock, the `expected_seq` check,
+//!   the engine, the durable write, publishing, clocks. Its events, log rows and durability
+//!   are those of any action.
+//! - **It does not hold the game's lock while it thinks.** [`House::arm`] (a hook of the
+//!   commit, [`AfterChange`]: called under the lock after every change) only feeds the new log entries to the
 //!   bot's memory, takes its turn as owned data (`Turn`) and spawns the decision on tokio's
 //!   blocking pool; the action is applied later, and refused as stale (nothing applied) if
 //!   the game moved meanwhile (a turn clock).
 //! - **It survives restarts.** `house_bot` is stored with the game and the bot seat is
 //!   marked in the seats table; at start the rebuilt games are armed again, and a fresh bot
 //!   catches up from the log.
+//! - **It is not part of the game's state.** The bots of the games in play are kept here, by
+//!   game id, and leave when their game ends.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use engine::{Action, Event, Game, RuleSet, Seat};
 use gin_strategies::{Decision, Memory, Seen, Strategy, Turn, fallback, is_listed};
 use sha2::{Digest, Sha256};
-use tonic::{Code, Status};
 
-use crate::shared::Shared;
-use crate::state::{Entry, Ev, GameState};
+use super::GameError;
+use super::commit::{AfterChange, act_as};
+use super::shared::Shared;
+use super::state::{Entry, Ev, GameState, auto_action};
 use crate::storage::ActionKind;
 
 /// A house bot playing one seat of one game.
@@ -90,14 +94,12 @@ impl View {
 pub type HouseCell = Arc<Mutex<HouseBot>>;
 
 /// Checks a requested house bot: `false` for none, `true` for a known strategy,
-/// INVALID_ARGUMENT naming the known ones otherwise.
-pub fn check(name: &str) -> Result<bool, Status> {
+/// [`GameError::Invalid`] naming the known ones otherwise.
+pub fn check(name: &str) -> Result<bool, GameError> {
     if name.is_empty() {
         return Ok(false);
     }
-    gin_strategies::by_name(name, 0)
-        .map(|_| true)
-        .map_err(|e| Status::invalid_argument(format!("house_bot: {e}")))
+    gin_strategies::by_name(name, 0).map(|_| true).map_err(|e| GameError::Invalid(format!("house_bot: {e}")))
 }
 
 /// The display name of a house bot seat.
@@ -112,33 +114,74 @@ fn seed(secret: &[u8; 32]) -> u64 {
     u64::from_le_bytes(h[..8].try_into().expect("8 bytes"))
 }
 
-/// When the seat to act is the house bot's: brings its view up to date and starts its
-/// decision off the executor. Call with the game's lock held, after a change was made
-/// durable and published (next to `clock::arm`). Does nothing otherwise, or when a decision
-/// for this turn is already under way.
-pub fn arm(shared: &Shared, st: &mut GameState) {
-    if st.info.house_bot.is_empty() || st.poisoned {
-        return;
+/// The house bots of the games in play, by game id: a hook of the commit.
+#[derive(Default)]
+pub struct House {
+    bots: Mutex<HashMap<String, HouseCell>>,
+}
+
+impl AfterChange for House {
+    fn after_change(&self, shared: &Shared, st: &mut GameState) {
+        self.arm(shared, st);
     }
-    let Some(seat) = st.to_act() else { return };
-    if !st.seats[seat.index()].as_ref().is_some_and(|s| s.bot) {
-        return;
+}
+
+impl House {
+    /// House bots in play (for tests and measurements).
+    pub fn len(&self) -> usize {
+        self.bots.lock().expect("lock").len()
     }
-    let bot = match &st.house {
-        Some(b) => b.clone(),
-        None => match gin_strategies::by_name(&st.info.house_bot, seed(&st.info.secret)) {
+
+    /// No house bot in play.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// When the seat to act is the house bot's: brings its view up to date and starts its
+    /// decision off the executor. Call with the game's lock held, after a change was made
+    /// durable and published. Does nothing otherwise, or when a decision for this turn is
+    /// already under way. A game that ended takes its bot with it.
+    pub fn arm(&self, shared: &Shared, st: &mut GameState) {
+        if st.info.house_bot.is_empty() || st.poisoned {
+            return;
+        }
+        if st.is_over() {
+            self.bots.lock().expect("lock").remove(&st.info.id);
+            return;
+        }
+        let Some(bot) = self.bot(st) else { return };
+        arm(shared, st, bot);
+    }
+
+    /// The bot of game `st` if its seat is to act, made the first time it is.
+    fn bot(&self, st: &GameState) -> Option<HouseCell> {
+        let seat = st.to_act()?;
+        if !st.seats[seat.index()].as_ref().is_some_and(|s| s.bot) {
+            return None;
+        }
+        let mut bots = self.bots.lock().expect("lock");
+        if let Some(b) = bots.get(&st.info.id) {
+            return Some(b.clone());
+        }
+        match gin_strategies::by_name(&st.info.house_bot, seed(&st.info.secret)) {
             Ok(strategy) => {
                 let view = View::new(seat, st.info.rules.clone());
                 let b = Arc::new(Mutex::new(HouseBot { seat, strategy, view, scheduled: 0, turn: None }));
-                st.house = Some(b.clone());
-                b
+                bots.insert(st.info.id.clone(), b.clone());
+                Some(b)
             }
             Err(e) => {
                 tracing::error!(game = %st.info.id, "house bot: {e}");
-                return;
+                None
             }
-        },
-    };
+        }
+    }
+}
+
+/// Brings `bot`'s view of `st` up to date and starts its decision for the turn, unless one is
+/// under way already.
+fn arm(shared: &Shared, st: &GameState, bot: HouseCell) {
+    let Some(seat) = st.to_act() else { return };
     {
         let mut b = bot.lock().expect("lock");
         if b.seat != seat || b.scheduled == st.turn_token {
@@ -188,12 +231,12 @@ fn decide(bot: &Mutex<HouseBot>) -> Option<Action> {
 
 /// Applies the bot's action through the path of every action.
 async fn apply(shared: &Shared, id: &str, seat: Seat, expected: u64, action: Action) {
-    let r = crate::service::act_as(shared, id, seat, expected, move |st, seat, now| {
+    let r = act_as(shared, id, seat, expected, move |st, seat, now| {
         match st.play(seat, &action, ActionKind::Play, now) {
-            Err(e) if e.code() == Code::FailedPrecondition && st.to_act() == Some(seat) => {
+            Err(GameError::Illegal(e)) if st.to_act() == Some(seat) => {
                 // Named melds the engine refuses, say: play the clock's safe move instead.
-                let auto = crate::clock::auto_action(st.game.as_ref().expect("a game").hand(), seat);
-                tracing::warn!(game = %st.info.id, "house bot's `{action}` refused ({}); playing `{auto}`", e.message());
+                let auto = auto_action(st.game.as_ref().expect("a game").hand(), seat);
+                tracing::warn!(game = %st.info.id, "house bot's `{action}` refused ({e}); playing `{auto}`");
                 st.play(seat, &auto, ActionKind::Play, now)
             }
             r => r,
@@ -202,18 +245,18 @@ async fn apply(shared: &Shared, id: &str, seat: Seat, expected: u64, action: Act
     .await;
     match r {
         Ok(_) => {}
-        Err(s) if s.code() == Code::Aborted => {
+        Err(GameError::Stale { .. }) => {
             tracing::debug!(game = %id, "house bot's action was stale (the game moved on)")
         }
-        Err(s) => tracing::warn!(game = %id, "house bot's action failed: {s}"),
+        Err(e) => tracing::warn!(game = %id, "house bot's action failed: {e}"),
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::state::{GameInfo, Seated, event_for};
+    use super::super::wire::turn_info;
     use super::*;
-    use crate::convert::turn_info;
-    use crate::state::{GameInfo, Seated, event_for};
     use gin_proto::v1 as pb;
     use gin_sdk::SeatTracker;
 

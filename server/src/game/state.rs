@@ -10,11 +10,10 @@ use gin_proto::v1 as pb;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use tokio::sync::mpsc;
-use tonic::Status;
-
-use crate::convert;
+use super::GameError;
+use super::wire;
 use crate::storage::{ActionKind, ActionRow, Write};
+use tokio::sync::mpsc;
 
 /// One event of the log, unredacted (fields as in the gin.v1 messages of the same names).
 /// The rare large ones are boxed, so that a log entry (with its time) takes 32 bytes.
@@ -242,8 +241,6 @@ pub struct GameState {
     pub pending: Vec<Write>,
     /// The last published seq, readable without the game's lock (for heartbeats).
     pub last_seq_shared: Arc<AtomicU64>,
-    /// The house bot, once it was first asked to play (see `house`).
-    pub house: Option<crate::house::HouseCell>,
 }
 
 impl GameState {
@@ -263,7 +260,6 @@ impl GameState {
             poisoned: false,
             pending: Vec::new(),
             last_seq_shared: Arc::new(AtomicU64::new(0)),
-            house: None,
         }
     }
 
@@ -283,16 +279,11 @@ impl GameState {
     }
 
     /// A free seat: `want`, or the first free one.
-    pub fn free_seat(&self, want: Option<Seat>) -> Result<Seat, Status> {
+    pub fn free_seat(&self, want: Option<Seat>) -> Result<Seat, GameError> {
         match want {
-            Some(s) if self.seats[s.index()].is_some() => {
-                Err(Status::failed_precondition(format!("seat {s} is taken")))
-            }
+            Some(s) if self.seats[s.index()].is_some() => Err(GameError::SeatTaken(s)),
             Some(s) => Ok(s),
-            None => Seat::BOTH
-                .into_iter()
-                .find(|s| self.seats[s.index()].is_none())
-                .ok_or_else(|| Status::failed_precondition("the game is full")),
+            None => Seat::BOTH.into_iter().find(|s| self.seats[s.index()].is_none()).ok_or(GameError::Full),
         }
     }
 
@@ -365,15 +356,12 @@ impl GameState {
 
     /// Applies a play (or a clock's auto-play) by `seat`, appending its events and the write
     /// that logs it. On `Err` nothing changed.
-    pub fn play(&mut self, seat: Seat, action: &Action, kind: ActionKind, now: i64) -> Result<(), Status> {
+    pub fn play(&mut self, seat: Seat, action: &Action, kind: ActionKind, now: i64) -> Result<(), GameError> {
         if self.is_over() {
-            return Err(Status::failed_precondition("the game is over"));
+            return Err(GameError::Over);
         }
-        let g = self
-            .game
-            .as_mut()
-            .ok_or_else(|| Status::failed_precondition("the game has not started: a seat is free"))?;
-        let step = g.apply(seat, action).map_err(|e| Status::failed_precondition(e.to_string()))?;
+        let g = self.game.as_mut().ok_or(GameError::NotStarted)?;
+        let step = g.apply(seat, action)?;
         if kind == ActionKind::Timeout {
             self.push(now, Ev::ClockExpired { seat, policy: pb::ClockPolicy::AutoPlay });
         }
@@ -392,12 +380,12 @@ impl GameState {
         if step.hand_over {
             let g = self.game.as_ref().expect("game");
             let summary = g.hands().last().expect("a finished hand").clone();
-            let result = convert::hand_result(&summary, self.reveal(summary.number));
+            let result = wire::hand_result(&summary, self.reveal(summary.number));
             self.hand_results.push(result.clone());
             self.push(now, Ev::HandEnded(Box::new(result)));
             if step.game_over {
                 let g = self.game.as_ref().expect("game");
-                let r = convert::game_result(g.result().expect("game over"));
+                let r = wire::game_result(g.result().expect("game over"));
                 self.finish(r, now);
                 return Ok(());
             }
@@ -410,9 +398,9 @@ impl GameState {
 
     /// Ends the game before its target (see [`EarlyEnd`]): the seat that left loses, a
     /// cancelled game has no winner.
-    pub fn end_early(&mut self, how: EarlyEnd, now: i64) -> Result<(), Status> {
+    pub fn end_early(&mut self, how: EarlyEnd, now: i64) -> Result<(), GameError> {
         if self.is_over() {
-            return Err(Status::failed_precondition("the game is over"));
+            return Err(GameError::Over);
         }
         let (kind, text, stored_seat) = how.row();
         self.log_action(stored_seat, kind, text.into(), now);
@@ -489,7 +477,7 @@ impl GameState {
             }
         };
         self.pending.clear();
-        r.map_err(|s| s.message().to_string())
+        r.map_err(|e| e.to_string())
     }
 
     /// Sends every event after `after` to the watchers; drops the ones that are full (they
@@ -525,7 +513,7 @@ impl GameState {
             return None;
         }
         let g = self.game.as_ref()?;
-        Some(CurrentTurn { seq, seat, info: convert::turn_info(g.hand(), seat) })
+        Some(CurrentTurn { seq, seat, info: wire::turn_info(g.hand(), seat) })
     }
 
     /// What `viewer` may see now.
@@ -541,7 +529,7 @@ impl GameState {
         let mut s = pb::GameSnapshot {
             game_id: self.info.id.clone(),
             seq: self.last_seq(),
-            rules: Some(convert::rule_set(&self.info.rules)),
+            rules: Some(wire::rule_set(&self.info.rules)),
             clock: Some(self.info.clock),
             seats,
             viewer_seat: viewer.map(|v| v.index() as u32),
@@ -592,7 +580,7 @@ impl GameState {
             if let (Some(v), Some(t)) = (viewer, self.to_act())
                 && v == t
             {
-                s.turn = Some(convert::turn_info(h, v));
+                s.turn = Some(wire::turn_info(h, v));
             }
         }
         s
@@ -647,6 +635,26 @@ pub fn event_for(seq: u64, e: &Entry, viewer: Option<Seat>, info: Option<pb::Tur
         Ev::Left { seat, reason } => K::PlayerLeft(pb::PlayerLeft { seat: s(*seat), reason: *reason as i32 }),
     };
     pb::GameEvent { seq, time_unix_ms: e.time_ms, kind: Some(kind) }
+}
+
+/// The move a seat makes when its clock runs out (and a house bot whose choice the engine
+/// refused): decline the upcard, draw from the stock, or discard the legal card that leaves
+/// the least deadwood (the higher card on ties).
+pub fn auto_action(hand: &engine::Hand, seat: Seat) -> Action {
+    let legal = hand.legal();
+    if legal.pass {
+        return Action::Pass;
+    }
+    if legal.draw_stock {
+        return Action::DrawStock;
+    }
+    let by = engine::deadwood_by_discard(hand.cards(seat));
+    let card = legal
+        .discards
+        .iter()
+        .min_by_key(|c| (by[c.bit() as usize], std::cmp::Reverse((c.value(), c.bit()))))
+        .expect("a seat to discard holds cards");
+    Action::Discard { card }
 }
 
 #[cfg(test)]

@@ -18,9 +18,10 @@ use std::time::Duration;
 
 use engine::Seat;
 
-use crate::service::act_as;
-use crate::shared::{Shared, now_ms};
-use crate::state::EarlyEnd;
+use super::GameError;
+use super::commit::act_as;
+use super::shared::{Shared, now_ms};
+use super::state::EarlyEnd;
 
 /// Ends every game in memory that is due by the policy above (each in a task of its own);
 /// returns how many were due. Run every second with the evictions. Games busy at that moment
@@ -52,7 +53,7 @@ pub fn sweep(s: &Shared) -> usize {
             // Anything that happened since the look above refuses it (stale seq): fine.
             match act_as(&s, &id, Seat::S0, seq, move |st, _, now| st.end_early(how, now)).await {
                 Ok(_) => tracing::info!(game = %id, ?how, "game ended: nobody played it in time"),
-                Err(e) if e.code() == tonic::Code::Aborted => {}
+                Err(GameError::Stale { .. }) => {}
                 Err(e) => tracing::warn!(game = %id, "ending an idle game failed: {e}"),
             }
         });
@@ -82,7 +83,7 @@ pub async fn call_off(s: &Shared, id: &str) {
         };
         match act_as(s, id, Seat::S0, seq, |st, _, now| st.end_early(EarlyEnd::Cancel, now)).await {
             Ok(_) => return,
-            Err(e) if e.code() == tonic::Code::Aborted => continue,
+            Err(GameError::Stale { .. }) => continue,
             Err(e) => {
                 tracing::warn!(game = %id, "calling a game off failed: {e}");
                 return;

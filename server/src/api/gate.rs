@@ -31,7 +31,7 @@ use tonic::body::Body;
 use tonic::transport::server::{TcpConnectInfo, TlsConnectInfo};
 use tower::{Layer, Service};
 
-use crate::shared::{ClaimedToken, SeatIdentity, Shared, token_hash};
+use crate::game::shared::{ClaimedToken, SeatIdentity, Shared, token_hash};
 
 /// Who a call counts against for the rate limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -3,22 +3,22 @@
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use engine::Seat;
 use gin_proto::v1 as pb;
 use sha2::{Digest, Sha256};
-use tokio::sync::oneshot;
-use tonic::Status;
 
-use crate::Config;
-use crate::state::{GameInfo, GameState, Seated};
+use super::GameError;
+use super::commit::AfterChange;
+use super::state::{GameInfo, GameState, Seated};
+use crate::config::Config;
 use crate::storage::{NewGame, SeatRow, Startup, Store, StoredGame, Write};
 
 /// One game: its state behind an async mutex that serializes the game's changes, including
 /// the wait for the store, so what watchers see is always durable.
 pub struct GameCell {
-    /// The state (in its own `Arc`, so an action can hold an owned guard: see `service::act_as`).
+    /// The state (in its own `Arc`, so an action can hold an owned guard: see `commit::act_as`).
     pub state: Arc<tokio::sync::Mutex<GameState>>,
 }
 
@@ -50,12 +50,12 @@ pub struct ClaimedToken {
 }
 
 /// The seat of `st` whose token hashes to `hash`.
-pub fn claimed_seat(st: &crate::state::GameState, hash: &[u8; 32]) -> Result<Seat, Status> {
+pub fn claimed_seat(st: &GameState, hash: &[u8; 32]) -> Result<Seat, GameError> {
     st.seats
         .iter()
         .position(|s| s.as_ref().is_some_and(|s| &s.token_hash == hash))
         .and_then(|i| Seat::new(i as u8))
-        .ok_or_else(|| Status::unauthenticated("unknown seat token"))
+        .ok_or(GameError::UnknownToken)
 }
 
 /// A finished game due to leave memory.
@@ -64,21 +64,6 @@ struct Leaving {
     id: String,
     /// Its seat tokens (hashes) in the token map.
     tokens: Vec<[u8; 32]>,
-}
-
-/// A quick-match waiter's seat, and the way to acknowledge it was taken.
-pub type Pairing = (pb::QuickMatchResponse, oneshot::Sender<()>);
-
-/// A caller waiting in quick match.
-pub struct Waiter {
-    /// Where to send its seat once paired.
-    pub tx: oneshot::Sender<Result<Pairing, Status>>,
-    /// Its name.
-    pub name: String,
-    /// Identifies this waiter (to remove it on cancel).
-    pub ticket: u64,
-    /// Its connection (never paired with another call of the same one).
-    pub conn: Option<std::net::SocketAddr>,
 }
 
 /// Everything the services share.
@@ -98,10 +83,8 @@ pub struct Inner {
     pub open_by_caller: Mutex<HashMap<IpAddr, u32>>,
     /// Creator of each unfinished game.
     pub creator: Mutex<HashMap<String, IpAddr>>,
-    /// Quick-match waiters by rules key, first come first.
-    pub waiting: Mutex<HashMap<String, Vec<Waiter>>>,
-    /// Next quick-match ticket.
-    pub tickets: Mutex<u64>,
+    /// What runs after every change of a game ([`Shared::set_hooks`]).
+    hooks: std::sync::OnceLock<Vec<Arc<dyn AfterChange>>>,
     /// Finished games in memory, oldest end first, with when they leave it (see [`Shared::evict_due`]).
     finished: Mutex<std::collections::VecDeque<Leaving>>,
 }
@@ -151,15 +134,13 @@ impl Shared {
             open: Mutex::new(Vec::new()),
             open_by_caller: Mutex::new(HashMap::new()),
             creator: Mutex::new(HashMap::new()),
-            waiting: Mutex::new(HashMap::new()),
-            tickets: Mutex::new(0),
+            hooks: std::sync::OnceLock::new(),
             finished: Mutex::new(std::collections::VecDeque::new()),
         };
         let shared = Shared(Arc::new(inner));
         let unfinished = startup.live.len();
         for sg in startup.live {
-            let st = rebuild(&sg)
-                .map_err(|e| anyhow::anyhow!("game {}: cannot replay its log: {e}", sg.game.id))?;
+            let st = rebuild(&sg)?;
             for (i, s) in st.seats.iter().enumerate() {
                 if let Some(s) = s {
                     let seat = Seat::new(i as u8).expect("seat index");
@@ -179,20 +160,18 @@ impl Shared {
 
     /// The game `id`: from memory, or (a finished game that left it) read back from the store
     /// and replayed, then kept for [`Config::keep_finished`] again.
-    pub async fn game(&self, id: &str) -> Result<Arc<GameCell>, Status> {
+    pub async fn game(&self, id: &str) -> Result<Arc<GameCell>, GameError> {
         if let Some(cell) = self.games.read().expect("lock").get(id) {
             return Ok(cell.clone());
         }
-        let not_found = || Status::not_found(format!("no game {id:?}"));
+        let not_found = || GameError::NotFound(id.to_owned());
         // Only a finished game can be missing from memory (every other one is loaded at start
         // and created here); an id that is not even well-formed is not looked up.
         if id.is_empty() || id.len() > 64 {
             return Err(not_found());
         }
-        let stored = self.store.load_game(id).await.map_err(|e| Status::internal(format!("storage: {e}")))?;
-        let Some(sg) = stored else { return Err(not_found()) };
-        let st =
-            rebuild(&sg).map_err(|e| Status::internal(format!("game {id}: cannot replay its log: {e}")))?;
+        let Some(sg) = self.store.load_game(id).await? else { return Err(not_found()) };
+        let st = rebuild(&sg)?;
         let over = st.is_over();
         let cell = {
             let mut games = self.games.write().expect("lock");
@@ -255,34 +234,29 @@ impl Shared {
         n
     }
 
-    /// Runs [`Shared::evict_due`] and the idle games' [`sweep`](crate::expiry::sweep) every
-    /// second until the shared state is gone.
-    pub fn spawn_evictor(&self) {
-        let weak = Arc::downgrade(&self.0);
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_secs(1));
-            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                tick.tick().await;
-                let Some(inner) = weak.upgrade() else { return };
-                let shared = Shared(inner);
-                shared.evict_due();
-                crate::expiry::sweep(&shared);
-            }
-        });
+    /// Sets what runs after every change of a game, in this order (once, at start: see
+    /// [`game::open`](super::open)). Without hooks, changes are made and published only.
+    pub fn set_hooks(&self, hooks: Vec<Arc<dyn AfterChange>>) {
+        if self.hooks.set(hooks).is_err() {
+            panic!("the hooks are set once");
+        }
+    }
+
+    /// Runs the hooks after a change of `st` was made durable and published (under its lock).
+    pub fn after_change(&self, st: &mut GameState) {
+        for hook in self.hooks.get().into_iter().flatten() {
+            hook.after_change(self, st);
+        }
     }
 
     /// Counts one more unfinished game against `caller` (a peer address), if it is under
     /// [`Config::max_open_games_per_caller`]; RESOURCE_EXHAUSTED if not. The game created then
     /// gives it back when it ends; [`Shared::release_caller`] if it was not created.
-    pub fn reserve(&self, caller: Option<IpAddr>) -> Result<(), Status> {
+    pub fn reserve(&self, caller: Option<IpAddr>) -> Result<(), GameError> {
         if self.reserve_up_to(caller, 1) == 1 {
             return Ok(());
         }
-        Err(Status::resource_exhausted(format!(
-            "at most {} unfinished games per caller (tournament games included)",
-            self.cfg.max_open_games_per_caller
-        )))
+        Err(GameError::Quota(self.cfg.max_open_games_per_caller))
     }
 
     /// Counts up to `n` more unfinished games against `caller`, as many as its limit allows;
@@ -338,14 +312,14 @@ impl Shared {
         house_bot: String,
         seed: u64,
         caller: Option<IpAddr>,
-    ) -> Result<String, Status> {
+    ) -> Result<String, GameError> {
         self.reserve(caller)?;
         let id = hex::encode(random_bytes::<8>());
         let (seed, fixed) = if seed == 0 { (random_seed(), false) } else { (seed, true) };
         let info = Shared::new_info(id.clone(), rules, clock, house_bot, seed, fixed);
         if let Err(e) = self.store.write(vec![Write::CreateGame(new_game(&info))]).await {
             self.release_caller(caller);
-            return Err(Status::internal(format!("storage: {e}")));
+            return Err(e.into());
         }
         self.charge(&id, caller);
         let created = info.created_ms;
@@ -372,7 +346,7 @@ impl Shared {
         fixed_deals: bool,
         seats: [NewSeat; 2],
         reserved_by: Option<IpAddr>,
-    ) -> Result<(), Status> {
+    ) -> Result<(), GameError> {
         let info = Shared::new_info(id.clone(), rules, clock, String::new(), seed, fixed_deals);
         let mut writes = vec![Write::CreateGame(new_game(&info))];
         let now = info.created_ms;
@@ -393,7 +367,7 @@ impl Shared {
         writes.append(&mut st.pending);
         if let Err(e) = self.store.write(writes).await {
             self.release_caller(reserved_by);
-            return Err(Status::internal(format!("storage: {e}")));
+            return Err(e.into());
         }
         self.charge(&id, reserved_by);
         st.publish(0);
@@ -406,8 +380,8 @@ impl Shared {
         // Someone may have read it back from the store meanwhile (its id is listed by the
         // tournament once booked): keep theirs, the same durable state.
         let cell = self.games.write().expect("lock").entry(id).or_insert_with(|| GameCell::new(st)).clone();
-        let st = cell.state.lock().await;
-        crate::clock::arm(self, &st);
+        let mut st = cell.state.lock().await;
+        self.after_change(&mut st);
         Ok(())
     }
 
@@ -425,7 +399,7 @@ impl Shared {
 
     /// Called when game `st` ends: frees its creator's quota, takes it off the open list; the
     /// game and its seat tokens leave memory after [`Config::keep_finished`].
-    pub fn game_ended(&self, st: &crate::state::GameState) {
+    pub fn game_ended(&self, st: &GameState) {
         let id = &st.info.id;
         let creator = self.creator.lock().expect("lock").remove(id);
         self.release_caller(creator);
@@ -437,7 +411,7 @@ impl Shared {
     }
 
     /// Seats `name` in `cell` (durably); returns the seat and its token. Runs in its own task,
-    /// so a caller that goes away cannot cancel it half-way (see `service::act_as`). A game
+    /// so a caller that goes away cannot cancel it half-way (see `commit::act_as`). A game
     /// that is over takes nobody; one with fixed deals only a player who accepts them
     /// (`accept_fixed_deals`; the server's own seatings, house bots, pass true).
     pub async fn join(
@@ -447,13 +421,13 @@ impl Shared {
         name: String,
         bot: bool,
         accept_fixed_deals: bool,
-    ) -> Result<(Seat, String), Status> {
+    ) -> Result<(Seat, String), GameError> {
         let (s, cell) = (self.clone(), cell.clone());
         // In the call's span (its log lines say which call and game).
         let join = async move { s.join_now(&cell, want, name, bot, accept_fixed_deals).await };
         tokio::spawn(tracing::Instrument::in_current_span(join))
             .await
-            .map_err(|e| Status::internal(format!("join task: {e}")))?
+            .map_err(|e| GameError::Internal(format!("join task: {e}")))?
     }
 
     async fn join_now(
@@ -463,22 +437,17 @@ impl Shared {
         name: String,
         bot: bool,
         accept_fixed_deals: bool,
-    ) -> Result<(Seat, String), Status> {
+    ) -> Result<(Seat, String), GameError> {
         let name = clean_name(&name)?;
         let mut st = cell.state.lock().await;
         if st.poisoned {
-            return Err(Status::unavailable(
-                "this game hit a storage failure; retry after the server restarts",
-            ));
+            return Err(GameError::Poisoned);
         }
         if st.is_over() {
-            return Err(Status::failed_precondition("the game is over: it takes no more players"));
+            return Err(GameError::NoMorePlayers);
         }
         if st.info.fixed_deals && !accept_fixed_deals {
-            return Err(Status::failed_precondition(
-                "this game has fixed deals: its creator chose the seed and may know every hand; \
-                 join with accept_fixed_deals if you agree",
-            ));
+            return Err(GameError::FixedDeals);
         }
         let seat = st.free_seat(want)?;
         let token = hex::encode(random_bytes::<16>());
@@ -493,7 +462,7 @@ impl Shared {
         writes.append(&mut st.pending);
         if let Err(e) = self.store.write(writes).await {
             st.poisoned = true;
-            return Err(Status::internal(format!("storage: {e}")));
+            return Err(e.into());
         }
         self.tokens.write().expect("lock").insert(hash, (st.info.id.clone(), seat));
         if st.seats.iter().all(Option::is_some) {
@@ -501,8 +470,7 @@ impl Shared {
             self.open.lock().expect("lock").retain(|(_, g)| *g != id);
         }
         st.publish(before);
-        crate::clock::arm(self, &st);
-        crate::house::arm(self, &mut st);
+        self.after_change(&mut st);
         Ok((seat, token))
     }
 }
@@ -534,14 +502,19 @@ pub struct NewSeat {
 
 /// A display name, trimmed; INVALID_ARGUMENT (`name: …`) when too long or holding characters
 /// `gin_proto::text` refuses (controls, bidi and zero-width format characters…).
-pub fn clean_name(name: &str) -> Result<String, Status> {
+pub fn clean_name(name: &str) -> Result<String, GameError> {
     let n = name.trim();
     gin_proto::text::check("name", n, gin_proto::text::NAME_MAX)?;
     Ok(if n.is_empty() { "player".into() } else { n.to_string() })
 }
 
 /// Rebuilds a game from its stored facts and log.
-fn rebuild(sg: &StoredGame) -> Result<GameState, String> {
+fn rebuild(sg: &StoredGame) -> Result<GameState, GameError> {
+    let why = |why: String| GameError::Replay { id: sg.game.id.clone(), why };
+    replay(sg).map_err(why)
+}
+
+fn replay(sg: &StoredGame) -> Result<GameState, String> {
     let g = &sg.game;
     let rules: engine::RuleSet = serde_json::from_str(&g.rules_json).map_err(|e| e.to_string())?;
     let info = GameInfo {

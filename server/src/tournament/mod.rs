@@ -27,8 +27,9 @@ use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
-use crate::pairing;
-use crate::shared::{NewSeat, Shared, now_ms, random_bytes, token_hash};
+pub mod pairing;
+use crate::game::GameError;
+use crate::game::shared::{NewSeat, Shared, now_ms, random_bytes, token_hash};
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS tournaments (
@@ -108,8 +109,8 @@ impl Spec {
             return Err(Status::invalid_argument("spec.games_per_pairing: 1 to 10000"));
         }
         let per_pairing = if p.duplicate { p.games_per_pairing.div_ceil(2) * 2 } else { p.games_per_pairing };
-        let rules = crate::convert::stored_rules(p.rules.as_ref())?;
-        let clock = crate::service::clock(p.clock)?;
+        let rules = crate::api::convert::stored_rules(p.rules.as_ref())?;
+        let clock = crate::api::convert::clock(p.clock)?;
         let parallel = if p.parallel == 0 { 16 } else { p.parallel };
         if parallel > MAX_PARALLEL {
             return Err(Status::invalid_argument(format!("spec.parallel: at most {MAX_PARALLEL}")));
@@ -159,7 +160,8 @@ impl Spec {
         p.format = format as i32;
         p.parallel = parallel;
         p.rounds = if format == pb::TournamentFormat::Swiss { rounds } else { 0 };
-        p.rules = Some(pb::Rules { kind: Some(pb::rules::Kind::Custom(crate::convert::rule_set(&rules))) });
+        p.rules =
+            Some(pb::Rules { kind: Some(pb::rules::Kind::Custom(crate::game::wire::rule_set(&rules))) });
         p.clock = Some(clock);
         if let (Some(s), Some(v)) = (&sprt, p.sprt.as_mut()) {
             v.alpha = s.alpha;
@@ -658,7 +660,7 @@ impl Tournaments {
                         }
                         gc
                     }
-                    Err(e) if e.code() == tonic::Code::NotFound => {
+                    Err(GameError::NotFound(_)) => {
                         // Booked but not created (a crash between the two writes, or a
                         // failed creation): create it now.
                         let booked = {
@@ -824,16 +826,16 @@ impl Tournaments {
                 sh.release_caller(creator);
                 return Ok(());
             }
-            Err(e) if e.code() == tonic::Code::NotFound => {}
+            Err(GameError::NotFound(_)) => {}
             Err(e) => {
                 sh.release_caller(creator);
-                return Err(e);
+                return Err(e.into());
             }
         }
         let [n0, n1] = names;
         let seat = |name, token: &String| NewSeat { name, token: token.clone(), bot: true };
         let seats = [seat(n0, &g.tokens[0]), seat(n1, &g.tokens[1])];
-        sh.create_seated_game(g.game_id.clone(), rules, clock, g.deal_seed, fixed, seats, creator).await
+        Ok(sh.create_seated_game(g.game_id.clone(), rules, clock, g.deal_seed, fixed, seats, creator).await?)
     }
 
     /// Creates a tournament for `creator` (a peer address), whose unfinished games its games
@@ -846,7 +848,7 @@ impl Tournaments {
         // Text people see, checked here rather than in `Spec::new`: a spec stored before a
         // stricter check must still load at start.
         gin_proto::text::check("spec.name", &spec.name, gin_proto::text::TITLE_MAX)?;
-        crate::convert::rules_text("spec.rules", spec.rules.as_ref())?;
+        crate::api::convert::rules_text("spec.rules", spec.rules.as_ref())?;
         let spec = Spec::new(spec)?;
         let limit = self.0.shared.cfg.max_open_games_per_caller;
         if spec.parallel > limit {

@@ -1,0 +1,341 @@
+//! `LobbyService`: creating, joining and listing games, quick match.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use engine::Seat;
+use gin_proto::v1 as pb;
+use gin_proto::v1::lobby_service_server::LobbyService;
+use tokio::sync::oneshot;
+use tonic::{Request, Response, Status};
+
+use super::convert::{self, game_id, in_game};
+use crate::game::expiry::call_off;
+use crate::game::house;
+use crate::game::shared::{NewSeat, Shared, clean_name, random_bytes, random_seed};
+
+/// `LobbyService`.
+pub struct Lobby {
+    shared: Shared,
+    matches: Arc<Matches>,
+}
+
+impl Lobby {
+    /// The lobby of the games in `shared`, with an empty quick-match queue.
+    pub fn new(shared: Shared) -> Lobby {
+        Lobby { shared, matches: Arc::default() }
+    }
+}
+
+/// The quick-match queue.
+#[derive(Default)]
+struct Matches {
+    /// Waiters by rules key, first come first.
+    waiting: Mutex<HashMap<String, Vec<Waiter>>>,
+    /// Next ticket.
+    tickets: AtomicU64,
+}
+
+/// A quick-match waiter's seat, and the way to acknowledge it was taken.
+type Pairing = (pb::QuickMatchResponse, oneshot::Sender<()>);
+
+/// A caller waiting in quick match.
+struct Waiter {
+    /// Where to send its seat once paired.
+    tx: oneshot::Sender<Result<Pairing, Status>>,
+    /// Its name.
+    name: String,
+    /// Identifies this waiter (to remove it on cancel).
+    ticket: u64,
+    /// Its connection (never paired with another call of the same one).
+    conn: Option<std::net::SocketAddr>,
+}
+
+fn peer_ip<T>(r: &Request<T>) -> Option<IpAddr> {
+    r.remote_addr().map(|a| a.ip())
+}
+
+#[tonic::async_trait]
+impl LobbyService for Lobby {
+    async fn create_game(
+        &self,
+        req: Request<pb::CreateGameRequest>,
+    ) -> Result<Response<pb::CreateGameResponse>, Status> {
+        let s = &self.shared;
+        let ip = peer_ip(&req);
+        let r = req.into_inner();
+        let rules = convert::rules(r.rules.as_ref())?;
+        let clock = convert::clock(r.clock)?;
+        let house = house::check(&r.house_bot)?;
+        let want = r.seat.map(|n| convert::seat("seat", n)).transpose()?;
+        if r.join {
+            clean_name(&r.name)?;
+        }
+        let id = s.create_game(rules, clock, r.house_bot.clone(), r.seed, ip).await?;
+        in_game(&id);
+        let mut resp = pb::CreateGameResponse { game_id: id.clone(), seat: None, seat_token: String::new() };
+        let human = want.unwrap_or(Seat::S0);
+        let cell = s.game(&id).await?;
+        if house {
+            // The bot takes the other seat; nobody ever holds its token.
+            s.join(&cell, Some(human.other()), house::display_name(&r.house_bot), true, true).await?;
+        }
+        if r.join {
+            // The creator chose the seed, if any: it accepts its own deals.
+            let (seat, token) = s.join(&cell, Some(human), r.name, false, true).await?;
+            resp.seat = Some(seat.index() as u32);
+            resp.seat_token = token;
+        }
+        Ok(Response::new(resp))
+    }
+
+    async fn join_game(
+        &self,
+        req: Request<pb::JoinGameRequest>,
+    ) -> Result<Response<pb::JoinGameResponse>, Status> {
+        let s = &self.shared;
+        let r = req.into_inner();
+        let cell = s.game(game_id(&r.game_id)?).await?;
+        let want = r.seat.map(|n| convert::seat("seat", n)).transpose()?;
+        let (seat, token) = s.join(&cell, want, r.name, false, r.accept_fixed_deals).await?;
+        Ok(Response::new(pb::JoinGameResponse { seat: seat.index() as u32, seat_token: token }))
+    }
+
+    async fn list_games(
+        &self,
+        req: Request<pb::ListGamesRequest>,
+    ) -> Result<Response<pb::ListGamesResponse>, Status> {
+        let s = &self.shared;
+        let n = match req.get_ref().page_size {
+            0 => 100,
+            n => n.min(100) as usize,
+        };
+        let ids: Vec<String> =
+            s.open.lock().expect("lock").iter().rev().take(n).map(|(_, id)| id.clone()).collect();
+        let mut games = Vec::with_capacity(ids.len());
+        for id in ids {
+            let Ok(cell) = s.game(&id).await else { continue };
+            let st = cell.state.lock().await;
+            if st.is_over() {
+                continue; // ended while this list was made
+            }
+            let snap = st.snapshot(None);
+            games.push(pb::OpenGame {
+                game_id: id,
+                rules: snap.rules,
+                clock: snap.clock,
+                seats: snap.seats,
+                created_unix_ms: st.info.created_ms,
+                fixed_deals: st.info.fixed_deals,
+            });
+        }
+        Ok(Response::new(pb::ListGamesResponse { games }))
+    }
+
+    async fn quick_match(
+        &self,
+        req: Request<pb::QuickMatchRequest>,
+    ) -> Result<Response<pb::QuickMatchResponse>, Status> {
+        let s = self.shared.clone();
+        let ip = peer_ip(&req);
+        // The caller's connection (address and port): one client's calls are never paired.
+        let conn = req.remote_addr();
+        let r = req.into_inner();
+        let rules = convert::rules(r.rules.as_ref())?;
+        let clock = convert::clock(r.clock)?;
+        // Checked and trimmed once: a pair's game is created with the names as they are.
+        let name = clean_name(&r.name)?;
+        let house = house::check(&r.house_bot)?;
+        let bot_after = match (house, r.house_bot_after_ms) {
+            (false, 0) => None,
+            (false, _) => return Err(Status::invalid_argument("house_bot_after_ms: only with house_bot")),
+            (true, 0) => Some(HOUSE_BOT_AFTER),
+            (true, ms) if Duration::from_millis(ms.into()) <= QUICK_MATCH_WAIT => {
+                Some(Duration::from_millis(ms.into()))
+            }
+            (true, _) => return Err(Status::invalid_argument("house_bot_after_ms: at most 60000")),
+        };
+        let key = format!(
+            "{}|{}|{}",
+            serde_json::to_string(&rules).expect("rules serialize"),
+            clock.turn_millis,
+            clock.policy
+        );
+        // Someone else is waiting for the same game: seat both, once that caller took its
+        // seat. Else wait in the queue: looked up and joined under one lock, so two callers
+        // cannot both find it empty.
+        let (tx, mut rx) = oneshot::channel();
+        let ticket = self.matches.tickets.fetch_add(1, Ordering::Relaxed);
+        let mut tx = Some(tx);
+        loop {
+            let partner = {
+                let mut waiting = self.matches.waiting.lock().expect("lock");
+                let queue = waiting.entry(key.clone()).or_default();
+                // Calls that ended are gone (each also leaves on its own, see `Leave`).
+                queue.retain(|w| !w.tx.is_closed());
+                // Two calls of one connection are one client: never its own partner.
+                let found = queue.iter().position(|w| conn.is_none() || w.conn != conn);
+                let found = found.map(|i| queue.remove(i));
+                if found.is_none() {
+                    let tx = tx.take().expect("queued once");
+                    queue.push(Waiter { tx, name: name.clone(), ticket, conn });
+                } else if queue.is_empty() {
+                    waiting.remove(&key);
+                }
+                found
+            };
+            let Some(w) = partner else { break };
+            // The game counts against the caller who pairs (as any game, against its creator).
+            if let Err(e) = s.reserve(ip) {
+                // Over its limit: the partner waits on for someone else.
+                let mut waiting = self.matches.waiting.lock().expect("lock");
+                waiting.entry(key.clone()).or_default().insert(0, w);
+                return Err(e.into());
+            }
+            // Seated in a task of its own, which this call answers to like the partner: a call
+            // that goes away cannot leave the pair half-made.
+            let (answer, mine) = oneshot::channel();
+            tokio::spawn(seat_pair(s.clone(), rules.clone(), clock, w, name.clone(), ip, answer));
+            match mine.await {
+                Ok(Ok(Some(seat))) => return Ok(take_seat(seat)),
+                // The partner had left: its game was called off. Look again.
+                Ok(Ok(None)) => continue,
+                Ok(Err(e)) => return Err(e),
+                Err(_) => return Err(interrupted()),
+            }
+        }
+        // Leave the queue when this call ends in any way (answered, timed out, cancelled).
+        struct Leave(Arc<Matches>, String, u64);
+        impl Leave {
+            /// Takes this caller out of the queue; false if a partner took it first.
+            fn now(&self) -> bool {
+                let mut w = self.0.waiting.lock().expect("lock");
+                let Some(queue) = w.get_mut(&self.1) else { return false };
+                let before = queue.len();
+                queue.retain(|x| x.ticket != self.2);
+                let queued = queue.len() < before;
+                if queue.is_empty() {
+                    w.remove(&self.1);
+                }
+                queued
+            }
+        }
+        impl Drop for Leave {
+            fn drop(&mut self) {
+                self.now();
+            }
+        }
+        let leave = Leave(self.matches.clone(), key, ticket);
+        let mut wait = QUICK_MATCH_WAIT;
+        if let Some(after) = bot_after {
+            if let Ok(answer) = tokio::time::timeout(after, &mut rx).await {
+                return paired(answer);
+            }
+            if leave.now() {
+                // Nobody came: the house bot takes seat 1, as in `create_game`.
+                let id = s.create_game(rules, clock, r.house_bot.clone(), 0, ip).await?;
+                let cell = s.game(&id).await?;
+                s.join(&cell, Some(Seat::S1), house::display_name(&r.house_bot), true, true).await?;
+                let (seat, token) = s.join(&cell, Some(Seat::S0), r.name, false, false).await?;
+                return Ok(Response::new(pb::QuickMatchResponse {
+                    game_id: id,
+                    seat: seat.index() as u32,
+                    seat_token: token,
+                    house_bot: r.house_bot,
+                }));
+            }
+            // A partner took this caller just now: its answer is on the way.
+            wait = wait.saturating_sub(after).max(Duration::from_secs(5));
+        }
+        match tokio::time::timeout(wait, rx).await {
+            Ok(answer) => paired(answer),
+            Err(_) => Err(Status::deadline_exceeded("nobody asked for the same rules within 60 s")),
+        }
+    }
+}
+
+/// How long a quick match waits for a partner.
+const QUICK_MATCH_WAIT: Duration = Duration::from_secs(60);
+/// How long a quick match with a house bot waits for a person first, unless told.
+const HOUSE_BOT_AFTER: Duration = Duration::from_secs(10);
+
+/// The seat a quick-match pairing sent this call (a dropped sender: it failed half-way). The
+/// seat is acknowledged in the same poll that takes it and returns it, so a pairing told "taken"
+/// knows this call answers with it; a call dropped before that never acknowledges (the answer
+/// is dropped with it), and the pairing calls the game off.
+fn paired(
+    answer: Result<Result<Pairing, Status>, oneshot::error::RecvError>,
+) -> Result<Response<pb::QuickMatchResponse>, Status> {
+    match answer {
+        Ok(Ok(seat)) => Ok(take_seat(seat)),
+        Ok(Err(e)) => Err(e),
+        Err(_) => Err(interrupted()),
+    }
+}
+
+/// Takes a quick-match seat: acknowledges it, and (with no await in between) answers with it.
+fn take_seat((seat, ack): Pairing) -> Response<pb::QuickMatchResponse> {
+    let _ = ack.send(());
+    in_game(&seat.game_id);
+    Response::new(seat)
+}
+
+fn interrupted() -> Status {
+    Status::unavailable("quick match was interrupted; ask again")
+}
+
+/// Seats quick-match waiter `w` (seat 0) and the caller `name` (seat 1) in a new game,
+/// created with both seats in one write and counted against `ip` (reserved already). Each of
+/// the two calls gets its seat with an acknowledgment to send in the poll that returns it
+/// ([`paired`]): the waiter first; a waiter gone by then never acknowledges, the game is called
+/// off (it ends cancelled, with no winner) and the caller is told `None` (it looks for another
+/// partner); a caller gone before it took its seat has the game called off too. So nobody is
+/// ever left in a game with a seat nobody holds. Runs in a task of its own.
+async fn seat_pair(
+    s: Shared,
+    rules: engine::RuleSet,
+    clock: pb::TurnClock,
+    w: Waiter,
+    name: String,
+    ip: Option<IpAddr>,
+    caller: oneshot::Sender<Result<Option<Pairing>, Status>>,
+) {
+    let id = hex::encode(random_bytes::<8>());
+    let tokens = [hex::encode(random_bytes::<16>()), hex::encode(random_bytes::<16>())];
+    let seats = [
+        NewSeat { name: w.name.clone(), token: tokens[0].clone(), bot: false },
+        NewSeat { name, token: tokens[1].clone(), bot: false },
+    ];
+    if let Err(e) = s.create_seated_game(id.clone(), rules, clock, random_seed(), false, seats, ip).await {
+        let e = Status::from(e);
+        // Both asked for this game.
+        let _ = w.tx.send(Err(e.clone()));
+        let _ = caller.send(Err(e));
+        return;
+    }
+    let [theirs, mine] = tokens;
+    let answer = |seat: Seat, seat_token: String| pb::QuickMatchResponse {
+        game_id: id.clone(),
+        seat: seat.index() as u32,
+        seat_token,
+        house_bot: String::new(),
+    };
+    // A call gone already drops the answer, and with it the acknowledgment, at once.
+    let (ack, acked) = oneshot::channel();
+    let _ = w.tx.send(Ok((answer(Seat::S0, theirs), ack)));
+    if acked.await.is_err() {
+        tracing::info!(game = %id, "quick-match partner left while being seated: game called off");
+        call_off(&s, &id).await;
+        let _ = caller.send(Ok(None));
+        return;
+    }
+    let (ack, acked) = oneshot::channel();
+    let _ = caller.send(Ok(Some((answer(Seat::S1, mine), ack))));
+    if acked.await.is_err() {
+        tracing::info!(game = %id, "quick-match caller left while being seated: game called off");
+        call_off(&s, &id).await;
+    }
+}

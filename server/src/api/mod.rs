@@ -1,0 +1,17 @@
+//! The API layer: gRPC in, the game layer's calls out.
+//!
+//! - [`lobby`], [`games`]: the `gin.v1` services (tournaments have theirs in `tournament`);
+//! - [`convert`]: requests decoded into engine types, errors naming the field;
+//! - [`status`]: the one mapping from domain errors to gRPC statuses;
+//! - [`gate`]: the tower layer every call passes first: the caller's identity (seat token)
+//!   and its rate limit;
+//! - [`framing`]: malformed and oversized gRPC frames answered before any handler.
+//!
+//! Nothing here is imported by the layers below (`game`, `storage`).
+
+pub mod convert;
+pub mod framing;
+pub mod games;
+pub mod gate;
+pub mod lobby;
+pub mod status;

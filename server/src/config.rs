@@ -1,0 +1,61 @@
+//! The server's settings.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Server settings; every one has a flag (and an environment variable) in `gin-server`.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// SQLite database file.
+    pub db: PathBuf,
+    /// TLS certificate and key (PEM); plain TCP without.
+    pub tls: Option<(PathBuf, PathBuf)>,
+    /// Largest request accepted, in bytes.
+    pub max_message_bytes: usize,
+    /// Requests per second per caller (seat token, or peer address without one); 0: no limit.
+    pub rate_per_sec: u32,
+    /// A call whose handler has not answered by then is DEADLINE_EXCEEDED (a client's
+    /// shorter `grpc-timeout` wins).
+    pub request_timeout: Duration,
+    /// Calls one connection may have in flight at once.
+    pub max_calls_per_connection: usize,
+    /// Unfinished games one caller (peer address) may have created, its tournaments' games
+    /// included.
+    pub max_open_games_per_caller: u32,
+    /// A game nobody joined for this long is cancelled (see [`expiry`](crate::game::expiry)); zero: never.
+    pub open_game_ttl: Duration,
+    /// A started game whose seat to act did nothing for this long is abandoned by that seat,
+    /// which loses (see [`expiry`](crate::game::expiry)); zero: never.
+    pub idle_game_ttl: Duration,
+    /// Events buffered per watch stream; a stream further behind is cut off and resumes.
+    pub stream_buffer: usize,
+    /// Heartbeat interval on idle streams.
+    pub heartbeat: Duration,
+    /// How long a finished game stays in memory after its end, its seat tokens with it; then
+    /// it is read back from the store when asked for (a record, a late watcher), and a token
+    /// of it is checked against its seats then.
+    pub keep_finished: Duration,
+    /// Threads serving the connections, each with a single-threaded runtime of its own (see
+    /// [`run`](crate::run)); at least 1.
+    pub threads: usize,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            db: PathBuf::from("gin.db"),
+            tls: None,
+            max_message_bytes: 64 * 1024,
+            rate_per_sec: 200,
+            request_timeout: Duration::from_secs(120),
+            max_calls_per_connection: 1024,
+            max_open_games_per_caller: 100,
+            open_game_ttl: Duration::from_secs(3600),
+            idle_game_ttl: Duration::from_secs(3600),
+            stream_buffer: 1024,
+            heartbeat: Duration::from_secs(15),
+            keep_finished: Duration::from_secs(5),
+            threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+        }
+    }
+}

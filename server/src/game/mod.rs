@@ -1,0 +1,70 @@
+//! The game layer: the games in play and everything that changes them, below the API and
+//! above the store.
+//!
+//! - [`shared`]: the games in memory (by id), seat tokens, quotas, game creation and seating;
+//! - [`state`]: one game: the engine game, seats, the event log, watchers, and the redaction
+//!   of each event for each viewer ([`state::event_for`]);
+//! - [`commit`]: the one path that applies an action, whoever acts, and the hooks that run
+//!   after every change ([`commit::AfterChange`]);
+//! - [`clock`], [`house`]: the two hooks, turn clocks and house bots, which act through the
+//!   commit like a client;
+//! - [`expiry`]: games nobody plays end, through the commit;
+//! - [`wire`]: what the server alone sends of a game, engine types to `gin.v1`;
+//! - [`error`]: [`GameError`], mapped to gRPC statuses by the API only.
+//!
+//! Imports go one way: `shared` and `state` know neither the commit nor its hooks; the commit
+//! knows the hooks only as `dyn AfterChange`, registered by [`open`].
+
+pub mod clock;
+pub mod commit;
+pub mod error;
+pub mod expiry;
+pub mod house;
+pub mod shared;
+pub mod state;
+pub mod wire;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use error::GameError;
+use shared::{Shared, now_ms};
+
+use crate::config::Config;
+use crate::storage::{Startup, Store};
+
+/// The game layer over `store`: the unfinished games it loaded at start, replayed, with the
+/// turn clock and the house bots as the hooks after every change. Call [`resume`] once a
+/// runtime runs, to start what those games were waiting for.
+pub fn open(cfg: Config, store: Store, startup: Startup) -> anyhow::Result<Shared> {
+    let shared = Shared::new(cfg, store, startup)?;
+    shared.set_hooks(vec![Arc::new(clock::Clock), Arc::new(house::House::default())]);
+    Ok(shared)
+}
+
+/// Starts the games found at start where they stopped: a turn with a clock gets a whole turn
+/// of time again (the server was down, not the player), a house bot whose turn it is plays.
+/// Then, every second until the shared state is gone, finished games leave memory
+/// ([`Shared::evict_due`]) and games nobody plays end ([`expiry::sweep`]).
+pub async fn resume(shared: &Shared) {
+    let cells: Vec<_> = shared.games.read().expect("lock").values().cloned().collect();
+    for cell in cells {
+        let mut st = cell.state.lock().await;
+        if st.info.clock.turn_millis > 0 && st.to_act().is_some() {
+            st.deadline_ms = now_ms() + st.info.clock.turn_millis as i64;
+        }
+        shared.after_change(&mut st);
+    }
+    let weak = Arc::downgrade(&shared.0);
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            let Some(inner) = weak.upgrade() else { return };
+            let shared = Shared(inner);
+            shared.evict_due();
+            expiry::sweep(&shared);
+        }
+    });
+}
