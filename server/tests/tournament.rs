@@ -466,19 +466,52 @@ async fn a_tournament_survives_a_restart_and_entrants_reenter() {
         .unwrap_err();
     assert_eq!(e.code(), Code::Unauthenticated);
     let runs = futures_join(vec![
-        tokio::spawn(run_entrant(ch.clone(), id.clone(), "", Some(a.token), Policy::Sensible, None)),
-        tokio::spawn(run_entrant(ch.clone(), id.clone(), "", Some(b.token), Policy::Sensible, None)),
-        tokio::spawn(run_entrant(ch.clone(), id.clone(), "", Some(c.token), Policy::Random, None)),
+        tokio::spawn(run_entrant(ch.clone(), id.clone(), "", Some(a.token.clone()), Policy::Sensible, None)),
+        tokio::spawn(run_entrant(ch.clone(), id.clone(), "", Some(b.token.clone()), Policy::Sensible, None)),
+        tokio::spawn(run_entrant(ch.clone(), id.clone(), "", Some(c.token.clone()), Policy::Random, None)),
     ])
     .await;
     assert_eq!(runs[0].entrant, a.entrant);
-    assert_eq!(runs[0].assignments[0].game_id, a.assignments[0].game_id, "the unfinished game comes back");
+    let (old, new) = (&a.assignments[0], &runs[0].assignments[0]);
+    assert_eq!(new.game_id, old.game_id, "the unfinished game comes back");
+    // The server kept no seat token: the game comes back with a new one, the old one is
+    // refused.
+    assert_ne!(new.seat_token, old.seat_token);
+    let mut gc = Games::new(ch.clone());
+    let refused = gc.get_game(authed(pb::GetGameRequest { game_id: old.game_id.clone() }, &old.seat_token));
+    assert_eq!(refused.await.unwrap_err().code(), Code::Unauthenticated);
     let st = get(&mut t, &id).await;
     assert_eq!(st.games.len(), 4);
     check_books(&ch, &st, 3).await;
     // Gauntlet: the first entrant played every game.
     assert!(st.games.iter().all(|g| g.seat0 == 0 || g.seat1 == 0));
     server.stop().await;
+
+    // No seat token (nor entrant token) is anywhere in what the server wrote: its database,
+    // WAL and journal hold their hashes only.
+    let mut secrets: Vec<String> = [&a, &b, &c]
+        .into_iter()
+        .chain(&runs)
+        .flat_map(|r| r.assignments.iter().map(|x| x.seat_token.clone()).chain([r.token.clone()]))
+        .collect();
+    secrets.sort();
+    secrets.dedup();
+    assert!(secrets.len() >= 8, "{secrets:?}");
+    let mut files = vec![dir.path().to_path_buf()];
+    let mut read = 0;
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        read += bytes.len();
+        for secret in &secrets {
+            let found = bytes.windows(secret.len()).any(|w| w == secret.as_bytes());
+            assert!(!found, "{} holds a token in plain text", path.display());
+        }
+    }
+    assert!(read > 10_000, "the database and journal were read ({read} bytes)");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -533,7 +566,7 @@ async fn a_game_booked_but_not_created_before_a_crash_is_created_at_restart() {
     let st = get(&mut t, &id).await;
     assert_eq!(st.games.len(), 4);
     assert_eq!(st.games[0].game_id, booked);
-    // Played to the end under the booked deal, with the booked seat tokens.
+    // Played to the end under the booked deal (with new seat tokens: none is stored).
     check_books(&ch, &st, 3).await;
     server.stop().await;
 }

@@ -2,7 +2,7 @@
 //! each with a fresh strategy, many at once; re-enters with its entrant token when the
 //! stream drops (a server restart included).
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use gin_proto::text::printable;
@@ -11,7 +11,7 @@ use gin_proto::v1::join_tournament_response::Kind;
 use gin_proto::v1::tournament_service_client::TournamentServiceClient;
 use gin_strategies::by_name;
 use gin_strategies::rng::derive;
-use tokio::task::JoinSet;
+use tokio::task::{AbortHandle, JoinSet};
 use tonic::Code;
 
 use crate::{Client, Error, Outcome};
@@ -68,7 +68,10 @@ pub async fn play_tournament(
 ) -> Result<pb::Standings, Error> {
     let Entry { tournament_id: tid, name, mut token, accept_fixed_deals } = entry;
     by_name(strategy, 0).map_err(|e| Error::Protocol(e.to_string()))?;
-    let mut started: HashSet<String> = HashSet::new();
+    // Each game started: the token it is played with and its task. A server that restarted
+    // keeps no seat token: it hands a game in play again with a new one, and the game is
+    // played on with that (the old token identifies nobody any more).
+    let mut started: HashMap<String, Started> = HashMap::new();
     let mut games: JoinSet<(String, Result<Outcome, Error>)> = JoinSet::new();
     let mut since = Instant::now();
     let mut backoff = Duration::from_millis(50);
@@ -105,19 +108,34 @@ pub async fn play_tournament(
                                     needed: e.needed,
                                 });
                             }
-                            Some(Kind::Assignment(a)) if started.insert(a.game_id.clone()) => {
-                                let mut s = by_name(strategy, derive(seed, started.len() as u64))
+                            Some(Kind::Assignment(a)) => {
+                                let n = match started.get(&a.game_id) {
+                                    None => started.len() as u64 + 1,
+                                    Some(g) if g.token == a.seat_token => continue,
+                                    Some(g) if g.refused == a.seat_token => {
+                                        // Refused, and handed again: not a restart.
+                                        let error = format!("seat token refused for game {}", a.game_id);
+                                        report(EntrantEvent::Failed { game_id: a.game_id, error });
+                                        continue;
+                                    }
+                                    Some(g) => {
+                                        g.task.abort();
+                                        g.n
+                                    }
+                                };
+                                let mut s = by_name(strategy, derive(seed, n))
                                     .map_err(|e| Error::Protocol(e.to_string()))?;
                                 let c = client.clone();
-                                games.spawn(async move {
+                                let (id, token) = (a.game_id.clone(), a.seat_token.clone());
+                                let task = games.spawn(async move {
                                     let r = c.play(&a.game_id, &a.seat_token, s.as_mut()).await;
                                     (a.game_id, r)
                                 });
+                                started.insert(id, Started { token, refused: String::new(), task, n });
                             }
-                            Some(Kind::Assignment(_)) => {}
                             Some(Kind::Finished(st)) => {
                                 while let Some(r) = games.join_next().await {
-                                    report_game(&mut report, r);
+                                    report_game(&mut report, &mut started, r);
                                 }
                                 return Ok(st);
                             }
@@ -129,7 +147,13 @@ pub async fn play_tournament(
                     Err(s) if retryable(&s) => break,
                     Err(status) => return Err(Error::Rpc { what: "JoinTournament stream", status }),
                 },
-                Some(r) = games.join_next(), if !games.is_empty() => report_game(&mut report, r),
+                Some(r) = games.join_next(), if !games.is_empty() => {
+                    if report_game(&mut report, &mut started, r) {
+                        // Its token is unknown: the server restarted and will hand the game
+                        // again with a new one once this entrant re-enters.
+                        break;
+                    }
+                }
             }
         }
         if since.elapsed() >= client.options().retry_for {
@@ -142,15 +166,40 @@ pub async fn play_tournament(
     }
 }
 
+/// A game this entrant started.
+struct Started {
+    /// The seat token it is played with.
+    token: String,
+    /// The token the server refused, if it did.
+    refused: String,
+    /// Its task.
+    task: AbortHandle,
+    /// Its number among the games started (its strategy's seed).
+    n: u64,
+}
+
+/// Reports a game's task that ended; true when it ended because the server no longer knows
+/// its seat token (it restarted, and keeps no token): then it is not reported, and its token
+/// is forgotten so that the new one the server hands on re-entry starts it again. A task
+/// aborted for a new token is not reported either.
 fn report_game(
     report: &mut impl FnMut(EntrantEvent),
+    started: &mut HashMap<String, Started>,
     r: Result<(String, Result<Outcome, Error>), tokio::task::JoinError>,
-) {
+) -> bool {
     match r {
         Ok((_, Ok(o))) => report(EntrantEvent::Played(o)),
+        Ok((game_id, Err(Error::Rpc { status, .. }))) if status.code() == Code::Unauthenticated => {
+            if let Some(g) = started.get_mut(&game_id) {
+                g.refused = std::mem::take(&mut g.token);
+            }
+            return true;
+        }
         Ok((game_id, Err(e))) => report(EntrantEvent::Failed { game_id, error: e.to_string() }),
+        Err(e) if e.is_cancelled() => {}
         Err(e) => report(EntrantEvent::Failed { game_id: String::new(), error: e.to_string() }),
     }
+    false
 }
 
 fn retryable(s: &tonic::Status) -> bool {

@@ -385,6 +385,37 @@ impl Shared {
         Ok(())
     }
 
+    /// Gives taken seat `seat` of game `id` a new token, durably, and returns it: the old one
+    /// identifies nobody from then on. For a program that lost its token, or a server that
+    /// never kept it (a tournament seats its entrants with tokens it keeps in memory only,
+    /// and hands an entrant that re-enters after a restart a new one). Refused for a game that
+    /// is over (it takes no actions any more) or a seat nobody took.
+    pub async fn new_seat_token(&self, id: &str, seat: Seat) -> Result<String, GameError> {
+        let cell = self.game(id).await?;
+        let mut st = cell.state.lock().await;
+        if st.poisoned {
+            return Err(GameError::Poisoned);
+        }
+        if st.is_over() {
+            return Err(GameError::Over);
+        }
+        let Some(old) = st.seats[seat.index()].as_ref().map(|s| s.token_hash) else {
+            return Err(GameError::Invalid(format!("seat {seat} of game {id} is not taken")));
+        };
+        let token = hex::encode(random_bytes::<16>());
+        let hash = token_hash(&token);
+        let write = Write::SeatToken { game_id: id.to_owned(), seat: seat.index() as u8, token_hash: hash };
+        if let Err(e) = self.store.write(vec![write]).await {
+            st.poisoned = true;
+            return Err(e.into());
+        }
+        st.seats[seat.index()].as_mut().expect("taken").token_hash = hash;
+        let mut tokens = self.tokens.write().expect("lock");
+        tokens.remove(&old);
+        tokens.insert(hash, (id.to_owned(), seat));
+        Ok(token)
+    }
+
     /// Gives back one game [`Shared::reserve`]d by `caller` that was not created.
     pub fn release_caller(&self, caller: Option<IpAddr>) {
         let Some(ip) = caller else { return };

@@ -133,6 +133,15 @@ pub enum Write {
         /// The seat taken.
         seat: SeatRow,
     },
+    /// Gives a taken seat a new token (its hash); fails if the seat is not taken.
+    SeatToken {
+        /// The game.
+        game_id: String,
+        /// The seat.
+        seat: u8,
+        /// SHA-256 of the new token.
+        token_hash: [u8; 32],
+    },
     /// Logs an action; fails if the game does not exist or the index is already logged.
     Action {
         /// The game.

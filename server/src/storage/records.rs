@@ -3,7 +3,8 @@
 //! its own; the next start applies the ones the journal still holds to SQLite again
 //! (`sqlite::replay_rows`). Each is a JSON object with one key naming its kind:
 //! `{"create": {…}}`, `{"seat": {…}}`, `{"finish": {…}}`, as written since the journal took
-//! row records (2026-11-22); a field added later has a default for the records before it.
+//! row records (2026-11-22), and `{"token": {…}}` (a seat's new token, since 2026-11-24); a
+//! field added later has a default for the records before it.
 
 use serde::{Deserialize, Serialize};
 
@@ -19,6 +20,17 @@ pub enum RowRecord {
     Seat(Taken),
     /// A game's end (its actions are the journal's).
     Finish(Ended),
+    /// A seat's new token (since 2026-11-24).
+    Token(NewToken),
+}
+
+/// A seat's new token: its hash.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewToken {
+    /// The seat.
+    pub seat: u8,
+    /// SHA-256 of the token.
+    pub token_hash: [u8; 32],
 }
 
 /// A game created: [`NewGame`] without its id.
@@ -87,6 +99,9 @@ impl RowRecord {
                 game_id,
                 RowRecord::Finish(Ended { result_json: result_json.clone(), finished_ms: *finished_ms }),
             ),
+            Write::SeatToken { game_id, seat, token_hash } => {
+                (game_id, RowRecord::Token(NewToken { seat: *seat, token_hash: *token_hash }))
+            }
             Write::Action { .. } => return None,
         })
     }

@@ -66,6 +66,8 @@ const INSERT_SEAT: &str = "INSERT INTO seats \
     (game_id, seat, name, token_hash, bot, joined_ms, join_order) \
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, \
         (SELECT coalesce(max(join_order) + 1, 0) FROM seats WHERE game_id = ?1))";
+/// A taken seat's new token (its hash).
+const UPDATE_TOKEN: &str = "UPDATE seats SET token_hash = ?3 WHERE game_id = ?1 AND seat = ?2";
 /// The record (`record_json`, written by schema version 1 and 2) is not stored any more: it
 /// is rebuilt from the seed and the actions, as the whole game is.
 const FINISH_GAME: &str = "UPDATE games SET result_json = ?2, finished_ms = ?3, actions_json = ?4 \
@@ -343,6 +345,17 @@ fn apply(conn: &Connection, write: &Write) -> Result<(), StoreError> {
             .execute(params![game_id, s.seat, s.name, s.token_hash, s.bot, s.joined_ms])
             .map(drop)
             .map_err(|e| StoreError::from(e).context(format!("taking seat {} of game {game_id}", s.seat))),
+        Write::SeatToken { game_id, seat, token_hash } => {
+            let changed =
+                conn.prepare_cached(UPDATE_TOKEN)?.execute(params![game_id, seat, token_hash]).map_err(
+                    |e| StoreError::from(e).context(format!("new token of seat {seat} of game {game_id}")),
+                )?;
+            if changed == 1 {
+                Ok(())
+            } else {
+                Err(StoreError::Refused(format!("new token of seat {seat} of game {game_id}: no such seat")))
+            }
+        }
         // The journal's, see `SqliteBackend::commit`.
         Write::Action { .. } => Ok(()),
         Write::Finish { game_id, result_json, finished_ms, actions } => {
@@ -428,6 +441,7 @@ fn replay_rows(
                     params![game, s.seat, s.name, s.token_hash, s.bot, s.joined_ms],
                 )?
             }
+            RowRecord::Token(t) => tx.execute(UPDATE_TOKEN, params![game, t.seat, t.token_hash])?,
             RowRecord::Finish(f) => tx.execute(
                 "UPDATE games SET result_json = ?2, finished_ms = ?3, actions_json = ?4 \
                  WHERE id = ?1 AND finished_ms IS NULL",
@@ -474,7 +488,7 @@ impl Backend for SqliteBackend {
                     }
                     actions.push((game_id.as_str(), action));
                 }
-                Write::TakeSeat { .. } => others = true,
+                Write::TakeSeat { .. } | Write::SeatToken { .. } => others = true,
             }
         }
         // Each game's action indices must go 0, 1, 2… with no gap and no repeat (the safety net

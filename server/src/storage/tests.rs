@@ -487,9 +487,15 @@ fn rows_sqlite_lost_come_back_from_the_journal() {
         b.commit(&acts).unwrap();
         b.commit(&[finish("g", &end, &played), take("h", &seat(1, "cy", false))]).unwrap();
         b.commit(&[act("h", &action(0, ActionKind::Resign))]).unwrap();
+        // A seat's new token; a seat nobody took has none to change.
+        let token = |seat, token_hash| Write::SeatToken { game_id: "h".into(), seat, token_hash };
+        b.commit(&[token(1, [9; 32])]).unwrap();
+        let refused = b.commit(&[token(0, [8; 32])]).unwrap_err();
+        assert!(matches!(refused, StoreError::Refused(_)), "{refused:?}");
         b.load_all().unwrap()
     };
     assert_eq!(before.len(), 2);
+    assert_eq!(before[1].seats[0].token_hash, [9; 32], "the new token's hash replaced the old");
     assert_eq!(before[0].finished.as_ref(), Some(&end));
     // As if none of SQLite's commits had reached the disk, then some of them.
     for lost in [

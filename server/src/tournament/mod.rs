@@ -53,6 +53,7 @@ CREATE TABLE IF NOT EXISTS tournament_games (
     game_id       TEXT    NOT NULL,
     seat0         INTEGER NOT NULL,
     seat1         INTEGER NOT NULL,
+    -- Always '' (seat tokens are never stored: their hashes are the games' seats').
     token0        TEXT    NOT NULL,
     token1        TEXT    NOT NULL,
     deal_seed     INTEGER NOT NULL,
@@ -229,7 +230,10 @@ struct TGame {
     round: u32,
     game_id: String,
     seats: [u32; 2],
-    tokens: [String; 2],
+    /// The seats' tokens, in memory only: the store keeps their hashes (with the game's
+    /// seats), never the tokens. `None` after a restart, until the entrant re-enters and is
+    /// handed a new one ([`Tournaments::seat_token`]).
+    tokens: [Option<String>; 2],
     deal_seed: u64,
     done: bool,
     winner: Option<u32>,
@@ -469,6 +473,9 @@ struct TCell {
     st: Mutex<TState>,
     /// Bumped at every change; streams wait on it.
     version: watch::Sender<u64>,
+    /// Held while a seat's new token is made, so two streams of one entrant (a re-entry
+    /// while the old stream ends) never give one seat two tokens in turn.
+    new_tokens: tokio::sync::Mutex<()>,
 }
 
 impl TCell {
@@ -513,7 +520,16 @@ impl Tournaments {
         let conn = Connection::open(db).map_err(db_err)?;
         conn.busy_timeout(Duration::from_secs(10)).map_err(db_err)?;
         conn.pragma_update(None, "synchronous", "FULL").map_err(db_err)?;
+        // What is deleted or overwritten is zeroed in the file (the seat tokens below).
+        conn.pragma_update(None, "secure_delete", "ON").map_err(db_err)?;
         conn.execute_batch(SCHEMA).map_err(db_err)?;
+        // Seat tokens were stored in plain text before 2026-11-24: gone (their hashes are the
+        // games' seats'; an entrant that re-enters gets a new token).
+        conn.execute(
+            "UPDATE tournament_games SET token0 = '', token1 = '' WHERE token0 <> '' OR token1 <> ''",
+            [],
+        )
+        .map_err(db_err)?;
         // Tables made before `fixed_deals` existed (their tournaments' seeds count as drawn).
         if conn.prepare("SELECT fixed_deals FROM tournaments LIMIT 0").is_err() {
             conn.execute_batch("ALTER TABLE tournaments ADD COLUMN fixed_deals INTEGER NOT NULL DEFAULT 0")
@@ -531,7 +547,11 @@ impl Tournaments {
         for (created, st) in loaded {
             let running = st.status == pb::TournamentStatus::Running;
             let id = st.id.clone();
-            let cell = Arc::new(TCell { st: Mutex::new(st), version: watch::Sender::new(0) });
+            let cell = Arc::new(TCell {
+                st: Mutex::new(st),
+                version: watch::Sender::new(0),
+                new_tokens: Default::default(),
+            });
             t.0.map.write().expect("lock").insert(id.clone(), cell.clone());
             t.0.order.lock().expect("lock").push((created, id));
             if running {
@@ -758,7 +778,7 @@ impl Tournaments {
     ) -> Result<(), Status> {
         let tid = cell.st.lock().expect("lock").id.clone();
         let game_id = hex::encode(random_bytes::<8>());
-        let tokens = [hex::encode(random_bytes::<16>()), hex::encode(random_bytes::<16>())];
+        let tokens = [Some(new_token()), Some(new_token())];
         let g = TGame {
             number,
             round: p.round,
@@ -771,13 +791,12 @@ impl Tournaments {
             totals: [0, 0],
             created: false,
         };
-        let [t0, t1] = tokens;
         let booking = self
             .db(move |c| {
                 c.execute(
                     "INSERT INTO tournament_games (tournament_id, number, round, game_id, seat0, seat1, token0, \
                      token1, deal_seed, done) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0)",
-                    params![tid, number, p.round, game_id, p.seats[0], p.seats[1], t0, t1, p.deal_seed as i64],
+                    params![tid, number, p.round, game_id, p.seats[0], p.seats[1], "", "", p.deal_seed as i64],
                 )
                 .map(|_| ())
             })
@@ -806,7 +825,35 @@ impl Tournaments {
         Ok(())
     }
 
-    /// Creates booked game `g` (both seats taken, with its tokens) unless it exists.
+    /// The token of seat `seat` of tournament game `number` (`game_id`): the one in memory,
+    /// or, for a game created before a restart (the store keeps no token), a new one made
+    /// durable by the game layer, the old one identifying nobody from then on.
+    async fn seat_token(
+        &self,
+        cell: &TCell,
+        number: u32,
+        game_id: &str,
+        seat: usize,
+    ) -> Result<String, GameError> {
+        let known = |cell: &TCell| {
+            let st = cell.st.lock().expect("lock");
+            st.games.iter().find(|g| g.number == number).and_then(|g| g.tokens[seat].clone())
+        };
+        let _one_at_a_time = cell.new_tokens.lock().await;
+        if let Some(t) = known(cell) {
+            return Ok(t);
+        }
+        let s = engine::Seat::new(seat as u8).ok_or_else(|| GameError::Invalid(format!("seat {seat}")))?;
+        let token = self.0.shared.new_seat_token(game_id, s).await?;
+        let mut st = cell.st.lock().expect("lock");
+        if let Some(g) = st.games.iter_mut().find(|g| g.number == number) {
+            g.tokens[seat] = Some(token.clone());
+        }
+        Ok(token)
+    }
+
+    /// Creates booked game `g` (both seats taken, with its tokens: new ones if it has none,
+    /// after a restart) unless it exists.
     async fn ensure_game(
         &self,
         cell: &TCell,
@@ -832,10 +879,16 @@ impl Tournaments {
                 return Err(e.into());
             }
         }
+        let tokens = g.tokens.clone().map(|t| t.unwrap_or_else(new_token));
         let [n0, n1] = names;
         let seat = |name, token: &String| NewSeat { name, token: token.clone(), bot: true };
-        let seats = [seat(n0, &g.tokens[0]), seat(n1, &g.tokens[1])];
-        Ok(sh.create_seated_game(g.game_id.clone(), rules, clock, g.deal_seed, fixed, seats, creator).await?)
+        let seats = [seat(n0, &tokens[0]), seat(n1, &tokens[1])];
+        sh.create_seated_game(g.game_id.clone(), rules, clock, g.deal_seed, fixed, seats, creator).await?;
+        let mut st = cell.st.lock().expect("lock");
+        if let Some(b) = st.games.iter_mut().find(|b| b.number == g.number) {
+            b.tokens = tokens.map(Some);
+        }
+        Ok(())
     }
 
     /// Creates a tournament for `creator` (a peer address), whose unfinished games its games
@@ -885,7 +938,11 @@ impl Tournaments {
             byes: HashSet::new(),
             sprt: None,
         };
-        let cell = Arc::new(TCell { st: Mutex::new(st), version: watch::Sender::new(0) });
+        let cell = Arc::new(TCell {
+            st: Mutex::new(st),
+            version: watch::Sender::new(0),
+            new_tokens: Default::default(),
+        });
         self.0.map.write().expect("lock").insert(id.clone(), cell);
         self.0.order.lock().expect("lock").push((created, id.clone()));
         tracing::info!(tournament = %id, total, "tournament created");
@@ -1012,6 +1069,7 @@ impl TournamentService for Tournaments {
                 needed: st.spec.entrants,
             }
         };
+        let tours = self.clone();
         tokio::spawn(async move {
             use pb::join_tournament_response::Kind;
             let msg = |k: Kind| Ok(pb::JoinTournamentResponse { kind: Some(k) });
@@ -1029,18 +1087,30 @@ impl TournamentService for Tournaments {
                         if !sent.insert(g.number) {
                             continue;
                         }
-                        v.push(pb::Assignment {
+                        let a = pb::Assignment {
                             game_id: g.game_id.clone(),
                             seat: seat as u32,
-                            seat_token: g.tokens[seat].clone(),
+                            seat_token: g.tokens[seat].clone().unwrap_or_default(),
                             opponent: g.seats[1 - seat],
                             round: g.round,
-                        });
+                        };
+                        v.push((g.number, a));
                     }
                     let fin = (st.status == pb::TournamentStatus::Finished).then(|| st.standings());
                     (v, fin)
                 };
-                for a in assignments {
+                for (number, mut a) in assignments {
+                    if a.seat_token.is_empty() {
+                        // A game from before a restart: its seat gets a new token.
+                        match tours.seat_token(&cell, number, &a.game_id, a.seat as usize).await {
+                            Ok(t) => a.seat_token = t,
+                            Err(e) => {
+                                // Over meanwhile (nothing left to play), or the store failed.
+                                tracing::info!(game = %a.game_id, "tournament: no new seat token: {e}");
+                                continue;
+                            }
+                        }
+                    }
                     if tx.send(msg(Kind::Assignment(a))).await.is_err() {
                         return;
                     }
@@ -1308,7 +1378,7 @@ fn load_all(c: &Connection) -> rusqlite::Result<Vec<(i64, TState)>> {
         }
         let mut games = Vec::new();
         let mut s = c.prepare(
-            "SELECT number, round, game_id, seat0, seat1, token0, token1, deal_seed, done, winner, total0, total1 \
+            "SELECT number, round, game_id, seat0, seat1, deal_seed, done, winner, total0, total1 \
              FROM tournament_games WHERE tournament_id = ?1 ORDER BY number",
         )?;
         for r in s.query_map([&id], |r| {
@@ -1317,14 +1387,11 @@ fn load_all(c: &Connection) -> rusqlite::Result<Vec<(i64, TState)>> {
                 round: r.get(1)?,
                 game_id: r.get(2)?,
                 seats: [r.get(3)?, r.get(4)?],
-                tokens: [r.get(5)?, r.get(6)?],
-                deal_seed: r.get::<_, i64>(7)? as u64,
-                done: r.get::<_, i64>(8)? != 0,
-                winner: r.get(9)?,
-                totals: [
-                    r.get::<_, Option<u32>>(10)?.unwrap_or(0),
-                    r.get::<_, Option<u32>>(11)?.unwrap_or(0),
-                ],
+                tokens: [None, None],
+                deal_seed: r.get::<_, i64>(5)? as u64,
+                done: r.get::<_, i64>(6)? != 0,
+                winner: r.get(7)?,
+                totals: [r.get::<_, Option<u32>>(8)?.unwrap_or(0), r.get::<_, Option<u32>>(9)?.unwrap_or(0)],
                 // Checked by the driver before the seats are assigned.
                 created: false,
             })
@@ -1370,6 +1437,11 @@ fn load_all(c: &Connection) -> rusqlite::Result<Vec<(i64, TState)>> {
         out.push((created, st));
     }
     Ok(out)
+}
+
+/// A new seat token.
+fn new_token() -> String {
+    hex::encode(random_bytes::<16>())
 }
 
 #[cfg(test)]
