@@ -3,15 +3,14 @@
 //! test and prints both screens; to accept a change on purpose, run with
 //! `UPDATE_SNAPSHOTS=1` and review the diff of the files before committing.
 
-mod fixtures;
-
 use std::path::PathBuf;
 
 use crossterm::event::{KeyCode, KeyEvent};
-use fixtures::NOW;
 use gin_client_cli::app::{App, Overlay};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+
+use crate::fixtures::{self, NOW};
 
 fn screen(app: &App, w: u16, h: u16) -> String {
     let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();

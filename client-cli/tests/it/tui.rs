@@ -6,15 +6,14 @@
 //! Halfway it quits (`q`, `y`) and comes back to its seat with `--join ID --token TOKEN`.
 //! The final score on the screen must be the server's record of the game.
 
-mod common;
-
 use std::io::{Read, Write};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::Server;
 use gin_proto::v1 as pb;
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+use crate::common::Server;
 
 const ROWS: u16 = 40;
 const COLS: u16 = 120;
