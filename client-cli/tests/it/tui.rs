@@ -54,7 +54,8 @@ impl Term {
                 }
             }
         });
-        Term { parser: vt100::Parser::new(ROWS, COLS, 0), out, keys, child, _master: pair.master }
+        let size = |n| std::num::NonZeroU16::new(n).expect("a terminal size");
+        Term { parser: vt100::Parser::new(size(ROWS), size(COLS), 0), out, keys, child, _master: pair.master }
     }
 
     /// Takes in what the program wrote, for up to `wait`.
