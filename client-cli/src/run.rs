@@ -5,13 +5,11 @@ use std::io::{self, BufRead, Write};
 use std::time::Duration;
 
 use anyhow::Result;
-use crossterm::event::{Event, KeyEventKind};
-use crossterm::execute;
-use crossterm::terminal::{EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode};
+use crossterm::event::{Event, EventStream, KeyEventKind};
+use futures_util::StreamExt;
 use gin_proto::v1 as pb;
 use gin_sdk::Client;
-use ratatui::Terminal;
-use ratatui::backend::CrosstermBackend;
+use ratatui::DefaultTerminal;
 use tokio::sync::mpsc;
 
 use crate::app::{App, Command};
@@ -83,12 +81,6 @@ pub async fn plain(client: Client, place: Place, mut out: impl Write) -> Result<
     }
 }
 
-/// Restores the terminal (also from the panic hook): raw mode off, main screen back.
-fn restore() {
-    let _ = disable_raw_mode();
-    let _ = execute!(io::stdout(), LeaveAlternateScreen, crossterm::cursor::Show);
-}
-
 /// Plays (or watches) `place` full screen until the player quits. Returns the exit status
 /// and whether the game is over.
 pub async fn tui(client: Client, place: Place, no_color: bool) -> Result<(u8, bool)> {
@@ -96,34 +88,31 @@ pub async fn tui(client: Client, place: Place, no_color: bool) -> Result<(u8, bo
     let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
     tokio::spawn(net::follow(client, place.clone(), net_tx, cmd_rx));
 
-    enable_raw_mode()?;
-    execute!(io::stdout(), EnterAlternateScreen)?;
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        restore();
-        hook(info);
-    }));
-    let result = tui_loop(&mut net_rx, &cmd_tx, &place, no_color).await;
-    restore();
+    // Raw mode and the alternate screen, with a panic hook that gives the terminal back first.
+    let mut terminal = match ratatui::try_init() {
+        Ok(t) => t,
+        Err(e) => {
+            // Raw mode may be on already: off again, quietly (there may be no terminal at all).
+            let _ = ratatui::try_restore();
+            return Err(e.into());
+        }
+    };
+    let result = tui_loop(&mut terminal, &mut net_rx, &cmd_tx, &place, no_color).await;
+    // Dropping the terminal shows the cursor again; then raw mode off, main screen back.
+    drop(terminal);
+    ratatui::restore();
     result
 }
 
 async fn tui_loop(
+    terminal: &mut DefaultTerminal,
     net_rx: &mut mpsc::UnboundedReceiver<NetEvent>,
     cmd_tx: &mpsc::UnboundedSender<Send>,
     place: &Place,
     no_color: bool,
 ) -> Result<(u8, bool)> {
-    let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
-    // Keys (and resizes) come from a thread blocked in crossterm's read.
-    let (key_tx, mut key_rx) = mpsc::unbounded_channel::<Event>();
-    std::thread::spawn(move || {
-        while let Ok(ev) = crossterm::event::read() {
-            if key_tx.send(ev).is_err() {
-                return;
-            }
-        }
-    });
+    // Keys (and resizes) as a stream, read in this loop beside the network's events.
+    let mut keys = EventStream::new();
     let mut app = App::new(no_color);
     app.stage =
         crate::app::Stage::Connecting(format!("joining game {}…", crate::table::shown(&place.game_id)));
@@ -154,8 +143,8 @@ async fn tui_loop(
                 Some(NetEvent::Refused(why)) => app.refused(why),
                 Some(NetEvent::Fatal(why)) => app.error(format!("{why} (q: quit)")),
             },
-            k = key_rx.recv() => match k {
-                Some(Event::Key(key)) if key.kind != KeyEventKind::Release => {
+            k = keys.next() => match k {
+                Some(Ok(Event::Key(key))) if key.kind != KeyEventKind::Release => {
                     match app.handle_key(key) {
                         Some(Command::Quit) => return Ok((0, app.table().is_some_and(Table::is_over))),
                         Some(Command::Act(action)) => {
@@ -172,9 +161,10 @@ async fn tui_loop(
                         None => {}
                     }
                 }
-                Some(Event::Resize(..)) => {} // draw() fits the new size
-                Some(_) => {}
-                None => return Ok((0, app.table().is_some_and(Table::is_over))),
+                Some(Ok(Event::Resize(..))) => {} // draw() fits the new size
+                Some(Ok(_)) => {}
+                // The terminal cannot be read any more: leave as if quitting.
+                Some(Err(_)) | None => return Ok((0, app.table().is_some_and(Table::is_over))),
             },
             _ = tick.tick() => {}
         }

@@ -8,9 +8,7 @@ use std::time::Duration;
 
 use tokio::process::Command;
 
-mod common;
-
-use common::Server;
+use crate::common::Server;
 
 const BIN: &str = env!("CARGO_BIN_EXE_gin-bot");
 

@@ -3,13 +3,12 @@
 //! a program that answers garbage, exits or stays silent stops the bridge with a clear error
 //! (never a hang) after resigning the game.
 
-mod common;
-
 use std::time::Duration;
 
-use common::Server;
 use gin_proto::v1 as pb;
 use gin_sdk::Client;
+
+use crate::common::Server;
 
 /// Runs `gin-bot` with `args` (RUST_BACKTRACE off: errors are one line); returns its stdout,
 /// stderr and success. A hang fails the test.

@@ -1,13 +1,12 @@
 //! The `gin-bot play` binary against a real server on loopback sockets: games against house
 //! bots, quick matches, and a given seat.
 
-mod common;
-
 use std::time::Duration;
 
-use common::Server;
 use gin_proto::v1 as pb;
 use gin_sdk::Client;
+
+use crate::common::Server;
 
 /// Runs `gin-bot` with `args`; returns its stdout, stderr and success.
 async fn gin_bot(args: &[&str]) -> (String, String, bool) {

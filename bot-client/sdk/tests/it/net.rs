@@ -1,19 +1,18 @@
 //! The network bot against a real server on loopback sockets: the SDK resumes a stream cut
 //! mid-game and still finishes, every decision applied exactly once.
 
-mod common;
-
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::Server;
 use engine::Action;
 use gin_proto::v1 as pb;
 use gin_sdk::{Client, Options};
 use gin_strategies::{Decision, Strategy};
 use tokio::net::{TcpListener, TcpStream};
+
+use crate::common::Server;
 
 /// A TCP proxy in front of the server that can cut every connection through it at once.
 #[derive(Clone)]

@@ -6,15 +6,14 @@
 //! Halfway it quits (`q`, `y`) and comes back to its seat with `--join ID --token TOKEN`.
 //! The final score on the screen must be the server's record of the game.
 
-mod common;
-
 use std::io::{Read, Write};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::Server;
 use gin_proto::v1 as pb;
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+use crate::common::Server;
 
 const ROWS: u16 = 40;
 const COLS: u16 = 120;
@@ -55,7 +54,8 @@ impl Term {
                 }
             }
         });
-        Term { parser: vt100::Parser::new(ROWS, COLS, 0), out, keys, child, _master: pair.master }
+        let size = |n| std::num::NonZeroU16::new(n).expect("a terminal size");
+        Term { parser: vt100::Parser::new(size(ROWS), size(COLS), 0), out, keys, child, _master: pair.master }
     }
 
     /// Takes in what the program wrote, for up to `wait`.

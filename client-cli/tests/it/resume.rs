@@ -3,15 +3,14 @@
 //! resumes from the last event seen: every seq arrives exactly once, in order, and the game
 //! is played to its end. A server refusal comes back as a message, not a failure.
 
-mod common;
-
-use common::Server;
 use engine::Action;
 use gin_client_cli::net::{self, Move, NetEvent, Place, Send};
 use gin_client_cli::plain::{Flow, Plain};
 use gin_proto::v1 as pb;
 use gin_sdk::{Client, Options};
 use tokio::sync::mpsc;
+
+use crate::common::Server;
 
 /// A plain-mode client fed by the network task; `answer` picks the moves from its prompts.
 struct Player {

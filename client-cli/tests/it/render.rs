@@ -1,17 +1,19 @@
 //! Screen snapshots: the main screens rendered into ratatui's `TestBackend` at 80×24 and
-//! 120×40, compared with the committed text in `tests/snapshots/`. A difference fails the
-//! test and prints both screens; to accept a change on purpose, run with
-//! `UPDATE_SNAPSHOTS=1` and review the diff of the files before committing.
-
-mod fixtures;
-
-use std::path::PathBuf;
+//! 120×40, compared with the committed snapshots in `tests/snapshots/` (insta's format, one
+//! `<screen>_<w>x<h>.snap` each). A difference fails the test and shows the diff; to accept
+//! a change on purpose, review it with `cargo insta review` (or run with
+//! `INSTA_UPDATE=always` and review the diff of the files) before committing. CI sets
+//! `CI=true`, so insta never writes there: a difference only fails.
+//!
+//! insta compares text without its trailing blank lines (a screen's blank bottom rows): the
+//! screen's height is the backend's, so every other row is still compared.
 
 use crossterm::event::{KeyCode, KeyEvent};
-use fixtures::NOW;
 use gin_client_cli::app::{App, Overlay};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+
+use crate::fixtures::{self, NOW};
 
 fn screen(app: &App, w: u16, h: u16) -> String {
     let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
@@ -29,22 +31,16 @@ fn screen(app: &App, w: u16, h: u16) -> String {
     out
 }
 
+/// Compares the screen with `tests/snapshots/<name>_<w>x<h>.snap`.
 fn check(name: &str, app: &App, w: u16, h: u16) {
-    let got = screen(app, w, h);
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots").join(format!("{name}_{w}x{h}.txt"));
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_SNAPSHOTS=1 writes it)\ngot:\n{got}", path.display()));
-    assert!(
-        got == want,
-        "screen {name} at {w}x{h} differs from {}\n--- want\n{want}--- got\n{got}",
-        path.display()
-    );
+    let screen = screen(app, w, h);
+    insta::with_settings!({
+        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots"),
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!(format!("{name}_{w}x{h}"), screen);
+    });
 }
 
 fn both(name: &str, app: &App) {

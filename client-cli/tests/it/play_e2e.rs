@@ -3,14 +3,12 @@
 //! answering with real moves; then `gin verify` checks the finished game's deals, and
 //! `gin list` / `gin watch` run against the same server.
 
-mod common;
-
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::{Server, gin, gin_with_stdin};
+use crate::common::{Server, gin, gin_with_stdin};
 
 /// The move a simple player makes at a `your turn:` prompt (None: not a prompt).
 fn answer(prompt: &str) -> Option<String> {

@@ -1,8 +1,6 @@
 //! The pure parts of `gin play`: the table folded from events, the keys of the full
 //! screen, and plain mode's lines and commands.
 
-mod fixtures;
-
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use engine::{Action, card, hand};
 use gin_client_cli::app::{App, Command, Overlay, Sort};
@@ -11,6 +9,8 @@ use gin_client_cli::plain::{Flow, Plain};
 use gin_client_cli::table::Table;
 use gin_proto::v1 as pb;
 use gin_proto::v1::game_event::Kind as K;
+
+use crate::fixtures;
 
 fn press(app: &mut App, c: KeyCode) -> Option<Command> {
     app.handle_key(KeyEvent::from(c))

@@ -1,13 +1,11 @@
 //! End-to-end tests of the `gin` binary: each runs the real executable.
 
-mod common;
-
 use std::path::PathBuf;
 use std::process::Output;
 
-use common::{gin, gin_with_stdin};
-
 use engine::{Action, CardSet, Deck, Game, GameRecord, GameSetup, RuleSet, Seat};
+
+use crate::common::{gin, gin_with_stdin};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")

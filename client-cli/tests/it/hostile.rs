@@ -2,9 +2,6 @@
 //! and the game id carrying escape sequences, bidi overrides and zero-width characters are
 //! shown escaped by the full screen, plain mode, `gin list` and the error messages.
 
-mod fixtures;
-
-use fixtures::NOW;
 use gin_client_cli::net::{self, NetEvent};
 use gin_client_cli::plain::{Flow, Plain};
 use gin_client_cli::table::Table;
@@ -14,6 +11,8 @@ use gin_proto::v1::game_event::Kind as K;
 use gin_sdk::Error;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+
+use crate::fixtures::{self, NOW};
 
 /// Sets the terminal's title, rings and clears the screen (the rule set name).
 const OSC_TITLE: &str = "\x1b]0;pwned\x07\x1b[2J";

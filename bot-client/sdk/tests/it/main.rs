@@ -1,0 +1,5 @@
+//! gin-sdk's integration tests, one binary (one link) for all, against a real server in this
+//! process on loopback sockets.
+
+mod common;
+mod net;

@@ -1,0 +1,13 @@
+//! gin-client-cli's integration tests, one binary (one link) for all: the pure model and the
+//! renders (`fixtures`), and the real `gin` executable against a real server in this process
+//! (`common`).
+
+mod cli;
+mod common;
+mod fixtures;
+mod hostile;
+mod model;
+mod play_e2e;
+mod render;
+mod resume;
+mod tui;
