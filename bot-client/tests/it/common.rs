@@ -11,7 +11,7 @@ pub struct Server {
     pub addr: SocketAddr,
     stop: Option<oneshot::Sender<()>>,
     task: tokio::task::JoinHandle<anyhow::Result<()>>,
-    _dir: tempfile::TempDir,
+    _dir: Option<tempfile::TempDir>,
 }
 
 impl Server {
@@ -24,7 +24,18 @@ impl Server {
         let task = tokio::spawn(gin_server::run(listener, cfg, async {
             let _ = rx.await;
         }));
-        Server { addr, stop: Some(tx), task, _dir: dir }
+        Server { addr, stop: Some(tx), task, _dir: Some(dir) }
+    }
+
+    /// A server on database `db` at `addr` (a server that was stopped there, started again).
+    pub async fn start_at(db: &std::path::Path, addr: SocketAddr) -> Server {
+        let cfg = gin_server::Config { db: db.to_owned(), rate_per_sec: 0, ..Default::default() };
+        let listener = TcpListener::bind(addr).await.unwrap();
+        let (tx, rx) = oneshot::channel::<()>();
+        let task = tokio::spawn(gin_server::run(listener, cfg, async {
+            let _ = rx.await;
+        }));
+        Server { addr, stop: Some(tx), task, _dir: None }
     }
 
     pub fn url(&self) -> String {

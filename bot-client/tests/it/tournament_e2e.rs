@@ -147,3 +147,81 @@ async fn three_bot_processes_play_a_round_robin_to_its_standings() {
     );
     server.stop().await;
 }
+
+/// Two `gin-bot tournament join` processes play on through a restart of the server, which
+/// keeps no seat token: a game in play when it stopped is handed again with a new token on
+/// re-entry, and played on with it. Every game ends, and no entrant reports a failed game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn entrants_play_on_through_a_server_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let first = Server::start().await;
+    let addr = first.addr;
+    first.stop().await;
+    let server = Server::start_at(&db, addr).await;
+    let url = server.url();
+    let (out, _) = run(&[
+        "tournament",
+        "create",
+        "--server",
+        &url,
+        "--entrants",
+        "2",
+        "--games",
+        "6",
+        "--parallel",
+        "1",
+        "--rules",
+        "standard",
+        "--seed",
+        "9",
+        "--name",
+        "restart",
+    ])
+    .await;
+    let id = out.trim().to_string();
+    let mut joins = Vec::new();
+    for name in ["a", "b"] {
+        let args =
+            ["tournament", "join", "--server", &url, "--id", &id, "--strategy", "simple", "--name", name];
+        let child = Command::new(BIN)
+            .args(args)
+            .arg("--accept-fixed-deals")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        joins.push(child);
+    }
+    // Stop the server while the second game is being played, then start it again.
+    let args = ["tournament", "results", "--server", &url, "--id", &id, "--format", "json"];
+    let results = || run(&args);
+    let mut booked = 0;
+    for _ in 0..2000 {
+        let (json, _) = results().await;
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        booked = v["games"].as_array().map_or(0, Vec::len);
+        if booked >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert!(booked >= 2, "the tournament got going");
+    server.stop().await;
+    let server = Server::start_at(&db, addr).await;
+
+    for child in joins {
+        let out =
+            tokio::time::timeout(Duration::from_secs(180), child.wait_with_output()).await.unwrap().unwrap();
+        let (so, se) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{so}\n{se}");
+        assert!(!se.contains("game "), "no game failed: {se}");
+        assert!(so.contains("finished"), "{so}");
+    }
+    let (json, _) = results().await;
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["status"], "finished");
+    assert_eq!(v["games"].as_array().unwrap().len(), 6);
+    server.stop().await;
+}
