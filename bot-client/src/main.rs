@@ -125,6 +125,11 @@ fn selfplay(a: SelfplayArgs) -> Result<()> {
 }
 
 fn main() -> std::process::ExitCode {
+    // Before anything built for a newer CPU runs (see `engine::cpu`).
+    if let Some(why) = engine::cpu::unsupported("gin-bot") {
+        eprintln!("gin-bot: {why}");
+        return std::process::ExitCode::from(2);
+    }
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(

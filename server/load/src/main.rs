@@ -237,6 +237,11 @@ struct AllArgs {
 }
 
 fn main() -> std::process::ExitCode {
+    // Before anything built for a newer CPU runs (see `engine::cpu`).
+    if let Some(why) = engine::cpu::unsupported("gin-load") {
+        eprintln!("gin-load: {why}");
+        return std::process::ExitCode::from(2);
+    }
     match run(Cli::parse()) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {

@@ -7,8 +7,8 @@ use engine::Seat;
 use gin_proto::v1 as pb;
 
 use super::GameError;
-use super::commit::{AfterChange, act_as};
-use super::shared::{Shared, now_ms};
+use super::commit::act_as;
+use super::shared::{AfterChange, Shared, now_ms};
 use super::state::{EarlyEnd, GameState, auto_action};
 use crate::storage::ActionKind;
 

@@ -3,22 +3,16 @@
 //! nobody plays): the game's lock, `expected_seq`, the change, the durable write, publishing
 //! to the watchers, then the hooks ([`AfterChange`]: the clock, the house bot), which run
 //! after every change under the game's lock and are registered at start
-//! ([`Shared::set_hooks`](super::shared::Shared::set_hooks)), so this module never names them
-//! and they never name their caller.
+//! ([`Shared::set_hooks`]), so this module never names them and they never name their
+//! caller.
 
 use engine::Seat;
 
 use super::GameError;
+#[cfg(doc)]
+use super::shared::AfterChange;
 use super::shared::{Shared, now_ms};
 use super::state::GameState;
-
-/// Work that follows every durable, published change of a game (a seat taken, an action, an
-/// end), under the game's lock: arming the turn's clock, starting a house bot's decision.
-/// Must not block: anything long is spawned.
-pub trait AfterChange: Send + Sync {
-    /// Called with the game's lock held, after the change is durable and published.
-    fn after_change(&self, shared: &Shared, st: &mut GameState);
-}
 
 /// The path of every action: the game's lock, `expected_seq`, the change `f` by `seat`,
 /// durable write, publish, hooks. On any error nothing was applied.

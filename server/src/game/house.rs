@@ -34,8 +34,8 @@ use gin_strategies::{Decision, Memory, Seen, Strategy, Turn, fallback, is_listed
 use sha2::{Digest, Sha256};
 
 use super::GameError;
-use super::commit::{AfterChange, act_as};
-use super::shared::Shared;
+use super::commit::act_as;
+use super::shared::{AfterChange, Shared};
 use super::state::{Entry, Ev, GameState, auto_action};
 use crate::storage::ActionKind;
 

@@ -5,7 +5,7 @@
 //! - [`state`]: one game: the engine game, seats, the event log, watchers, and the redaction
 //!   of each event for each viewer ([`state::event_for`]);
 //! - [`commit`]: the one path that applies an action, whoever acts, and the hooks that run
-//!   after every change ([`commit::AfterChange`]);
+//!   after every change ([`shared::AfterChange`]);
 //! - [`clock`], [`house`]: the two hooks, turn clocks and house bots, which act through the
 //!   commit like a client;
 //! - [`expiry`]: games nobody plays end, through the commit;

@@ -10,7 +10,6 @@ use gin_proto::v1 as pb;
 use sha2::{Digest, Sha256};
 
 use super::GameError;
-use super::commit::AfterChange;
 use super::state::{GameInfo, GameState, Seated};
 use crate::config::Config;
 use crate::storage::{NewGame, SeatRow, Startup, Store, StoredGame, Write};
@@ -56,6 +55,14 @@ pub fn claimed_seat(st: &GameState, hash: &[u8; 32]) -> Result<Seat, GameError> 
         .position(|s| s.as_ref().is_some_and(|s| &s.token_hash == hash))
         .and_then(|i| Seat::new(i as u8))
         .ok_or(GameError::UnknownToken)
+}
+
+/// Work that follows every durable, published change of a game (a seat taken, an action, an
+/// end), under the game's lock: arming the turn's clock, starting a house bot's decision.
+/// Must not block: anything long is spawned.
+pub trait AfterChange: Send + Sync {
+    /// Called with the game's lock held, after the change is durable and published.
+    fn after_change(&self, shared: &Shared, st: &mut GameState);
 }
 
 /// A finished game due to leave memory.
