@@ -17,20 +17,16 @@ pub struct Server {
 impl Server {
     pub async fn start() -> Server {
         let dir = tempfile::tempdir().unwrap();
-        let cfg = gin_server::Config { db: dir.path().join("t.db"), rate_per_sec: 0, ..Default::default() };
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (tx, rx) = oneshot::channel::<()>();
-        let task = tokio::spawn(gin_server::run(listener, cfg, async {
-            let _ = rx.await;
-        }));
-        Server { addr, stop: Some(tx), task, _dir: Some(dir) }
+        let mut server = Server::start_at(&dir.path().join("t.db"), "127.0.0.1:0".parse().unwrap()).await;
+        server._dir = Some(dir);
+        server
     }
 
     /// A server on database `db` at `addr` (a server that was stopped there, started again).
     pub async fn start_at(db: &std::path::Path, addr: SocketAddr) -> Server {
         let cfg = gin_server::Config { db: db.to_owned(), rate_per_sec: 0, ..Default::default() };
         let listener = TcpListener::bind(addr).await.unwrap();
+        let addr = listener.local_addr().unwrap();
         let (tx, rx) = oneshot::channel::<()>();
         let task = tokio::spawn(gin_server::run(listener, cfg, async {
             let _ = rx.await;
