@@ -47,13 +47,14 @@ pub async fn run(
     cfg: Config,
     shutdown: impl Future<Output = ()> + Send,
 ) -> anyhow::Result<()> {
-    let (store, startup) = storage::Store::open_sqlite(&cfg.db).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let (store, mut startup) = storage::Store::open_sqlite(&cfg.db).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let found_tournaments = std::mem::take(&mut startup.tournaments);
     let shared = game::open(cfg.clone(), store.clone(), startup)?;
     // Unfinished games with a clock get their timers back; house bots whose turn it is play;
     // finished games leave memory and games nobody plays end, from now on.
     game::resume(&shared).await;
 
-    let tournaments = tournament::Tournaments::open(shared.clone(), &cfg.db)?;
+    let tournaments = tournament::Tournaments::open(shared.clone(), found_tournaments)?;
 
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<GameServiceServer<api::games::Games>>().await;

@@ -1,4 +1,5 @@
-//! Durable storage: every game's fixed facts, seats, action log and end.
+//! Durable storage: every game's fixed facts, seats, action log and end; every tournament's
+//! entrants and booked games.
 //!
 //! The action log is the truth: the engine is deterministic given the seed and the actions, so
 //! the server rebuilds every game at start by replaying what [`Store::start`] loads. Every write is
@@ -20,20 +21,23 @@
 //! The parts: `writer` (the [`Store`] handle and its writer thread), `sqlite` (the
 //! [`SqliteBackend`]: schema, migrations, loading), [`journal`] (the action journal: segments
 //! of CRC-checked records, its own [`JournalError`]), `records` (the row records a group commit
-//! writes to the journal, serde types). Nothing here knows gRPC or the game's rules: writes are
-//! rows and action texts.
+//! writes to the journal, serde types), `tournaments` (the tournaments' tables: written by the
+//! same writer, in the same group commits). Nothing here knows gRPC or the game's rules:
+//! writes are rows and action texts.
 
 pub mod journal;
 mod records;
 mod sqlite;
 #[cfg(test)]
 mod tests;
+mod tournaments;
 mod writer;
 
 use rusqlite::types::FromSqlError;
 
 pub use journal::{Journal, JournalError};
 pub use sqlite::{SqliteBackend, journal_dir};
+pub use tournaments::{BookedRow, EntrantRow, NewTournament, ResultRow, StoredTournament, TournamentWrite};
 pub use writer::{Ack, Store};
 
 /// A new game's fixed facts.
@@ -162,6 +166,8 @@ pub enum Write {
         /// off the request's path.
         actions: Vec<ActionRow>,
     },
+    /// A write to a tournament's rows.
+    Tournament(TournamentWrite),
 }
 
 /// A game's action log as stored in a finished game's row: a JSON array of
@@ -223,6 +229,8 @@ pub struct Finished {
 pub struct Startup {
     /// Every unfinished game, in creation order.
     pub live: Vec<StoredGame>,
+    /// Every tournament (finished ones too: they are listed), in creation order.
+    pub tournaments: Vec<StoredTournament>,
 }
 
 /// Why the store did not make writes durable (or could not read).

@@ -3,12 +3,13 @@
 //! its own; the next start applies the ones the journal still holds to SQLite again
 //! (`sqlite::replay_rows`). Each is a JSON object with one key naming its kind:
 //! `{"create": {…}}`, `{"seat": {…}}`, `{"finish": {…}}`, as written since the journal took
-//! row records (2026-11-22), and `{"token": {…}}` (a seat's new token, since 2026-11-24); a
-//! field added later has a default for the records before it.
+//! row records (2026-11-22), `{"token": {…}}` (a seat's new token) and `{"tournament": {…}}`
+//! (a tournament's rows, [`TournamentWrite`]), both since 2026-11-24; a field added later has
+//! a default for the records before it.
 
 use serde::{Deserialize, Serialize};
 
-use super::{NewGame, SeatRow, Write};
+use super::{NewGame, SeatRow, TournamentWrite, Write};
 
 /// One row record (the game's id is the journal record's, not in here).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -22,6 +23,9 @@ pub enum RowRecord {
     Finish(Ended),
     /// A seat's new token (since 2026-11-24).
     Token(NewToken),
+    /// A write to a tournament's rows (since 2026-11-24; the journal record's id is the
+    /// tournament's).
+    Tournament(TournamentWrite),
 }
 
 /// A seat's new token: its hash.
@@ -102,6 +106,7 @@ impl RowRecord {
             Write::SeatToken { game_id, seat, token_hash } => {
                 (game_id, RowRecord::Token(NewToken { seat: *seat, token_hash: *token_hash }))
             }
+            Write::Tournament(w) => (w.tournament_id(), RowRecord::Tournament(w.clone())),
             Write::Action { .. } => return None,
         })
     }

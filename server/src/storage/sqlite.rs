@@ -201,6 +201,8 @@ impl SqliteBackend {
                 )));
             }
         }
+        // The tournaments' tables: before the journal's row records are applied again below.
+        super::tournaments::prepare(&tx)?;
         tx.commit().map_err(context)?;
         if created {
             sync_parent_dir(path)?;
@@ -358,6 +360,7 @@ fn apply(conn: &Connection, write: &Write) -> Result<(), StoreError> {
         }
         // The journal's, see `SqliteBackend::commit`.
         Write::Action { .. } => Ok(()),
+        Write::Tournament(w) => super::tournaments::apply(conn, w, false).map(drop),
         Write::Finish { game_id, result_json, finished_ms, actions } => {
             let changed = conn
                 .prepare_cached(FINISH_GAME)?
@@ -442,6 +445,7 @@ fn replay_rows(
                 )?
             }
             RowRecord::Token(t) => tx.execute(UPDATE_TOKEN, params![game, t.seat, t.token_hash])?,
+            RowRecord::Tournament(w) => super::tournaments::apply(&tx, &w, true)?,
             RowRecord::Finish(f) => tx.execute(
                 "UPDATE games SET result_json = ?2, finished_ms = ?3, actions_json = ?4 \
                  WHERE id = ?1 AND finished_ms IS NULL",
@@ -488,7 +492,7 @@ impl Backend for SqliteBackend {
                     }
                     actions.push((game_id.as_str(), action));
                 }
-                Write::TakeSeat { .. } | Write::SeatToken { .. } => others = true,
+                Write::TakeSeat { .. } | Write::SeatToken { .. } | Write::Tournament(_) => others = true,
             }
         }
         // Each game's action indices must go 0, 1, 2… with no gap and no repeat (the safety net
@@ -544,8 +548,9 @@ impl Backend for SqliteBackend {
     fn load_startup(&mut self) -> Result<Startup, StoreError> {
         let tx = self.conn.transaction()?;
         let live = load_games(&tx, &self.journal, Which::Unfinished)?;
+        let tournaments = super::tournaments::load(&tx)?;
         tx.commit()?;
-        Ok(Startup { live })
+        Ok(Startup { live, tournaments })
     }
 
     fn load_game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {

@@ -518,6 +518,93 @@ fn rows_sqlite_lost_come_back_from_the_journal() {
     }
 }
 
+/// The tournaments' rows go through the same commits: written, refused where they break a
+/// rule (nothing of the batch then), read back at start, and given back by the journal when
+/// SQLite lost them; the seat tokens an older server stored are blanked at open.
+#[test]
+fn tournament_rows_are_stored_refused_and_come_back_from_the_journal() {
+    use super::{BookedRow, EntrantRow, NewTournament, ResultRow, TournamentWrite as T};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gin.db");
+    let tid = || "t1".to_string();
+    let booked = |number, seats| BookedRow {
+        number,
+        round: 1,
+        game_id: format!("g{number}"),
+        seats,
+        deal_seed: u64::MAX - number as u64,
+    };
+    let startup = {
+        let mut b = SqliteBackend::open(&path).unwrap();
+        let t = NewTournament { id: tid(), spec: vec![1, 2, 3], created_ms: 5, status: 0, fixed_deals: true };
+        b.commit(&[Write::Tournament(T::Create(t))]).unwrap();
+        let entrant = |idx, name: &str| T::Entrant {
+            tournament_id: tid(),
+            entrant: EntrantRow { idx, name: name.into(), token_hash: [idx as u8; 32] },
+        };
+        b.commit(&[
+            Write::Tournament(entrant(0, "ann")),
+            Write::Tournament(entrant(1, "bo")),
+            Write::Tournament(T::Status { tournament_id: tid(), status: 1 }),
+        ])
+        .unwrap();
+        b.commit(&[
+            Write::Tournament(T::Book { tournament_id: tid(), game: booked(0, [0, 1]) }),
+            create(&new_game("g0", 1)),
+        ])
+        .unwrap();
+        b.commit(&[Write::Tournament(T::Book { tournament_id: tid(), game: booked(1, [1, 0]) })]).unwrap();
+        let result = ResultRow { number: 0, winner: Some(1), totals: [12, 130] };
+        b.commit(&[Write::Tournament(T::Result { tournament_id: tid(), result: result.clone() })]).unwrap();
+        // Refused, and nothing of its batch is written: a number taken, an unknown tournament.
+        for bad in [
+            T::Book { tournament_id: tid(), game: booked(1, [0, 1]) },
+            T::Entrant {
+                tournament_id: "nope".into(),
+                entrant: EntrantRow { idx: 0, name: "x".into(), token_hash: [0; 32] },
+            },
+            T::Status { tournament_id: "nope".into(), status: 2 },
+            T::Result { tournament_id: tid(), result: ResultRow { number: 7, winner: None, totals: [0, 0] } },
+        ] {
+            let e = b.commit(&[create(&new_game("lost", 2)), Write::Tournament(bad.clone())]).unwrap_err();
+            assert!(matches!(e, StoreError::Refused(_)), "{bad:?}: {e:?}");
+        }
+        assert!(b.load_game("lost").unwrap().is_none());
+        let s = b.load_startup().unwrap();
+        assert_eq!(s.tournaments.len(), 1);
+        let t = &s.tournaments[0];
+        assert_eq!(
+            (t.tournament.status, t.tournament.fixed_deals, t.tournament.spec.as_slice()),
+            (1, true, &[1u8, 2, 3][..])
+        );
+        assert_eq!(
+            t.entrants.iter().map(|e| (e.idx, e.name.as_str(), e.token_hash[0])).collect::<Vec<_>>(),
+            [(0, "ann", 0), (1, "bo", 1)]
+        );
+        assert_eq!(t.games, vec![(booked(0, [0, 1]), Some(result)), (booked(1, [1, 0]), None)]);
+        s
+    };
+    // SQLite lost every tournament row (its commits do not sync): the journal gives them back.
+    let c = Connection::open(&path).unwrap();
+    c.execute_batch(
+        "DELETE FROM tournament_games; DELETE FROM tournament_entrants; DELETE FROM tournaments;",
+    )
+    .unwrap();
+    // And an older server's plain seat tokens: blanked at open.
+    c.execute_batch("INSERT INTO tournaments (id, spec, created_ms, status) VALUES ('old', x'', 1, 2); \
+        INSERT INTO tournament_games (tournament_id, number, round, game_id, seat0, seat1, token0, token1, deal_seed, done) \
+        VALUES ('old', 0, 1, 'x', 0, 1, 'secret-token-0', 'secret-token-1', 3, 1);").unwrap();
+    drop(c);
+    let mut b = SqliteBackend::open(&path).unwrap();
+    let again = b.load_startup().unwrap();
+    assert_eq!(again.tournaments[1..], startup.tournaments[..]);
+    let tokens: String = Connection::open(&path)
+        .unwrap()
+        .query_row("SELECT group_concat(token0 || token1, '') FROM tournament_games", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(tokens, "");
+}
+
 /// A database and journal from before row records existed (the journal's segment in the
 /// first format, actions only): opened, written to (rows and actions, appended to the old
 /// segment), reopened, and nothing is lost.

@@ -1,0 +1,310 @@
+//! The driver of a running tournament: creates its games up to the `parallel` limit (each
+//! booked in the store first, then created on the server with both seats taken), books the
+//! finished ones, advances rounds, until the end; and the seat tokens of games found after a
+//! restart.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use gin_proto::v1 as pb;
+use tonic::Status;
+
+use super::spec::Planned;
+use super::state::{BookedGame, TournamentCell};
+use super::{Tournaments, storage_status};
+use crate::game::GameError;
+use crate::game::shared::{NewSeat, random_bytes};
+use crate::storage::{BookedRow, ResultRow, TournamentWrite};
+
+impl Tournaments {
+    /// Creates games up to the limit, books finished ones, advances rounds, until the end.
+    pub(super) async fn drive(&self, cell: Arc<TournamentCell>) {
+        let mut shutdown = self.0.shutdown.subscribe();
+        loop {
+            if *shutdown.borrow_and_update() {
+                return;
+            }
+            // Start games.
+            let to_create: Vec<(u32, Planned, [String; 2])> = {
+                let mut st = cell.state.lock().expect("lock");
+                if st.status != pb::TournamentStatus::Running {
+                    return;
+                }
+                let free = st.spec.parallel.saturating_sub(st.running());
+                let mut picked = st.take_playable(free as usize);
+                // Its games count against its creator's unfinished games: one is reserved for
+                // each game started (given back at its end, or if it is not created); the
+                // others wait for a game to end.
+                let granted = self.0.shared.reserve_up_to(st.creator, picked.len() as u32) as usize;
+                for p in picked.drain(granted..).rev() {
+                    st.planned.push_front(p);
+                }
+                let mut v = Vec::with_capacity(picked.len());
+                for p in picked {
+                    let number = st.next_number;
+                    st.next_number += 1;
+                    let names = p.seats.map(|e| st.entrants[e as usize].name.clone());
+                    v.push((number, p, names));
+                }
+                st.creating += v.len() as u32;
+                v
+            };
+            // Create them concurrently (their store writes share group commits). A failed
+            // one goes back to the plan; a restart finds created games by their deal and
+            // seats, whatever their order.
+            let mut creations = tokio::task::JoinSet::new();
+            for (number, p, names) in to_create {
+                let (t, c) = (self.clone(), cell.clone());
+                creations.spawn(async move { (p, t.create_game(&c, number, p, names).await) });
+            }
+            let mut failed = false;
+            while let Some(r) = creations.join_next().await {
+                match r {
+                    Ok((_, Ok(()))) => cell.bump(),
+                    Ok((p, Err(e))) => {
+                        tracing::warn!(error = %e, "tournament: cannot create a game; retrying");
+                        let mut st = cell.state.lock().expect("lock");
+                        st.creating -= 1;
+                        st.planned.push_front(p);
+                        failed = true;
+                    }
+                    Err(e) => {
+                        // A panic (a bug): that game is lost to the plan, but the tournament
+                        // must not wait for it forever.
+                        tracing::error!(error = %e, "tournament: game creation task failed");
+                        cell.state.lock().expect("lock").creating -= 1;
+                        failed = true;
+                    }
+                }
+            }
+            if failed {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            // Book finished games.
+            let (running, idle) = {
+                let st = cell.state.lock().expect("lock");
+                let r: Vec<(u32, String, bool)> = st
+                    .games
+                    .iter()
+                    .filter(|g| !g.done)
+                    .map(|g| (g.number, g.game_id.clone(), g.created))
+                    .collect();
+                let idle = r.is_empty() && st.creating == 0 && st.planned.is_empty();
+                (r, idle)
+            };
+            let mut finished = Vec::new();
+            for (number, game_id, created) in running {
+                let gc = match self.0.shared.game(&game_id).await {
+                    Ok(gc) => {
+                        if !created && cell.created(number) {
+                            cell.bump();
+                        }
+                        gc
+                    }
+                    Err(GameError::NotFound(_)) => {
+                        // Booked but not created (a crash between the two writes, or a
+                        // failed creation): create it now.
+                        let booked = {
+                            let st = cell.state.lock().expect("lock");
+                            st.games.iter().find(|g| g.number == number).cloned().map(|g| {
+                                let names = g.seats.map(|e| st.entrants[e as usize].name.clone());
+                                (g, names)
+                            })
+                        };
+                        // One of its creator's games for it, once one is free.
+                        let creator = cell.state.lock().expect("lock").creator;
+                        let booked = booked.filter(|_| self.0.shared.reserve(creator).is_ok());
+                        if let Some((g, names)) = booked {
+                            match self.ensure_game(&cell, &g, names, true).await {
+                                Ok(()) => {
+                                    cell.created(number);
+                                    cell.bump();
+                                }
+                                Err(e) => {
+                                    tracing::warn!(error = %e, game = %g.game_id, "tournament: cannot create a booked game yet")
+                                }
+                            }
+                        }
+                        continue;
+                    }
+                    Err(_) => continue,
+                };
+                let gs = gc.state.lock().await;
+                if let Some(r) = &gs.ended {
+                    let totals =
+                        [r.totals.first().copied().unwrap_or(0), r.totals.get(1).copied().unwrap_or(0)];
+                    finished.push((number, r.winner, totals));
+                }
+            }
+            // `idle`: nothing left to play or book (e.g. after a restart): advance anyway.
+            if !finished.is_empty() || idle {
+                let (rows, over, id) = {
+                    let mut st = cell.state.lock().expect("lock");
+                    let mut rows = Vec::new();
+                    for &(number, winner, totals) in &finished {
+                        if st.finish_game(number, winner, totals) {
+                            rows.push((number, winner, totals));
+                        }
+                    }
+                    let over = st.advance();
+                    (rows, over, st.id.clone())
+                };
+                let mut writes: Vec<TournamentWrite> = rows
+                    .into_iter()
+                    .map(|(number, winner, totals)| TournamentWrite::Result {
+                        tournament_id: id.clone(),
+                        result: ResultRow { number, winner, totals },
+                    })
+                    .collect();
+                if over {
+                    writes.push(TournamentWrite::Status {
+                        tournament_id: id.clone(),
+                        status: pb::TournamentStatus::Finished as i32,
+                    });
+                }
+                let stored = self.store(writes).await;
+                if let Err(e) = stored {
+                    tracing::error!(error = %e, "tournament: cannot store results");
+                }
+                cell.bump();
+                if over {
+                    tracing::info!(tournament = %id, "tournament over");
+                    return;
+                }
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_millis(10)) => {}
+                _ = shutdown.changed() => {}
+            }
+        }
+    }
+
+    /// Books one tournament game and creates it with both seats taken. The booking (its row,
+    /// with the game's id and seat tokens chosen here) is written first and the game, seats
+    /// included, in one write after it: a crash between the two leaves a booked game that
+    /// does not exist yet, which the driver creates (see [`Tournaments::ensure_game`]), never a
+    /// game the tournament does not know.
+    async fn create_game(
+        &self,
+        cell: &TournamentCell,
+        number: u32,
+        p: Planned,
+        names: [String; 2],
+    ) -> Result<(), Status> {
+        let tid = cell.state.lock().expect("lock").id.clone();
+        let game_id = hex::encode(random_bytes::<8>());
+        let tokens = [Some(new_token()), Some(new_token())];
+        let g = BookedGame {
+            number,
+            round: p.round,
+            game_id: game_id.clone(),
+            seats: p.seats,
+            tokens: tokens.clone(),
+            deal_seed: p.deal_seed,
+            done: false,
+            winner: None,
+            totals: [0, 0],
+            created: false,
+        };
+        let booking = self
+            .store(vec![TournamentWrite::Book {
+                tournament_id: tid,
+                game: BookedRow { number, round: p.round, game_id, seats: p.seats, deal_seed: p.deal_seed },
+            }])
+            .await
+            .map_err(storage_status);
+        if let Err(e) = booking {
+            let creator = cell.state.lock().expect("lock").creator;
+            self.0.shared.release_caller(creator);
+            return Err(e);
+        }
+        let booked = g.clone();
+        {
+            let mut st = cell.state.lock().expect("lock");
+            st.creating -= 1;
+            st.games.push(g);
+            st.games.sort_by_key(|g| g.number);
+        }
+        // Booked: from here on a failure only delays the game (the driver creates it).
+        match self.ensure_game(cell, &booked, names, true).await {
+            Ok(()) => {
+                cell.created(number);
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, game = %booked.game_id, "tournament: cannot create a booked game yet")
+            }
+        }
+        Ok(())
+    }
+
+    /// The token of seat `seat` of tournament game `number` (`game_id`): the one in memory,
+    /// or, for a game created before a restart (the store keeps no token), a new one made
+    /// durable by the game layer, the old one identifying nobody from then on.
+    pub(super) async fn seat_token(
+        &self,
+        cell: &TournamentCell,
+        number: u32,
+        game_id: &str,
+        seat: usize,
+    ) -> Result<String, GameError> {
+        let known = |cell: &TournamentCell| {
+            let st = cell.state.lock().expect("lock");
+            st.games.iter().find(|g| g.number == number).and_then(|g| g.tokens[seat].clone())
+        };
+        let _one_at_a_time = cell.new_tokens.lock().await;
+        if let Some(t) = known(cell) {
+            return Ok(t);
+        }
+        let s = engine::Seat::new(seat as u8).ok_or_else(|| GameError::Invalid(format!("seat {seat}")))?;
+        let token = self.0.shared.new_seat_token(game_id, s).await?;
+        let mut st = cell.state.lock().expect("lock");
+        if let Some(g) = st.games.iter_mut().find(|g| g.number == number) {
+            g.tokens[seat] = Some(token.clone());
+        }
+        Ok(token)
+    }
+
+    /// Creates booked game `g` (both seats taken, with its tokens: new ones if it has none,
+    /// after a restart) unless it exists.
+    async fn ensure_game(
+        &self,
+        cell: &TournamentCell,
+        g: &BookedGame,
+        names: [String; 2],
+        reserved: bool,
+    ) -> Result<(), Status> {
+        let sh = &self.0.shared;
+        let (rules, clock, fixed, creator) = {
+            let st = cell.state.lock().expect("lock");
+            (st.spec.rules.clone(), st.spec.clock, st.spec.fixed, st.creator)
+        };
+        // The creator's reservation for this game, given back if it is not created here.
+        let creator = creator.filter(|_| reserved);
+        match sh.game(&g.game_id).await {
+            Ok(_) => {
+                sh.release_caller(creator);
+                return Ok(());
+            }
+            Err(GameError::NotFound(_)) => {}
+            Err(e) => {
+                sh.release_caller(creator);
+                return Err(e.into());
+            }
+        }
+        let tokens = g.tokens.clone().map(|t| t.unwrap_or_else(new_token));
+        let [n0, n1] = names;
+        let seat = |name, token: &String| NewSeat { name, token: token.clone(), bot: true };
+        let seats = [seat(n0, &tokens[0]), seat(n1, &tokens[1])];
+        sh.create_seated_game(g.game_id.clone(), rules, clock, g.deal_seed, fixed, seats, creator).await?;
+        let mut st = cell.state.lock().expect("lock");
+        if let Some(b) = st.games.iter_mut().find(|b| b.number == g.number) {
+            b.tokens = tokens.map(Some);
+        }
+        Ok(())
+    }
+}
+
+/// A new seat token.
+fn new_token() -> String {
+    hex::encode(random_bytes::<16>())
+}
