@@ -19,7 +19,7 @@ use super::convert::{self, game_id};
 use crate::game::GameError;
 use crate::game::commit::act_as;
 use crate::game::shared::{ClaimedToken, SeatIdentity, Shared, claimed_seat, now_ms};
-use crate::game::state::{EarlyEnd, Ev, GameState, Watcher};
+use crate::game::state::{EarlyEnd, GameState, LogEvent, Watcher};
 use crate::storage::ActionKind;
 
 /// `GameService`.
@@ -223,7 +223,7 @@ impl GameService for Games {
                     .iter()
                     .rev()
                     .find_map(|e| match e.ev {
-                        Ev::Drew { card, .. } => Some(card.to_string()),
+                        LogEvent::Drew { card, .. } => Some(card.to_string()),
                         _ => None,
                     })
                     .unwrap_or_default())

@@ -36,7 +36,7 @@ use sha2::{Digest, Sha256};
 use super::GameError;
 use super::commit::act_as;
 use super::shared::{AfterChange, Shared};
-use super::state::{Entry, Ev, GameState, auto_action};
+use super::state::{Entry, GameState, LogEvent, auto_action};
 use crate::storage::ActionKind;
 
 /// A house bot playing one seat of one game.
@@ -68,13 +68,13 @@ impl View {
         for e in &log[self.fed as usize..] {
             let m = &mut self.memory;
             let event = match e.ev {
-                Ev::Dealt(ref d) => {
+                LogEvent::Dealt(ref d) => {
                     m.new_hand(d.hand_number, d.hands[m.seat], d.upcard);
                     continue;
                 }
-                Ev::Passed { seat } => Event::Passed { seat },
-                Ev::Drew { seat, card, from_stock, .. } => Event::Drew { seat, card, from_stock },
-                Ev::Discarded { seat, card } => Event::Discarded { seat, card },
+                LogEvent::Passed { seat } => Event::Passed { seat },
+                LogEvent::Drew { seat, card, from_stock, .. } => Event::Drew { seat, card, from_stock },
+                LogEvent::Discarded { seat, card } => Event::Discarded { seat, card },
                 _ => continue,
             };
             if let Some(seen) = Seen::of(&event, m.seat, m.pile_top()) {
@@ -283,7 +283,7 @@ mod tests {
         let last = st.last_seq();
         for seq in t.last_seq() + 1..=last {
             let e = &st.log[(seq - 1) as usize];
-            let current = seq == last && matches!(e.ev, Ev::Turn { seat, .. } if seat == t.seat());
+            let current = seq == last && matches!(e.ev, LogEvent::Turn { seat, .. } if seat == t.seat());
             let info = current.then(|| turn_info(st.game.as_ref().unwrap().hand(), t.seat()));
             t.apply(&event_for(seq, e, Some(t.seat()), info)).unwrap();
         }

@@ -19,7 +19,7 @@ use tokio::sync::mpsc;
 /// The rare large ones are boxed, so that a log entry (with its time) takes 32 bytes.
 #[allow(missing_docs)]
 #[derive(Clone, Debug)]
-pub enum Ev {
+pub enum LogEvent {
     /// A seat was taken.
     Joined(Box<Joined>),
     /// A hand was dealt.
@@ -43,7 +43,7 @@ pub enum Ev {
     Left { seat: Seat, reason: pb::GameEndReason },
 }
 
-/// A seat taken (see [`Ev::Joined`]).
+/// A seat taken (see [`LogEvent::Joined`]).
 #[allow(missing_docs)]
 #[derive(Clone, Debug)]
 pub struct Joined {
@@ -52,7 +52,7 @@ pub struct Joined {
     pub bot: bool,
 }
 
-/// A hand dealt (see [`Ev::Dealt`]).
+/// A hand dealt (see [`LogEvent::Dealt`]).
 #[allow(missing_docs)]
 #[derive(Clone, Debug)]
 pub struct Dealt {
@@ -72,7 +72,7 @@ pub struct Entry {
     /// When it happened (unix ms).
     pub time_ms: i64,
     /// What.
-    pub ev: Ev,
+    pub ev: LogEvent,
 }
 
 /// A taken seat.
@@ -287,13 +287,13 @@ impl GameState {
         }
     }
 
-    fn push(&mut self, time_ms: i64, ev: Ev) {
+    fn push(&mut self, time_ms: i64, ev: LogEvent) {
         self.log.push(Entry { time_ms, ev });
     }
 
     /// Seats a player; deals the first hand once both seats are taken.
     pub fn seat(&mut self, seat: Seat, who: Seated, now: i64) {
-        self.push(now, Ev::Joined(Box::new(Joined { seat, name: who.name.clone(), bot: who.bot })));
+        self.push(now, LogEvent::Joined(Box::new(Joined { seat, name: who.name.clone(), bot: who.bot })));
         self.seats[seat.index()] = Some(who);
         if self.game.is_none() && self.seats.iter().all(Option::is_some) {
             let g = Game::new(GameSetup::new(self.info.rules.clone(), self.info.seed))
@@ -313,7 +313,7 @@ impl GameState {
         let h = g.hand();
         let n = g.hand_number();
         let salt = engine::hand_salt(&self.info.secret, n);
-        let ev = Ev::Dealt(Box::new(Dealt {
+        let ev = LogEvent::Dealt(Box::new(Dealt {
             hand_number: n,
             stage: g.stage(),
             dealer: h.dealer(),
@@ -340,7 +340,7 @@ impl GameState {
         self.deadline_ms =
             if self.info.clock.turn_millis > 0 { now + self.info.clock.turn_millis as i64 } else { 0 };
         let deadline_ms = self.deadline_ms;
-        self.push(now, Ev::Turn { seat, phase, deadline_ms });
+        self.push(now, LogEvent::Turn { seat, phase, deadline_ms });
     }
 
     /// The reveal of hand `n`.
@@ -363,17 +363,17 @@ impl GameState {
         let g = self.game.as_mut().ok_or(GameError::NotStarted)?;
         let step = g.apply(seat, action)?;
         if kind == ActionKind::Timeout {
-            self.push(now, Ev::ClockExpired { seat, policy: pb::ClockPolicy::AutoPlay });
+            self.push(now, LogEvent::ClockExpired { seat, policy: pb::ClockPolicy::AutoPlay });
         }
         self.log_action(seat, kind, action.to_string(), now);
         match step.event {
-            engine::Event::Passed { seat } => self.push(now, Ev::Passed { seat }),
+            engine::Event::Passed { seat } => self.push(now, LogEvent::Passed { seat }),
             engine::Event::Drew { seat, card, from_stock } => {
                 let stock = self.game.as_ref().map_or(0, |g| g.hand().stock_len() as u32);
-                self.push(now, Ev::Drew { seat, card, from_stock, stock });
+                self.push(now, LogEvent::Drew { seat, card, from_stock, stock });
             }
             engine::Event::Discarded { seat, card } | engine::Event::DeadHand { seat, card } => {
-                self.push(now, Ev::Discarded { seat, card })
+                self.push(now, LogEvent::Discarded { seat, card })
             }
             engine::Event::Knocked { .. } => {}
         }
@@ -382,7 +382,7 @@ impl GameState {
             let summary = g.hands().last().expect("a finished hand").clone();
             let result = wire::hand_result(&summary, self.reveal(summary.number));
             self.hand_results.push(result.clone());
-            self.push(now, Ev::HandEnded(Box::new(result)));
+            self.push(now, LogEvent::HandEnded(Box::new(result)));
             if step.game_over {
                 let g = self.game.as_ref().expect("game");
                 let r = wire::game_result(g.result().expect("game over"));
@@ -407,14 +407,14 @@ impl GameState {
         let (leaver, reason) = match how {
             EarlyEnd::Resign(s) => (Some(s), pb::GameEndReason::Resigned),
             EarlyEnd::Forfeit(s) => {
-                self.push(now, Ev::ClockExpired { seat: s, policy: pb::ClockPolicy::Forfeit });
+                self.push(now, LogEvent::ClockExpired { seat: s, policy: pb::ClockPolicy::Forfeit });
                 (Some(s), pb::GameEndReason::Forfeit)
             }
             EarlyEnd::Abandon(s) => (Some(s), pb::GameEndReason::Abandoned),
             EarlyEnd::Cancel => (None, pb::GameEndReason::Cancelled),
         };
         if let Some(seat) = leaver {
-            self.push(now, Ev::Left { seat, reason });
+            self.push(now, LogEvent::Left { seat, reason });
         }
         // Nobody wins a game that never started, or that the server called off.
         let cancelled = self.game.is_none() || how == EarlyEnd::Cancel;
@@ -441,7 +441,7 @@ impl GameState {
         self.turn_token += 1;
         self.deadline_ms = 0;
         self.ended = Some(r.clone());
-        self.push(now, Ev::GameOver(Box::new(r.clone())));
+        self.push(now, LogEvent::GameOver(Box::new(r.clone())));
         let result_json = serde_json::json!({
             "reason": pb::GameEndReason::try_from(r.reason).map(|x| x.as_str_name()).unwrap_or("?"),
             "winner": r.winner,
@@ -506,8 +506,9 @@ impl GameState {
     /// The current turn's information, when its event is after `after` (about to be sent)
     /// and `wanted` says a receiver is that seat.
     fn current_turn(&self, after: u64, wanted: impl Fn(Seat) -> bool) -> Option<CurrentTurn> {
-        let (i, e) = self.log.iter().enumerate().rev().find(|(_, e)| matches!(e.ev, Ev::Turn { .. }))?;
-        let Ev::Turn { seat, .. } = e.ev else { return None };
+        let (i, e) =
+            self.log.iter().enumerate().rev().find(|(_, e)| matches!(e.ev, LogEvent::Turn { .. }))?;
+        let LogEvent::Turn { seat, .. } = e.ev else { return None };
         let seq = i as u64 + 1;
         if seq <= after || self.to_act() != Some(seat) || !wanted(seat) {
             return None;
@@ -594,10 +595,10 @@ pub fn event_for(seq: u64, e: &Entry, viewer: Option<Seat>, info: Option<pb::Tur
     use pb::game_event::Kind as K;
     let s = |x: Seat| x.index() as u32;
     let kind = match &e.ev {
-        Ev::Joined(j) => {
+        LogEvent::Joined(j) => {
             K::PlayerJoined(pb::PlayerJoined { seat: s(j.seat), name: j.name.clone(), bot: j.bot })
         }
-        Ev::Dealt(d) => K::HandDealt(pb::HandDealt {
+        LogEvent::Dealt(d) => K::HandDealt(pb::HandDealt {
             hand_number: d.hand_number,
             stage: d.stage,
             dealer: s(d.dealer),
@@ -607,14 +608,14 @@ pub fn event_for(seq: u64, e: &Entry, viewer: Option<Seat>, info: Option<pb::Tur
             commitment: d.commitment.to_vec(),
             stock_size: d.stock,
         }),
-        Ev::Turn { seat, phase, deadline_ms } => K::TurnStarted(pb::TurnStarted {
+        LogEvent::Turn { seat, phase, deadline_ms } => K::TurnStarted(pb::TurnStarted {
             seat: s(*seat),
             phase: *phase as i32,
             deadline_unix_ms: *deadline_ms,
             turn: info.filter(|_| viewer == Some(*seat)),
         }),
-        Ev::Passed { seat } => K::UpcardPassed(pb::UpcardPassed { seat: s(*seat) }),
-        Ev::Drew { seat, card, from_stock, stock } => K::CardDrawn(pb::CardDrawn {
+        LogEvent::Passed { seat } => K::UpcardPassed(pb::UpcardPassed { seat: s(*seat) }),
+        LogEvent::Drew { seat, card, from_stock, stock } => K::CardDrawn(pb::CardDrawn {
             seat: s(*seat),
             source: if *from_stock { pb::DrawSource::Stock } else { pb::DrawSource::Pile } as i32,
             card: if !*from_stock || viewer == Some(*seat) {
@@ -624,15 +625,17 @@ pub fn event_for(seq: u64, e: &Entry, viewer: Option<Seat>, info: Option<pb::Tur
             },
             stock_size: *stock,
         }),
-        Ev::Discarded { seat, card } => {
+        LogEvent::Discarded { seat, card } => {
             K::CardDiscarded(pb::CardDiscarded { seat: s(*seat), card: card.notation().to_owned() })
         }
-        Ev::HandEnded(r) => K::HandEnded(pb::HandEnded { result: Some((**r).clone()) }),
-        Ev::GameOver(r) => K::GameOver(pb::GameOver { result: Some((**r).clone()) }),
-        Ev::ClockExpired { seat, policy } => {
+        LogEvent::HandEnded(r) => K::HandEnded(pb::HandEnded { result: Some((**r).clone()) }),
+        LogEvent::GameOver(r) => K::GameOver(pb::GameOver { result: Some((**r).clone()) }),
+        LogEvent::ClockExpired { seat, policy } => {
             K::ClockExpired(pb::ClockExpired { seat: s(*seat), policy: *policy as i32 })
         }
-        Ev::Left { seat, reason } => K::PlayerLeft(pb::PlayerLeft { seat: s(*seat), reason: *reason as i32 }),
+        LogEvent::Left { seat, reason } => {
+            K::PlayerLeft(pb::PlayerLeft { seat: s(*seat), reason: *reason as i32 })
+        }
     };
     pb::GameEvent { seq, time_unix_ms: e.time_ms, kind: Some(kind) }
 }

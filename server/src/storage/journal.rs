@@ -385,7 +385,7 @@ impl Journal {
         while at < live.records.len() {
             let end = at + HEADER + u32_at(&live.records, at) as usize;
             match decode_payload(&live.records[at + HEADER..end]) {
-                Some((_, Rec::Action(row))) => rows.push(row),
+                Some((_, RecordBody::Action(row))) => rows.push(row),
                 other => unreachable!("a live game's records are its actions: {other:?}"),
             }
             at = end;
@@ -541,7 +541,7 @@ fn read_segment(
     let mut at = MAGIC.len();
     while at < bytes.len() {
         match record_at(bytes, at) {
-            Ok((game, Rec::Action(row), end)) => {
+            Ok((game, RecordBody::Action(row), end)) => {
                 match into.get_mut(game) {
                     Some(rows) => rows.push(row),
                     None => {
@@ -550,11 +550,11 @@ fn read_segment(
                 }
                 at = end;
             }
-            Ok((game, Rec::Row(text), end)) => {
+            Ok((game, RecordBody::Row(text), end)) => {
                 rows.push((game.to_owned(), text));
                 at = end;
             }
-            Err(Bad::Malformed) => {
+            Err(BadRecord::Malformed) => {
                 return Err(corrupt(path, at, "a record with a good checksum but malformed content"));
             }
             // Zeros written ahead of the appends (an older segment keeps them).
@@ -578,7 +578,7 @@ fn read_segment(
 
 /// What is wrong with a record.
 #[derive(Debug, PartialEq, Eq)]
-enum Bad {
+enum BadRecord {
     /// The file ends inside it.
     Short,
     /// Its length is impossible.
@@ -589,20 +589,20 @@ enum Bad {
     Malformed,
 }
 
-impl fmt::Display for Bad {
+impl fmt::Display for BadRecord {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Bad::Short => f.write_str("a record cut short"),
-            Bad::Length(n) => write!(f, "a record with an impossible length ({n})"),
-            Bad::Checksum => f.write_str("a record failing its checksum"),
-            Bad::Malformed => f.write_str("a record with malformed content"),
+            BadRecord::Short => f.write_str("a record cut short"),
+            BadRecord::Length(n) => write!(f, "a record with an impossible length ({n})"),
+            BadRecord::Checksum => f.write_str("a record failing its checksum"),
+            BadRecord::Malformed => f.write_str("a record with malformed content"),
         }
     }
 }
 
 /// What a record holds.
 #[derive(Debug, PartialEq, Eq)]
-enum Rec {
+enum RecordBody {
     /// An action.
     Action(ActionRow),
     /// A row record's text.
@@ -610,23 +610,23 @@ enum Rec {
 }
 
 /// The record at `at` in `bytes`: game id, content and the offset after it.
-fn record_at(bytes: &[u8], at: usize) -> Result<(&str, Rec, usize), Bad> {
+fn record_at(bytes: &[u8], at: usize) -> Result<(&str, RecordBody, usize), BadRecord> {
     if bytes.len() - at < HEADER {
-        return Err(Bad::Short);
+        return Err(BadRecord::Short);
     }
     let len = u32_at(bytes, at);
     if !(MIN_PAYLOAD..=MAX_PAYLOAD).contains(&(len as usize)) {
-        return Err(Bad::Length(len));
+        return Err(BadRecord::Length(len));
     }
     let end = at + HEADER + len as usize;
     if end > bytes.len() {
-        return Err(Bad::Short);
+        return Err(BadRecord::Short);
     }
     let payload = &bytes[at + HEADER..end];
     if crc32fast::hash(payload) != u32_at(bytes, at + 4) {
-        return Err(Bad::Checksum);
+        return Err(BadRecord::Checksum);
     }
-    let (game, rec) = decode_payload(payload).ok_or(Bad::Malformed)?;
+    let (game, rec) = decode_payload(payload).ok_or(BadRecord::Malformed)?;
     Ok((game, rec, end))
 }
 
@@ -662,7 +662,7 @@ fn encode_row_record(buf: &mut Vec<u8>, game: &str, text: &str) {
 }
 
 /// The game id and content of a payload; `None` if it is malformed.
-fn decode_payload(payload: &[u8]) -> Option<(&str, Rec)> {
+fn decode_payload(payload: &[u8]) -> Option<(&str, RecordBody)> {
     let mut r = Reader(payload);
     let game_len = u16::from_le_bytes(r.array()?) as usize;
     let game = std::str::from_utf8(r.take(game_len)?).ok()?;
@@ -676,10 +676,10 @@ fn decode_payload(payload: &[u8]) -> Option<(&str, Rec)> {
         return None;
     }
     if code == ROW_KIND {
-        return (index == 0 && seat == 0 && time_ms == 0).then_some((game, Rec::Row(action)));
+        return (index == 0 && seat == 0 && time_ms == 0).then_some((game, RecordBody::Row(action)));
     }
     let kind = kind_from_code(code)?;
-    Some((game, Rec::Action(ActionRow { index, seat, kind, action, time_ms })))
+    Some((game, RecordBody::Action(ActionRow { index, seat, kind, action, time_ms })))
 }
 
 /// A payload being decoded: what is left of it.
@@ -990,7 +990,7 @@ mod tests {
         assert_eq!(u32_at(&buf, 0) as usize, MIN_PAYLOAD + 2);
         assert_eq!(u32_at(&buf, 4), crc32fast::hash(&buf[HEADER..]));
         assert_eq!(&buf[HEADER..HEADER + 3], &[1, 0, b'g']);
-        assert_eq!(record_at(&buf, 0), Ok(("g", Rec::Action(r), buf.len())));
+        assert_eq!(record_at(&buf, 0), Ok(("g", RecordBody::Action(r), buf.len())));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! creator can foresee, finished games joined again, quick-match partners that vanish, games
 //! and tournaments nobody plays, and the answers that must name the right problem.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

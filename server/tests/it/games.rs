@@ -1,7 +1,7 @@
 //! Complete games over real loopback sockets with the generated clients, checked against
 //! the engine; hidden information never reaches a viewer that may not see it.
 
-mod common;
+use crate::common;
 
 use common::*;
 use gin_proto::v1 as pb;

@@ -4,7 +4,7 @@
 //! ever gets a card it may not see at that point (the opponent's hand except cards taken
 //! from the pile, the stock, a card the other seat drew from the stock).
 
-mod common;
+use crate::common;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;

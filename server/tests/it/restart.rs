@@ -3,7 +3,7 @@
 //! ends exactly as the same seed and actions end on a server that was never interrupted (and
 //! as the engine replaying the record says). Also: ctrl-c stops the server promptly.
 
-mod common;
+use crate::common;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};

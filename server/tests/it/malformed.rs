@@ -4,7 +4,7 @@
 //! (INVALID_ARGUMENT, RESOURCE_EXHAUSTED: never INTERNAL), with a message that says what was
 //! wrong, and changes nothing: the server still serves, and no game appears.
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 use std::time::Duration;

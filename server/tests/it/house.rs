@@ -2,7 +2,7 @@
 //! unknown strategies are refused; a house bot whose turn it is when the server starts plays;
 //! a quick match nobody answered in time is played against a house bot.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

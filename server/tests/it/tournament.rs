@@ -2,7 +2,7 @@
 //! ordinary game API, and the server books results, pairs Swiss rounds, stops on an SPRT,
 //! exports JSON and CSV, and resumes after a restart.
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;

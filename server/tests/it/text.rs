@@ -3,7 +3,7 @@
 //! INVALID_ARGUMENT naming the field, and nothing is created; names of every script pass
 //! and come back as they were sent. Ids echoed in errors come back escaped.
 
-mod common;
+use crate::common;
 
 use common::*;
 use gin_proto::text::refused;

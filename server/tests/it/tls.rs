@@ -1,7 +1,7 @@
 //! TLS: with a certificate and key the server speaks only TLS; a client trusting the
 //! certificate plays, a plain-text client is refused.
 
-mod common;
+use crate::common;
 
 use common::*;
 use gin_proto::v1 as pb;

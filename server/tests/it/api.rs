@@ -3,7 +3,7 @@
 //! with the expected_seq it had); spectator redaction; resignation; health and reflection;
 //! quick match; turn clocks.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

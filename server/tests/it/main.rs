@@ -1,0 +1,15 @@
+//! The server's integration tests: one binary (each module a concern), a real server on a
+//! temporary database and a free port in each test.
+
+mod api;
+mod common;
+mod fairness;
+mod games;
+mod house;
+mod leaks;
+mod malformed;
+mod restart;
+mod resume;
+mod text;
+mod tls;
+mod tournament;
