@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use backon::{BackoffBuilder, ExponentialBuilder};
 use gin_proto::text::printable;
 use gin_proto::v1 as pb;
 use gin_proto::v1::join_tournament_response::Kind;
@@ -74,7 +75,8 @@ pub async fn play_tournament(
     let mut started: HashMap<String, Started> = HashMap::new();
     let mut games: JoinSet<(String, Result<Outcome, Error>)> = JoinSet::new();
     let mut since = Instant::now();
-    let mut backoff = Duration::from_millis(50);
+    // The waits before re-entering, from the first again after any message.
+    let mut waits = rejoin_backoff().build();
     loop {
         let mut t = TournamentServiceClient::new(client.channel());
         let req = pb::JoinTournamentRequest {
@@ -86,8 +88,7 @@ pub async fn play_tournament(
         let mut stream = match t.join_tournament(req).await {
             Ok(s) => s.into_inner(),
             Err(s) if retryable(&s) && since.elapsed() < client.options().retry_for => {
-                tokio::time::sleep(backoff).await;
-                backoff = (backoff * 2).min(Duration::from_secs(2));
+                tokio::time::sleep(next_wait(&mut waits)).await;
                 continue;
             }
             Err(status) => return Err(Error::Rpc { what: "JoinTournament", status }),
@@ -97,7 +98,7 @@ pub async fn play_tournament(
                 m = stream.message() => match m {
                     Ok(Some(msg)) => {
                         since = Instant::now();
-                        backoff = Duration::from_millis(50);
+                        waits = rejoin_backoff().build();
                         match msg.kind {
                             Some(Kind::Entered(e)) => {
                                 token = Some(e.entrant_token.clone());
@@ -162,8 +163,22 @@ pub async fn play_tournament(
                 status: tonic::Status::unavailable("the tournament stream kept failing"),
             });
         }
-        tokio::time::sleep(backoff).await;
+        tokio::time::sleep(next_wait(&mut waits)).await;
     }
+}
+
+/// The waits before re-entering a tournament: 50 ms doubling up to 2 s, no limit on their
+/// number (the caller stops after `retry_for` without a message).
+fn rejoin_backoff() -> ExponentialBuilder {
+    ExponentialBuilder::new()
+        .with_min_delay(Duration::from_millis(50))
+        .with_factor(2.0)
+        .with_max_delay(Duration::from_secs(2))
+        .without_max_times()
+}
+
+fn next_wait(waits: &mut <ExponentialBuilder as BackoffBuilder>::Backoff) -> Duration {
+    waits.next().unwrap_or(Duration::from_secs(2))
 }
 
 /// A game this entrant started.

@@ -74,6 +74,7 @@ pub mod tracker;
 use std::future::Future;
 use std::time::{Duration, Instant};
 
+use backon::{BackoffBuilder, ExponentialBuilder, Retryable};
 use engine::{Action, Seat};
 use gin_proto::convert::{self, WireError};
 use gin_proto::text::printable;
@@ -311,17 +312,30 @@ pub fn stream_fatal(s: &Status) -> bool {
     )
 }
 
-/// A small jitter (0–25 % of `d`) so many bots do not retry in step.
-fn jitter(d: Duration) -> Duration {
-    let nanos =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |t| t.subsec_nanos());
-    d + d.mul_f64((nanos % 1000) as f64 / 4000.0)
+/// The waits between retries: 50 ms doubling up to 5 s, each plus a random 0–100 % of it
+/// (backon's jitter, randomly seeded) so that many bots do not retry in step. No limit on the
+/// number of retries: each caller stops after its time budget ([`Options::retry_for`],
+/// [`Options::connect_for`]) without progress.
+fn backoff() -> ExponentialBuilder {
+    ExponentialBuilder::new()
+        .with_min_delay(FIRST_BACKOFF)
+        .with_factor(2.0)
+        .with_max_delay(MAX_BACKOFF)
+        .with_jitter()
+        .without_max_times()
 }
 
 /// The wait a rate-limit refusal asks for, if any.
 fn retry_after(s: &Status) -> Option<Duration> {
     let ms: u64 = s.metadata().get("retry-after-ms")?.to_str().ok()?.parse().ok()?;
     Some(Duration::from_millis(ms))
+}
+
+/// The wait before retrying after `s`, given the backoff's next (jittered) wait: a server's
+/// `retry-after-ms` hint is a floor, so the wait is the hint plus the backoff's step (callers
+/// refused together do not come back together, and one refused again and again slows down).
+fn honour_retry_after(s: &Status, next: Option<Duration>) -> Option<Duration> {
+    next.map(|d| retry_after(s).map_or(d, |hint| hint + d))
 }
 
 /// Runs a synchronous strategy: under `block_in_place` on a multi-threaded runtime (other
@@ -369,24 +383,21 @@ impl Client {
             )));
         }
         let start = Instant::now();
-        let mut delay = FIRST_BACKOFF;
-        loop {
-            match ep.connect().await {
-                Ok(channel) => return Ok(Client { channel, opts }),
-                Err(e) if start.elapsed() < opts.connect_for => {
-                    tracing::debug!("connecting to {url}: {e}; retrying");
-                    tokio::time::sleep(jitter(delay)).await;
-                    delay = (delay * 2).min(MAX_BACKOFF);
+        let connected = (|| ep.connect())
+            .retry(backoff())
+            .when(|_| start.elapsed() < opts.connect_for)
+            .notify(|e, wait| tracing::debug!("connecting to {url}: {e}; retrying in {wait:?}"))
+            .await;
+        match connected {
+            Ok(channel) => Ok(Client { channel, opts }),
+            Err(e) => {
+                let mut msg = e.to_string();
+                let mut src = std::error::Error::source(&e);
+                while let Some(s) = src {
+                    msg = format!("{msg}: {s}");
+                    src = s.source();
                 }
-                Err(e) => {
-                    let mut msg = e.to_string();
-                    let mut src = std::error::Error::source(&e);
-                    while let Some(s) = src {
-                        msg = format!("{msg}: {s}");
-                        src = s.source();
-                    }
-                    return Err(Error::Connect(format!("{url}: {msg}")));
-                }
+                Err(Error::Connect(format!("{url}: {msg}")))
             }
         }
     }
@@ -417,7 +428,8 @@ impl Client {
     }
 
     /// Calls `f` until it succeeds, a status that retrying does not fix comes back, or
-    /// transient failures went on for [`Options::retry_for`].
+    /// transient failures went on for [`Options::retry_for`]. Waits as [`backoff`] says, and
+    /// at least as long as a server's `retry-after-ms` asks.
     async fn retry<T, Fut>(
         &self,
         what: &'static str,
@@ -429,21 +441,22 @@ impl Client {
         Fut: Future<Output = Result<T, Status>>,
     {
         let start = Instant::now();
-        let mut delay = FIRST_BACKOFF;
-        loop {
-            let status = match tokio::time::timeout(timeout, f()).await {
-                Ok(Ok(v)) => return Ok(v),
-                Ok(Err(s)) => s,
-                Err(_) => Status::deadline_exceeded(format!("no answer within {timeout:?}")),
-            };
-            if !is_transient(&status) || start.elapsed() >= self.opts.retry_for {
-                return Err(Error::Rpc { what, status });
+        let call = || {
+            let answer = tokio::time::timeout(timeout, f());
+            async move {
+                answer.await.unwrap_or_else(|_| {
+                    Err(Status::deadline_exceeded(format!("no answer within {timeout:?}")))
+                })
             }
-            let wait = retry_after(&status).unwrap_or(delay);
-            tracing::debug!(what, code = ?status.code(), "{}; retrying in {wait:?}", status.message());
-            tokio::time::sleep(jitter(wait)).await;
-            delay = (delay * 2).min(MAX_BACKOFF);
-        }
+        };
+        call.retry(backoff())
+            .when(|s| is_transient(s) && start.elapsed() < self.opts.retry_for)
+            .adjust(honour_retry_after)
+            .notify(
+                |s, wait| tracing::debug!(what, code = ?s.code(), "{}; retrying in {wait:?}", s.message()),
+            )
+            .await
+            .map_err(|status| Error::Rpc { what, status })
     }
 
     /// Waits (up to the server's 60 s) for another player asking for the same rules, then
@@ -650,7 +663,8 @@ impl Client {
         let mut resumes = 0;
         let mut slow = false;
         let mut progress = Instant::now();
-        let mut delay = FIRST_BACKOFF;
+        // The waits before reopening the stream, from the first again after any progress.
+        let mut waits: Option<<ExponentialBuilder as BackoffBuilder>::Backoff> = None;
         loop {
             let after = tr.last_seq();
             let mut stream = self
@@ -677,7 +691,7 @@ impl Client {
                     on_event(&ev, &tr);
                 }
                 progress = Instant::now();
-                delay = FIRST_BACKOFF;
+                waits = None;
                 if let Some(r) = tr.result() {
                     return Ok(outcome(game_id, &tr, r.clone(), decisions, resumes));
                 }
@@ -704,8 +718,8 @@ impl Client {
                 }
                 None => tracing::info!(game = game_id, after = tr.last_seq(), "stream ended early; resuming"),
             }
-            tokio::time::sleep(jitter(delay)).await;
-            delay = (delay * 2).min(MAX_BACKOFF);
+            let wait = waits.get_or_insert_with(|| backoff().build()).next().unwrap_or(MAX_BACKOFF);
+            tokio::time::sleep(wait).await;
             resumes += 1;
         }
     }
@@ -885,6 +899,34 @@ mod tests {
     use gin_proto::text::refused;
 
     const HOSTILE: &str = "\x1b]0;pwned\x07\u{202e}\u{9b}2J\u{200d}";
+
+    #[test]
+    fn the_backoff_doubles_to_its_cap_with_a_jitter_of_its_own() {
+        let waits = |n| backoff().build().take(n).collect::<Vec<_>>();
+        let (a, b) = (waits(12), waits(12));
+        let mut base = FIRST_BACKOFF;
+        for &w in &a {
+            assert!(w >= base && w < base * 2, "{w:?} for a step of {base:?}");
+            base = (base * 2).min(MAX_BACKOFF);
+        }
+        // Randomly seeded (backon's `std` feature): two bots do not wait alike.
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn a_retry_after_hint_is_a_floor_under_the_backoff() {
+        let mut limited = Status::resource_exhausted("rate limit");
+        limited.metadata_mut().insert("retry-after-ms", "300".parse().unwrap());
+        let step = Some(Duration::from_millis(70));
+        assert_eq!(honour_retry_after(&limited, step), Some(Duration::from_millis(370)));
+        let down = Status::unavailable("restarting");
+        assert_eq!(honour_retry_after(&down, step), step);
+        // A malformed hint is ignored; no next wait (never, here) means no retry.
+        let mut odd = Status::resource_exhausted("rate limit");
+        odd.metadata_mut().insert("retry-after-ms", "soon".parse().unwrap());
+        assert_eq!(honour_retry_after(&odd, step), step);
+        assert_eq!(honour_retry_after(&limited, None), None);
+    }
 
     #[test]
     fn a_server_s_text_in_errors_and_outcomes_is_escaped() {
