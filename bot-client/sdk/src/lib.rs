@@ -332,10 +332,11 @@ fn retry_after(s: &Status) -> Option<Duration> {
 }
 
 /// The wait before retrying after `s`, given the backoff's next (jittered) wait: a server's
-/// `retry-after-ms` hint is a floor, so the wait is the hint plus the backoff's step (callers
-/// refused together do not come back together, and one refused again and again slows down).
+/// `retry-after-ms` hint is a floor, so the wait is the hint plus the backoff's step, at most
+/// a quarter of the hint (callers refused together do not come back together, and a caller
+/// refused again and again still comes back when the server said, not seconds later).
 fn honour_retry_after(s: &Status, next: Option<Duration>) -> Option<Duration> {
-    next.map(|d| retry_after(s).map_or(d, |hint| hint + d))
+    next.map(|d| retry_after(s).map_or(d, |hint| hint + d.min(hint / 4)))
 }
 
 /// Runs a synchronous strategy: under `block_in_place` on a multi-threaded runtime (other
@@ -919,6 +920,9 @@ mod tests {
         limited.metadata_mut().insert("retry-after-ms", "300".parse().unwrap());
         let step = Some(Duration::from_millis(70));
         assert_eq!(honour_retry_after(&limited, step), Some(Duration::from_millis(370)));
+        // A long backoff adds at most a quarter of the hint.
+        let long = Some(Duration::from_secs(4));
+        assert_eq!(honour_retry_after(&limited, long), Some(Duration::from_millis(375)));
         let down = Status::unavailable("restarting");
         assert_eq!(honour_retry_after(&down, step), step);
         // A malformed hint is ignored; no next wait (never, here) means no retry.
