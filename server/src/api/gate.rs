@@ -11,8 +11,9 @@
 //!   per caller with a burst of two seconds' worth: a call with a known seat token counts
 //!   against that seat, any other against its peer address. Over it: RESOURCE_EXHAUSTED with
 //!   a `retry-after-ms` hint, and the call never reaches its handler. The keyed GCRA limiter
-//!   is `governor`'s; [`GateLayer::prune`] drops the callers idle long enough to be full again (the
-//!   same as none), so that it holds only recent ones.
+//!   is `governor`'s, on tokio's clock ([`TokioClock`]); [`GateLayer::prune`] drops the
+//!   callers idle long enough to be full again (the same as none), so that it holds only
+//!   recent ones.
 //!
 //! Health checks and reflection pass untouched.
 
@@ -23,8 +24,11 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use futures_util::future::Either;
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota};
+use governor::clock::Clock;
+use governor::middleware::NoOpMiddleware;
+use governor::nanos::Nanos;
+use governor::state::keyed::DashMapStateStore;
+use governor::{Quota, RateLimiter};
 use http::{Request, Response};
 use tonic::Status;
 use tonic::body::Body;
@@ -75,9 +79,22 @@ pub fn identify(
     }))
 }
 
+/// The limiter's clock: tokio's monotonic clock (`std`'s in a server), as the time since the
+/// limiter was made. A test's paused time drives it (`#[tokio::test(start_paused = true)]`).
+#[derive(Clone, Debug)]
+pub struct TokioClock(tokio::time::Instant);
+
+impl Clock for TokioClock {
+    type Instant = Nanos;
+
+    fn now(&self) -> Nanos {
+        Nanos::from(self.0.elapsed())
+    }
+}
+
 /// The keyed limiter, and the burst it allows (for the hint).
 struct Limiter {
-    keyed: DefaultKeyedRateLimiter<CallerKey>,
+    keyed: RateLimiter<CallerKey, DashMapStateStore<CallerKey>, TokioClock, NoOpMiddleware<Nanos>>,
     per_sec: u32,
 }
 
@@ -94,7 +111,8 @@ impl GateLayer {
         let per_sec = shared.cfg.rate_per_sec;
         let limiter = NonZeroU32::new(per_sec).map(|rate| {
             let burst = rate.saturating_mul(NonZeroU32::new(2).expect("2"));
-            let keyed = DefaultKeyedRateLimiter::keyed(Quota::per_second(rate).allow_burst(burst));
+            let quota = Quota::per_second(rate).allow_burst(burst);
+            let keyed = RateLimiter::dashmap_with_clock(quota, TokioClock(tokio::time::Instant::now()));
             Arc::new(Limiter { keyed, per_sec })
         });
         GateLayer { shared, limiter }
@@ -130,7 +148,7 @@ impl GateLayer {
     pub fn admit(&self, key: CallerKey) -> Result<(), Status> {
         let Some(l) = &self.limiter else { return Ok(()) };
         l.keyed.check_key(&key).map_err(|not_until| {
-            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            let wait = not_until.wait_time_from(l.keyed.clock().now());
             let ms = wait.as_millis() as u64 + 1;
             let mut s = Status::resource_exhausted(format!(
                 "rate limit: at most {} requests/s per caller; retry in {ms} ms",
@@ -218,33 +236,45 @@ mod tests {
     use crate::storage::Store;
     use std::time::Duration;
 
-    #[tokio::test]
+    /// On paused time: the limiter's clock is tokio's, so the refill is exact and instant.
+    #[tokio::test(start_paused = true)]
     async fn each_caller_has_its_own_rate_and_idle_ones_are_pruned() {
         let dir = tempfile::tempdir().unwrap();
         let cfg =
             crate::Config { db: dir.path().join("gin.db"), rate_per_sec: 5, ..crate::Config::default() };
         let (store, startup) = Store::open_sqlite(&cfg.db).unwrap();
+        let start = tokio::time::Instant::now();
+        let at = |ms: u64| tokio::time::sleep_until(start + Duration::from_millis(ms));
         let gate = GateLayer::new(Shared::new(cfg, store.clone(), startup).unwrap());
         let (a, b) = (CallerKey::Token([1; 32]), CallerKey::Peer(None));
-        // A burst of two seconds' worth, then refused with a retry hint; others unaffected.
+        // A burst of two seconds' worth, then refused with a retry hint (one interval, 200
+        // ms, and 1 ms); others unaffected.
         for _ in 0..10 {
             gate.admit(a).unwrap();
         }
         let refused = gate.admit(a).unwrap_err();
         assert_eq!(refused.code(), tonic::Code::ResourceExhausted);
         let hint: u64 = refused.metadata().get("retry-after-ms").unwrap().to_str().unwrap().parse().unwrap();
-        assert!((1..=201).contains(&hint), "{hint}");
+        assert_eq!(hint, 201);
         gate.admit(b).unwrap();
         // Recent callers stay (dropping them would reset a caller's limit)...
         assert_eq!(gate.prune(), 2);
         assert!(gate.admit(a).is_err());
-        // ...idle ones, full again (two seconds, and one interval of grace), go; a caller back
-        // after that has its whole burst.
-        tokio::time::sleep(Duration::from_millis(2500)).await;
+        // ...idle ones go once full again, and one interval of grace: `b` (one call) at 0.4 s,
+        // `a` (its whole burst) at 2.2 s, not before.
+        at(399).await;
+        assert_eq!(gate.prune(), 2);
+        at(400).await;
+        assert_eq!(gate.prune(), 1);
+        at(2199).await;
+        assert_eq!(gate.prune(), 1);
+        at(2200).await;
         assert_eq!(gate.prune(), 0);
+        // A caller back after that has its whole burst, and no more.
         for _ in 0..10 {
             gate.admit(a).unwrap();
         }
+        assert!(gate.admit(a).is_err());
         store.close().await;
     }
 

@@ -59,3 +59,125 @@ async fn expire(shared: &Shared, id: &str, seat: Seat, seq: u64) -> Result<(), G
     .await
     .map(|_| ())
 }
+
+#[cfg(test)]
+mod tests {
+    //! On paused time: a whole minute's clock runs out at once, and exactly when it should.
+
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::game::shared::GameCell;
+    use crate::game::state::{Entry, Ev};
+    use crate::storage::{ActionRow, Store};
+
+    const TURN: Duration = Duration::from_secs(60);
+
+    /// A game with a turn clock of [`TURN`] under `policy`, both seats taken: the first
+    /// turn's clock is armed. With the tokio time it began, and how far before that turn's
+    /// end (at most) the clock may run out: the deadline is Unix time, stamped (and the wait
+    /// computed from it) in the real time the seating took.
+    async fn clocked_game(
+        policy: pb::ClockPolicy,
+    ) -> (tempfile::TempDir, Store, Shared, Arc<GameCell>, tokio::time::Instant, Duration) {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = crate::config::Config { db: dir.path().join("gin.db"), ..crate::config::Config::default() };
+        let (store, stored) = Store::open_sqlite(&cfg.db).unwrap();
+        let s = crate::game::open(cfg, store.clone(), stored).unwrap();
+        let clock = pb::TurnClock { turn_millis: TURN.as_millis() as u32, policy: policy as i32 };
+        let id = s.create_game(engine::RuleSet::standard(), clock, String::new(), 5, None).await.unwrap();
+        let cell = s.game(&id).await.unwrap();
+        s.join(&cell, Some(Seat::S0), "a".into(), false, true).await.unwrap();
+        let (start, wall) = (tokio::time::Instant::now(), now_ms());
+        s.join(&cell, Some(Seat::S1), "b".into(), false, true).await.unwrap();
+        let slack = Duration::from_millis((now_ms() - wall + 1) as u64);
+        assert_eq!(tokio::time::Instant::now(), start, "paused time stood still while seating");
+        (dir, store, s, cell, start, slack)
+    }
+
+    /// The seat to act, the game's result and its action rows, under the game's lock (which
+    /// a clock running out holds until its action is durable and published).
+    async fn look(cell: &GameCell) -> (Option<Seat>, Option<pb::GameResult>, Vec<ActionRow>) {
+        let st = cell.state.lock().await;
+        (st.to_act(), st.ended.clone(), st.action_rows.clone())
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_idle_seats_clock_plays_for_it_when_its_turn_is_up_and_not_before() {
+        let (_dir, store, s, cell, start, slack) = clocked_game(pb::ClockPolicy::AutoPlay).await;
+        let (Some(idle), None, rows) = look(&cell).await else { panic!("the game is not on") };
+        assert!(rows.is_empty());
+
+        // Just before the turn is up: nothing happened.
+        tokio::time::sleep_until(start + TURN - slack).await;
+        let (to_act, _, rows) = look(&cell).await;
+        assert_eq!((to_act, rows.len()), (Some(idle), 0), "the clock ran out early");
+        // Just after: the clock passed the upcard for the idle seat, and the other seat's
+        // clock runs, a whole turn from then. (From here on, paused time also runs on while a
+        // write is out on the store's thread, the runtime having nothing else to do, so a
+        // clock armed after such a write is checked within a second.)
+        tokio::time::sleep_until(start + TURN + Duration::from_millis(1)).await;
+        let (to_act, ended, rows) = look(&cell).await;
+        assert_eq!(to_act, Some(idle.other()), "the clock did not run out in time: {rows:?}");
+        assert_eq!(ended, None);
+        let [row] = &rows[..] else { panic!("one action: {rows:?}") };
+        assert_eq!((row.seat, row.kind), (idle.index() as u8, ActionKind::Timeout));
+        tokio::time::sleep_until(start + TURN * 2 - Duration::from_secs(1)).await;
+        assert_eq!(look(&cell).await.2.len(), 1, "the next clock ran out early");
+        tokio::time::sleep_until(start + TURN * 2 + Duration::from_secs(1)).await;
+        let (to_act, _, rows) = look(&cell).await;
+        assert_eq!(rows.len(), 2, "the next clock did not run out in time");
+        assert_eq!((rows[1].seat, rows[1].kind), (idle.other().index() as u8, ActionKind::Timeout));
+        assert_eq!(to_act, Some(idle), "both passed the upcard: the first draws");
+
+        // A seat that acts in time stops its clock: it draws 30 s into its turn, and the old
+        // clock, running out at its time, finds the turn gone (stale) and does nothing. The
+        // discard's turn has a clock of its own, a whole turn from the draw (armed when the
+        // draw is durable: paused time may have run on to the old clock's end meanwhile).
+        tokio::time::sleep_until(start + TURN * 2 + Duration::from_secs(30)).await;
+        let (seq, id, draw) = {
+            let st = cell.state.lock().await;
+            (st.last_seq(), st.info.id.clone(), st.game.as_ref().unwrap().hand().legal_actions()[0].clone())
+        };
+        let wall = now_ms();
+        act_as(&s, &id, idle, seq, move |st, seat, now| st.play(seat, &draw, ActionKind::Play, now))
+            .await
+            .unwrap();
+        let (drawn, slack) =
+            (tokio::time::Instant::now(), Duration::from_millis((now_ms() - wall + 1) as u64));
+        tokio::time::sleep_until(start + TURN * 3 + Duration::from_secs(2)).await;
+        let (to_act, _, rows) = look(&cell).await;
+        assert_eq!(rows.len(), 3, "the stale clock acted: {rows:?}");
+        assert_eq!((to_act, rows[2].kind), (Some(idle), ActionKind::Play), "it discards next");
+        tokio::time::sleep_until(drawn + TURN - slack).await;
+        assert_eq!(look(&cell).await.2.len(), 3, "the discard's clock ran out early");
+        tokio::time::sleep_until(drawn + TURN + Duration::from_millis(1)).await;
+        let (to_act, _, rows) = look(&cell).await;
+        assert_eq!(rows.len(), 4, "the discard's clock did not run out in time");
+        assert_eq!((rows[3].seat, rows[3].kind), (idle.index() as u8, ActionKind::Timeout));
+        assert_eq!(to_act, Some(idle.other()));
+        store.close().await;
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn under_the_forfeit_policy_the_idle_seat_loses_when_its_turn_is_up_and_not_before() {
+        let (_dir, store, _s, cell, start, slack) = clocked_game(pb::ClockPolicy::Forfeit).await;
+        let (Some(idle), None, _) = look(&cell).await else { panic!("the game is not on") };
+
+        tokio::time::sleep_until(start + TURN - slack).await;
+        let (_, ended, rows) = look(&cell).await;
+        assert!(ended.is_none() && rows.is_empty(), "the clock ran out early: {ended:?}");
+        tokio::time::sleep_until(start + TURN + Duration::from_millis(1)).await;
+        let (to_act, ended, _) = look(&cell).await;
+        let result = ended.expect("the clock did not run out in time");
+        assert_eq!(result.reason, pb::GameEndReason::Forfeit as i32);
+        assert_eq!(result.winner, Some(idle.other().index() as u32));
+        assert_eq!(result.loser_by_default, Some(idle.index() as u32));
+        assert_eq!(to_act, None);
+        let st = cell.state.lock().await;
+        let expired = |e: &&Entry| matches!(e.ev, Ev::ClockExpired { seat, policy: pb::ClockPolicy::Forfeit } if seat == idle);
+        assert_eq!(st.log.iter().filter(expired).count(), 1, "the clock's end is in the game's log");
+        drop(st);
+        store.close().await;
+    }
+}
