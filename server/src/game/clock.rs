@@ -68,7 +68,7 @@ mod tests {
 
     use super::*;
     use crate::game::shared::GameCell;
-    use crate::game::state::{Entry, Ev};
+    use crate::game::state::{Entry, LogEvent};
     use crate::storage::{ActionRow, Store};
 
     const TURN: Duration = Duration::from_secs(60);
@@ -175,7 +175,7 @@ mod tests {
         assert_eq!(result.loser_by_default, Some(idle.index() as u32));
         assert_eq!(to_act, None);
         let st = cell.state.lock().await;
-        let expired = |e: &&Entry| matches!(e.ev, Ev::ClockExpired { seat, policy: pb::ClockPolicy::Forfeit } if seat == idle);
+        let expired = |e: &&Entry| matches!(e.ev, LogEvent::ClockExpired { seat, policy: pb::ClockPolicy::Forfeit } if seat == idle);
         assert_eq!(st.log.iter().filter(expired).count(), 1, "the clock's end is in the game's log");
         drop(st);
         store.close().await;
