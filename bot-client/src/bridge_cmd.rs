@@ -13,21 +13,20 @@ pub struct BridgeArgs {
     /// The bot program, run with `sh -c` (e.g. "python3 examples/bridge/bot.py").
     #[arg(long)]
     cmd: String,
-    /// The server: http://host:port.
-    #[arg(long, env = "GIN_SERVER", default_value = "http://127.0.0.1:50051")]
-    server: String,
+    #[command(flatten)]
+    server: crate::tournament_cmd::ServerArg,
     /// Create each game against the server's house bot playing this strategy (random,
     /// simple, strong). Without --vs-bot or --join: quick matches against other players.
     #[arg(long, value_name = "STRATEGY", conflicts_with = "join")]
     vs_bot: Option<String>,
     /// Join this game (its first free seat) and play it; --games is then 1.
-    #[arg(long, value_name = "GAME_ID")]
+    #[arg(long, value_name = "ID")]
     join: Option<String>,
     /// With --join: join even though the game has fixed deals (its creator chose the seed).
     #[arg(long, requires = "join")]
     accept_fixed_deals: bool,
     /// Games to play, one after the other, with the same program.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1)]
     games: u64,
     /// A preset name (standard, oklahoma, …) or a TOML/JSON rules file, for the games this
     /// command starts.
@@ -75,7 +74,7 @@ pub fn run(a: BridgeArgs) -> Result<()> {
     let rules = crate::play_cmd::rules_spec(&a.rules)?;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(async move {
-        let client = Client::connect(&a.server).await?;
+        let client = a.server.client().await?;
         let bot = BotProcess::spawn(&a.cmd, Duration::from_millis(a.timeout_ms))?;
         let started = Instant::now();
         let (mut won, mut lost, mut drawn) = (0, 0, 0);

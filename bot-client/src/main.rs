@@ -29,7 +29,7 @@ enum Cmd {
     /// Plays two strategies against each other in-process, on all cores.
     Selfplay(SelfplayArgs),
     /// Plays games on a server: quick matches, games against a house bot (--vs-bot), or one
-    /// given seat (--game, --token); many at once; prints each result and a summary.
+    /// given game (--join, --token); many at once; prints each result and a summary.
     Play(play_cmd::PlayArgs),
     /// Plays games on a server with a program in any language that speaks a line protocol on
     /// stdin/stdout (see examples/bridge/README.md): no gRPC needed.
@@ -48,13 +48,13 @@ struct SelfplayArgs {
     #[arg(long)]
     b: String,
     /// Games to play (with --duplicate: rounded up to even, half as many deal pairs).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, value_name = "N", default_value_t = 1000)]
     games: u64,
     /// A preset name (standard, oklahoma, …) or a TOML/JSON rules file.
     #[arg(long, default_value = "standard")]
     rules: String,
     /// Master seed for deals and strategies' choices.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1)]
     seed: u64,
     /// Play every deal twice with seats swapped.
     #[arg(long)]
@@ -150,6 +150,54 @@ fn main() -> std::process::ExitCode {
             // where they come in already).
             eprintln!("Error: {}", gin_proto::text::printable_lines(&format!("{e:?}")));
             std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_flags_are_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    fn parses(args: &str) -> bool {
+        Cli::try_parse_from(std::iter::once("gin-bot").chain(args.split_whitespace())).is_ok()
+    }
+
+    /// The shared spellings (README, "Flags") parse, and so do the older ones scripts may use.
+    #[test]
+    fn the_shared_flags_and_their_older_spellings_parse() {
+        for ok in [
+            "play --join G --token T --strategy-seed 3",
+            "play --join G --accept-fixed-deals",
+            "play --vs-bot simple --games 4 --parallel 2 --ca-cert ca.pem",
+            "play --game G --token T --seed 3 --concurrency 2",
+            "bridge --cmd x --join G --ca-cert ca.pem",
+            "tournament create --games-per-pairing 4 --turn-secs 0.5 --pairing swiss --seed 9",
+            "tournament create --games 4 --clock-ms 500 --format swiss",
+            "tournament join ID --strategy-seed 2 --ca-cert ca.pem",
+            "tournament join --id ID --seed 2",
+            "tournament watch ID",
+            "tournament watch --id ID",
+            "tournament results ID --format csv",
+            "tournament results --id ID --format json",
+        ] {
+            assert!(parses(ok), "{ok}");
+        }
+        for bad in [
+            "play --token T",
+            "play --accept-fixed-deals",
+            "play --join G --vs-bot simple",
+            "tournament watch",
+            "tournament watch ID --id ID",
+            "tournament create --turn-secs 1 --clock-ms 1000",
+            "tournament create --turn-secs 0",
+        ] {
+            assert!(!parses(bad), "{bad}");
         }
     }
 }

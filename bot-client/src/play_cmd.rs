@@ -5,24 +5,24 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
+use gin_proto::text::printable;
 use gin_proto::v1 as pb;
-use gin_sdk::{self as sdk, Client, Options, Outcome, Seated};
+use gin_sdk::{self as sdk, Client, Outcome, Seated};
 
 #[derive(clap::Args)]
 pub struct PlayArgs {
-    /// The server: http://host:port, or https://host:port (TLS, checked against the system's
-    /// roots or --ca-cert).
-    #[arg(long, env = "GIN_SERVER", default_value = "http://127.0.0.1:50051")]
-    server: String,
+    #[command(flatten)]
+    server: crate::tournament_cmd::ServerArg,
     /// The strategy playing our seats: random, simple or strong.
     #[arg(long, default_value = "simple")]
     strategy: String,
-    /// Games to play (ignored with --game).
-    #[arg(long, default_value_t = 1)]
+    /// Games to play (ignored with --join).
+    #[arg(long, value_name = "N", default_value_t = 1)]
     games: u64,
-    /// Games in progress at once.
-    #[arg(long, default_value_t = 1)]
-    concurrency: usize,
+    /// Games in play at once.
+    // `--concurrency`: the older spelling, still taken.
+    #[arg(long, value_name = "N", default_value_t = 1, alias = "concurrency")]
+    parallel: usize,
     /// A preset name (standard, oklahoma, …) or a TOML/JSON rules file, for the games this
     /// command starts.
     #[arg(long, default_value = "standard")]
@@ -30,22 +30,26 @@ pub struct PlayArgs {
     /// Our display name (default: gin-bot-<strategy>).
     #[arg(long)]
     name: Option<String>,
-    /// Play this game's seat (with --token) instead of starting games.
-    #[arg(long, requires = "token")]
-    game: Option<String>,
-    /// The seat token of --game.
-    #[arg(long, requires = "game", env = "GIN_SEAT_TOKEN", hide_env_values = true)]
+    /// Join the game with this id (its free seat) and play it, instead of starting games; with
+    /// --token, play the seat that token holds.
+    // `--game`: the older spelling, still taken.
+    #[arg(long, value_name = "ID", alias = "game")]
+    join: Option<String>,
+    /// With --join: the seat token of a seat already taken (printed when it was joined).
+    #[arg(long, value_name = "TOKEN", requires = "join", env = "GIN_SEAT_TOKEN", hide_env_values = true)]
     token: Option<String>,
+    /// With --join: join even though the game has fixed deals (its creator chose the seed and
+    /// may know every hand).
+    #[arg(long, requires = "join")]
+    accept_fixed_deals: bool,
     /// Create each game against the server's house bot playing this strategy (random,
     /// simple, strong), instead of a quick match against another player.
-    #[arg(long, value_name = "STRATEGY", conflicts_with = "game")]
+    #[arg(long, value_name = "STRATEGY", conflicts_with = "join")]
     vs_bot: Option<String>,
-    /// Seed of our strategy's choices (game i uses seed + i).
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// A CA certificate (PEM) to trust for https:// instead of the system's roots.
-    #[arg(long, value_name = "FILE")]
-    ca_cert: Option<std::path::PathBuf>,
+    /// Seed of our strategy's choices (game i uses N + i).
+    // `--seed`: the older spelling, still taken (`--seed` elsewhere seeds the deals).
+    #[arg(long, value_name = "N", default_value_t = 1, alias = "seed")]
+    strategy_seed: u64,
 }
 
 /// Totals over the games played.
@@ -108,21 +112,39 @@ pub fn run(a: PlayArgs) -> Result<()> {
         // The server checks too; this only gives the error before connecting.
         gin_strategies::by_name(b, 0).map_err(|e| anyhow::anyhow!("--vs-bot: {e}"))?;
     }
-    if a.concurrency == 0 {
-        bail!("--concurrency: at least 1");
+    if a.parallel == 0 {
+        bail!("--parallel: at least 1");
     }
     let rules = rules_spec(&a.rules)?;
-    let mut opts = Options::default();
-    if let Some(f) = &a.ca_cert {
-        opts.ca_cert = Some(std::fs::read(f).with_context(|| format!("reading {}", f.display()))?);
-    }
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(async move {
-        let client = Client::connect_with(&a.server, opts).await?;
+        let client = a.server.client().await?;
         let started = Instant::now();
-        if let (Some(game), Some(token)) = (&a.game, &a.token) {
-            let mut bot = gin_strategies::by_name(&a.strategy, a.seed)?;
-            let o = client.play(game, token, bot.as_mut()).await?;
+        if let Some(game) = &a.join {
+            let token = match &a.token {
+                Some(t) => t.clone(),
+                None => {
+                    let name = a.name.clone().unwrap_or_else(|| format!("gin-bot-{}", a.strategy));
+                    let seated = client
+                        .join_game_with(pb::JoinGameRequest {
+                            game_id: game.clone(),
+                            name,
+                            accept_fixed_deals: a.accept_fixed_deals,
+                            ..Default::default()
+                        })
+                        .await?;
+                    eprintln!(
+                        "joined game {} as seat {}; back to it with --join {} --token {}",
+                        printable(&seated.game_id),
+                        seated.seat,
+                        printable(&seated.game_id),
+                        printable(&seated.token)
+                    );
+                    seated.token
+                }
+            };
+            let mut bot = gin_strategies::by_name(&a.strategy, a.strategy_seed)?;
+            let o = client.play(game, &token, bot.as_mut()).await?;
             println!("{}", o.line());
             let mut t = Tally::default();
             t.add(&o);
@@ -132,7 +154,7 @@ pub fn run(a: PlayArgs) -> Result<()> {
         let a = Arc::new(a);
         let next = Arc::new(AtomicU64::new(0));
         let tally = Arc::new(std::sync::Mutex::new(Tally::default()));
-        let workers = a.concurrency.min(a.games.max(1) as usize);
+        let workers = a.parallel.min(a.games.max(1) as usize);
         let mut set = tokio::task::JoinSet::new();
         for _ in 0..workers {
             let (a, next, tally, client, rules) =
@@ -184,7 +206,7 @@ async fn one_game(client: &Client, a: &PlayArgs, rules: pb::Rules, i: u64) -> Re
         }
         None => client.quick_match(rules, &name).await?,
     };
-    let mut bot = gin_strategies::by_name(&a.strategy, a.seed.wrapping_add(i))?;
+    let mut bot = gin_strategies::by_name(&a.strategy, a.strategy_seed.wrapping_add(i))?;
     let o = client
         .play(&seated.game_id, &seated.token, bot.as_mut())
         .await

@@ -26,12 +26,51 @@ pub enum TournamentCmd {
     Results(ResultsArgs),
 }
 
-/// Where the server is.
+/// Where the server is: the same two flags on every `gin-bot` command that talks to one (and
+/// on `gin`'s).
 #[derive(clap::Args)]
 pub struct ServerArg {
-    /// Server URL (http://host:port, or https:// for TLS).
-    #[arg(long, env = "GIN_SERVER", default_value = "http://127.0.0.1:50051")]
+    /// The server: http://host:port, or https://host:port (TLS, checked against the system's
+    /// roots or --ca-cert).
+    #[arg(long, env = "GIN_SERVER", default_value = "http://127.0.0.1:50051", value_name = "URL")]
     pub server: String,
+    /// For https: trust this CA certificate (PEM) instead of the system's roots.
+    #[arg(long, value_name = "FILE")]
+    pub ca_cert: Option<std::path::PathBuf>,
+}
+
+impl ServerArg {
+    /// Connects (plain or TLS, with --ca-cert), with the SDK's retries.
+    pub async fn client(&self) -> Result<gin_sdk::Client> {
+        let mut opts = gin_sdk::Options::default();
+        if let Some(f) = &self.ca_cert {
+            opts.ca_cert = Some(std::fs::read(f).with_context(|| format!("reading {}", f.display()))?);
+        }
+        Ok(gin_sdk::Client::connect_with(&self.server, opts).await?)
+    }
+
+    /// The connection alone, for the services the SDK has no wrapper for.
+    pub async fn channel(&self) -> Result<Channel> {
+        Ok(self.client().await?.channel())
+    }
+}
+
+/// A tournament's id: positional (like `gin watch ID`); `--id ID`, the spelling before, is
+/// still taken.
+#[derive(clap::Args)]
+pub struct TournamentId {
+    /// The tournament id (printed by `tournament create`).
+    #[arg(value_name = "ID", required_unless_present = "id_flag")]
+    id: Option<String>,
+    /// The same, as a flag (the older spelling).
+    #[arg(long = "id", value_name = "ID", hide = true, conflicts_with = "id")]
+    id_flag: Option<String>,
+}
+
+impl TournamentId {
+    fn get(&self) -> String {
+        self.id.clone().or_else(|| self.id_flag.clone()).unwrap_or_default()
+    }
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -52,28 +91,34 @@ pub struct CreateArgs {
     #[command(flatten)]
     server: ServerArg,
     /// How entrants are paired (gauntlet: the first to join plays every other).
-    #[arg(long, value_enum, default_value = "round-robin")]
-    format: Format,
+    // `--format`: the older spelling, still taken (`results --format` is the output's format).
+    #[arg(long, value_enum, default_value = "round-robin", alias = "format")]
+    pairing: Format,
     /// Entrants needed to start.
     #[arg(long, default_value_t = 2)]
     entrants: u32,
     /// Games per pairing (per round for Swiss); rounded up to even with --duplicate.
-    #[arg(long, default_value_t = 10)]
-    games: u32,
+    // `--games`: the older spelling, still taken (elsewhere `--games` counts all the games).
+    #[arg(long, value_name = "N", default_value_t = 10, alias = "games")]
+    games_per_pairing: u32,
     /// Play each deal twice, seats swapped.
     #[arg(long)]
     duplicate: bool,
     /// A preset name or a TOML/JSON rules file.
     #[arg(long, default_value = "standard")]
     rules: String,
-    /// Per-turn clock in milliseconds (0: none).
-    #[arg(long, default_value_t = 0)]
-    clock_ms: u32,
+    /// A turn clock of this many seconds (decimals allowed: 0.5), as `gin play --turn-secs`;
+    /// without it, no clock.
+    #[arg(long, value_name = "SECS", value_parser = parse_turn_secs)]
+    turn_secs: Option<u32>,
+    /// The turn clock in milliseconds (the older flag; 0: none).
+    #[arg(long, value_name = "MS", hide = true, conflicts_with = "turn_secs")]
+    clock_ms: Option<u32>,
     /// What happens when the clock runs out.
     #[arg(long, value_enum, default_value = "auto-play")]
     clock_policy: ClockPolicy,
     /// Games in play at once.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, value_name = "N", default_value_t = 16)]
     parallel: u32,
     /// Swiss rounds (0: ceil(log2(entrants))).
     #[arg(long, default_value_t = 0)]
@@ -83,7 +128,7 @@ pub struct CreateArgs {
     sprt: Option<String>,
     /// Seed for the deals (0: random, revealed at the end). A seed chosen here fixes every deal:
     /// entrants must join with --accept-fixed-deals.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0)]
     seed: u64,
     /// A name for people.
     #[arg(long, default_value = "")]
@@ -94,9 +139,8 @@ pub struct CreateArgs {
 pub struct JoinArgs {
     #[command(flatten)]
     server: ServerArg,
-    /// The tournament id.
-    #[arg(long)]
-    id: String,
+    #[command(flatten)]
+    id: TournamentId,
     /// The strategy to play: random, simple or strong.
     #[arg(long, default_value = "simple")]
     strategy: String,
@@ -106,9 +150,10 @@ pub struct JoinArgs {
     /// Re-enter as this entrant (printed when it first joined).
     #[arg(long)]
     token: Option<String>,
-    /// Seed for the strategy's choices.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    /// Seed of our strategy's choices.
+    // `--seed`: the older spelling, still taken (`--seed` elsewhere seeds the deals).
+    #[arg(long, value_name = "N", default_value_t = 1, alias = "seed")]
+    strategy_seed: u64,
     /// Enter even though the tournament has fixed deals (its creator chose the seed and may
     /// know every hand); the server refuses a new entrant of such a tournament without it.
     #[arg(long)]
@@ -119,9 +164,8 @@ pub struct JoinArgs {
 pub struct IdArgs {
     #[command(flatten)]
     server: ServerArg,
-    /// The tournament id.
-    #[arg(long)]
-    id: String,
+    #[command(flatten)]
+    id: TournamentId,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -140,9 +184,14 @@ pub struct ResultsArgs {
     format: ResultsFormat,
 }
 
-/// Connects to `url` (plain or TLS), with the SDK's retries.
-pub async fn connect(url: &str) -> Result<Channel> {
-    Ok(gin_sdk::Client::connect(url).await?.channel())
+/// `--turn-secs`: seconds, decimals allowed, to whole milliseconds (at least 1 ms, at most an
+/// hour).
+fn parse_turn_secs(s: &str) -> Result<u32, String> {
+    let secs: f64 = s.parse().map_err(|_| format!("{s:?} is not a number of seconds"))?;
+    if !(0.001..=3600.0).contains(&secs) {
+        return Err(format!("{s}: from 0.001 to 3600 seconds"));
+    }
+    Ok((secs * 1000.0).round() as u32)
 }
 
 /// The rules for the wire: a preset by name, or a rules file as a full custom rule set.
@@ -187,17 +236,17 @@ pub fn run(cmd: TournamentCmd) -> Result<()> {
 async fn create(a: CreateArgs) -> Result<()> {
     let spec = pb::TournamentSpec {
         name: a.name,
-        format: match a.format {
+        format: match a.pairing {
             Format::RoundRobin => pb::TournamentFormat::RoundRobin,
             Format::Gauntlet => pb::TournamentFormat::Gauntlet,
             Format::Swiss => pb::TournamentFormat::Swiss,
         } as i32,
         entrants: a.entrants,
-        games_per_pairing: a.games,
+        games_per_pairing: a.games_per_pairing,
         duplicate: a.duplicate,
         rules: Some(wire_rules(&a.rules)?),
         clock: Some(pb::TurnClock {
-            turn_millis: a.clock_ms,
+            turn_millis: a.turn_secs.or(a.clock_ms).unwrap_or(0),
             policy: match a.clock_policy {
                 ClockPolicy::AutoPlay => pb::ClockPolicy::AutoPlay,
                 ClockPolicy::Forfeit => pb::ClockPolicy::Forfeit,
@@ -208,7 +257,7 @@ async fn create(a: CreateArgs) -> Result<()> {
         sprt: a.sprt.as_deref().map(parse_sprt).transpose()?,
         seed: a.seed,
     };
-    let mut t = TournamentServiceClient::new(connect(&a.server.server).await?);
+    let mut t = TournamentServiceClient::new(a.server.channel().await?);
     let r = t
         .create_tournament(pb::CreateTournamentRequest { spec: Some(spec) })
         .await
@@ -225,14 +274,15 @@ async fn create(a: CreateArgs) -> Result<()> {
 
 async fn join(a: JoinArgs) -> Result<()> {
     use gin_sdk::entrant::{EntrantEvent, Entry, play_tournament};
-    let client = gin_sdk::Client::connect(&a.server.server).await?;
+    let client = a.server.client().await?;
+    let id = a.id.get();
     let entry = Entry {
-        tournament_id: a.id.clone(),
+        tournament_id: id.clone(),
         name: a.name.unwrap_or_else(|| a.strategy.clone()),
         token: a.token,
         accept_fixed_deals: a.accept_fixed_deals,
     };
-    let standings = play_tournament(&client, entry, &a.strategy, a.seed, |ev| match ev {
+    let standings = play_tournament(&client, entry, &a.strategy, a.strategy_seed, |ev| match ev {
         EntrantEvent::Entered { entrant, token, joined, needed } => eprintln!(
             "entered as entrant #{entrant} ({joined}/{needed} joined); re-enter with --token {}",
             printable(&token)
@@ -244,7 +294,7 @@ async fn join(a: JoinArgs) -> Result<()> {
     })
     .await?;
     let st = pb::TournamentState {
-        tournament_id: a.id,
+        tournament_id: id,
         status: pb::TournamentStatus::Finished as i32,
         standings: Some(standings),
         ..Default::default()
@@ -254,7 +304,7 @@ async fn join(a: JoinArgs) -> Result<()> {
 }
 
 async fn watch(a: IdArgs) -> Result<()> {
-    let mut t = TournamentServiceClient::new(connect(&a.server.server).await?);
+    let mut t = TournamentServiceClient::new(a.server.channel().await?);
     let bar = std::io::stderr().is_terminal().then(|| {
         let b = indicatif::ProgressBar::new(0);
         b.set_style(
@@ -266,7 +316,7 @@ async fn watch(a: IdArgs) -> Result<()> {
     let mut last = None;
     let mut printed = std::time::Instant::now() - Duration::from_secs(60);
     loop {
-        let stream = t.watch_tournament(pb::WatchTournamentRequest { tournament_id: a.id.clone() }).await;
+        let stream = t.watch_tournament(pb::WatchTournamentRequest { tournament_id: a.id.get() }).await;
         let mut s = match stream {
             Ok(s) => s.into_inner(),
             Err(e) if e.code() == tonic::Code::Unavailable => {
@@ -309,8 +359,8 @@ async fn watch(a: IdArgs) -> Result<()> {
 }
 
 async fn results(a: ResultsArgs) -> Result<()> {
-    let mut t = TournamentServiceClient::new(connect(&a.ids.server.server).await?);
-    let id = a.ids.id;
+    let mut t = TournamentServiceClient::new(a.ids.server.channel().await?);
+    let id = a.ids.id.get();
     let fmt = match a.format {
         ResultsFormat::Table => {
             let st = t
@@ -360,5 +410,27 @@ mod tests {
         let shown = export_text(csv, true);
         assert_eq!(shown, "number,seat0\n1,\\u{202e}ecila\\u{1b}[2J\n");
         assert_eq!(export_text(csv, false), csv);
+    }
+
+    #[test]
+    fn turn_secs_are_whole_milliseconds() {
+        assert_eq!(parse_turn_secs("30"), Ok(30_000));
+        assert_eq!(parse_turn_secs("0.5"), Ok(500));
+        assert!(parse_turn_secs("0").is_err());
+        assert!(parse_turn_secs("3601").is_err());
+        assert!(parse_turn_secs("soon").is_err());
+    }
+
+    #[test]
+    fn a_tournament_id_is_positional_or_the_older_flag() {
+        #[derive(clap::Parser)]
+        struct T {
+            #[command(flatten)]
+            id: TournamentId,
+        }
+        use clap::Parser;
+        assert_eq!(T::try_parse_from(["t", "abc"]).unwrap().id.get(), "abc");
+        assert_eq!(T::try_parse_from(["t", "--id", "abc"]).unwrap().id.get(), "abc");
+        assert!(T::try_parse_from(["t"]).is_err());
     }
 }

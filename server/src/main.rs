@@ -42,7 +42,7 @@ struct Flags {
     max_calls_per_connection: usize,
     /// Unfinished games one caller (address) may have created at once, the games of its
     /// tournaments included.
-    #[arg(long, env = "GIN_MAX_OPEN_GAMES", default_value_t = 100)]
+    #[arg(long, env = "GIN_MAX_OPEN_GAMES", default_value_t = 100, visible_alias = "max-open-games")]
     max_open_games_per_caller: u32,
     /// Seconds a game may wait for a player: then it is cancelled (no winner); 0: forever.
     #[arg(long, env = "GIN_OPEN_GAME_TTL_SECS", default_value_t = 3600)]

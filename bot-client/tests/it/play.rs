@@ -46,7 +46,7 @@ async fn gin_bot_play_plays_house_bots_quick_matches_and_a_given_seat() {
         "random",
         "--games",
         "5",
-        "--concurrency",
+        "--parallel",
         "3",
         "--rules",
         "classic",
@@ -95,7 +95,7 @@ async fn gin_bot_play_plays_house_bots_quick_matches_and_a_given_seat() {
         .await
         .unwrap();
     let (out, err, ok) =
-        gin_bot(&["play", "--server", &url, "--game", &seated.game_id, "--token", &seated.token]).await;
+        gin_bot(&["play", "--server", &url, "--join", &seated.game_id, "--token", &seated.token]).await;
     assert!(ok, "stdout:\n{out}\nstderr:\n{err}");
     assert!(out.starts_with(&format!("{} seat 0 vs simple (house bot): ", seated.game_id)), "{out}");
     assert!(client.get_game(&seated.game_id, "").await.unwrap().result.is_some());
@@ -103,8 +103,25 @@ async fn gin_bot_play_plays_house_bots_quick_matches_and_a_given_seat() {
     // Refusals are reported: an unknown house bot, a bad token.
     let (_, err, ok) = gin_bot(&["play", "--server", &url, "--vs-bot", "nope"]).await;
     assert!(!ok && err.contains("unknown strategy \"nope\""), "{err}");
+    // (`--game`: the older spelling of `--join`, still taken.)
     let (_, err, ok) =
         gin_bot(&["play", "--server", &url, "--game", &seated.game_id, "--token", "bad"]).await;
     assert!(!ok && err.contains("Unauthenticated"), "{err}");
+
+    // `--join` without a token takes the game's free seat: two such processes on a game nobody
+    // has joined play it against each other, each told its seat's token.
+    let id = client
+        .lobby()
+        .create_game(pb::CreateGameRequest { name: "nobody".into(), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner()
+        .game_id;
+    let join = ["play", "--server", &url, "--join", &id];
+    let ((out0, err0, ok0), (out1, err1, ok1)) = tokio::join!(gin_bot(&join), gin_bot(&join));
+    assert!(ok0 && ok1, "stdout:\n{out0}{out1}\nstderr:\n{err0}{err1}");
+    assert!(err0.contains(&format!("joined game {id} as seat ")) && err0.contains("--token "), "{err0}");
+    assert!(out0.starts_with(&id) && out1.starts_with(&id), "{out0}{out1}");
+    assert!(client.get_game(&id, "").await.unwrap().result.is_some());
     server.stop().await;
 }

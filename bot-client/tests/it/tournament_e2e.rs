@@ -37,7 +37,7 @@ async fn three_bot_processes_play_a_round_robin_to_its_standings() {
         &url,
         "--entrants",
         "3",
-        "--games",
+        "--games-per-pairing",
         "2",
         "--duplicate",
         "--parallel",
@@ -62,7 +62,6 @@ async fn three_bot_processes_play_a_round_robin_to_its_standings() {
                 "join",
                 "--server",
                 &url,
-                "--id",
                 &id,
                 "--strategy",
                 strategy,
@@ -89,7 +88,7 @@ async fn three_bot_processes_play_a_round_robin_to_its_standings() {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
-    let (watched, _) = run(&["tournament", "watch", "--server", &url, "--id", &id]).await;
+    let (watched, _) = run(&["tournament", "watch", "--server", &url, &id]).await;
     assert!(watched.contains("finished, 6/6 games"), "{watched}");
 
     let mut lines = Vec::new();
@@ -133,14 +132,14 @@ async fn three_bot_processes_play_a_round_robin_to_its_standings() {
     // The random bot cannot beat both others over 8 games: it is never ranked first.
     assert_ne!(standings[0]["name"], "random", "{json}");
 
-    let (csv, _) = run(&["tournament", "results", "--server", &url, "--id", &id, "--format", "csv"]).await;
+    let (csv, _) = run(&["tournament", "results", "--server", &url, &id, "--format", "csv"]).await;
     assert!(csv.starts_with("number,round,game_id"), "{csv}");
     assert_eq!(
         csv.lines().filter(|l| l.contains(",random,")).count(),
         4 + 1,
         "4 games and 1 standing: {csv}"
     );
-    let (table, _) = run(&["tournament", "results", "--server", &url, "--id", &id]).await;
+    let (table, _) = run(&["tournament", "results", "--server", &url, &id]).await;
     assert!(
         table.contains("strong #0") && table.contains("simple #1") && table.contains("random #2"),
         "{table}"

@@ -2,8 +2,8 @@
 //!
 //! The measuring process is this one (the client); the servers run in their own processes.
 //!
-//! * `gin-load actions --server URL --games 100 --seconds 20`: keeps `--games` games in
-//!   flight (each created with `CreateGame { join: true, seed }` + `JoinGame { seat: 1 }`),
+//! * `gin-load actions --server URL --parallel 100 --seconds 20`: keeps `--parallel` games in
+//!   play (each created with `CreateGame { join: true, seed }` + `JoinGame { seat: 1 }`),
 //!   watches both seats (`WatchGame` with the seat token) and plays them as fast as possible
 //!   with a fixed policy; reports actions/s and the latency of the action RPCs (send to unary
 //!   response) over the measurement window, and every refused action.
@@ -13,9 +13,10 @@
 //! * `gin-load idle-memory --server URL --server-pid PID --games 10000`: the server's resident
 //!   memory per idle game, waiting (one seat taken) and dealt (both seats taken); with
 //!   `--watch`, also dealt games whose two seats keep a `WatchGame` stream open.
-//! * `gin-load all --seconds 20`: starts `gin-server` (next to this executable) and
-//!   `gin-load echo-server` as child processes on free ports with a temporary database, runs
-//!   echo, actions and idle-memory (on a fresh server) and prints the table of the targets.
+//! * `gin-load all --seconds 20`: starts `gin-server` (next to this executable, or
+//!   `--server-exe`) and `gin-load echo-server` as child processes on free ports with a
+//!   temporary database, runs echo, actions and idle-memory (on a fresh server) and prints
+//!   the table of the targets.
 //! * `gin-load tournament --games 1000 --parallel 150`: a tournament's throughput: starts
 //!   `gin-server` and two `gin-bot tournament join` processes (both next to this executable,
 //!   or `--server-exe`, `--bot-exe`), plays a two-entrant duplicate round robin, prints the
@@ -94,9 +95,10 @@ struct ActionsArgs {
     /// The gin-server, e.g. http://127.0.0.1:50051.
     #[arg(long, default_value = "http://127.0.0.1:50051")]
     server: String,
-    /// Games kept in flight.
-    #[arg(long, default_value_t = 100)]
-    games: u64,
+    /// Games in play at once, each replaced when it ends.
+    // `--games`: the older spelling, still taken.
+    #[arg(long, value_name = "N", default_value_t = 100, alias = "games")]
+    parallel: u64,
     /// Length of the measurement window, in seconds.
     #[arg(long, default_value_t = 20.0)]
     seconds: f64,
@@ -197,9 +199,10 @@ struct AllArgs {
     /// Warm-up before each window, in seconds.
     #[arg(long, default_value_t = 2.0)]
     warmup: f64,
-    /// Games in flight for `actions`.
-    #[arg(long, default_value_t = 100)]
-    games: u64,
+    /// Games in play at once for `actions`.
+    // `--games`: the older spelling, still taken.
+    #[arg(long, value_name = "N", default_value_t = 100, alias = "games")]
+    parallel: u64,
     /// The `actions` games' target score (see `actions --target`); 0: the standard 100.
     #[arg(long, default_value_t = 0)]
     target: u32,
@@ -213,8 +216,9 @@ struct AllArgs {
     #[arg(long, default_value_t = 64)]
     in_flight: usize,
     /// The gin-server executable (default: `gin-server` next to this one).
-    #[arg(long)]
-    gin_server: Option<PathBuf>,
+    // `--gin-server`: the older spelling, still taken.
+    #[arg(long, value_name = "FILE", alias = "gin-server")]
+    server_exe: Option<PathBuf>,
     /// Start the echo server with TCP_NODELAY off, like gin-server's accepted sockets.
     #[arg(long)]
     echo_no_nodelay: bool,
@@ -1009,7 +1013,7 @@ async fn slot(play: Arc<Play>, chan: Channel, slot: u64, seed_base: u64) -> anyh
 }
 
 async fn actions(a: &ActionsArgs, shards: usize) -> anyhow::Result<ActionsReport> {
-    let (connections, games, seed) = (a.connections.max(1), a.games, a.seed);
+    let (connections, games, seed) = (a.connections.max(1), a.parallel, a.seed);
     let shards = shards.min(connections).min(games.max(1) as usize);
     // Connect first (on this thread): a wrong URL fails here, before any shard starts.
     drop(connect(&a.server, 1).await?);
@@ -1033,7 +1037,7 @@ async fn actions(a: &ActionsArgs, shards: usize) -> anyhow::Result<ActionsReport
     let mut errors = s.errors.clone();
     errors.extend(task_errors);
     Ok(ActionsReport {
-        games: a.games,
+        games: a.parallel,
         connections: a.connections.max(1),
         window,
         actions_in_window: s.window_ok,
@@ -1492,7 +1496,7 @@ async fn start_gin_server(bin: &Path, dir: &Path, tag: &str) -> anyhow::Result<(
 
 async fn all(a: &AllArgs) -> anyhow::Result<()> {
     let exe = std::env::current_exe().context("locating this executable")?;
-    let gin_server = a.gin_server.clone().unwrap_or_else(|| exe.with_file_name("gin-server"));
+    let gin_server = a.server_exe.clone().unwrap_or_else(|| exe.with_file_name("gin-server"));
     if !gin_server.is_file() {
         bail!("no gin-server at {} (build it: cargo build --release -p gin-server)", gin_server.display());
     }
@@ -1741,14 +1745,14 @@ async fn all_once(
 
     // 2. Game actions.
     let (mut server, url) = start_gin_server(gin_server, tmp, &format!("actions-{run}")).await?;
-    eprintln!("running actions ({} s, {} games)...", a.seconds, a.games);
+    eprintln!("running actions ({} s, {} games)...", a.seconds, a.parallel);
     let actions = measure(
         exe,
         "actions",
         &[
             format!("--server={url}"),
             format!("--server-pid={}", server.pid()),
-            format!("--games={}", a.games),
+            format!("--parallel={}", a.parallel),
             format!("--target={}", a.target),
             format!("--connections={}", a.connections),
             format!("--seconds={}", a.seconds),

@@ -90,7 +90,7 @@ async fn gin_load_actions_plays_whole_games_on_two_client_threads() {
         "actions",
         "--threads",
         "2",
-        "--games",
+        "--parallel",
         "6",
         "--target",
         "10",
@@ -142,7 +142,9 @@ async fn gin_load_echo_measures_its_echo_server() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gin_load_all_repeats_its_runs_and_reports_medians() {
     binaries();
-    // Long enough for every run's games to reach their end, alongside the other tests.
+    // Long enough for every run's games to reach their end, alongside the other tests. The
+    // older spellings `--games` (now `--parallel`) and `--gin-server` (now `--server-exe`),
+    // still taken, are used here so that scripts using them stay tested.
     let mut args: Vec<String> =
         "all --runs 3 --seconds 2.5 --warmup 0.2 --games 6 --target 10 --idle-games 20 --in-flight 8 --gin-server"
             .split_whitespace()
