@@ -6,6 +6,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use engine::rummy::{RummyHand, RummyRules};
 use engine::{CardSet, Deck, EndKind, Hand, RuleSet, Seat};
 
 struct SplitMix(u64);
@@ -77,5 +78,40 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+/// One hand of basic rummy at a table of `rules.players`, uniformly at random over the legal
+/// moves (`RummyHand::legal`), from a seeded deal to going out or a dead hand.
+fn random_rummy_hand(rules: &RummyRules, seed: u64, rng: &mut SplitMix) -> RummyHand {
+    let mut h = RummyHand::deal(rules, seed, 0, (seed % rules.players as u64) as u8).expect("checked rules");
+    while let Some(seat) = h.to_act() {
+        let legal = h.legal();
+        let a = legal[((rng.next() as u128 * legal.len() as u128) >> 64) as usize];
+        h.apply(seat, a).expect("legal action applies");
+    }
+    h
+}
+
+fn bench_rummy(c: &mut Criterion) {
+    for players in 2..=6u8 {
+        let rules = RummyRules::for_players(players).expect("2 to 6");
+        // Check first: hands end both ways over these seeds.
+        let (mut out, mut dead) = (0, 0);
+        for seed in 0..500 {
+            match random_rummy_hand(&rules, seed, &mut SplitMix(seed)).result().expect("over").winner {
+                Some(_) => out += 1,
+                None => dead += 1,
+            }
+        }
+        assert!(out > 0 && dead > 0, "{players} players: {out} out, {dead} dead");
+        let mut seed = 0u64;
+        let mut rng = SplitMix(1);
+        c.bench_function(&format!("rummy_random_hand/{players}"), |b| {
+            b.iter(|| {
+                seed += 1;
+                black_box(random_rummy_hand(&rules, seed, &mut rng).stock_len())
+            })
+        });
+    }
+}
+
+criterion_group!(benches, bench, bench_rummy);
 criterion_main!(benches);

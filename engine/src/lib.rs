@@ -18,6 +18,7 @@ mod layoff;
 mod meld;
 mod record;
 mod rules;
+pub mod rummy;
 mod seat;
 mod solver;
 mod view;

@@ -3,4 +3,5 @@
 
 mod hands_data;
 mod playout;
+mod rummy;
 mod solver_reference;

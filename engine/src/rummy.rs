@@ -1,0 +1,737 @@
+//! Basic rummy (seed 003), the sibling game: 2 to 6 players, melds laid on the table during
+//! one's turn, lay-offs onto anyone's melds, going out, the pile turned into the stock when
+//! the stock runs out, the cards left in the other hands scored by the one who went out
+//! (doubled for a "rummy"), ace low or (by option) high.
+//!
+//! # The project's choices where the seed is silent
+//!
+//! - **Turn order and deal**: the dealer deals one card at a time, starting on its left
+//!   (seat `dealer + 1`), who plays first; the deal passes to the left after each hand.
+//!   After the hands, the next card starts the discard pile, the rest is the stock.
+//! - **The stock runs out**: at a draw from an empty stock, the discard pile except its top
+//!   card is shuffled into a new stock (ChaCha8 keyed by the game seed, nonce
+//!   `hand | k << 48` for the `k`-th turn of the pile in that hand, `k` from 1; the deck's
+//!   Fisher–Yates, [`crate::Deck`]). After [`RummyRules::max_reshuffles`] turns (default 3),
+//!   or when the pile has fewer than two cards to turn, the stock cannot be made again: if
+//!   so at the start of a turn, the hand is **dead** (nobody scores, the deal passes on;
+//!   taking the pile's top card turn after turn would go on forever).
+//! - **Lay-offs** are one card at a time onto one meld on the table (any player's); a run
+//!   is extended card by card (to add 6 and 7 to 3-4-5, lay off the 6, then the 7).
+//! - **A play must leave a legal discard** when the final discard is required (the hand
+//!   may not be emptied by a meld or a lay-off), and may never leave only the card just
+//!   taken from the pile (which may not be discarded this turn).
+//! - **"Rummy"**: going out in one turn having laid no meld and laid off no card earlier in
+//!   the hand (every player discards every turn: discards do not count).
+//! - **The game**: to a target (the first to reach it wins: only the hand's winner scores,
+//!   so one player at a time reaches it) or a number of hands (the most points win; equal
+//!   points share the win).
+
+use std::fmt;
+
+use crate::card::{Card, Rank};
+use crate::cardset::{CardSet, LANE};
+use crate::deal::{ChaCha8, Deck};
+
+/// How a hand may end by going out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinalDiscard {
+    /// A player goes out by melding, laying off or discarding its last card.
+    Optional,
+    /// The last card must be discarded (« certains joueurs exigent que la dernière carte
+    /// dans la main d'un joueur soit défaussée »).
+    Required,
+}
+
+/// How the game ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RummyEnd {
+    /// The first to reach this many points wins.
+    Target(u32),
+    /// After this many hands (dead ones included), the most points win.
+    Hands(u32),
+}
+
+/// The rules of a basic rummy game: every number a field.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RummyRules {
+    /// Players at the table: 2 to 6.
+    pub players: u8,
+    /// Cards dealt to each; 0: by the table size (10 for 2, 7 for 3–4, 6 for 5–6).
+    pub hand_size: u8,
+    /// Aces high or low: Q-K-A is a run too (K-A-2 never is), and an ace counts 15.
+    pub ace_high: bool,
+    /// Whether going out needs a final discard.
+    pub final_discard: FinalDiscard,
+    /// Whether a "rummy" doubles the hand's points.
+    pub rummy_doubles: bool,
+    /// How many times the pile may be turned into the stock in one hand.
+    pub max_reshuffles: u32,
+    /// The end of the game.
+    pub end: RummyEnd,
+}
+
+impl Default for RummyRules {
+    fn default() -> RummyRules {
+        RummyRules {
+            players: 2,
+            hand_size: 0,
+            ace_high: false,
+            final_discard: FinalDiscard::Optional,
+            rummy_doubles: true,
+            max_reshuffles: 3,
+            end: RummyEnd::Target(150),
+        }
+    }
+}
+
+/// Why a rule set is refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RummyRulesError(pub String);
+
+impl fmt::Display for RummyRulesError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "rummy rules: {}", self.0)
+    }
+}
+
+impl std::error::Error for RummyRulesError {}
+
+impl RummyRules {
+    /// The default rules for `players` (checked).
+    pub fn for_players(players: u8) -> Result<RummyRules, RummyRulesError> {
+        let r = RummyRules { players, ..RummyRules::default() };
+        r.check()?;
+        Ok(r)
+    }
+
+    /// Cards dealt to each player.
+    pub fn cards_each(&self) -> u8 {
+        match (self.hand_size, self.players) {
+            (0, 2) => 10,
+            (0, 3 | 4) => 7,
+            (0, _) => 6,
+            (n, _) => n,
+        }
+    }
+
+    /// Refuses an impossible combination, saying why.
+    pub fn check(&self) -> Result<(), RummyRulesError> {
+        let bad = |m: String| Err(RummyRulesError(m));
+        if !(2..=6).contains(&self.players) {
+            return bad(format!("players: {} (2 to 6)", self.players));
+        }
+        let each = self.cards_each() as u32;
+        if !(1..=20).contains(&each) {
+            return bad(format!("hand_size: {each} (1 to 20)"));
+        }
+        // The hands, the pile's first card and at least one card of stock.
+        let needed = each * self.players as u32 + 2;
+        if needed > 52 {
+            return bad(format!(
+                "{} players with {each} cards each need {needed} cards (hands, the first discard, a stock); \
+                 a deck has 52",
+                self.players
+            ));
+        }
+        match self.end {
+            RummyEnd::Target(0) => bad("end: a target of at least 1 point".into()),
+            RummyEnd::Hands(0) => bad("end: at least one hand".into()),
+            _ => Ok(()),
+        }
+    }
+
+    /// A card's points in a hand left at the end (ace 1, or 15 when aces are high; 2–10 face
+    /// value; faces 10).
+    pub fn card_points(&self, c: Card) -> u32 {
+        if self.ace_high && c.rank() == Rank::ACE { 15 } else { c.value() }
+    }
+
+    /// The points of the cards `cards`.
+    pub fn points(&self, cards: CardSet) -> u32 {
+        let aces = (cards & CardSet::rank(Rank::ACE)).len();
+        cards.value() + if self.ace_high { aces * 14 } else { 0 }
+    }
+
+    /// Whether `cards` form a meld under these rules: 3 or 4 of a rank, or 3 or more
+    /// consecutive cards of a suit (ace low; with `ace_high`, Q-K-A too, never K-A-2).
+    pub fn is_meld(&self, cards: CardSet) -> bool {
+        let n = cards.len();
+        if n < 3 {
+            return false;
+        }
+        if cards.rank_mask().count_ones() == 1 {
+            return n <= 4;
+        }
+        let b = cards.bits();
+        let lane = b.trailing_zeros() / 16;
+        let bits = (b >> (lane * 16)) & LANE;
+        if bits.count_ones() != n {
+            return false;
+        }
+        contiguous(bits) || (self.ace_high && bits & 1 == 1 && contiguous((bits & !1) | 1 << 13))
+    }
+}
+
+const fn contiguous(x: u64) -> bool {
+    x != 0 && {
+        let s = x >> x.trailing_zeros();
+        s & (s + 1) == 0
+    }
+}
+
+/// A meld on the table.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TableMeld {
+    /// Every card of it now (laid off ones included).
+    pub cards: CardSet,
+    /// Who laid it.
+    pub by: u8,
+    /// The cards laid off onto it, in order, with who laid each (they stay in front of that
+    /// player).
+    pub layoffs: Vec<(u8, Card)>,
+}
+
+/// One move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RummyAction {
+    /// Take the stock's top card (the pile is turned first if the stock is empty).
+    DrawStock,
+    /// Take the discard pile's top card.
+    DrawPile,
+    /// Lay these cards from the hand on the table as a new meld.
+    Meld(CardSet),
+    /// Lay this card off onto the table's meld with this index.
+    LayOff {
+        /// The card.
+        card: Card,
+        /// The meld's index on the table.
+        meld: usize,
+    },
+    /// Discard this card, ending the turn.
+    Discard(Card),
+}
+
+impl fmt::Display for RummyAction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RummyAction::DrawStock => f.write_str("draw stock"),
+            RummyAction::DrawPile => f.write_str("draw pile"),
+            RummyAction::Meld(c) => write!(f, "meld {c}"),
+            RummyAction::LayOff { card, meld } => write!(f, "lay off {card} on {meld}"),
+            RummyAction::Discard(c) => write!(f, "discard {c}"),
+        }
+    }
+}
+
+/// Where a turn is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RummyPhase {
+    /// The player to act draws.
+    Draw,
+    /// The player to act melds, lays off, then discards.
+    Play,
+    /// The hand is over.
+    Over,
+}
+
+/// Why a move is refused (the hand is unchanged).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RummyError {
+    /// Not this seat's turn.
+    NotYourTurn {
+        /// The seat to act (none when the hand is over).
+        to_act: Option<u8>,
+    },
+    /// Not a move of this phase of the turn.
+    WrongPhase(RummyPhase),
+    /// The move breaks a rule, saying which.
+    Illegal(String),
+}
+
+impl fmt::Display for RummyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RummyError::NotYourTurn { to_act: Some(s) } => write!(f, "not your turn: seat {s} is to act"),
+            RummyError::NotYourTurn { to_act: None } => f.write_str("the hand is over"),
+            RummyError::WrongPhase(p) => write!(f, "not a move for this part of the turn ({p:?})"),
+            RummyError::Illegal(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for RummyError {}
+
+/// How a hand ended.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RummyHandResult {
+    /// Who went out (`None`: a dead hand, nobody scores).
+    pub winner: Option<u8>,
+    /// Whether it was a rummy.
+    pub rummy: bool,
+    /// The cards left in each hand.
+    pub left: Vec<CardSet>,
+    /// The points the winner scores (doubled already for a rummy).
+    pub points: u32,
+}
+
+/// One hand of basic rummy.
+#[derive(Clone, Debug)]
+pub struct RummyHand {
+    rules: RummyRules,
+    seed: u64,
+    number: u64,
+    dealer: u8,
+    hands: Vec<CardSet>,
+    /// Top last.
+    stock: Vec<Card>,
+    /// Top last.
+    pile: Vec<Card>,
+    table: Vec<TableMeld>,
+    to_act: u8,
+    phase: RummyPhase,
+    /// The card taken from the pile this turn, which may not be discarded.
+    from_pile: Option<Card>,
+    /// Whether each seat has laid a meld or laid off a card in this hand before this turn.
+    played_before: Vec<bool>,
+    /// Whether the seat to act has melded or laid off this turn.
+    played_now: bool,
+    reshuffles: u32,
+    result: Option<RummyHandResult>,
+}
+
+impl RummyHand {
+    /// Hand number `number` of a game with seed `seed`, dealt by `dealer`, from the deck
+    /// [`Deck::shuffled`]`(seed, number)`.
+    pub fn deal(
+        rules: &RummyRules,
+        seed: u64,
+        number: u64,
+        dealer: u8,
+    ) -> Result<RummyHand, RummyRulesError> {
+        RummyHand::deal_from(rules, seed, number, dealer, &Deck::shuffled(seed, number))
+    }
+
+    /// The same from an explicit deck (`deck.cards()[0]` dealt first).
+    pub fn deal_from(
+        rules: &RummyRules,
+        seed: u64,
+        number: u64,
+        dealer: u8,
+        deck: &Deck,
+    ) -> Result<RummyHand, RummyRulesError> {
+        rules.check()?;
+        let n = rules.players;
+        if dealer >= n {
+            return Err(RummyRulesError(format!("dealer: seat {dealer} at a table of {n}")));
+        }
+        let each = rules.cards_each() as usize;
+        let cards = deck.cards();
+        let mut hands = vec![CardSet::EMPTY; n as usize];
+        for (i, &c) in cards[..each * n as usize].iter().enumerate() {
+            hands[(dealer as usize + 1 + i) % n as usize].insert(c);
+        }
+        let first = cards[each * n as usize];
+        let stock: Vec<Card> = cards[each * n as usize + 1..].iter().rev().copied().collect();
+        Ok(RummyHand {
+            rules: rules.clone(),
+            seed,
+            number,
+            dealer,
+            hands,
+            stock,
+            pile: vec![first],
+            table: Vec::new(),
+            to_act: (dealer + 1) % n,
+            phase: RummyPhase::Draw,
+            from_pile: None,
+            played_before: vec![false; n as usize],
+            played_now: false,
+            reshuffles: 0,
+            result: None,
+        })
+    }
+
+    /// The rules.
+    pub fn rules(&self) -> &RummyRules {
+        &self.rules
+    }
+
+    /// Who dealt.
+    pub fn dealer(&self) -> u8 {
+        self.dealer
+    }
+
+    /// The seat to act, or `None` once the hand is over.
+    pub fn to_act(&self) -> Option<u8> {
+        (self.phase != RummyPhase::Over).then_some(self.to_act)
+    }
+
+    /// Where the turn is.
+    pub fn phase(&self) -> RummyPhase {
+        self.phase
+    }
+
+    /// Seat `s`'s cards.
+    pub fn hand(&self, s: u8) -> CardSet {
+        self.hands[s as usize]
+    }
+
+    /// The melds on the table, in the order they were laid.
+    pub fn table(&self) -> &[TableMeld] {
+        &self.table
+    }
+
+    /// The discard pile's top card.
+    pub fn pile_top(&self) -> Option<Card> {
+        self.pile.last().copied()
+    }
+
+    /// Cards in the discard pile.
+    pub fn pile_len(&self) -> usize {
+        self.pile.len()
+    }
+
+    /// Cards in the stock.
+    pub fn stock_len(&self) -> usize {
+        self.stock.len()
+    }
+
+    /// The result, once the hand is over.
+    pub fn result(&self) -> Option<&RummyHandResult> {
+        self.result.as_ref()
+    }
+
+    /// Whether a draw from the stock is possible now (the stock has a card, or the pile can
+    /// be turned into one).
+    fn can_draw_stock(&self) -> bool {
+        !self.stock.is_empty() || (self.pile.len() >= 2 && self.reshuffles < self.rules.max_reshuffles)
+    }
+
+    /// Every legal move of the seat to act, in a fixed order (draws; melds, by their cards;
+    /// lay-offs, by meld then card; discards, by card). Empty once the hand is over.
+    pub fn legal(&self) -> Vec<RummyAction> {
+        let mut out = Vec::new();
+        match self.phase {
+            RummyPhase::Over => {}
+            RummyPhase::Draw => {
+                if self.can_draw_stock() {
+                    out.push(RummyAction::DrawStock);
+                }
+                if !self.pile.is_empty() {
+                    out.push(RummyAction::DrawPile);
+                }
+            }
+            RummyPhase::Play => {
+                let hand = self.hands[self.to_act as usize];
+                for m in self.melds_in(hand) {
+                    if self.leaves_a_play(hand - m) {
+                        out.push(RummyAction::Meld(m));
+                    }
+                }
+                for (i, t) in self.table.iter().enumerate() {
+                    for c in hand.iter() {
+                        if self.rules.is_meld(t.cards.with(c)) && self.leaves_a_play(hand.without(c)) {
+                            out.push(RummyAction::LayOff { card: c, meld: i });
+                        }
+                    }
+                }
+                for c in hand.iter() {
+                    if Some(c) != self.from_pile {
+                        out.push(RummyAction::Discard(c));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether a hand left as `rest` after a meld or lay-off is allowed: empty only when the
+    /// final discard is optional; otherwise holding a card that may be discarded.
+    fn leaves_a_play(&self, rest: CardSet) -> bool {
+        if rest.is_empty() {
+            return self.rules.final_discard == FinalDiscard::Optional;
+        }
+        match self.from_pile {
+            Some(c) => rest != CardSet::single(c),
+            None => true,
+        }
+    }
+
+    /// Every meld that can be made from `hand`: each set of 3 or 4 (all of a rank's subsets
+    /// of 3 and the 4), each run (every stretch of 3 or more consecutive cards of a suit).
+    fn melds_in(&self, hand: CardSet) -> Vec<CardSet> {
+        let mut out = Vec::new();
+        for r in 0..13u8 {
+            let rank = hand & CardSet::rank(Rank::from_index(r).expect("13 ranks"));
+            match rank.len() {
+                3 => out.push(rank),
+                4 => {
+                    out.push(rank);
+                    for c in rank.iter() {
+                        out.push(rank.without(c));
+                    }
+                }
+                _ => {}
+            }
+        }
+        for suit in 0..4u32 {
+            let lane = (hand.bits() >> (suit * 16)) & LANE;
+            // Ace high: the ace also as rank 14 (bit 13).
+            let ext = if self.rules.ace_high { lane | (lane & 1) << 13 } else { lane };
+            for lo in 0..14u32 {
+                for hi in lo + 2..14u32 {
+                    let span = ((1u64 << (hi - lo + 1)) - 1) << lo;
+                    if ext & span != span {
+                        break;
+                    }
+                    // Bit 13 is the ace again: back to bit 0; a stretch holding both ace bits
+                    // (A..K and the ace again) is not a run.
+                    if span & 1 != 0 && span >> 13 & 1 != 0 {
+                        continue;
+                    }
+                    let bits = (span & LANE) | (span >> 13 & 1);
+                    out.push(CardSet::from_bits(bits << (suit * 16)));
+                }
+            }
+        }
+        // With aces high, the whole suit comes twice (from the ace low and to the ace high).
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Plays `action` for `seat`; on an error the hand is unchanged.
+    pub fn apply(&mut self, seat: u8, action: RummyAction) -> Result<(), RummyError> {
+        if self.phase == RummyPhase::Over || seat != self.to_act {
+            return Err(RummyError::NotYourTurn { to_act: self.to_act() });
+        }
+        let s = seat as usize;
+        match (self.phase, action) {
+            (RummyPhase::Draw, RummyAction::DrawStock) => {
+                if self.stock.is_empty() {
+                    if !self.can_draw_stock() {
+                        return Err(RummyError::Illegal(
+                            "the stock is empty and the pile may not be turned into a new one".into(),
+                        ));
+                    }
+                    self.turn_pile();
+                }
+                let c = self.stock.pop().expect("a stock card");
+                self.hands[s].insert(c);
+                self.phase = RummyPhase::Play;
+            }
+            (RummyPhase::Draw, RummyAction::DrawPile) => {
+                let c =
+                    self.pile.pop().ok_or_else(|| RummyError::Illegal("the discard pile is empty".into()))?;
+                self.hands[s].insert(c);
+                self.from_pile = Some(c);
+                self.phase = RummyPhase::Play;
+            }
+            (RummyPhase::Play, RummyAction::Meld(cards)) => {
+                let hand = self.hands[s];
+                if !hand.is_superset(cards) {
+                    return Err(RummyError::Illegal(format!("[{}] are not all in your hand", cards - hand)));
+                }
+                if !self.rules.is_meld(cards) {
+                    return Err(RummyError::Illegal(format!(
+                        "[{cards}] is not a meld: 3 or 4 of a rank, or 3 or more consecutive cards of a suit ({})",
+                        if self.rules.ace_high { "ace low or high, never K-A-2" } else { "ace low" }
+                    )));
+                }
+                self.check_rest(hand - cards)?;
+                self.hands[s] = hand - cards;
+                self.table.push(TableMeld { cards, by: seat, layoffs: Vec::new() });
+                self.played_now = true;
+                self.out_if_empty(seat);
+            }
+            (RummyPhase::Play, RummyAction::LayOff { card, meld }) => {
+                let hand = self.hands[s];
+                if !hand.contains(card) {
+                    return Err(RummyError::Illegal(format!("{card} is not in your hand")));
+                }
+                let Some(t) = self.table.get(meld) else {
+                    return Err(RummyError::Illegal(format!(
+                        "no meld {meld} on the table ({} there)",
+                        self.table.len()
+                    )));
+                };
+                if !self.rules.is_meld(t.cards.with(card)) {
+                    return Err(RummyError::Illegal(format!("{card} does not fit the meld [{}]", t.cards)));
+                }
+                self.check_rest(hand.without(card))?;
+                self.hands[s].remove(card);
+                let t = &mut self.table[meld];
+                t.cards.insert(card);
+                t.layoffs.push((seat, card));
+                self.played_now = true;
+                self.out_if_empty(seat);
+            }
+            (RummyPhase::Play, RummyAction::Discard(card)) => {
+                if !self.hands[s].contains(card) {
+                    return Err(RummyError::Illegal(format!("{card} is not in your hand")));
+                }
+                if Some(card) == self.from_pile {
+                    return Err(RummyError::Illegal(format!(
+                        "{card} was just taken from the discard pile: it may not be discarded this turn"
+                    )));
+                }
+                self.hands[s].remove(card);
+                self.pile.push(card);
+                if !self.out_if_empty(seat) {
+                    self.next_turn();
+                }
+            }
+            (phase, _) => return Err(RummyError::WrongPhase(phase)),
+        }
+        Ok(())
+    }
+
+    fn check_rest(&self, rest: CardSet) -> Result<(), RummyError> {
+        if self.leaves_a_play(rest) {
+            return Ok(());
+        }
+        Err(RummyError::Illegal(if rest.is_empty() {
+            "going out needs a final discard under these rules: keep a card to discard".into()
+        } else {
+            "that would leave only the card just taken from the pile, which may not be discarded this turn"
+                .into()
+        }))
+    }
+
+    /// Ends the hand if `seat`'s hand is empty; whether it did.
+    fn out_if_empty(&mut self, seat: u8) -> bool {
+        if !self.hands[seat as usize].is_empty() {
+            return false;
+        }
+        let rummy = !self.played_before[seat as usize];
+        let left: CardSet = self.hands.iter().fold(CardSet::EMPTY, |a, &h| a | h);
+        let base = self.rules.points(left);
+        let points = if rummy && self.rules.rummy_doubles { base * 2 } else { base };
+        self.result = Some(RummyHandResult { winner: Some(seat), rummy, left: self.hands.clone(), points });
+        self.phase = RummyPhase::Over;
+        true
+    }
+
+    fn next_turn(&mut self) {
+        if self.played_now {
+            self.played_before[self.to_act as usize] = true;
+        }
+        self.played_now = false;
+        self.from_pile = None;
+        self.to_act = (self.to_act + 1) % self.rules.players;
+        self.phase = RummyPhase::Draw;
+        // The stock is empty for good (taking the pile's top card turn after turn would go on
+        // forever): a dead hand.
+        if !self.can_draw_stock() {
+            self.result =
+                Some(RummyHandResult { winner: None, rummy: false, left: self.hands.clone(), points: 0 });
+            self.phase = RummyPhase::Over;
+        }
+    }
+
+    /// The pile but its top card, shuffled, becomes the stock.
+    fn turn_pile(&mut self) {
+        self.reshuffles += 1;
+        let top = self.pile.pop().expect("the pile has two cards or more");
+        let mut cards = std::mem::take(&mut self.pile);
+        cards.sort_by_key(|c| c.dense());
+        let mut rng = ChaCha8::new(self.seed, self.number | (self.reshuffles as u64) << 48);
+        for i in (1..cards.len() as u32).rev() {
+            let j = rng.below(i + 1) as usize;
+            cards.swap(i as usize, j);
+        }
+        // cards[0] is the top: the stock's top is its last.
+        cards.reverse();
+        self.stock = cards;
+        self.pile = vec![top];
+    }
+}
+
+/// A whole game of basic rummy: hands until the end, the deal passing to the left.
+#[derive(Clone, Debug)]
+pub struct RummyGame {
+    rules: RummyRules,
+    seed: u64,
+    scores: Vec<u32>,
+    hands_played: u32,
+    hand: RummyHand,
+    results: Vec<RummyHandResult>,
+    over: bool,
+}
+
+impl RummyGame {
+    /// A new game: the first dealer is seat `seed % players`.
+    pub fn new(rules: RummyRules, seed: u64) -> Result<RummyGame, RummyRulesError> {
+        let dealer = (seed % rules.players.max(1) as u64) as u8;
+        let hand = RummyHand::deal(&rules, seed, 0, dealer)?;
+        Ok(RummyGame {
+            scores: vec![0; rules.players as usize],
+            rules,
+            seed,
+            hands_played: 0,
+            hand,
+            results: Vec::new(),
+            over: false,
+        })
+    }
+
+    /// The hand in play (or the last one, once the game is over).
+    pub fn hand(&self) -> &RummyHand {
+        &self.hand
+    }
+
+    /// Each seat's points.
+    pub fn scores(&self) -> &[u32] {
+        &self.scores
+    }
+
+    /// The results of the hands played.
+    pub fn results(&self) -> &[RummyHandResult] {
+        &self.results
+    }
+
+    /// Whether the game is over.
+    pub fn is_over(&self) -> bool {
+        self.over
+    }
+
+    /// The winners once the game is over (several when they share the most points).
+    pub fn winners(&self) -> Vec<u8> {
+        if !self.over {
+            return Vec::new();
+        }
+        let best = self.scores.iter().copied().max().unwrap_or(0);
+        (0..self.rules.players).filter(|&s| self.scores[s as usize] == best).collect()
+    }
+
+    /// Plays `action` for `seat` in the hand in play; when it ends the hand, scores it and
+    /// deals the next (unless the game is over).
+    pub fn apply(&mut self, seat: u8, action: RummyAction) -> Result<(), RummyError> {
+        if self.over {
+            return Err(RummyError::NotYourTurn { to_act: None });
+        }
+        self.hand.apply(seat, action)?;
+        if let Some(r) = self.hand.result().cloned() {
+            if let Some(w) = r.winner {
+                self.scores[w as usize] += r.points;
+            }
+            self.results.push(r);
+            self.hands_played += 1;
+            self.over = match self.rules.end {
+                RummyEnd::Target(t) => self.scores.iter().any(|&s| s >= t),
+                RummyEnd::Hands(n) => self.hands_played >= n,
+            };
+            if !self.over {
+                let dealer = (self.hand.dealer() + 1) % self.rules.players;
+                self.hand = RummyHand::deal(&self.rules, self.seed, self.hands_played as u64, dealer)
+                    .expect("the rules were checked at the start");
+            }
+        }
+        Ok(())
+    }
+}
