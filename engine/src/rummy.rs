@@ -412,42 +412,83 @@ impl RummyHand {
         !self.stock.is_empty() || (self.pile.len() >= 2 && self.reshuffles < self.rules.max_reshuffles)
     }
 
-    /// Every legal move of the seat to act, in a fixed order (draws; melds, by their cards;
-    /// lay-offs, by meld then card; discards, by card). Empty once the hand is over.
+    /// Every legal move of the seat to act, in a fixed order: draws (stock, pile); melds
+    /// (sets by rank, a four's subsets after it; then runs by suit, lowest card, length);
+    /// lay-offs (by meld, then card); discards (by card). Empty once the hand is over.
     pub fn legal(&self) -> Vec<RummyAction> {
         let mut out = Vec::new();
+        self.each_legal(|a| {
+            out.push(a);
+            false
+        });
+        out
+    }
+
+    /// How many legal moves there are ([`RummyHand::legal`]'s length, without building it).
+    pub fn legal_count(&self) -> usize {
+        let mut n = 0;
+        self.each_legal(|_| {
+            n += 1;
+            false
+        });
+        n
+    }
+
+    /// The `i`-th legal move ([`RummyHand::legal`]`[i]`, without building the list).
+    pub fn legal_nth(&self, i: usize) -> Option<RummyAction> {
+        let (mut k, mut found) = (0, None);
+        self.each_legal(|a| {
+            if k == i {
+                found = Some(a);
+                return true;
+            }
+            k += 1;
+            false
+        });
+        found
+    }
+
+    /// Calls `f` on each legal move in order until it returns true.
+    fn each_legal(&self, mut f: impl FnMut(RummyAction) -> bool) {
         match self.phase {
             RummyPhase::Over => {}
             RummyPhase::Draw => {
-                if self.can_draw_stock() {
-                    out.push(RummyAction::DrawStock);
+                if self.can_draw_stock() && f(RummyAction::DrawStock) {
+                    return;
                 }
                 if !self.pile.is_empty() {
-                    out.push(RummyAction::DrawPile);
+                    f(RummyAction::DrawPile);
                 }
             }
             RummyPhase::Play => {
                 let hand = self.hands[self.to_act as usize];
-                for m in self.melds_in(hand) {
-                    if self.leaves_a_play(hand - m) {
-                        out.push(RummyAction::Meld(m));
+                // Only a play that leaves one card or none may leave too little: checked then.
+                let mut stop = false;
+                self.each_meld_in(hand, |m| {
+                    if hand.len() > m.len() + 1 || self.leaves_a_play(hand - m) {
+                        stop = f(RummyAction::Meld(m));
                     }
+                    stop
+                });
+                if stop {
+                    return;
                 }
                 for (i, t) in self.table.iter().enumerate() {
-                    for c in hand.iter() {
-                        if self.rules.is_meld(t.cards.with(c)) && self.leaves_a_play(hand.without(c)) {
-                            out.push(RummyAction::LayOff { card: c, meld: i });
+                    for c in (hand & self.spots(t.cards)).iter() {
+                        if (hand.len() > 2 || self.leaves_a_play(hand.without(c)))
+                            && f(RummyAction::LayOff { card: c, meld: i })
+                        {
+                            return;
                         }
                     }
                 }
                 for c in hand.iter() {
-                    if Some(c) != self.from_pile {
-                        out.push(RummyAction::Discard(c));
+                    if Some(c) != self.from_pile && f(RummyAction::Discard(c)) {
+                        return;
                     }
                 }
             }
         }
-        out
     }
 
     /// Whether a hand left as `rest` after a meld or lay-off is allowed: empty only when the
@@ -462,47 +503,88 @@ impl RummyHand {
         }
     }
 
-    /// Every meld that can be made from `hand`: each set of 3 or 4 (all of a rank's subsets
-    /// of 3 and the 4), each run (every stretch of 3 or more consecutive cards of a suit).
-    fn melds_in(&self, hand: CardSet) -> Vec<CardSet> {
-        let mut out = Vec::new();
-        for r in 0..13u8 {
-            let rank = hand & CardSet::rank(Rank::from_index(r).expect("13 ranks"));
-            match rank.len() {
-                3 => out.push(rank),
-                4 => {
-                    out.push(rank);
-                    for c in rank.iter() {
-                        out.push(rank.without(c));
+    /// The cards that could be laid off onto the meld `meld` now: the fourth of a set of
+    /// three; the card below and above a run (the ace above a king when aces are high, never
+    /// a 2 above a high ace).
+    fn spots(&self, meld: CardSet) -> CardSet {
+        let b = meld.bits();
+        if meld.rank_mask().count_ones() == 1 {
+            return if meld.len() == 3 {
+                CardSet::from_bits((meld.rank_mask() as u64) * 0x0001_0001_0001_0001) - meld
+            } else {
+                CardSet::EMPTY
+            };
+        }
+        let shift = b.trailing_zeros() / 16 * 16;
+        let lane = (b >> shift) & LANE;
+        let mut near = ((lane << 1) | (lane >> 1)) & LANE & !lane;
+        if self.rules.ace_high {
+            if lane & 1 << 12 != 0 && lane & 1 == 0 {
+                near |= 1;
+            }
+        }
+        // Checked one by one: a 2 next to an ace that is high in this run does not fit.
+        let mut out = CardSet::EMPTY;
+        for c in CardSet::from_bits(near << shift).iter() {
+            if self.rules.is_meld(meld.with(c)) {
+                out.insert(c);
+            }
+        }
+        out
+    }
+
+    /// Calls `f` on every meld that can be made from `hand` until it returns true: each set
+    /// of a rank with 3 cards, or with 4 the four and then its subsets of 3; each run (every
+    /// stretch of 3 or more consecutive cards of a suit, by suit, lowest card, length; with
+    /// aces high, the ace also above the king).
+    fn each_meld_in(&self, hand: CardSet, mut f: impl FnMut(CardSet) -> bool) {
+        let b = hand.bits();
+        // The ranks held 3 or 4 times: at least three of the four suit lanes.
+        let [c, d, h, sp] = [0, 16, 32, 48].map(|at| (b >> at) & LANE);
+        let r3 = ((c & d & h) | (c & d & sp) | (c & h & sp) | (d & h & sp)) as u16;
+        let mut rest = r3;
+        while rest != 0 {
+            let r = rest.trailing_zeros() as u64;
+            rest &= rest - 1;
+            let set = CardSet::from_bits(b & (0x0001_0001_0001_0001 << r));
+            if f(set) {
+                return;
+            }
+            if set.len() == 4 {
+                for c in set.iter() {
+                    if f(set.without(c)) {
+                        return;
                     }
                 }
-                _ => {}
             }
         }
         for suit in 0..4u32 {
-            let lane = (hand.bits() >> (suit * 16)) & LANE;
-            // Ace high: the ace also as rank 14 (bit 13).
+            let lane = (b >> (suit * 16)) & LANE;
+            if lane.count_ones() < 3 {
+                continue;
+            }
             let ext = if self.rules.ace_high { lane | (lane & 1) << 13 } else { lane };
-            for lo in 0..14u32 {
+            for lo in 0..12u32 {
+                if ext >> lo & 0b111 != 0b111 {
+                    continue;
+                }
                 for hi in lo + 2..14u32 {
-                    let span = ((1u64 << (hi - lo + 1)) - 1) << lo;
-                    if ext & span != span {
+                    if ext >> hi & 1 == 0 {
                         break;
                     }
-                    // Bit 13 is the ace again: back to bit 0; a stretch holding both ace bits
-                    // (A..K and the ace again) is not a run.
-                    if span & 1 != 0 && span >> 13 & 1 != 0 {
+                    // The whole suit from the 2 to the high ace is the whole suit again, and
+                    // a stretch holding the ace both low and high is no run.
+                    if (lo == 1 && hi == 13) || (lo == 0 && hi == 13) {
                         continue;
                     }
+                    let span = ((1u64 << (hi - lo + 1)) - 1) << lo;
                     let bits = (span & LANE) | (span >> 13 & 1);
-                    out.push(CardSet::from_bits(bits << (suit * 16)));
+                    if f(CardSet::from_bits(bits << (suit * 16))) {
+                        return;
+                    }
                 }
             }
         }
-        // With aces high, the whole suit comes twice (from the ace low and to the ace high).
-        out.sort_unstable();
-        out.dedup();
-        out
     }
 
     /// Plays `action` for `seat`; on an error the hand is unchanged.

@@ -161,14 +161,8 @@ pub async fn run(
     drop(listener);
     tournaments.shutdown();
     // Watch streams never end on their own: cut them off (UNAVAILABLE, so clients resume
-    // elsewhere or later) or the graceful shutdown would wait forever.
-    let cells: Vec<_> = shared.games.read().expect("lock").values().cloned().collect();
-    for cell in cells {
-        let mut st = cell.state.lock().await;
-        for w in st.watchers.drain(..) {
-            w.cut.store(true, std::sync::atomic::Ordering::Relaxed);
-        }
-    }
+    // elsewhere or later), and refuse new ones, or the graceful shutdown would wait for them.
+    shared.cut_watchers().await;
     let _ = stop.send(true);
     let mut failed = None;
     for (conns, done) in shards {

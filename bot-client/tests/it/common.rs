@@ -28,9 +28,18 @@ impl Server {
         let listener = TcpListener::bind(addr).await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (tx, rx) = oneshot::channel::<()>();
-        let task = tokio::spawn(gin_server::run(listener, cfg, async {
-            let _ = rx.await;
-        }));
+        let task = tokio::spawn(async move {
+            let r = gin_server::run(listener, cfg, async {
+                let _ = rx.await;
+            })
+            .await;
+            // Said at once: a server that stopped on an error leaves its clients only a
+            // refused connection to report.
+            if let Err(e) = &r {
+                eprintln!("test server at {addr}: {e:#}");
+            }
+            r
+        });
         Server { addr, stop: Some(tx), task, _dir: None }
     }
 

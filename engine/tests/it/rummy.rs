@@ -130,6 +130,24 @@ fn melds_sets_runs_and_the_ace() {
         assert_eq!(h.apply(1, A::Meld(hand("QC KC AC"))).is_ok(), qka);
     }
     assert_eq!((high.card_points(card("AS")), low.card_points(card("AS"))), (15, 1));
+    // A whole suit is one run, listed once, aces high or low; a 2 does not go above a high ace.
+    let clubs = "AC 2D 2C 3D 3C 4D 4C 5D 5C 6D 6C 7D 7C 8D 8C 9D 9C TD TC JD JC QD QC KD KC";
+    for r in [&low, &high] {
+        let r = RummyRules { hand_size: 13, ..r.clone() };
+        let mut h = RummyHand::deal_from(&r, 1, 0, 0, &deck(clubs)).unwrap();
+        assert_eq!(h.hand(1), CardSet::suit(engine::Suit::Clubs));
+        h.apply(1, A::DrawStock).unwrap();
+        let whole = h.legal().iter().filter(|a| **a == A::Meld(CardSet::suit(engine::Suit::Clubs))).count();
+        assert_eq!(whole, 1, "ace high: {}", r.ace_high);
+    }
+    let d = deck("QC 2S KC 3S AC 4S 2H 6S 9D 8S TD 5H JD 7H 4H 8D 5C 6D 7C 9S 2C");
+    let mut h = RummyHand::deal_from(&high, 1, 0, 0, &d).unwrap();
+    h.apply(1, A::DrawStock).unwrap();
+    h.apply(1, A::Meld(hand("QC KC AC"))).unwrap();
+    h.apply(1, A::Discard(card("2H"))).unwrap();
+    h.apply(0, A::DrawPile).unwrap();
+    assert!(h.hand(0).contains(card("2H")));
+    assert!(!h.legal().iter().any(|a| matches!(a, A::LayOff { .. })), "no 2 above a high ace");
     assert_eq!((high.card_points(card("KS")), high.card_points(card("7S"))), (10, 7));
 }
 
@@ -362,6 +380,47 @@ fn a_game_to_a_target_or_a_number_of_hands() {
     }
 }
 
+/// Every move by brute force: every subset of the hand that is a meld, every card onto every
+/// table meld it fits, every discard; a meld or lay-off kept only if what it leaves may still
+/// end the turn (as the rules say, without the engine's shortcuts).
+fn brute_force_legal(h: &RummyHand) -> Vec<A> {
+    let Some(s) = h.to_act() else { return Vec::new() };
+    if h.phase() == RummyPhase::Draw {
+        return h.legal();
+    }
+    let r = h.rules();
+    let hand_cards: Vec<Card> = h.hand(s).iter().collect();
+    let hand = h.hand(s);
+    // The card taken from the pile this turn is the one no listed discard names.
+    let discards: Vec<Card> =
+        h.legal().iter().filter_map(|a| if let A::Discard(c) = a { Some(*c) } else { None }).collect();
+    let from_pile = hand_cards.iter().copied().find(|c| !discards.contains(c));
+    let ok = |rest: CardSet| {
+        if rest.is_empty() {
+            r.final_discard == FinalDiscard::Optional
+        } else {
+            from_pile.is_none_or(|p| rest != CardSet::single(p))
+        }
+    };
+    let mut out = Vec::new();
+    for mask in 0u32..(1 << hand_cards.len()) {
+        let m: CardSet =
+            hand_cards.iter().enumerate().filter(|(i, _)| mask >> i & 1 == 1).map(|(_, c)| *c).collect();
+        if r.is_meld(m) && ok(hand - m) {
+            out.push(A::Meld(m));
+        }
+    }
+    for (i, t) in h.table().iter().enumerate() {
+        for &c in &hand_cards {
+            if r.is_meld(t.cards.with(c)) && ok(hand.without(c)) {
+                out.push(A::LayOff { card: c, meld: i });
+            }
+        }
+    }
+    out.extend(discards.into_iter().map(A::Discard));
+    out
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -384,6 +443,17 @@ proptest! {
             prop_assert!(steps < 20_000);
             let legal = h.legal();
             prop_assert!(!legal.is_empty());
+            // The list is every move a brute force finds, once each, and count/nth agree.
+            let mut sorted: Vec<String> = legal.iter().map(|a| format!("{a:?}")).collect();
+            sorted.sort();
+            let mut brute: Vec<String> = brute_force_legal(&h).iter().map(|a| format!("{a:?}")).collect();
+            brute.sort();
+            prop_assert_eq!(&sorted, &brute);
+            prop_assert_eq!(h.legal_count(), legal.len());
+            for (i, a) in legal.iter().enumerate() {
+                prop_assert_eq!(h.legal_nth(i), Some(*a));
+            }
+            prop_assert_eq!(h.legal_nth(legal.len()), None);
             // A move not listed: refused, nothing changes.
             let hand_now = h.hand(s);
             for probe in [A::DrawStock, A::DrawPile, A::Discard(card("AC")), A::Meld(hand_now), A::LayOff { card: card("KS"), meld: 99 }] {

@@ -95,6 +95,10 @@ impl GameService for Games {
         let cut = Arc::new(AtomicBool::new(false));
         let (rx, last_seq) = {
             let mut st = cell.state.lock().await;
+            // Checked under the game's lock: see `Shared::cut_watchers`.
+            if s.stopping() {
+                return Err(Status::unavailable("the server is shutting down; watch again later"));
+            }
             let viewer = self.viewer(&req, &st)?;
             let after = r.resume_after_seq;
             if after > st.last_seq() {

@@ -94,6 +94,8 @@ pub struct Inner {
     hooks: std::sync::OnceLock<Vec<Arc<dyn AfterChange>>>,
     /// Finished games in memory, oldest end first, with when they leave it (see [`Shared::evict_due`]).
     finished: Mutex<std::collections::VecDeque<Leaving>>,
+    /// The server is stopping: no new watch stream (see [`Shared::cut_watchers`]).
+    stopping: std::sync::atomic::AtomicBool,
 }
 
 /// The cheap handle.
@@ -143,6 +145,7 @@ impl Shared {
             creator: Mutex::new(HashMap::new()),
             hooks: std::sync::OnceLock::new(),
             finished: Mutex::new(std::collections::VecDeque::new()),
+            stopping: std::sync::atomic::AtomicBool::new(false),
         };
         let shared = Shared(Arc::new(inner));
         let unfinished = startup.live.len();
@@ -202,6 +205,27 @@ impl Shared {
     fn keep_for_a_while(&self, id: &str, tokens: Vec<[u8; 32]>) {
         let due = Instant::now() + self.cfg.keep_finished;
         self.finished.lock().expect("lock").push_back(Leaving { due, id: id.to_owned(), tokens });
+    }
+
+    /// For a graceful stop: from now on no watch stream may start ([`Shared::stopping`]), and
+    /// every one open is cut (its client gets UNAVAILABLE, and resumes elsewhere or later).
+    /// Watch streams never end on their own: the stop would wait for them forever. A stream
+    /// that starts concurrently either sees the flag (its game's lock is taken after the
+    /// flag is set) or is registered before this cuts its game's watchers.
+    pub async fn cut_watchers(&self) {
+        self.stopping.store(true, std::sync::atomic::Ordering::SeqCst);
+        let cells: Vec<_> = self.games.read().expect("lock").values().cloned().collect();
+        for cell in cells {
+            let mut st = cell.state.lock().await;
+            for w in st.watchers.drain(..) {
+                w.cut.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Whether the server is stopping (no new watch stream): read under the game's lock.
+    pub fn stopping(&self) -> bool {
+        self.stopping.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Drops from memory the finished games whose time is up, and their seat tokens from the

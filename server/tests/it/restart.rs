@@ -322,3 +322,49 @@ async fn sigterm_stops_the_server_gracefully_and_json_logs_carry_the_call() {
     check_restored(&mut gc, &game, &players, seq).await;
     assert!(server.interrupt(Duration::from_secs(10)).expect("stops").success());
 }
+
+/// A client that starts a new watch stream the moment its stream is cut by a stopping
+/// server does not hold the stop up: a watch that starts once the server is stopping is
+/// refused (UNAVAILABLE). (It used to be registered after the open streams were cut, and the
+/// graceful stop then waited for it until the client went away: a tournament entrant
+/// restarting its game's stream kept a server from stopping for its whole retry budget.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_started_while_the_server_stops_does_not_hold_it_up() {
+    let dir = tempfile::tempdir().unwrap();
+    for round in 0..5 {
+        let server = TestServer::start(&dir.path().join(format!("g{round}.db"))).await;
+        let ch = server.channel().await;
+        let (game, _players) = new_game(&ch, preset("standard"), 5).await;
+        // Several watchers on one connection, each re-watching at once when cut.
+        let mut watchers = Vec::new();
+        for _ in 0..4 {
+            let mut gc = GameServiceClient::new(ch.clone());
+            let game = game.clone();
+            watchers.push(tokio::spawn(async move {
+                let mut refused = 0;
+                loop {
+                    let req = pb::WatchGameRequest { game_id: game.clone(), resume_after_seq: 0 };
+                    match gc.watch_game(req).await {
+                        Ok(s) => {
+                            let mut s = s.into_inner();
+                            while let Ok(Some(_)) = s.message().await {}
+                        }
+                        Err(e) if e.code() == tonic::Code::Unavailable => {
+                            refused += 1;
+                            if refused > 1000 {
+                                return;
+                            }
+                        }
+                        Err(_) => return,
+                    }
+                }
+            }));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let stopped = tokio::time::timeout(Duration::from_secs(20), server.stop()).await;
+        assert!(stopped.is_ok(), "round {round}: the server still stops 20 s later: a watch held it up");
+        for w in watchers {
+            w.abort();
+        }
+    }
+}
