@@ -518,10 +518,8 @@ impl RummyHand {
         let shift = b.trailing_zeros() / 16 * 16;
         let lane = (b >> shift) & LANE;
         let mut near = ((lane << 1) | (lane >> 1)) & LANE & !lane;
-        if self.rules.ace_high {
-            if lane & 1 << 12 != 0 && lane & 1 == 0 {
-                near |= 1;
-            }
+        if self.rules.ace_high && lane & 1 << 12 != 0 && lane & 1 == 0 {
+            near |= 1;
         }
         // Checked one by one: a 2 next to an ace that is high in this run does not fit.
         let mut out = CardSet::EMPTY;
@@ -574,7 +572,7 @@ impl RummyHand {
                     }
                     // The whole suit from the 2 to the high ace is the whole suit again, and
                     // a stretch holding the ace both low and high is no run.
-                    if (lo == 1 && hi == 13) || (lo == 0 && hi == 13) {
+                    if hi == 13 && lo <= 1 {
                         continue;
                     }
                     let span = ((1u64 << (hi - lo + 1)) - 1) << lo;
