@@ -79,13 +79,14 @@ fn bench(c: &mut Criterion) {
 }
 
 /// One hand of basic rummy at a table of `rules.players`, uniformly at random over the legal
-/// moves (`RummyHand::legal_count`, `legal_nth`: no list built), from a seeded deal to going
-/// out or a dead hand.
+/// moves (`RummyHand::legal_into`, one buffer for the hand), from a seeded deal to going out
+/// or a dead hand.
 fn random_rummy_hand(rules: &RummyRules, seed: u64, rng: &mut SplitMix) -> RummyHand {
     let mut h = RummyHand::deal(rules, seed, 0, (seed % rules.players as u64) as u8).expect("checked rules");
+    let mut legal = Vec::with_capacity(64);
     while let Some(seat) = h.to_act() {
-        let n = h.legal_count();
-        let a = h.legal_nth(((rng.next() as u128 * n as u128) >> 64) as usize).expect("i < count");
+        h.legal_into(&mut legal);
+        let a = legal[((rng.next() as u128 * legal.len() as u128) >> 64) as usize];
         h.apply(seat, a).expect("legal action applies");
     }
     h

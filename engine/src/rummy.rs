@@ -9,9 +9,10 @@
 //!   (seat `dealer + 1`), who plays first; the deal passes to the left after each hand.
 //!   After the hands, the next card starts the discard pile, the rest is the stock.
 //! - **The stock runs out**: at a draw from an empty stock, the discard pile except its top
-//!   card is shuffled into a new stock (ChaCha8 keyed by the game seed, nonce
-//!   `hand | k << 48` for the `k`-th turn of the pile in that hand, `k` from 1; the deck's
-//!   Fisher–Yates, [`crate::Deck`]). After [`RummyRules::max_reshuffles`] turns (default 3),
+//!   card is shuffled into a new stock (the pile from its bottom card up, Fisher–Yates as
+//!   for the deck, [`crate::Deck`], on ChaCha8 keyed by the game seed, nonce `hand | k << 48`
+//!   for the `k`-th turn of the pile in that hand, `k` from 1; the first card of the result
+//!   is the new stock's top). After [`RummyRules::max_reshuffles`] turns (default 3),
 //!   or when the pile has fewer than two cards to turn, the stock cannot be made again: if
 //!   so at the start of a turn, the hand is **dead** (nobody scores, the deal passes on;
 //!   taking the pile's top card turn after turn would go on forever).
@@ -292,6 +293,10 @@ pub struct RummyHand {
     /// Top last.
     pile: Vec<Card>,
     table: Vec<TableMeld>,
+    /// Each table meld's lay-off spots ([`RummyHand::spots`]), kept with the table.
+    spots: Vec<CardSet>,
+    /// All of them together: a hand holding none has no lay-off.
+    all_spots: CardSet,
     to_act: u8,
     phase: RummyPhase,
     /// The card taken from the pile this turn, which may not be discarded.
@@ -346,6 +351,8 @@ impl RummyHand {
             stock,
             pile: vec![first],
             table: Vec::new(),
+            spots: Vec::new(),
+            all_spots: CardSet::EMPTY,
             to_act: (dealer + 1) % n,
             phase: RummyPhase::Draw,
             from_pile: None,
@@ -417,11 +424,17 @@ impl RummyHand {
     /// lay-offs (by meld, then card); discards (by card). Empty once the hand is over.
     pub fn legal(&self) -> Vec<RummyAction> {
         let mut out = Vec::new();
+        self.legal_into(&mut out);
+        out
+    }
+
+    /// [`RummyHand::legal`] into `out` (cleared first): a playout reuses one buffer.
+    pub fn legal_into(&self, out: &mut Vec<RummyAction>) {
+        out.clear();
         self.each_legal(|a| {
             out.push(a);
             false
         });
-        out
     }
 
     /// How many legal moves there are ([`RummyHand::legal`]'s length, without building it).
@@ -473,8 +486,9 @@ impl RummyHand {
                 if stop {
                     return;
                 }
-                for (i, t) in self.table.iter().enumerate() {
-                    for c in (hand & self.spots(t.cards)).iter() {
+                let fits = hand & self.all_spots;
+                for (i, &spots) in self.spots.iter().enumerate().filter(|_| !fits.is_empty()) {
+                    for c in (fits & spots).iter() {
                         if (hand.len() > 2 || self.leaves_a_play(hand.without(c)))
                             && f(RummyAction::LayOff { card: c, meld: i })
                         {
@@ -626,6 +640,8 @@ impl RummyHand {
                 self.check_rest(hand - cards)?;
                 self.hands[s] = hand - cards;
                 self.table.push(TableMeld { cards, by: seat, layoffs: Vec::new() });
+                self.spots.push(self.spots(cards));
+                self.all_spots = self.all_spots | self.spots[self.spots.len() - 1];
                 self.played_now = true;
                 self.out_if_empty(seat);
             }
@@ -648,6 +664,9 @@ impl RummyHand {
                 let t = &mut self.table[meld];
                 t.cards.insert(card);
                 t.layoffs.push((seat, card));
+                let cards = t.cards;
+                self.spots[meld] = self.spots(cards);
+                self.all_spots = self.spots.iter().fold(CardSet::EMPTY, |a, &b| a | b);
                 self.played_now = true;
                 self.out_if_empty(seat);
             }
@@ -718,8 +737,8 @@ impl RummyHand {
     fn turn_pile(&mut self) {
         self.reshuffles += 1;
         let top = self.pile.pop().expect("the pile has two cards or more");
+        // From the pile's bottom card up, shuffled as the deck is.
         let mut cards = std::mem::take(&mut self.pile);
-        cards.sort_by_key(|c| c.dense());
         let mut rng = ChaCha8::new(self.seed, self.number | (self.reshuffles as u64) << 48);
         for i in (1..cards.len() as u32).rev() {
             let j = rng.below(i + 1) as usize;
