@@ -641,7 +641,7 @@ impl RummyHand {
                 self.hands[s] = hand - cards;
                 self.table.push(TableMeld { cards, by: seat, layoffs: Vec::new() });
                 self.spots.push(self.spots(cards));
-                self.all_spots = self.all_spots | self.spots[self.spots.len() - 1];
+                self.all_spots |= self.spots[self.spots.len() - 1];
                 self.played_now = true;
                 self.out_if_empty(seat);
             }
