@@ -58,13 +58,16 @@ impl Term {
         Term { parser: vt100::Parser::new(size(ROWS), size(COLS), 0), out, keys, child, _master: pair.master }
     }
 
-    /// Takes in what the program wrote, for up to `wait`.
+    /// Takes in what the program wrote, for up to `wait`, and then until it has been quiet
+    /// for a moment: a frame reaches the terminal in pieces (the pty hands it over in
+    /// chunks), and a screen read between two pieces mixes two frames (a prompt of the new
+    /// one over the hand of the old: a key pressed for a card that moved).
     fn pump(&mut self, wait: Duration) {
         if let Ok(bytes) = self.out.recv_timeout(wait) {
             self.parser.process(&bytes);
-        }
-        while let Ok(bytes) = self.out.try_recv() {
-            self.parser.process(&bytes);
+            while let Ok(bytes) = self.out.recv_timeout(Duration::from_millis(15)) {
+                self.parser.process(&bytes);
+            }
         }
     }
 
