@@ -334,7 +334,12 @@ pub fn prompt_lines(t: &Table, no_color: bool) -> Vec<Line<'static>> {
 }
 
 fn draw_prompt(f: &mut Frame, app: &App, t: &Table, area: Rect) {
-    let mut lines = prompt_lines(t, app.no_color);
+    // An action on its way: say so, rather than ask again for what was just answered.
+    let mut lines = if app.pending && t.result.is_none() {
+        vec![Line::from(Span::styled("Sent: waiting for the server…", bold()))]
+    } else {
+        prompt_lines(t, app.no_color)
+    };
     lines.push(Line::from(Span::styled(
         "?: help · o: sort · q: quit",
         Style::default().add_modifier(Modifier::DIM),

@@ -81,6 +81,21 @@ fn knock_confirmation() {
     check("knock_confirm", &app, 80, 24);
 }
 
+/// A knock confirmed is on its way: the prompt says so instead of asking again (a second
+/// key would only meet "waiting for the server"); the next state from the server replaces it.
+#[test]
+fn an_action_on_its_way_is_not_asked_for_again() {
+    let mut app = fixtures::app(&fixtures::your_turn(), false);
+    assert!(screen(&app, 80, 24).contains("Your turn: pick a card"));
+    key(&mut app, KeyCode::Char('k'));
+    key(&mut app, KeyCode::Char('K'));
+    key(&mut app, KeyCode::Char('y'));
+    assert!(app.pending, "the knock was sent");
+    let text = screen(&app, 80, 24);
+    assert!(text.contains("Sent: waiting for the server"), "{text}");
+    assert!(!text.contains("Your turn"), "{text}");
+}
+
 #[test]
 fn upcard_offer() {
     let app = fixtures::app(&fixtures::upcard_offer(), false);
