@@ -236,48 +236,37 @@ fn going_out_by_melding_everything_at_once_is_a_rummy_and_doubles() {
 /// with the final discard required, a meld may not empty the hand; without, it may.
 #[test]
 fn the_final_discard_optional_or_required() {
+    // Either way, going out by a discard, melds laid on earlier turns: no rummy.
     let d = deck("2C 9S 3C 9D 4C AH 5H KS 6H KD 7H QH 8H QD 9C QC TC JD JC JS 4S");
+    let (ones, zeros) = (hand("2C 3C 4C 5H 6H 7H 8H 9C TC JC"), hand("9S 9D AH KS KD QH QD QC JD JS"));
+    // Draws from the stock and discards the card drawn (the seat holds `keep` before).
+    let idle = |h: &mut RummyHand, seat: u8, keep: CardSet| {
+        h.apply(seat, A::DrawStock).unwrap();
+        h.apply(seat, A::Discard((h.hand(seat) - keep).first().unwrap())).unwrap();
+    };
     for final_discard in [FinalDiscard::Optional, FinalDiscard::Required] {
         let r = RummyRules { final_discard, ..rules(2) };
         let mut h = RummyHand::deal_from(&r, 1, 0, 0, &d).unwrap();
+        idle(&mut h, 1, ones);
+        idle(&mut h, 0, zeros);
+        // Seat 1 melds seven of its ten cards and discards the card drawn.
         h.apply(1, A::DrawStock).unwrap();
-        let drawn = h.hand(1) - hand("2C 3C 4C 5H 6H 7H 8H 9C TC JC");
-        h.apply(1, A::Discard(drawn.first().unwrap())).unwrap();
-        h.apply(0, A::DrawStock).unwrap();
-        let d0 = h.hand(0) - hand("9S 9D AH KS KD QH QD QC JD JS");
-        h.apply(0, A::Discard(d0.first().unwrap())).unwrap();
-        h.apply(1, A::DrawStock).unwrap();
-        let extra = h.hand(1) - hand("2C 3C 4C 5H 6H 7H 8H 9C TC JC");
-        h.apply(1, A::Discard(extra.first().unwrap())).unwrap();
-        h.apply(0, A::DrawStock).unwrap();
-        let d0 = h.hand(0) - hand("9S 9D AH KS KD QH QD QC JD JS");
-        h.apply(0, A::Discard(d0.first().unwrap())).unwrap();
-        // Seat 1: ten cards in three melds; after the draw, eleven: meld all ten, keep one.
-        h.apply(1, A::DrawStock).unwrap();
-        let extra = h.hand(1) - hand("2C 3C 4C 5H 6H 7H 8H 9C TC JC");
+        let extra = (h.hand(1) - ones).first().unwrap();
         h.apply(1, A::Meld(hand("2C 3C 4C"))).unwrap();
         h.apply(1, A::Meld(hand("5H 6H 7H 8H"))).unwrap();
-        h.apply(1, A::Discard(extra.first().unwrap())).unwrap();
-        h.apply(0, A::DrawStock).unwrap();
-        let d0 = h.hand(0) - hand("9S 9D AH KS KD QH QD QC JD JS");
-        h.apply(0, A::Discard(d0.first().unwrap())).unwrap();
-        h.apply(1, A::DrawStock).unwrap();
-        let extra = h.hand(1) - hand("9C TC JC");
-        h.apply(1, A::Discard(extra.first().unwrap())).unwrap();
-        h.apply(0, A::DrawStock).unwrap();
-        let d0 = h.hand(0) - hand("9S 9D AH KS KD QH QD QC JD JS");
-        h.apply(0, A::Discard(d0.first().unwrap())).unwrap();
-        // Seat 1 holds 9C TC JC: with the draw, four cards.
+        h.apply(1, A::Discard(extra)).unwrap();
+        idle(&mut h, 0, zeros);
+        // Then holds 9C TC JC: with the draw, four cards; melds three, discards the fourth.
         h.apply(1, A::DrawStock).unwrap();
         let extra = (h.hand(1) - hand("9C TC JC")).first().unwrap();
         let meld = A::Meld(hand("9C TC JC"));
-        // Melding the three leaves the drawn card: allowed either way; then out by its discard.
         assert!(h.legal().contains(&meld));
         h.apply(1, meld).unwrap();
         h.apply(1, A::Discard(extra)).unwrap();
         let r = h.result().unwrap();
         assert_eq!(r.winner, Some(1));
         assert!(!r.rummy, "melds laid on earlier turns");
+        assert_eq!(r.points, r.left[0].iter().map(|c| c.value()).sum::<u32>(), "not doubled");
     }
     // Required: a meld of a whole three-card hand is not listed and is refused.
     let r = RummyRules { final_discard: FinalDiscard::Required, hand_size: 2, ..rules(2) };
