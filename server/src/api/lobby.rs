@@ -15,7 +15,7 @@ use tonic::{Request, Response, Status};
 use super::convert::{self, game_id, in_game};
 use crate::game::expiry::call_off;
 use crate::game::house;
-use crate::game::shared::{NewSeat, Shared, clean_name, random_bytes, random_seed};
+use crate::game::shared::{NewSeat, Shared, clean_name, new_token, random_bytes, random_seed};
 
 /// `LobbyService`.
 pub struct Lobby {
@@ -304,7 +304,7 @@ async fn seat_pair(
     caller: oneshot::Sender<Result<Option<Pairing>, Status>>,
 ) {
     let id = hex::encode(random_bytes::<8>());
-    let tokens = [hex::encode(random_bytes::<16>()), hex::encode(random_bytes::<16>())];
+    let tokens = [new_token(), new_token()];
     let seats = [
         NewSeat { name: w.name.clone(), token: tokens[0].clone(), bot: false },
         NewSeat { name, token: tokens[1].clone(), bot: false },

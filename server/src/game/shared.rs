@@ -121,6 +121,12 @@ pub fn random_bytes<const N: usize>() -> [u8; N] {
     b
 }
 
+/// A new secret token (a seat's or an entrant's): 16 random bytes in hex; only its SHA-256
+/// ([`token_hash`]) is ever stored.
+pub fn new_token() -> String {
+    hex::encode(random_bytes::<16>())
+}
+
 /// A deal seed from the OS's random source.
 pub fn random_seed() -> u64 {
     u64::from_le_bytes(random_bytes::<8>())
@@ -433,7 +439,7 @@ impl Shared {
         let Some(old) = st.seats[seat.index()].as_ref().map(|s| s.token_hash) else {
             return Err(GameError::Invalid(format!("seat {seat} of game {id} is not taken")));
         };
-        let token = hex::encode(random_bytes::<16>());
+        let token = new_token();
         let hash = token_hash(&token);
         let write = Write::SeatToken { game_id: id.to_owned(), seat: seat.index() as u8, token_hash: hash };
         if let Err(e) = self.store.write(vec![write]).await {
@@ -512,7 +518,7 @@ impl Shared {
             return Err(GameError::FixedDeals);
         }
         let seat = st.free_seat(want)?;
-        let token = hex::encode(random_bytes::<16>());
+        let token = new_token();
         let hash = token_hash(&token);
         let now = now_ms();
         let before = st.last_seq();

@@ -13,7 +13,7 @@ use super::spec::Planned;
 use super::state::{BookedGame, TournamentCell};
 use super::{Tournaments, storage_status};
 use crate::game::GameError;
-use crate::game::shared::{NewSeat, random_bytes};
+use crate::game::shared::{NewSeat, new_token, random_bytes};
 use crate::storage::{BookedRow, ResultRow, TournamentWrite};
 
 impl Tournaments {
@@ -302,9 +302,4 @@ impl Tournaments {
         }
         Ok(())
     }
-}
-
-/// A new seat token.
-fn new_token() -> String {
-    hex::encode(random_bytes::<16>())
 }

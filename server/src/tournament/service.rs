@@ -17,7 +17,7 @@ use super::export::{export_csv, export_json};
 use super::spec::Spec;
 use super::state::{Entrant, Tournament, TournamentCell};
 use super::{Tournaments, storage_status};
-use crate::game::shared::{now_ms, random_bytes, token_hash};
+use crate::game::shared::{new_token, now_ms, random_bytes, token_hash};
 use crate::storage::{EntrantRow, NewTournament, TournamentWrite};
 
 impl Tournaments {
@@ -65,7 +65,7 @@ impl Tournaments {
         let name = name.trim().to_string();
         gin_proto::text::check("name", &name, gin_proto::text::NAME_MAX)?;
         let name = if name.is_empty() { "entrant".to_string() } else { name };
-        let token = hex::encode(random_bytes::<16>());
+        let token = new_token();
         let hash = token_hash(&token);
         // Reserve the index under the lock, then write; roll back on a storage failure.
         let (idx, tid, starts) = {
