@@ -16,6 +16,7 @@ mod game;
 mod hand;
 mod layoff;
 mod meld;
+pub mod pairs;
 mod record;
 mod rules;
 pub mod rummy;

@@ -2,6 +2,7 @@
 //! data file of hands and an independent brute force, and properties over random legal play.
 
 mod hands_data;
+mod pairs;
 mod playout;
 mod rummy;
 mod solver_reference;
