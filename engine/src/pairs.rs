@@ -472,7 +472,7 @@ impl TeamGame {
     /// The persons at table `t` in round `round`, by hand seat (`[non-dealer, dealer]`).
     pub fn players_in(&self, round: u32, t: u8) -> [u8; 2] {
         let a = 2 * t;
-        let b = if round % 2 == 0 { a + 1 } else { (a + 3) % 4 };
+        let b = if round.is_multiple_of(2) { a + 1 } else { (a + 3) % 4 };
         let dealer_team = ((self.first as u32 + round) % 2) as u8;
         if team_of(a) == dealer_team { [b, a] } else { [a, b] }
     }
@@ -586,8 +586,8 @@ impl TeamGame {
             h.winner().map(|w| (w, h.result.points))
         });
         let points = Self::round_points(wins);
-        for t in 0..2 {
-            self.scores[t] += points[t];
+        for (score, p) in self.scores.iter_mut().zip(points) {
+            *score += p;
         }
         self.rounds.push(TeamRound { round: r, points, scores: self.scores });
         if let Some(w) = (0..2).find(|&t| points[t] > 0 && self.setup.rules.reaches_target(self.scores[t])) {
