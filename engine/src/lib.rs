@@ -12,6 +12,7 @@ mod cardset;
 pub mod cpu;
 mod deal;
 mod fair;
+mod format;
 mod game;
 mod hand;
 mod layoff;
@@ -22,12 +23,14 @@ mod rules;
 pub mod rummy;
 mod seat;
 mod solver;
+mod table;
 mod view;
 
 pub use card::{Card, ParseCardError, Rank, Suit, card};
 pub use cardset::{CardSet, ParseCardSetError, hand};
 pub use deal::{Deck, DeckError, first_dealer};
 pub use fair::{deal_commitment, hand_salt, verify_deal};
+pub use format::{FORMAT_PRESETS, Format, FormatError, Kind};
 pub use game::{Game, GameError, GameResult, GameSetup, HandSummary, StageResult, Step};
 pub use hand::{
     Action, EndKind, Event, Hand, HandResult, Legal, ParseActionError, Phase, RuleError, Showdown,
@@ -42,5 +45,9 @@ pub use solver::{
     Arrangement, ArrangementError, BestDiscard, KnockOptions, all_melded, best_arrangement, best_discard,
     deadwood, deadwood_after_best_discard, deadwood_by_discard, knock_discards, knock_options, meldable,
     melds_with_lowest, min_arrangements,
+};
+pub use table::{
+    HandEnd, HandReport, Move, SeatOutcome, Table, TableError, TablePart, TableResult, TableSetup, TableStep,
+    TableView,
 };
 pub use view::{PublicView, SeatView, SpectatorView};

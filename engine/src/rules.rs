@@ -273,7 +273,7 @@ impl RuleSet {
         if t.starts_with('{') { RuleSet::from_json(t) } else { RuleSet::from_toml(t) }
     }
 
-    fn from_value(v: serde_json::Value) -> Result<RuleSet, RuleSetError> {
+    pub(crate) fn from_value(v: serde_json::Value) -> Result<RuleSet, RuleSetError> {
         let serde_json::Value::Object(mut fields) = v else {
             return Err(err("", "expected a table/object of fields"));
         };

@@ -756,27 +756,65 @@ impl RummyHand {
 pub struct RummyGame {
     rules: RummyRules,
     seed: u64,
+    decks: Vec<Deck>,
     scores: Vec<u32>,
     hands_played: u32,
     hand: RummyHand,
     results: Vec<RummyHandResult>,
+    tables: Vec<(u8, Vec<TableMeld>)>,
+    actions: Vec<(u8, RummyAction)>,
     over: bool,
 }
 
 impl RummyGame {
     /// A new game: the first dealer is seat `seed % players`.
     pub fn new(rules: RummyRules, seed: u64) -> Result<RummyGame, RummyRulesError> {
-        let dealer = (seed % rules.players.max(1) as u64) as u8;
-        let hand = RummyHand::deal(&rules, seed, 0, dealer)?;
+        RummyGame::with_decks(rules, seed, Vec::new(), None)
+    }
+
+    /// A new game whose first hands are dealt from `decks` (the rest from the seed), the
+    /// first dealer `first_dealer` (`None`: seat `seed % players`).
+    pub fn with_decks(
+        rules: RummyRules,
+        seed: u64,
+        decks: Vec<Deck>,
+        first_dealer: Option<u8>,
+    ) -> Result<RummyGame, RummyRulesError> {
+        let dealer = first_dealer.unwrap_or((seed % rules.players.max(1) as u64) as u8);
+        let deck = decks.first().copied().unwrap_or_else(|| Deck::shuffled(seed, 0));
+        let hand = RummyHand::deal_from(&rules, seed, 0, dealer, &deck)?;
         Ok(RummyGame {
             scores: vec![0; rules.players as usize],
             rules,
             seed,
+            decks,
             hands_played: 0,
             hand,
             results: Vec::new(),
+            tables: Vec::new(),
+            actions: Vec::new(),
             over: false,
         })
+    }
+
+    /// The seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The explicit decks the game was set up with.
+    pub fn decks(&self) -> &[Deck] {
+        &self.decks
+    }
+
+    /// Every accepted action, by seat, in order.
+    pub fn actions(&self) -> &[(u8, RummyAction)] {
+        &self.actions
+    }
+
+    /// For each finished hand: who dealt it and the melds on the table at its end.
+    pub fn hand_tables(&self) -> &[(u8, Vec<TableMeld>)] {
+        &self.tables
     }
 
     /// The hand in play (or the last one, once the game is over).
@@ -815,11 +853,13 @@ impl RummyGame {
             return Err(RummyError::NotYourTurn { to_act: None });
         }
         self.hand.apply(seat, action)?;
+        self.actions.push((seat, action));
         if let Some(r) = self.hand.result().cloned() {
             if let Some(w) = r.winner {
                 self.scores[w as usize] += r.points;
             }
             self.results.push(r);
+            self.tables.push((self.hand.dealer(), self.hand.table().to_vec()));
             self.hands_played += 1;
             self.over = match self.rules.end {
                 RummyEnd::Target(t) => self.scores.iter().any(|&s| s >= t),
@@ -827,7 +867,10 @@ impl RummyGame {
             };
             if !self.over {
                 let dealer = (self.hand.dealer() + 1) % self.rules.players;
-                self.hand = RummyHand::deal(&self.rules, self.seed, self.hands_played as u64, dealer)
+                let n = self.hands_played as u64;
+                let deck =
+                    self.decks.get(n as usize).copied().unwrap_or_else(|| Deck::shuffled(self.seed, n));
+                self.hand = RummyHand::deal_from(&self.rules, self.seed, n, dealer, &deck)
                     .expect("the rules were checked at the start");
             }
         }

@@ -6,3 +6,4 @@ mod pairs;
 mod playout;
 mod rummy;
 mod solver_reference;
+mod table;

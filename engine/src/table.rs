@@ -1,0 +1,912 @@
+//! [`Table`]: one interface over every game kind, so the server, the clients and the bots
+//! play any [`Format`] without knowing its rules: who may act, the legal moves, one
+//! transition, a view per seat and for spectators, each hand's report and the result.
+//!
+//! Seats are indices `0..players`. A seat's view holds its own cards and the public table
+//! only: never another seat's hand (in team play, not its partner's), never the stock.
+//!
+//! ```
+//! use engine::{Format, Table, TableSetup};
+//! let mut t = Table::new(TableSetup::new(Format::preset("three-player").unwrap(), 42)).unwrap();
+//! let seat = t.to_act()[0];
+//! let m = t.legal(seat)[0].clone();
+//! t.apply(seat, &m).unwrap();
+//! assert!(t.view(seat).cards().is_some());
+//! ```
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::card::Card;
+use crate::cardset::CardSet;
+use crate::deal::Deck;
+use crate::format::{Format, Kind};
+use crate::game::{Game, GameError, GameSetup};
+use crate::hand::{Action, EndKind, Hand, HandResult, ParseActionError};
+use crate::meld::Meld;
+use crate::pairs::{PairError, PairHand, PairSetup, TeamGame, ThreePlayerGame, team_of};
+use crate::rummy::{RummyAction, RummyError, RummyGame, RummyHandResult};
+use crate::seat::Seat;
+
+/// A move in any game kind. Each kind accepts its own: gin kinds `Pass`…`BigGin`, rummy
+/// `DrawStock`, `DrawPile`, `Meld`, `LayOff`, `Discard`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Move {
+    /// Decline the upcard (gin, first turn).
+    Pass,
+    /// Draw the stock's top card.
+    DrawStock,
+    /// Take the pile's top card.
+    DrawPile,
+    /// Discard a card face up.
+    Discard {
+        /// The card.
+        card: Card,
+    },
+    /// Gin: knock, discarding face down.
+    Knock {
+        /// The face-down discard.
+        discard: Card,
+        /// The melds; `None`: the engine chooses.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        melds: Option<Vec<Meld>>,
+    },
+    /// Gin: all 11 cards in melds.
+    BigGin {
+        /// The melds; `None`: the engine chooses.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        melds: Option<Vec<Meld>>,
+    },
+    /// Rummy: lay a meld on the table.
+    Meld {
+        /// Its cards.
+        cards: CardSet,
+    },
+    /// Rummy: lay one card off onto the table's meld `meld` (its index on the table).
+    LayOff {
+        /// The card.
+        card: Card,
+        /// The meld's index.
+        meld: usize,
+    },
+}
+
+impl From<Action> for Move {
+    fn from(a: Action) -> Move {
+        match a {
+            Action::Pass => Move::Pass,
+            Action::DrawStock => Move::DrawStock,
+            Action::DrawPile => Move::DrawPile,
+            Action::Discard { card } => Move::Discard { card },
+            Action::Knock { discard, melds } => Move::Knock { discard, melds },
+            Action::BigGin { melds } => Move::BigGin { melds },
+        }
+    }
+}
+
+impl From<RummyAction> for Move {
+    fn from(a: RummyAction) -> Move {
+        match a {
+            RummyAction::DrawStock => Move::DrawStock,
+            RummyAction::DrawPile => Move::DrawPile,
+            RummyAction::Meld(cards) => Move::Meld { cards },
+            RummyAction::LayOff { card, meld } => Move::LayOff { card, meld },
+            RummyAction::Discard(card) => Move::Discard { card },
+        }
+    }
+}
+
+impl Move {
+    /// The gin action, or why this is not one.
+    pub fn to_gin(&self) -> Result<Action, TableError> {
+        Ok(match self {
+            Move::Pass => Action::Pass,
+            Move::DrawStock => Action::DrawStock,
+            Move::DrawPile => Action::DrawPile,
+            Move::Discard { card } => Action::Discard { card: *card },
+            Move::Knock { discard, melds } => Action::Knock { discard: *discard, melds: melds.clone() },
+            Move::BigGin { melds } => Action::BigGin { melds: melds.clone() },
+            Move::Meld { .. } | Move::LayOff { .. } => {
+                return Err(TableError::NotInThisGame(
+                    "melds and lay-offs during play are rummy moves, not gin's",
+                ));
+            }
+        })
+    }
+
+    /// The rummy action, or why this is not one.
+    pub fn to_rummy(&self) -> Result<RummyAction, TableError> {
+        Ok(match self {
+            Move::DrawStock => RummyAction::DrawStock,
+            Move::DrawPile => RummyAction::DrawPile,
+            Move::Discard { card } => RummyAction::Discard(*card),
+            Move::Meld { cards } => RummyAction::Meld(*cards),
+            Move::LayOff { card, meld } => RummyAction::LayOff { card: *card, meld: *meld },
+            Move::Pass | Move::Knock { .. } | Move::BigGin { .. } => {
+                return Err(TableError::NotInThisGame(
+                    "rummy has no upcard offer, knock or big gin: go out by melding",
+                ));
+            }
+        })
+    }
+}
+
+impl fmt::Display for Move {
+    /// Gin's forms (`stock`, `discard 7S`, `knock 7S [..]`, …), `meld 7C 7D 7H`, `layoff 7S 2`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Move::Meld { cards } => write!(f, "meld {cards}"),
+            Move::LayOff { card, meld } => write!(f, "layoff {card} {meld}"),
+            m => m.to_gin().expect("a gin move").fmt(f),
+        }
+    }
+}
+
+impl FromStr for Move {
+    type Err = ParseActionError;
+    fn from_str(s: &str) -> Result<Move, ParseActionError> {
+        let s = s.trim();
+        let (word, rest) = s.split_once(char::is_whitespace).unwrap_or((s, ""));
+        match word.to_ascii_lowercase().as_str() {
+            "meld" => Ok(Move::Meld { cards: rest.parse().map_err(|e| ParseActionError(format!("{e}")))? }),
+            "layoff" | "lay-off" => {
+                let (c, m) = rest.trim().split_once(char::is_whitespace).ok_or_else(|| {
+                    ParseActionError("expected `layoff <card> <meld number>`, e.g. `layoff 7S 2`".into())
+                })?;
+                Ok(Move::LayOff {
+                    card: c.parse().map_err(|e| ParseActionError(format!("{e}")))?,
+                    meld: m.trim().parse().map_err(|_| ParseActionError(format!("bad meld number {m:?}")))?,
+                })
+            }
+            _ => s.parse::<Action>().map(Move::from),
+        }
+    }
+}
+
+/// Why a table could not start or a move was refused (the table is then unchanged).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TableError {
+    /// The format or the setup is invalid.
+    Setup(String),
+    /// The game is over.
+    GameOver,
+    /// No such seat.
+    NoSuchSeat(u8),
+    /// This seat may not act now.
+    NotYourTurn {
+        /// The seats that may.
+        to_act: Vec<u8>,
+        /// Why not, in words.
+        why: String,
+    },
+    /// The move is not part of this game kind.
+    NotInThisGame(&'static str),
+    /// The rules refused the move.
+    Illegal(String),
+}
+
+impl fmt::Display for TableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TableError::Setup(m) => f.write_str(m),
+            TableError::GameOver => f.write_str("the game is over"),
+            TableError::NoSuchSeat(s) => write!(f, "seat {s} does not exist at this table"),
+            TableError::NotYourTurn { why, .. } => f.write_str(why),
+            TableError::NotInThisGame(m) => f.write_str(m),
+            TableError::Illegal(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for TableError {}
+
+/// How a table is set up: with its moves, everything to replay it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableSetup {
+    /// The format.
+    pub format: Format,
+    /// The seed: hand `n` is dealt from `Deck::shuffled(seed, n)` unless `decks` gives it.
+    pub seed: u64,
+    /// Explicit decks for the first hands, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decks: Vec<Deck>,
+    /// The first dealer (a team, 0 or 1, in team play); `None`: from the seed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_dealer: Option<u8>,
+}
+
+impl TableSetup {
+    /// A seeded table of `format`.
+    pub fn new(format: Format, seed: u64) -> TableSetup {
+        TableSetup { format, seed, decks: Vec::new(), first_dealer: None }
+    }
+}
+
+/// What an accepted move did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableStep {
+    /// It ended a hand (see [`Table::hands`]).
+    pub hand_over: bool,
+    /// It ended the game.
+    pub game_over: bool,
+}
+
+/// A game of any kind in play.
+#[derive(Clone, Debug)]
+pub enum Table {
+    /// Two-player gin.
+    Gin(Game),
+    /// Three players, rotating.
+    ThreePlayer(ThreePlayerGame),
+    /// Four in teams (boxed: two hands in play).
+    Teams(Box<TeamGame>),
+    /// Basic rummy.
+    Rummy(RummyGame),
+}
+
+fn pair_err(e: PairError) -> TableError {
+    match e {
+        PairError::Rules(e) => TableError::Setup(e.to_string()),
+        PairError::Setup(m) => TableError::Setup(m),
+        PairError::GameOver => TableError::GameOver,
+        PairError::NoSuchPlayer(p) => TableError::NoSuchSeat(p),
+        e @ (PairError::SitsOut(_) | PairError::Waiting(_) | PairError::NotYourTurn { .. }) => {
+            TableError::NotYourTurn { to_act: Vec::new(), why: e.to_string() }
+        }
+        PairError::Rule(e) => TableError::Illegal(e.to_string()),
+    }
+}
+
+impl Table {
+    /// Starts a table: checks the format and the setup, deals the first hand.
+    pub fn new(setup: TableSetup) -> Result<Table, TableError> {
+        setup.format.check().map_err(|e| TableError::Setup(e.to_string()))?;
+        let TableSetup { format, seed, decks, first_dealer } = setup;
+        Ok(match format {
+            Format::Gin(rules) => {
+                let first_dealer =
+                    match first_dealer {
+                        None => None,
+                        Some(d) => Some(Seat::new(d).ok_or_else(|| {
+                            TableError::Setup(format!("first_dealer {d}: seats are 0 and 1"))
+                        })?),
+                    };
+                Table::Gin(
+                    Game::new(GameSetup { rules, seed, decks, first_dealer })
+                        .map_err(|e| TableError::Setup(e.to_string()))?,
+                )
+            }
+            Format::ThreePlayer(rules) => Table::ThreePlayer(
+                ThreePlayerGame::new(PairSetup { rules, seed, decks, first_dealer }).map_err(pair_err)?,
+            ),
+            Format::Teams(rules) => Table::Teams(Box::new(
+                TeamGame::new(PairSetup { rules, seed, decks, first_dealer }).map_err(pair_err)?,
+            )),
+            Format::Rummy(rules) => Table::Rummy(
+                RummyGame::with_decks(rules, seed, decks, first_dealer)
+                    .map_err(|e| TableError::Setup(e.to_string()))?,
+            ),
+        })
+    }
+
+    /// The kind.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Table::Gin(_) => Kind::Gin,
+            Table::ThreePlayer(_) => Kind::ThreePlayer,
+            Table::Teams(_) => Kind::Teams,
+            Table::Rummy(_) => Kind::Rummy,
+        }
+    }
+
+    /// The table size.
+    pub fn players(&self) -> u8 {
+        match self {
+            Table::Rummy(g) => g.hand().rules().players,
+            t => *t.kind().players().start(),
+        }
+    }
+
+    /// True once the game is over.
+    pub fn is_over(&self) -> bool {
+        match self {
+            Table::Gin(g) => g.is_over(),
+            Table::ThreePlayer(g) => g.is_over(),
+            Table::Teams(g) => g.is_over(),
+            Table::Rummy(g) => g.is_over(),
+        }
+    }
+
+    /// The seats that may act now (two at once in team play, one per table).
+    pub fn to_act(&self) -> Vec<u8> {
+        match self {
+            Table::Gin(g) => g.to_act().map(u8::from).into_iter().collect(),
+            Table::ThreePlayer(g) => g.to_act().into_iter().collect(),
+            Table::Teams(g) => g.to_act(),
+            Table::Rummy(g) => if g.is_over() { None } else { g.hand().to_act() }.into_iter().collect(),
+        }
+    }
+
+    /// The gin hand `seat` plays in now, with its hand seat there.
+    fn gin_hand_of(&self, seat: u8) -> Option<(&Hand, Seat)> {
+        match self {
+            Table::Gin(g) => Some((g.hand(), Seat::new(seat)?)),
+            Table::ThreePlayer(g) => Some((g.hand(), g.seat_of(seat)?)),
+            Table::Teams(g) => g.place_of(seat).map(|(t, s)| (&g.tables()[t as usize], s)),
+            Table::Rummy(_) => None,
+        }
+    }
+
+    /// The legal moves of `seat` (empty when it may not act).
+    pub fn legal(&self, seat: u8) -> Vec<Move> {
+        if self.is_over() {
+            return Vec::new();
+        }
+        if let Table::Rummy(g) = self {
+            return if g.hand().to_act() == Some(seat) {
+                g.hand().legal().into_iter().map(Move::from).collect()
+            } else {
+                Vec::new()
+            };
+        }
+        match self.gin_hand_of(seat) {
+            Some((h, s)) if h.phase().to_act() == Some(s) => {
+                h.legal().to_vec().into_iter().map(Move::from).collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Plays `m` for `seat`. On `Err` nothing changed.
+    pub fn apply(&mut self, seat: u8, m: &Move) -> Result<TableStep, TableError> {
+        if self.is_over() {
+            return Err(TableError::GameOver);
+        }
+        if seat >= self.players() {
+            return Err(TableError::NoSuchSeat(seat));
+        }
+        let to_act = self.to_act();
+        let wrong_turn = |e: TableError| match e {
+            TableError::NotYourTurn { why, .. } => TableError::NotYourTurn { to_act: to_act.clone(), why },
+            e => e,
+        };
+        match self {
+            Table::Gin(g) => {
+                let a = m.to_gin()?;
+                let s = Seat::new(seat).expect("checked above");
+                match g.apply(s, &a) {
+                    Ok(step) => Ok(TableStep { hand_over: step.hand_over, game_over: step.game_over }),
+                    Err(GameError::Rule(crate::hand::RuleError::NotYourTurn { to_act: t })) => {
+                        Err(wrong_turn(TableError::NotYourTurn {
+                            to_act: vec![],
+                            why: format!("not your turn: seat {t} is to act"),
+                        }))
+                    }
+                    Err(e) => Err(TableError::Illegal(e.to_string())),
+                }
+            }
+            Table::ThreePlayer(g) => {
+                let step = g.apply(seat, &m.to_gin()?).map_err(pair_err).map_err(wrong_turn)?;
+                Ok(TableStep { hand_over: step.hand_over, game_over: step.game_over })
+            }
+            Table::Teams(g) => {
+                let step = g.apply(seat, &m.to_gin()?).map_err(pair_err).map_err(wrong_turn)?;
+                Ok(TableStep { hand_over: step.hand_over, game_over: step.game_over })
+            }
+            Table::Rummy(g) => {
+                let a = m.to_rummy()?;
+                let before = g.results().len();
+                g.apply(seat, a).map_err(|e| match e {
+                    RummyError::NotYourTurn { .. } => {
+                        wrong_turn(TableError::NotYourTurn { to_act: vec![], why: e.to_string() })
+                    }
+                    e => TableError::Illegal(e.to_string()),
+                })?;
+                Ok(TableStep { hand_over: g.results().len() > before, game_over: g.is_over() })
+            }
+        }
+    }
+
+    /// What `seat` may see.
+    pub fn view(&self, seat: u8) -> TableView {
+        TableView::of(self, Some(seat))
+    }
+
+    /// What a spectator may see.
+    pub fn spectator_view(&self) -> TableView {
+        TableView::of(self, None)
+    }
+
+    /// Each finished hand, in order, with the running totals.
+    pub fn hands(&self) -> Vec<HandReport> {
+        match self {
+            Table::Gin(g) => g
+                .hands()
+                .iter()
+                .map(|h| {
+                    let mut r = HandReport::gin(h.number, h.number, 0, [0, 1], u8::from(h.dealer), &h.result);
+                    r.totals = h.scores.0.iter().map(|&x| x as i64).collect();
+                    r
+                })
+                .collect(),
+            Table::ThreePlayer(g) => {
+                let mut totals = [0i64; 3];
+                g.hands()
+                    .iter()
+                    .map(|h| {
+                        let mut r = HandReport::pair(h);
+                        if let Some(w) = h.winner() {
+                            totals[w as usize] += h.result.points as i64;
+                        }
+                        r.totals = totals.to_vec();
+                        r
+                    })
+                    .collect()
+            }
+            Table::Teams(g) => g
+                .hands()
+                .iter()
+                .enumerate()
+                .map(|(i, h)| {
+                    // Rounds end in order, each with its second hand: after hand `i`,
+                    // `(i + 1) / 2` rounds are scored.
+                    let mut r = HandReport::pair(h);
+                    let done = i.div_ceil(2);
+                    r.totals = match done.checked_sub(1).and_then(|k| g.rounds().get(k)) {
+                        Some(rd) => rd.scores.map(|x| x as i64).to_vec(),
+                        None => vec![0, 0],
+                    };
+                    if i % 2 == 1 {
+                        r.team_points = g.rounds().get(i / 2).map(|rd| rd.points);
+                    }
+                    r
+                })
+                .collect(),
+            Table::Rummy(g) => {
+                let n = g.hand().rules().players as usize;
+                let mut totals = vec![0i64; n];
+                g.results()
+                    .iter()
+                    .zip(g.hand_tables())
+                    .enumerate()
+                    .map(|(i, (r, (dealer, table)))| {
+                        if let Some(w) = r.winner {
+                            totals[w as usize] += r.points as i64;
+                        }
+                        let mut rep = HandReport::rummy(i as u32, *dealer, r, table, g.hand().rules());
+                        rep.totals = totals.clone();
+                        rep
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// The result, once over.
+    pub fn result(&self) -> Option<TableResult> {
+        if !self.is_over() {
+            return None;
+        }
+        Some(match self {
+            Table::Gin(g) => {
+                let r = g.result().expect("over");
+                TableResult::from_totals(r.totals.0.iter().map(|&x| x as i64).collect(), None)
+            }
+            Table::ThreePlayer(g) => TableResult::from_totals(
+                g.result().expect("over").totals.iter().map(|&x| x as i64).collect(),
+                None,
+            ),
+            Table::Teams(g) => {
+                let team: Vec<i64> = g.result().expect("over").totals.iter().map(|&x| x as i64).collect();
+                let per_seat = (0..4).map(|p| team[team_of(p) as usize]).collect();
+                TableResult::from_totals(per_seat, Some(team))
+            }
+            Table::Rummy(g) => TableResult::from_totals(g.scores().iter().map(|&x| x as i64).collect(), None),
+        })
+    }
+
+    /// Every accepted move, by seat, in order.
+    pub fn moves(&self) -> Vec<(u8, Move)> {
+        match self {
+            Table::Gin(g) => g.actions().iter().map(|(s, a)| (u8::from(*s), Move::from(a.clone()))).collect(),
+            Table::ThreePlayer(g) => g.actions().iter().map(|(s, a)| (*s, Move::from(a.clone()))).collect(),
+            Table::Teams(g) => g.actions().iter().map(|(s, a)| (*s, Move::from(a.clone()))).collect(),
+            Table::Rummy(g) => g.actions().iter().map(|(s, a)| (*s, Move::from(*a))).collect(),
+        }
+    }
+}
+
+/// How a hand ended, in any kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HandEnd {
+    /// Nobody scores.
+    Dead,
+    /// Gin: a knock won by the knocker.
+    Knock,
+    /// Gin: a knock won by the defender.
+    Undercut,
+    /// Gin: a knock with no deadwood.
+    Gin,
+    /// Gin: 11 cards melded.
+    BigGin,
+    /// Rummy: a player went out.
+    WentOut,
+    /// Rummy: went out all at once (doubled).
+    Rummy,
+}
+
+/// What one seat laid down at a hand's end.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatOutcome {
+    /// The seat.
+    pub seat: u8,
+    /// Its melds (gin: at the showdown; rummy: laid on the table during the hand).
+    pub melds: Vec<CardSet>,
+    /// Cards it laid off (gin: onto the knocker's melds; rummy: onto any meld).
+    pub layoffs: Vec<Card>,
+    /// Its deadwood cards (rummy: the cards left in its hand).
+    pub deadwood: CardSet,
+    /// Their value.
+    pub deadwood_points: u32,
+}
+
+/// One finished hand, in full: for `gin replay --json` and every report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandReport {
+    /// The hand's number in the game (its deck's index).
+    pub number: u32,
+    /// The round (team play: two hands per round; else equal to `number`).
+    pub round: u32,
+    /// The table (team play: 0 or 1).
+    pub table: u8,
+    /// The seats that played it.
+    pub seats: Vec<u8>,
+    /// Who dealt it (three players: the seat that sat out).
+    pub dealer: u8,
+    /// How it ended.
+    pub end: HandEnd,
+    /// Who knocked or went out.
+    pub by: Option<u8>,
+    /// Who scored.
+    pub winner: Option<u8>,
+    /// The points the winner scored.
+    pub points: u32,
+    /// The knocker's face-down discard.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discard: Option<Card>,
+    /// Each seat's melds, lay-offs and deadwood (a dead gin hand: none laid down).
+    pub outcomes: Vec<SeatOutcome>,
+    /// Team play: the points each team scored for the round, on its second hand.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team_points: Option<[u32; 2]>,
+    /// Running totals after the hand: per seat, or per team in team play (stage scores in
+    /// a game in stages).
+    pub totals: Vec<i64>,
+}
+
+impl HandReport {
+    fn gin(number: u32, round: u32, table: u8, players: [u8; 2], dealer: u8, r: &HandResult) -> HandReport {
+        let end = match r.end {
+            EndKind::Dead => HandEnd::Dead,
+            EndKind::Knock => HandEnd::Knock,
+            EndKind::Undercut => HandEnd::Undercut,
+            EndKind::Gin => HandEnd::Gin,
+            EndKind::BigGin => HandEnd::BigGin,
+        };
+        let mut outcomes = Vec::new();
+        let mut by = None;
+        let mut discard = None;
+        if let Some(sd) = &r.showdown {
+            by = Some(players[sd.knocker.index()]);
+            discard = sd.discard;
+            let k = &sd.knocker_arrangement;
+            let d = &sd.defender_arrangement;
+            outcomes.push(SeatOutcome {
+                seat: players[sd.knocker.index()],
+                melds: k.melds().iter().map(|m| m.cards()).collect(),
+                layoffs: Vec::new(),
+                deadwood: k.deadwood_cards(),
+                deadwood_points: sd.knocker_deadwood,
+            });
+            outcomes.push(SeatOutcome {
+                seat: players[sd.knocker.other().index()],
+                melds: d.melds().iter().map(|m| m.cards()).collect(),
+                layoffs: sd.layoffs.iter().map(|l| l.card).collect(),
+                deadwood: d.deadwood_cards(),
+                deadwood_points: sd.defender_deadwood,
+            });
+        }
+        HandReport {
+            number,
+            round,
+            table,
+            seats: players.to_vec(),
+            dealer,
+            end,
+            by,
+            winner: r.winner.map(|w| players[w.index()]),
+            points: r.points,
+            discard,
+            outcomes,
+            team_points: None,
+            totals: Vec::new(),
+        }
+    }
+
+    fn pair(h: &PairHand) -> HandReport {
+        let dealer = h.sitter.unwrap_or(h.players[1]);
+        HandReport::gin(h.number, h.round, h.table, h.players, dealer, &h.result)
+    }
+
+    fn rummy(
+        number: u32,
+        dealer: u8,
+        r: &RummyHandResult,
+        table: &[crate::rummy::TableMeld],
+        rules: &crate::rummy::RummyRules,
+    ) -> HandReport {
+        let n = r.left.len() as u8;
+        let points = |c: CardSet| rules.points(c);
+        let outcomes = (0..n)
+            .map(|s| SeatOutcome {
+                seat: s,
+                melds: table
+                    .iter()
+                    .filter(|m| m.by == s)
+                    .map(|m| m.layoffs.iter().fold(m.cards, |a, &(_, c)| a - CardSet::from_iter([c])))
+                    .collect(),
+                layoffs: table
+                    .iter()
+                    .flat_map(|m| m.layoffs.iter())
+                    .filter(|(by, _)| *by == s)
+                    .map(|&(_, c)| c)
+                    .collect(),
+                deadwood: r.left[s as usize],
+                deadwood_points: points(r.left[s as usize]),
+            })
+            .collect();
+        HandReport {
+            number,
+            round: number,
+            table: 0,
+            seats: (0..n).collect(),
+            dealer,
+            end: match (r.winner, r.rummy) {
+                (None, _) => HandEnd::Dead,
+                (Some(_), true) => HandEnd::Rummy,
+                (Some(_), false) => HandEnd::WentOut,
+            },
+            by: r.winner,
+            winner: r.winner,
+            points: r.points,
+            discard: None,
+            outcomes,
+            team_points: None,
+            totals: Vec::new(),
+        }
+    }
+}
+
+/// The end of a game of any kind.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableResult {
+    /// Final totals per seat (team play: the seat's team's total).
+    pub totals: Vec<i64>,
+    /// Team play: the teams' totals (team 0: seats 0 and 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team_totals: Option<Vec<i64>>,
+    /// The seats with the best total (several on a tie; both partners in team play).
+    pub winners: Vec<u8>,
+    /// Each seat's place: 1 for the best, equal totals share a place.
+    pub places: Vec<u8>,
+}
+
+impl TableResult {
+    fn from_totals(totals: Vec<i64>, team_totals: Option<Vec<i64>>) -> TableResult {
+        let best = totals.iter().copied().max().unwrap_or(0);
+        let winners = (0..totals.len() as u8).filter(|&s| totals[s as usize] == best).collect();
+        let places = totals.iter().map(|&t| 1 + totals.iter().filter(|&&o| o > t).count() as u8).collect();
+        TableResult { totals, team_totals, winners, places }
+    }
+}
+
+/// The cards and the table one viewer may see. Built only by [`Table::view`] and
+/// [`Table::spectator_view`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TableView {
+    kind: Kind,
+    players: u8,
+    viewer: Option<u8>,
+    cards: Option<CardSet>,
+    to_act: Vec<u8>,
+    hand_number: u32,
+    sitting_out: Option<u8>,
+    tables: Vec<TablePart>,
+    scores: Vec<i64>,
+    team_scores: Option<[u32; 2]>,
+    over: bool,
+}
+
+/// The public side of one table in play (team play has two).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TablePart {
+    /// The seats at it.
+    pub seats: Vec<u8>,
+    /// Who dealt.
+    pub dealer: u8,
+    /// Cards in each of those seats' hands.
+    pub hand_lens: Vec<u32>,
+    /// Cards of each seat's hand that everyone knows (taken from the pile).
+    pub known: Vec<CardSet>,
+    /// The discard pile, bottom first (rummy: only its top card is shown).
+    pub pile: Vec<Card>,
+    /// Cards left in the stock.
+    pub stock_len: u32,
+    /// Rummy: the melds on the table, with who laid each, and lay-offs with who laid them.
+    pub melds: Vec<crate::rummy::TableMeld>,
+    /// Gin: this hand's knock limit.
+    pub knock_limit: Option<u32>,
+}
+
+impl TablePart {
+    fn gin(h: &Hand, players: [u8; 2], dealer: u8) -> TablePart {
+        TablePart {
+            seats: players.to_vec(),
+            dealer,
+            hand_lens: Seat::BOTH.iter().map(|&s| h.cards(s).len()).collect(),
+            known: Seat::BOTH.iter().map(|&s| h.known_cards(s)).collect(),
+            pile: h.pile().to_vec(),
+            stock_len: h.stock_len() as u32,
+            melds: Vec::new(),
+            knock_limit: Some(h.knock_limit()),
+        }
+    }
+}
+
+impl TableView {
+    fn of(t: &Table, viewer: Option<u8>) -> TableView {
+        let viewer = viewer.filter(|&v| v < t.players());
+        let (cards, tables, hand_number, sitting_out, scores, team_scores) = match t {
+            Table::Gin(g) => {
+                let h = g.hand();
+                let cards = viewer.and_then(Seat::new).map(|s| h.cards(s));
+                let part = TablePart::gin(h, [0, 1], u8::from(h.dealer()));
+                (cards, vec![part], g.hand_number(), None, g.scores().0.map(|x| x as i64).to_vec(), None)
+            }
+            Table::ThreePlayer(g) => {
+                let h = g.hand();
+                let cards = viewer.map(|v| g.seat_of(v).map_or(CardSet::EMPTY, |s| h.cards(s)));
+                let part = TablePart::gin(h, g.players(), g.sitter());
+                (
+                    cards,
+                    vec![part],
+                    g.hand_number(),
+                    Some(g.sitter()),
+                    g.scores().map(|x| x as i64).to_vec(),
+                    None,
+                )
+            }
+            Table::Teams(g) => {
+                let cards = viewer.map(|v| {
+                    let (ti, s) = g.place_of(v).expect("every seat plays");
+                    g.tables()[ti as usize].cards(s)
+                });
+                let parts = (0..2u8)
+                    .map(|ti| {
+                        let ps = g.players(ti);
+                        TablePart::gin(&g.tables()[ti as usize], ps, ps[1])
+                    })
+                    .collect();
+                let sc = g.scores();
+                (
+                    cards,
+                    parts,
+                    g.round(),
+                    None,
+                    (0..4).map(|p| sc[team_of(p) as usize] as i64).collect(),
+                    Some(sc),
+                )
+            }
+            Table::Rummy(g) => {
+                let h = g.hand();
+                let n = h.rules().players;
+                let cards = viewer.map(|v| h.hand(v));
+                let part = TablePart {
+                    seats: (0..n).collect(),
+                    dealer: h.dealer(),
+                    hand_lens: (0..n).map(|s| h.hand(s).len()).collect(),
+                    known: (0..n).map(|_| CardSet::EMPTY).collect(),
+                    pile: h.pile_top().into_iter().collect(),
+                    stock_len: h.stock_len() as u32,
+                    melds: h.table().to_vec(),
+                    knock_limit: None,
+                };
+                (
+                    cards,
+                    vec![part],
+                    g.results().len() as u32,
+                    None,
+                    g.scores().iter().map(|&x| x as i64).collect(),
+                    None,
+                )
+            }
+        };
+        TableView {
+            kind: t.kind(),
+            players: t.players(),
+            viewer,
+            cards,
+            to_act: t.to_act(),
+            hand_number,
+            sitting_out,
+            tables,
+            scores,
+            team_scores,
+            over: t.is_over(),
+        }
+    }
+
+    /// The kind.
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+    /// The table size.
+    pub fn players(&self) -> u8 {
+        self.players
+    }
+    /// Whose view (`None`: a spectator's).
+    pub fn viewer(&self) -> Option<u8> {
+        self.viewer
+    }
+    /// The viewer's own cards (`None` for a spectator; empty while it sits out).
+    pub fn cards(&self) -> Option<CardSet> {
+        self.cards
+    }
+    /// Who may act.
+    pub fn to_act(&self) -> &[u8] {
+        &self.to_act
+    }
+    /// The hand (team play: round) in play.
+    pub fn hand_number(&self) -> u32 {
+        self.hand_number
+    }
+    /// Three players: who deals and sits out.
+    pub fn sitting_out(&self) -> Option<u8> {
+        self.sitting_out
+    }
+    /// The tables in play (two in team play).
+    pub fn tables(&self) -> &[TablePart] {
+        &self.tables
+    }
+    /// Scores per seat (team play: the seat's team's).
+    pub fn scores(&self) -> &[i64] {
+        &self.scores
+    }
+    /// Team play: the teams' scores.
+    pub fn team_scores(&self) -> Option<[u32; 2]> {
+        self.team_scores
+    }
+    /// Whether the game is over.
+    pub fn is_over(&self) -> bool {
+        self.over
+    }
+    /// Every card this view shows: the viewer's hand, the piles, the known cards, the melds.
+    pub fn visible_cards(&self) -> CardSet {
+        let mut v = self.cards.unwrap_or(CardSet::EMPTY);
+        for p in &self.tables {
+            v |= p.pile.iter().copied().collect::<CardSet>();
+            for k in &p.known {
+                v |= *k;
+            }
+            for m in &p.melds {
+                v |= m.cards;
+            }
+        }
+        v
+    }
+}

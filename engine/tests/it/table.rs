@@ -1,0 +1,219 @@
+//! One interface over every game kind ([`Table`]): formats as data with clear errors, and
+//! properties over random games of every format: every listed move is accepted and others
+//! refused with the table unchanged, a replay gives the same hands and result, and no view
+//! ever holds another seat's hidden cards.
+
+use engine::{Card, CardSet, Format, Kind, Move, Seat, Table, TableSetup};
+use proptest::prelude::*;
+
+#[test]
+fn formats_load_from_presets_toml_and_json_with_clear_errors() {
+    assert_eq!(Format::preset("three-player").unwrap().players(), 3);
+    assert_eq!(Format::preset("teams").unwrap().kind(), Kind::Teams);
+    assert_eq!(Format::preset("rummy").unwrap().players(), 4);
+    assert_eq!(Format::parse_any("oklahoma").unwrap().kind(), Kind::Gin);
+    // A document without `kind` is a two-player rule set, as before.
+    let f = Format::parse_any("gin_bonus = 30").unwrap();
+    assert_eq!(f.gin_rules().unwrap().gin_bonus, 30);
+    let f = Format::parse_any(r#"{"kind": "teams", "base": "classic", "target": 250}"#).unwrap();
+    assert_eq!(
+        (f.kind(), f.gin_rules().unwrap().target, f.gin_rules().unwrap().gin_bonus),
+        (Kind::Teams, 250, 20)
+    );
+    let f = Format::parse_any("kind = \"rummy\"\nplayers = 6\nend = { hands = 5 }").unwrap();
+    assert_eq!(f.players(), 6);
+    // Round trips.
+    for name in Format::preset_names() {
+        let f = Format::preset(name).unwrap();
+        assert_eq!(Format::parse_any(&f.to_toml()).unwrap(), f, "{name}");
+        let json = serde_json::to_string(&f).unwrap();
+        assert_eq!(serde_json::from_str::<Format>(&json).unwrap(), f, "{name}");
+    }
+    let cases = [
+        ("kind = \"teams\"\nplayers = 5", "two teams of two"),
+        ("kind = \"three-player\"\nplayers = 4", "for 3 players"),
+        ("kind = \"gin\"\nplayers = 3", "for 2 players"),
+        ("kind = \"rummy\"\nplayers = 7", "2 to 6"),
+        ("kind = \"rummy\"\nplayers = 6\nhand_size = 9", "need 56 cards"),
+        ("kind = \"three-player\"\nbase = \"multistage\"", "stages"),
+        ("kind = \"poker\"", "unknown kind"),
+        ("kind = \"rummy\"\ngin_bonus = 3", "unknown field"),
+    ];
+    for (doc, want) in cases {
+        let e = Format::parse_any(doc).unwrap_err().to_string();
+        assert!(e.contains(want), "{doc:?}: {e}");
+    }
+}
+
+/// Every seat's true hand (empty for a seat that sits out), read from inside the table.
+fn true_hands(t: &Table) -> Vec<CardSet> {
+    match t {
+        Table::Gin(g) => Seat::BOTH.iter().map(|&s| g.hand().cards(s)).collect(),
+        Table::ThreePlayer(g) => {
+            (0..3).map(|p| g.seat_of(p).map_or(CardSet::EMPTY, |s| g.hand().cards(s))).collect()
+        }
+        Table::Teams(g) => (0..4)
+            .map(|p| {
+                let (ti, s) = g.place_of(p).unwrap();
+                g.tables()[ti as usize].cards(s)
+            })
+            .collect(),
+        Table::Rummy(g) => (0..g.hand().rules().players).map(|s| g.hand().hand(s)).collect(),
+    }
+}
+
+/// Cards of each seat that everyone knows (taken from the pile).
+fn known(t: &Table) -> Vec<CardSet> {
+    let v = t.spectator_view();
+    let mut out = vec![CardSet::EMPTY; t.players() as usize];
+    for part in v.tables() {
+        for (i, &s) in part.seats.iter().enumerate() {
+            out[s as usize] |= part.known[i];
+        }
+    }
+    out
+}
+
+/// No view shows a card hidden in another seat's hand. Team play deals two decks, one per
+/// table: a table's cards are compared with that table's hands only.
+fn check_views(t: &Table) {
+    let hands = true_hands(t);
+    let known = known(t);
+    let hidden: Vec<CardSet> = hands.iter().zip(&known).map(|(&h, &k)| h - k).collect();
+    let viewers = (0..t.players()).map(Some).chain([None]);
+    for viewer in viewers {
+        let v = match viewer {
+            Some(s) => t.view(s),
+            None => t.spectator_view(),
+        };
+        assert_eq!(
+            v.cards(),
+            viewer.map(|s| hands[s as usize]),
+            "a seat sees its own hand, a spectator none"
+        );
+        for part in v.tables() {
+            let mut visible = part.pile.iter().copied().collect::<CardSet>();
+            for k in &part.known {
+                visible |= *k;
+            }
+            for m in &part.melds {
+                visible |= m.cards;
+            }
+            if let Some(s) = viewer.filter(|s| part.seats.contains(s)) {
+                visible |= hands[s as usize];
+            }
+            for &other in part.seats.iter().filter(|&&o| Some(o) != viewer) {
+                let leak = visible & hidden[other as usize];
+                assert!(leak.is_empty(), "{viewer:?} sees {leak} of seat {other}'s hidden cards");
+            }
+        }
+    }
+}
+
+/// Some moves that are not listed for `seat` (to check they are refused).
+fn unlisted(t: &Table, seat: u8, legal: &[Move]) -> Vec<Move> {
+    let mut out = Vec::new();
+    let mut push = |m: Move| {
+        if !legal.contains(&m) {
+            out.push(m);
+        }
+    };
+    push(Move::Pass);
+    push(Move::DrawStock);
+    push(Move::DrawPile);
+    for c in Card::all().step_by(5) {
+        push(Move::Discard { card: c });
+        push(Move::Knock { discard: c, melds: None });
+        push(Move::LayOff { card: c, meld: 0 });
+    }
+    push(Move::Meld { cards: true_hands(t)[seat as usize] });
+    out
+}
+
+/// Every format, with short games (a low target, a few hands) so that many fit in a test.
+fn formats() -> Vec<Format> {
+    let short = |f: Format| match f {
+        Format::Gin(r) => Format::Gin(engine::RuleSet { target: 40, ..r }),
+        Format::ThreePlayer(r) => Format::ThreePlayer(engine::RuleSet { target: 40, ..r }),
+        Format::Teams(r) => Format::Teams(engine::RuleSet { target: 40, ..r }),
+        Format::Rummy(r) => {
+            Format::Rummy(engine::rummy::RummyRules { end: engine::rummy::RummyEnd::Hands(3), ..r })
+        }
+    };
+    let mut f = vec![
+        short(Format::preset("standard").unwrap()),
+        short(Format::preset("three-player").unwrap()),
+        short(Format::preset("teams").unwrap()),
+    ];
+    for n in 2..=6 {
+        f.push(short(Format::preset("rummy").unwrap().with_players(n).unwrap()));
+    }
+    f
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn every_format_random_games(seed in any::<u64>(), which in 0usize..8) {
+        let format = formats()[which].clone();
+        let setup = TableSetup::new(format.clone(), seed);
+        let mut t = Table::new(setup.clone()).unwrap();
+        let mut rng = seed | 1;
+        let mut steps = 0u32;
+        while !t.is_over() {
+            let who = t.to_act();
+            prop_assert!(!who.is_empty());
+            for s in 0..t.players() {
+                prop_assert_eq!(t.legal(s).is_empty(), !who.contains(&s), "seat {} legal list vs to_act", s);
+            }
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let seat = who[(rng >> 35) as usize % who.len()];
+            let legal = t.legal(seat);
+            if steps.is_multiple_of(64) {
+                check_views(&t);
+                let before = (t.moves().len(), t.spectator_view(), t.view(seat));
+                for m in unlisted(&t, seat, &legal) {
+                    prop_assert!(t.clone().apply(seat, &m).is_err(), "{} accepted but not listed", m);
+                    let mut c = t.clone();
+                    let _ = c.apply(seat, &m);
+                    prop_assert_eq!(&(c.moves().len(), c.spectator_view(), c.view(seat)), &before);
+                }
+                for m in &legal {
+                    prop_assert!(t.clone().apply(seat, m).is_ok(), "{} listed but refused", m);
+                }
+                // A seat that may not act is refused.
+                if let Some(idle) = (0..t.players()).find(|s| !who.contains(s)) {
+                    prop_assert!(t.clone().apply(idle, &legal[0]).is_err());
+                }
+            }
+            let m = legal[(rng >> 20) as usize % legal.len()].clone();
+            t.apply(seat, &m).unwrap();
+            steps += 1;
+            prop_assert!(steps < 2_000_000);
+        }
+        prop_assert!(t.apply(0, &Move::DrawStock).is_err());
+        let result = t.result().unwrap();
+        prop_assert_eq!(result.totals.len(), t.players() as usize);
+        let best = *result.totals.iter().max().unwrap();
+        for &w in &result.winners {
+            prop_assert_eq!(result.totals[w as usize], best);
+        }
+        let hands = t.hands();
+        prop_assert!(!hands.is_empty());
+        // Running totals end at the hand points (before game bonuses).
+        for h in &hands {
+            prop_assert!(h.seats.len() >= 2);
+            if h.winner.is_some() {
+                prop_assert!(h.seats.contains(&h.winner.unwrap()));
+            }
+        }
+        // A replay of the moves gives the same hands and result.
+        let mut r = Table::new(setup).unwrap();
+        for (s, m) in t.moves() {
+            r.apply(s, &m).unwrap();
+        }
+        prop_assert_eq!(r.hands(), hands);
+        prop_assert_eq!(r.result(), Some(result));
+    }
+}
