@@ -13,6 +13,7 @@ pub mod cpu;
 mod deal;
 mod fair;
 mod game;
+pub mod gin7;
 mod hand;
 mod layoff;
 mod meld;
