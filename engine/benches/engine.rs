@@ -1,11 +1,13 @@
 //! Whole-hand benchmarks: random legal play from a seeded deal to the hand's end.
 //!
-//! `cargo bench -p gin-engine --bench engine`. One iteration = one complete hand (deal,
-//! every action chosen uniformly among the legal ones, the end and its score), on one core.
+//! `cargo bench -p gin-engine --bench engine` (`-- gin7_random_hand` for one group). One
+//! iteration = one complete hand (deal, every action chosen uniformly among the legal ones,
+//! the end and its score), on one core.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use engine::gin7::{Gin7EndKind, Gin7Hand, Gin7Rules};
 use engine::rummy::{RummyHand, RummyRules};
 use engine::{CardSet, Deck, EndKind, Hand, RuleSet, Seat};
 
@@ -115,5 +117,60 @@ fn bench_rummy(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench, bench_rummy);
+/// One hand of gin for three or more at a table of `rules.players`, uniformly at random over
+/// the compact legal set (`legal().count()` and `nth()`), from a seeded deal to a knock or a
+/// dead hand.
+fn random_gin7_hand(rules: &Gin7Rules, seed: u64, rng: &mut SplitMix) -> Gin7Hand {
+    let dealer = (seed % rules.players as u64) as u8;
+    let mut h = Gin7Hand::deal_from(rules, Deck::shuffled(seed, 0), dealer).expect("checked rules");
+    while let Some(seat) = h.to_act() {
+        let legal = h.legal();
+        let i = ((rng.next() as u128 * legal.count() as u128) >> 64) as u32;
+        let a = legal.nth(i).expect("i < count");
+        h.apply(seat, &a).expect("legal action applies");
+    }
+    h
+}
+
+/// The same playout through the allocating API (legal_actions + is_legal), for checking.
+fn random_gin7_hand_checked(rules: &Gin7Rules, seed: u64, rng: &mut SplitMix) -> Gin7Hand {
+    let dealer = (seed % rules.players as u64) as u8;
+    let mut h = Gin7Hand::deal_from(rules, Deck::shuffled(seed, 0), dealer).expect("checked rules");
+    while let Some(seat) = h.to_act() {
+        let legal = h.legal_actions();
+        assert!(legal.iter().all(|a| h.is_legal(seat, a)));
+        let a = legal[((rng.next() as u128 * legal.len() as u128) >> 64) as usize].clone();
+        h.apply(seat, &a).unwrap();
+    }
+    h
+}
+
+fn bench_gin7(c: &mut Criterion) {
+    for players in 3..=6u8 {
+        let rules = Gin7Rules::for_players(players).expect("3 to 6");
+        // Check first: the fast path plays exactly the hands the checked path plays, and hands
+        // end as knocks and dead hands over these seeds.
+        let (mut knocks, mut dead) = (0, 0);
+        for seed in 0..2000 {
+            let fast = random_gin7_hand(&rules, seed, &mut SplitMix(seed));
+            let slow = random_gin7_hand_checked(&rules, seed, &mut SplitMix(seed));
+            assert_eq!(fast, slow, "seed {seed}");
+            match fast.result().expect("every hand ends").end {
+                Gin7EndKind::Dead => dead += 1,
+                _ => knocks += 1,
+            }
+        }
+        assert!(knocks > 0 && dead > 0, "{players} players: {knocks} knocks, {dead} dead");
+        let mut seed = 0u64;
+        let mut rng = SplitMix(1);
+        c.bench_function(&format!("gin7_random_hand/{players}"), |b| {
+            b.iter(|| {
+                seed += 1;
+                black_box(random_gin7_hand(&rules, seed, &mut rng).stock_len())
+            })
+        });
+    }
+}
+
+criterion_group!(benches, bench, bench_rummy, bench_gin7);
 criterion_main!(benches);

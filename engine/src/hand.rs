@@ -375,7 +375,9 @@ impl HandRules {
 /// The compact set of legal actions for the seat to act.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Legal {
-    /// Who acts (`None` when the hand is over).
+    /// Who acts (`None` when the hand is over). Always `None` at a table of three or more
+    /// ([`crate::gin7::Gin7Hand::legal`]): [`Seat`] has two values; ask
+    /// [`crate::gin7::Gin7Hand::to_act`] there.
     pub seat: Option<Seat>,
     /// `Pass` is legal.
     pub pass: bool,
@@ -443,24 +445,29 @@ impl Legal {
 }
 
 /// The face-up discard pile: a fixed array (a hand allocates nothing while it is played).
+/// Also the pile of [`crate::gin7`]'s hands.
 #[derive(Clone, Copy)]
-struct Pile {
+pub(crate) struct Pile {
     cards: [Card; 52],
     len: u8,
 }
 
 impl Pile {
-    fn as_slice(&self) -> &[Card] {
+    /// A pile holding `first` only.
+    pub(crate) fn starting_with(first: Card) -> Pile {
+        Pile { cards: [first; 52], len: 1 }
+    }
+    pub(crate) fn as_slice(&self) -> &[Card] {
         &self.cards[..self.len as usize]
     }
-    fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
     }
-    fn push(&mut self, c: Card) {
+    pub(crate) fn push(&mut self, c: Card) {
         self.cards[self.len as usize] = c;
         self.len += 1;
     }
-    fn pop(&mut self) -> Option<Card> {
+    pub(crate) fn pop(&mut self) -> Option<Card> {
         self.len = self.len.checked_sub(1)?;
         Some(self.cards[self.len as usize])
     }

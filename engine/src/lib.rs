@@ -14,6 +14,7 @@ mod deal;
 mod fair;
 mod format;
 mod game;
+pub mod gin7;
 mod hand;
 mod layoff;
 mod meld;

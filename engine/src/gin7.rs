@@ -1,0 +1,930 @@
+//! Gin for three to six players at one table, seven cards each (seed 002, « Variante pour
+//! trois joueurs et plus »): « On ne distribue que 7 cartes à chaque joueur. On distingue dans
+//! le décompte les points des pénalités. Le joueur remportant la manche marque 20 points en
+//! cas de gin, 10 points pour un knock (quand il lui reste du bois mort) ou 10 points pour une
+//! défense réussie. Les perdants pour leur part perdent la valeur de leur bois mort moins la
+//! valeur du bois mort du gagnant. »
+//!
+//! Legality is an API as for the two-player [`crate::Hand`]: [`Gin7Hand::legal`] (compact,
+//! the engine's [`Legal`]), [`Gin7Hand::legal_actions`], [`Gin7Hand::is_legal`], and one
+//! transition [`Gin7Hand::apply`] over the engine's [`Action`]. On `Err` the hand is
+//! exactly as before.
+//!
+//! # The project's choices where the seed is silent
+//!
+//! Every one is a field of [`Gin7Rules`].
+//!
+//! - **The deal**: the first dealer of a game is seat `seed % players`. The dealer deals one
+//!   card at a time starting on its left (seat `dealer + 1`); the next card is the upcard,
+//!   the first of the discard pile; the rest is the stock (`deck[players × hand_size + 1]`
+//!   on top). The player on the dealer's left plays first; turns pass to the left (seat + 1).
+//!   The deal passes to the left after every hand, dead hands included.
+//! - **A turn** is the two-player turn: draw the stock's or the pile's top card, then discard
+//!   face up or knock. A card taken from the pile may not be discarded in the same turn (one
+//!   drawn from the stock may). No upcard offer, no big gin: `Pass` and `BigGin` are refused.
+//! - **Knock**: the discard goes face down; allowed when the deadwood of the
+//!   [`Gin7Rules::hand_size`] cards left is at most [`Gin7Rules::knock_limit`] (10); gin is
+//!   a knock with no deadwood. The knock may name the knocker's melds; without them the
+//!   engine picks a minimum-deadwood arrangement, and among those (as at two players) the one
+//!   offering the fewest layoff spots among the cards the knocker has not seen.
+//! - **Layoffs** ([`Gin7Rules::layoffs`]): after a knock that is not gin, every other player
+//!   lays down its best melds and lays off onto the **knocker's** melds only, never onto
+//!   another defender's. Each defender's layoffs are computed on its own against the
+//!   knocker's melds as laid down ([`crate::best_defense`]), so the defenders' order does not
+//!   matter. No layoffs onto gin.
+//! - **Scoring**, with `K` the knocker's deadwood and `D_i` each defender's after its melds
+//!   and layoffs:
+//!   - gin: the knocker wins [`Gin7Rules::gin_points`] (20); every other player is penalised
+//!     its deadwood;
+//!   - a knock where some `D_i ≤ K` is a successful defence: the defender with the lowest
+//!     `D_i` (ties: the first in play order after the knocker) wins
+//!     [`Gin7Rules::defence_points`] (10); every other player, the knocker included, is
+//!     penalised its deadwood minus the winner's (0 on a tie);
+//!   - otherwise the knocker wins [`Gin7Rules::knock_points`] (10) and each defender is
+//!     penalised `D_i − K`.
+//!
+//!   Points won and penalties are kept apart; a player's standing is its net, points minus
+//!   penalties.
+//! - **Dead hand** ([`Gin7Rules::dead_stock`]): a discard without knocking that leaves 2
+//!   cards in the stock ends the hand with no score, as at two players.
+//! - **The game** ([`Gin7End`]): to a target of won points (100: the game ends after the hand
+//!   in which some player's points reach it), or a fixed number of hands (dead ones count).
+//!   The winners are the players with the best net (ties share).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::card::Card;
+use crate::cardset::CardSet;
+use crate::deal::Deck;
+use crate::hand::{Action, Legal, Pile, RuleError};
+use crate::layoff::{Layoff, best_defense};
+use crate::solver::{Arrangement, best_arrangement, deadwood, knock_discards, min_arrangements};
+
+/// The most players at one table.
+pub const MAX_PLAYERS: u8 = 6;
+const MAX: usize = MAX_PLAYERS as usize;
+
+/// How a game of gin for three or more ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Gin7End {
+    /// After the hand in which some player's won points (penalties aside) reach this target.
+    Points(u32),
+    /// After this many hands, dead ones included.
+    Hands(u32),
+}
+
+/// The rules of gin for three to six players at one table: every number a field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Gin7Rules {
+    /// Players at the table: 3 to 6.
+    pub players: u8,
+    /// Cards dealt to each (« 7 cartes à chaque joueur »); a knock leaves this many.
+    pub hand_size: u8,
+    /// The most deadwood a knock may leave, counted over the hand after the face-down discard.
+    pub knock_limit: u32,
+    /// Points to the knocker for gin.
+    pub gin_points: u32,
+    /// Points to the knocker for a knock that no defender beats or ties.
+    pub knock_points: u32,
+    /// Points to the defender who wins a successful defence.
+    pub defence_points: u32,
+    /// Whether defenders lay off onto the knocker's melds after a knock that is not gin.
+    pub layoffs: bool,
+    /// A discard without knocking that leaves this many cards in the stock (or fewer) ends
+    /// the hand with no score.
+    pub dead_stock: u32,
+    /// The end of the game.
+    pub end: Gin7End,
+}
+
+impl Default for Gin7Rules {
+    fn default() -> Gin7Rules {
+        Gin7Rules {
+            players: 4,
+            hand_size: 7,
+            knock_limit: 10,
+            gin_points: 20,
+            knock_points: 10,
+            defence_points: 10,
+            layoffs: true,
+            dead_stock: 2,
+            end: Gin7End::Points(100),
+        }
+    }
+}
+
+/// Why a rule set (or a deal under it) is refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Gin7RulesError(pub String);
+
+impl fmt::Display for Gin7RulesError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "gin rules for 3 or more: {}", self.0)
+    }
+}
+
+impl std::error::Error for Gin7RulesError {}
+
+/// The largest knock limit [`Gin7Rules::check`] accepts.
+pub const MAX_KNOCK_LIMIT: u32 = 100;
+
+impl Gin7Rules {
+    /// The default rules for `players` (checked).
+    pub fn for_players(players: u8) -> Result<Gin7Rules, Gin7RulesError> {
+        let r = Gin7Rules { players, ..Gin7Rules::default() };
+        r.check()?;
+        Ok(r)
+    }
+
+    /// Refuses an impossible combination, saying which field and why.
+    pub fn check(&self) -> Result<(), Gin7RulesError> {
+        let bad = |m: String| Err(Gin7RulesError(m));
+        if !(3..=MAX_PLAYERS).contains(&self.players) {
+            return bad(format!(
+                "players: {} (3 to 6 at one table; two players play the two-player game)",
+                self.players
+            ));
+        }
+        if self.hand_size < 3 {
+            return bad(format!("hand_size: {} (at least 3, the smallest meld)", self.hand_size));
+        }
+        // The hands, the upcard, the stock that makes a hand dead, and one card to draw.
+        let needed = self.players as u64 * self.hand_size as u64 + 1 + self.dead_stock as u64 + 1;
+        if needed > 52 {
+            return bad(format!(
+                "{} players × {} cards need {needed} cards (the hands, the upcard, {} cards of dead \
+                 stock and one to draw), the deck has 52",
+                self.players, self.hand_size, self.dead_stock
+            ));
+        }
+        if self.knock_limit > MAX_KNOCK_LIMIT {
+            return bad(format!("knock_limit: {} (at most {MAX_KNOCK_LIMIT})", self.knock_limit));
+        }
+        match self.end {
+            Gin7End::Points(0) => bad("end: a target of at least 1 point".into()),
+            Gin7End::Hands(0) => bad("end: at least one hand".into()),
+            _ => Ok(()),
+        }
+    }
+
+    /// Cards in the stock right after the deal.
+    pub fn stock_at_deal(&self) -> usize {
+        52 - self.players as usize * self.hand_size as usize - 1
+    }
+}
+
+/// Where the turn is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Gin7Phase {
+    /// The player to act draws.
+    Draw,
+    /// The player to act discards or knocks.
+    Discard,
+    /// The hand is over: see [`Gin7Hand::result`].
+    Over,
+}
+
+/// Why an action was refused. The hand is unchanged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Gin7Error {
+    /// Not this seat's turn.
+    NotYourTurn {
+        /// The seat to act (`None`: the hand, or the game, is over).
+        to_act: Option<u8>,
+    },
+    /// The action does not fit this part of the turn.
+    WrongPhase {
+        /// Where the turn is.
+        phase: Gin7Phase,
+        /// What it allows, in words.
+        expected: &'static str,
+    },
+    /// The action breaks a rule, saying which (the two-player game's reasons: a card not in
+    /// the hand, the card just taken from the pile, deadwood over the limit, bad melds, no
+    /// big gin).
+    Illegal(RuleError),
+}
+
+impl fmt::Display for Gin7Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Gin7Error::NotYourTurn { to_act: Some(s) } => write!(f, "not your turn: seat {s} is to act"),
+            Gin7Error::NotYourTurn { to_act: None } => f.write_str("the hand is over"),
+            Gin7Error::WrongPhase { expected, .. } => write!(f, "not now: {expected}"),
+            Gin7Error::Illegal(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Gin7Error {}
+
+/// What an accepted action did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Gin7Event {
+    /// The seat drew `card` (from the stock: only that seat may see it).
+    Drew {
+        /// Who.
+        seat: u8,
+        /// The card.
+        card: Card,
+        /// True when it came from the stock.
+        from_stock: bool,
+    },
+    /// The seat discarded `card` face up; the turn passes to the left.
+    Discarded {
+        /// Who.
+        seat: u8,
+        /// The card.
+        card: Card,
+    },
+    /// The seat discarded `card`, leaving [`Gin7Rules::dead_stock`] cards in the stock: the
+    /// hand is dead.
+    DeadHand {
+        /// Who.
+        seat: u8,
+        /// The last discard.
+        card: Card,
+    },
+    /// The seat knocked (or went gin): see [`Gin7Hand::result`].
+    Knocked {
+        /// Who.
+        seat: u8,
+    },
+}
+
+/// How a hand ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Gin7EndKind {
+    /// The stock ran down to [`Gin7Rules::dead_stock`]: no score.
+    Dead,
+    /// A knock that no defender beat or tied: the knocker wins.
+    Knock,
+    /// A knock that a defender beat or tied: that defender wins.
+    Defence,
+    /// A knock with no deadwood.
+    Gin,
+}
+
+/// One seat at the end of a hand.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Gin7SeatResult {
+    /// The seat's melds and deadwood as laid down (the knocker's: its knock; a defender's:
+    /// its own melds and the deadwood left after its layoffs; after a dead hand: a
+    /// minimum-deadwood arrangement of the cards held).
+    pub arrangement: Arrangement,
+    /// The seat's layoffs onto the knocker's melds (`meld` indexes the knocker's
+    /// `arrangement.melds()`); empty for the knocker, after gin, and without layoffs.
+    pub layoffs: Vec<Layoff>,
+    /// The deadwood counted for the score (0 after a dead hand: nothing is counted).
+    pub deadwood: u32,
+    /// Points won in this hand.
+    pub points: u32,
+    /// Penalty for this hand.
+    pub penalty: u32,
+}
+
+/// The end of a hand and its score.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Gin7HandResult {
+    /// How it ended.
+    pub end: Gin7EndKind,
+    /// Who knocked (`None` for a dead hand).
+    pub knocker: Option<u8>,
+    /// Who won the hand (`None` for a dead hand).
+    pub winner: Option<u8>,
+    /// The knocker's face-down discard (`None` for a dead hand).
+    pub discard: Option<Card>,
+    /// Every seat, by seat number.
+    pub seats: Vec<Gin7SeatResult>,
+}
+
+impl Gin7HandResult {
+    /// The knocker's melds as laid down (empty for a dead hand).
+    pub fn knocker_melds(&self) -> &[crate::Meld] {
+        match self.knocker {
+            Some(k) => self.seats[k as usize].arrangement.melds(),
+            None => &[],
+        }
+    }
+}
+
+/// One hand of gin at a table of three to six.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Gin7Hand {
+    rules: Gin7Rules,
+    deck: Deck,
+    dealer: u8,
+    cards: [CardSet; MAX],
+    /// Cards taken from the pile and still held (public).
+    known: [CardSet; MAX],
+    /// Every card each seat has held.
+    held: [CardSet; MAX],
+    /// Every card turned face up so far (the upcard and the discards).
+    public: CardSet,
+    /// Index in `deck` of the stock's top card.
+    stock_next: u8,
+    pile: Pile,
+    to_act: u8,
+    phase: Gin7Phase,
+    /// The card taken from the pile this turn (it may not be discarded).
+    taken: Option<Card>,
+    result: Option<Box<Gin7HandResult>>,
+}
+
+impl Gin7Hand {
+    /// Hand number `number` of a game with seed `seed`, dealt by `dealer` from
+    /// [`Deck::shuffled`]`(seed, number)`.
+    pub fn deal(rules: &Gin7Rules, seed: u64, number: u64, dealer: u8) -> Result<Gin7Hand, Gin7RulesError> {
+        Gin7Hand::deal_from(rules, Deck::shuffled(seed, number), dealer)
+    }
+
+    /// A hand dealt by `dealer` from an explicit deck: `deck.cards()[0]` goes to seat
+    /// `dealer + 1`, the next to the seat on its left, and so on one card at a time; then the
+    /// upcard; the rest is the stock, top first.
+    ///
+    /// ```
+    /// use engine::Deck;
+    /// use engine::gin7::{Gin7Hand, Gin7Phase, Gin7Rules};
+    /// let h = Gin7Hand::deal_from(&Gin7Rules::default(), Deck::shuffled(1, 0), 3).unwrap();
+    /// assert_eq!(h.cards(0).len(), 7);
+    /// assert!(h.cards(0).contains(h.deck().cards()[0]));
+    /// assert_eq!((h.to_act(), h.phase(), h.stock_len()), (Some(0), Gin7Phase::Draw, 23));
+    /// ```
+    pub fn deal_from(rules: &Gin7Rules, deck: Deck, dealer: u8) -> Result<Gin7Hand, Gin7RulesError> {
+        rules.check()?;
+        let n = rules.players;
+        if dealer >= n {
+            return Err(Gin7RulesError(format!("dealer: seat {dealer} at a table of {n}")));
+        }
+        let dealt = n as usize * rules.hand_size as usize;
+        let d = deck.cards();
+        let mut cards = [CardSet::EMPTY; MAX];
+        let mut seat = dealer;
+        for &c in &d[..dealt] {
+            seat = if seat + 1 == n { 0 } else { seat + 1 };
+            cards[seat as usize].insert(c);
+        }
+        let upcard = d[dealt];
+        Ok(Gin7Hand {
+            rules: *rules,
+            deck,
+            dealer,
+            cards,
+            known: [CardSet::EMPTY; MAX],
+            held: cards,
+            public: CardSet::single(upcard),
+            stock_next: dealt as u8 + 1,
+            pile: Pile::starting_with(upcard),
+            to_act: (dealer + 1) % n,
+            phase: Gin7Phase::Draw,
+            taken: None,
+            result: None,
+        })
+    }
+
+    /// The rules.
+    pub fn rules(&self) -> &Gin7Rules {
+        &self.rules
+    }
+
+    /// Players at the table.
+    pub fn players(&self) -> u8 {
+        self.rules.players
+    }
+
+    /// Who dealt.
+    pub fn dealer(&self) -> u8 {
+        self.dealer
+    }
+
+    /// The deck this hand was dealt from.
+    pub fn deck(&self) -> &Deck {
+        &self.deck
+    }
+
+    /// The upcard (first card of the discard pile).
+    pub fn upcard(&self) -> Card {
+        self.deck.cards()[self.rules.players as usize * self.rules.hand_size as usize]
+    }
+
+    /// The seat to act, or `None` once the hand is over.
+    pub fn to_act(&self) -> Option<u8> {
+        (self.phase != Gin7Phase::Over).then_some(self.to_act)
+    }
+
+    /// Where the turn is.
+    pub fn phase(&self) -> Gin7Phase {
+        self.phase
+    }
+
+    /// True once the hand is over.
+    pub fn is_over(&self) -> bool {
+        self.phase == Gin7Phase::Over
+    }
+
+    /// Seat `seat`'s cards (after a knock: the knocker's without its face-down discard).
+    /// Empty for a seat that is not at the table.
+    pub fn cards(&self, seat: u8) -> CardSet {
+        self.cards.get(seat as usize).copied().unwrap_or_default()
+    }
+
+    /// The face-up discard pile, bottom first (the last is the top).
+    pub fn pile(&self) -> &[Card] {
+        self.pile.as_slice()
+    }
+
+    /// Cards left in the stock.
+    pub fn stock_len(&self) -> usize {
+        52 - self.stock_next as usize
+    }
+
+    /// The stock, top first (hidden information: for the server and tests).
+    pub fn stock(&self) -> &[Card] {
+        &self.deck.cards()[self.stock_next as usize..]
+    }
+
+    /// Cards of `seat` that every player knows it holds: taken from the pile, still held.
+    pub fn known_cards(&self, seat: u8) -> CardSet {
+        self.known.get(seat as usize).copied().unwrap_or_default()
+    }
+
+    /// Every card `seat` has seen so far: the cards it has held and every face-up card.
+    pub fn seen_by(&self, seat: u8) -> CardSet {
+        self.held.get(seat as usize).map_or(CardSet::EMPTY, |&h| h | self.public)
+    }
+
+    /// The card the seat to act took from the pile this turn, if any.
+    pub fn taken_from_pile(&self) -> Option<Card> {
+        self.taken
+    }
+
+    /// The result, once the hand is over.
+    pub fn result(&self) -> Option<&Gin7HandResult> {
+        self.result.as_deref()
+    }
+
+    /// The legal actions of the seat to act, compactly: `pass` and `big_gin` are always
+    /// false, and `seat` is always `None` ([`crate::Seat`] has two values): the seat is
+    /// [`Gin7Hand::to_act`]. Empty (count 0) once the hand is over.
+    #[inline]
+    pub fn legal(&self) -> Legal {
+        match self.phase {
+            Gin7Phase::Over => Legal::default(),
+            Gin7Phase::Draw => {
+                Legal { draw_stock: true, draw_pile: !self.pile.is_empty(), ..Legal::default() }
+            }
+            Gin7Phase::Discard => {
+                let h = self.cards[self.to_act as usize];
+                let not_taken = match self.taken {
+                    Some(c) => h.without(c),
+                    None => h,
+                };
+                Legal {
+                    discards: not_taken,
+                    knocks: knock_discards(h, self.rules.knock_limit) & not_taken,
+                    ..Legal::default()
+                }
+            }
+        }
+    }
+
+    /// Every legal action of the seat to act (knocks with engine-chosen melds), in
+    /// [`Legal::to_vec`]'s order.
+    pub fn legal_actions(&self) -> Vec<Action> {
+        self.legal().to_vec()
+    }
+
+    /// Whether `seat` may do `action` now.
+    pub fn is_legal(&self, seat: u8, action: &Action) -> bool {
+        self.check(seat, action).is_ok()
+    }
+
+    /// Checks an action without applying it; returns the knock's arrangement when it is one.
+    fn check(&self, seat: u8, action: &Action) -> Result<Option<Arrangement>, Gin7Error> {
+        if self.phase == Gin7Phase::Over {
+            return Err(Gin7Error::NotYourTurn { to_act: None });
+        }
+        if seat != self.to_act {
+            return Err(Gin7Error::NotYourTurn { to_act: Some(self.to_act) });
+        }
+        let illegal = |e| Err(Gin7Error::Illegal(e));
+        let hand = self.cards[seat as usize];
+        match (self.phase, action) {
+            (_, Action::BigGin { .. }) => illegal(RuleError::NoBigGin),
+            (Gin7Phase::Draw, Action::DrawStock) => Ok(None),
+            (Gin7Phase::Draw, Action::DrawPile) if self.pile.is_empty() => Err(Gin7Error::WrongPhase {
+                phase: self.phase,
+                expected: "draw from the stock: the discard pile is empty",
+            }),
+            (Gin7Phase::Draw, Action::DrawPile) => Ok(None),
+            (Gin7Phase::Draw, _) => Err(Gin7Error::WrongPhase {
+                phase: self.phase,
+                expected: "draw from the stock or the pile (no upcard offer at a table of three or more)",
+            }),
+            (Gin7Phase::Discard, Action::Discard { card }) => {
+                self.check_discard(hand, *card)?;
+                Ok(None)
+            }
+            (Gin7Phase::Discard, Action::Knock { discard, melds }) => {
+                self.check_discard(hand, *discard)?;
+                let rest = hand.without(*discard);
+                let limit = self.rules.knock_limit;
+                let arrangement = match melds {
+                    Some(m) => Arrangement::new(rest, m.clone())
+                        .map_err(|e| Gin7Error::Illegal(RuleError::BadMelds(e)))?,
+                    None => {
+                        // The quick refusal first: the least deadwood the knock could leave.
+                        let dw = deadwood(rest);
+                        if dw > limit {
+                            return illegal(RuleError::DeadwoodTooHigh { deadwood: dw, limit });
+                        }
+                        self.knock_arrangement(seat, rest)
+                    }
+                };
+                let dw = arrangement.deadwood();
+                if dw > limit {
+                    return illegal(RuleError::DeadwoodTooHigh { deadwood: dw, limit });
+                }
+                Ok(Some(arrangement))
+            }
+            (Gin7Phase::Discard, _) => Err(Gin7Error::WrongPhase {
+                phase: self.phase,
+                expected: "discard or knock: you have drawn already",
+            }),
+            (Gin7Phase::Over, _) => Err(Gin7Error::NotYourTurn { to_act: None }),
+        }
+    }
+
+    fn check_discard(&self, hand: CardSet, card: Card) -> Result<(), Gin7Error> {
+        if !hand.contains(card) {
+            return Err(Gin7Error::Illegal(RuleError::NotInHand(card)));
+        }
+        if self.taken == Some(card) {
+            return Err(Gin7Error::Illegal(RuleError::JustTaken(card)));
+        }
+        Ok(())
+    }
+
+    /// The knocker's arrangement when it names none: a minimum-deadwood arrangement, and among
+    /// those the one offering the fewest layoff spots among the cards the knocker has not
+    /// seen; remaining ties go to the first in the solver's fixed order.
+    fn knock_arrangement(&self, seat: u8, cards: CardSet) -> Arrangement {
+        let unseen = !self.seen_by(seat);
+        let mut best: Option<(u32, Arrangement)> = None;
+        for a in min_arrangements(cards) {
+            let spots = (a.layoff_spots() & unseen).len();
+            if best.as_ref().is_none_or(|b| spots < b.0) {
+                best = Some((spots, a));
+            }
+        }
+        best.map(|b| b.1).expect("every hand has an arrangement")
+    }
+
+    /// Applies `action` by `seat`. On `Err` nothing changed.
+    ///
+    /// ```
+    /// use engine::{Action, Deck};
+    /// use engine::gin7::{Gin7Error, Gin7Hand, Gin7Rules};
+    /// let mut h = Gin7Hand::deal_from(&Gin7Rules::default(), Deck::shuffled(7, 0), 0).unwrap();
+    /// // Seat 1, on the dealer's left, plays first.
+    /// assert_eq!(h.apply(2, &Action::DrawStock), Err(Gin7Error::NotYourTurn { to_act: Some(1) }));
+    /// h.apply(1, &Action::DrawStock).unwrap();
+    /// assert_eq!(h.cards(1).len(), 8);
+    /// ```
+    pub fn apply(&mut self, seat: u8, action: &Action) -> Result<Gin7Event, Gin7Error> {
+        // The common legal moves go straight through; anything else (knocks, and every
+        // refusal with its reason) goes through `check`, which the guards here mirror.
+        let mine = seat == self.to_act;
+        let arrangement = match (self.phase, action) {
+            (Gin7Phase::Draw, Action::DrawStock) if mine => None,
+            (Gin7Phase::Draw, Action::DrawPile) if mine && !self.pile.is_empty() => None,
+            (Gin7Phase::Discard, Action::Discard { card })
+                if mine && self.cards[seat as usize].contains(*card) && self.taken != Some(*card) =>
+            {
+                None
+            }
+            _ => self.check(seat, action)?,
+        };
+        let s = seat as usize;
+        Ok(match action {
+            Action::DrawStock => {
+                let card = self.deck.cards()[self.stock_next as usize];
+                self.stock_next += 1;
+                self.cards[s].insert(card);
+                self.held[s].insert(card);
+                self.taken = None;
+                self.phase = Gin7Phase::Discard;
+                Gin7Event::Drew { seat, card, from_stock: true }
+            }
+            Action::DrawPile => {
+                let card = self.pile.pop().expect("checked: pile not empty");
+                self.cards[s].insert(card);
+                self.held[s].insert(card);
+                self.known[s].insert(card);
+                self.taken = Some(card);
+                self.phase = Gin7Phase::Discard;
+                Gin7Event::Drew { seat, card, from_stock: false }
+            }
+            Action::Discard { card } => {
+                let card = *card;
+                self.cards[s].remove(card);
+                self.known[s].remove(card);
+                self.pile.push(card);
+                self.public.insert(card);
+                self.taken = None;
+                if self.stock_len() <= self.rules.dead_stock as usize {
+                    self.dead();
+                    Gin7Event::DeadHand { seat, card }
+                } else {
+                    self.phase = Gin7Phase::Draw;
+                    self.to_act = if seat + 1 == self.rules.players { 0 } else { seat + 1 };
+                    Gin7Event::Discarded { seat, card }
+                }
+            }
+            Action::Knock { discard, .. } => {
+                let arrangement = arrangement.expect("checked: a knock has an arrangement");
+                self.cards[s].remove(*discard);
+                self.known[s].remove(*discard);
+                self.settle(seat, *discard, arrangement);
+                Gin7Event::Knocked { seat }
+            }
+            Action::Pass | Action::BigGin { .. } => unreachable!("checked: always refused"),
+        })
+    }
+
+    fn dead(&mut self) {
+        let n = self.rules.players as usize;
+        let seats = self.cards[..n]
+            .iter()
+            .map(|&c| Gin7SeatResult {
+                arrangement: best_arrangement(c),
+                layoffs: Vec::new(),
+                deadwood: 0,
+                points: 0,
+                penalty: 0,
+            })
+            .collect();
+        self.phase = Gin7Phase::Over;
+        self.result = Some(Box::new(Gin7HandResult {
+            end: Gin7EndKind::Dead,
+            knocker: None,
+            winner: None,
+            discard: None,
+            seats,
+        }));
+    }
+
+    fn settle(&mut self, knocker: u8, discard: Card, arrangement: Arrangement) {
+        let n = self.rules.players;
+        let k = arrangement.deadwood();
+        let gin = k == 0;
+        let mut seats: Vec<Gin7SeatResult> = (0..n)
+            .map(|s| {
+                let cards = self.cards[s as usize];
+                let (arrangement, layoffs) = if s == knocker {
+                    (arrangement.clone(), Vec::new())
+                } else if gin || !self.rules.layoffs {
+                    (best_arrangement(cards), Vec::new())
+                } else {
+                    let d = best_defense(cards, arrangement.melds());
+                    (d.arrangement, d.layoffs)
+                };
+                let deadwood = arrangement.deadwood();
+                Gin7SeatResult { arrangement, layoffs, deadwood, points: 0, penalty: 0 }
+            })
+            .collect();
+        // The defenders in play order after the knocker: the first lowest wins a defence.
+        let mut best: Option<(u8, u32)> = None;
+        for i in 1..n {
+            let s = (knocker + i) % n;
+            let d = seats[s as usize].deadwood;
+            if d <= k && best.is_none_or(|b| d < b.1) {
+                best = Some((s, d));
+            }
+        }
+        let (end, winner, base) = match best {
+            _ if gin => (Gin7EndKind::Gin, knocker, 0),
+            Some((w, d)) => (Gin7EndKind::Defence, w, d),
+            None => (Gin7EndKind::Knock, knocker, k),
+        };
+        for (s, r) in seats.iter_mut().enumerate() {
+            if s == winner as usize {
+                r.points = match end {
+                    Gin7EndKind::Gin => self.rules.gin_points,
+                    Gin7EndKind::Knock => self.rules.knock_points,
+                    _ => self.rules.defence_points,
+                };
+            } else {
+                r.penalty = r.deadwood.saturating_sub(base);
+            }
+        }
+        self.phase = Gin7Phase::Over;
+        self.taken = None;
+        self.result = Some(Box::new(Gin7HandResult {
+            end,
+            knocker: Some(knocker),
+            winner: Some(winner),
+            discard: Some(discard),
+            seats,
+        }));
+    }
+}
+
+/// How a game of gin for three or more is set up: everything needed, with its actions, to
+/// replay it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Gin7Setup {
+    /// The rules.
+    pub rules: Gin7Rules,
+    /// The seed: hand `n` is dealt from `Deck::shuffled(seed, n)` unless `decks` gives it.
+    pub seed: u64,
+    /// Explicit decks for the first hands, in order (the rest come from the seed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decks: Vec<Deck>,
+    /// The first dealer; `None`: seat `seed % players`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_dealer: Option<u8>,
+}
+
+impl Gin7Setup {
+    /// A seeded game under `rules`.
+    pub fn new(rules: Gin7Rules, seed: u64) -> Gin7Setup {
+        Gin7Setup { rules, seed, decks: Vec::new(), first_dealer: None }
+    }
+
+    fn deck(&self, n: u32) -> Deck {
+        self.decks.get(n as usize).copied().unwrap_or_else(|| Deck::shuffled(self.seed, n as u64))
+    }
+}
+
+/// One finished hand of a game, with the running totals after it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Gin7HandSummary {
+    /// Hand number in the game (0-based; dead hands count).
+    pub number: u32,
+    /// Who dealt.
+    pub dealer: u8,
+    /// The result.
+    pub result: Gin7HandResult,
+    /// Each seat's points won so far, this hand included.
+    pub points: Vec<u32>,
+    /// Each seat's penalties so far, this hand included.
+    pub penalties: Vec<u32>,
+}
+
+/// What one accepted action did to the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Gin7Step {
+    /// The hand-level event.
+    pub event: Gin7Event,
+    /// The action ended a hand (see [`Gin7Game::hands`]); unless the game is over, the next
+    /// hand is already dealt.
+    pub hand_over: bool,
+    /// The action ended the game.
+    pub game_over: bool,
+}
+
+/// A game of gin for three or more: hands until the end, the deal passing to the left.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Gin7Game {
+    setup: Gin7Setup,
+    hand: Gin7Hand,
+    hand_number: u32,
+    points: Vec<u32>,
+    penalties: Vec<u32>,
+    hands: Vec<Gin7HandSummary>,
+    actions: Vec<(u8, Action)>,
+    over: bool,
+}
+
+impl Gin7Game {
+    /// Starts a game: checks the rules and the first dealer, deals the first hand.
+    pub fn new(setup: Gin7Setup) -> Result<Gin7Game, Gin7RulesError> {
+        setup.rules.check()?;
+        let n = setup.rules.players;
+        let dealer = setup.first_dealer.unwrap_or((setup.seed % n as u64) as u8);
+        let hand = Gin7Hand::deal_from(&setup.rules, setup.deck(0), dealer)?;
+        Ok(Gin7Game {
+            hand,
+            hand_number: 0,
+            points: vec![0; n as usize],
+            penalties: vec![0; n as usize],
+            hands: Vec::new(),
+            actions: Vec::new(),
+            over: false,
+            setup,
+        })
+    }
+
+    /// The setup.
+    pub fn setup(&self) -> &Gin7Setup {
+        &self.setup
+    }
+
+    /// The rules.
+    pub fn rules(&self) -> &Gin7Rules {
+        &self.setup.rules
+    }
+
+    /// The hand in play (the last one, once the game is over).
+    pub fn hand(&self) -> &Gin7Hand {
+        &self.hand
+    }
+
+    /// Number of the hand in play (0-based, dead hands count).
+    pub fn hand_number(&self) -> u32 {
+        self.hand_number
+    }
+
+    /// Finished hands, with running totals.
+    pub fn hands(&self) -> &[Gin7HandSummary] {
+        &self.hands
+    }
+
+    /// Every action accepted so far, with its seat.
+    pub fn actions(&self) -> &[(u8, Action)] {
+        &self.actions
+    }
+
+    /// Each seat's points won.
+    pub fn points(&self) -> &[u32] {
+        &self.points
+    }
+
+    /// Each seat's penalties.
+    pub fn penalties(&self) -> &[u32] {
+        &self.penalties
+    }
+
+    /// Each seat's net: points won minus penalties.
+    pub fn net(&self) -> Vec<i64> {
+        self.points.iter().zip(&self.penalties).map(|(&p, &q)| p as i64 - q as i64).collect()
+    }
+
+    /// Whether the game is over.
+    pub fn is_over(&self) -> bool {
+        self.over
+    }
+
+    /// The seat to act, if any.
+    pub fn to_act(&self) -> Option<u8> {
+        if self.over { None } else { self.hand.to_act() }
+    }
+
+    /// The winners once the game is over: the seats with the best net (several on a tie).
+    /// Empty while the game goes on.
+    pub fn winners(&self) -> Vec<u8> {
+        if !self.over {
+            return Vec::new();
+        }
+        let net = self.net();
+        let best = net.iter().copied().max().unwrap_or(0);
+        (0..self.setup.rules.players).filter(|&s| net[s as usize] == best).collect()
+    }
+
+    /// Applies `action` by `seat` to the hand in play; when it ends the hand, books it and
+    /// deals the next (unless the game is over). On `Err` nothing changed.
+    pub fn apply(&mut self, seat: u8, action: &Action) -> Result<Gin7Step, Gin7Error> {
+        if self.over {
+            return Err(Gin7Error::NotYourTurn { to_act: None });
+        }
+        let event = self.hand.apply(seat, action)?;
+        self.actions.push((seat, action.clone()));
+        let mut step = Gin7Step { event, hand_over: false, game_over: false };
+        if let Some(r) = self.hand.result().cloned() {
+            step.hand_over = true;
+            for (s, sr) in r.seats.iter().enumerate() {
+                self.points[s] += sr.points;
+                self.penalties[s] += sr.penalty;
+            }
+            let dealer = self.hand.dealer();
+            self.hands.push(Gin7HandSummary {
+                number: self.hand_number,
+                dealer,
+                result: r,
+                points: self.points.clone(),
+                penalties: self.penalties.clone(),
+            });
+            self.over = match self.setup.rules.end {
+                Gin7End::Points(t) => self.points.iter().any(|&p| p >= t),
+                Gin7End::Hands(n) => self.hands.len() as u32 >= n,
+            };
+            step.game_over = self.over;
+            if !self.over {
+                self.hand_number += 1;
+                let next = (dealer + 1) % self.setup.rules.players;
+                self.hand = Gin7Hand::deal_from(&self.setup.rules, self.setup.deck(self.hand_number), next)
+                    .expect("the rules were checked at the start");
+            }
+        }
+        Ok(step)
+    }
+}
