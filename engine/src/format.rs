@@ -16,6 +16,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::gin7::Gin7Rules;
 use crate::rules::{PRESETS, RuleSet, RuleSetError};
 use crate::rummy::RummyRules;
 
@@ -31,6 +32,9 @@ pub enum Kind {
     /// Gin for four in two teams, two tables at once (seed 000).
     #[serde(rename = "teams")]
     Teams,
+    /// Gin for 3 to 6 at one table, 7 cards each (seed 002).
+    #[serde(rename = "gin-7")]
+    Gin7,
     /// Basic rummy for 2 to 6 (seed 003).
     #[serde(rename = "rummy")]
     Rummy,
@@ -38,7 +42,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind.
-    pub const ALL: [Kind; 4] = [Kind::Gin, Kind::ThreePlayer, Kind::Teams, Kind::Rummy];
+    pub const ALL: [Kind; 5] = [Kind::Gin, Kind::ThreePlayer, Kind::Teams, Kind::Gin7, Kind::Rummy];
 
     /// The kind's name in documents and on command lines.
     pub fn name(self) -> &'static str {
@@ -46,6 +50,7 @@ impl Kind {
             Kind::Gin => "gin",
             Kind::ThreePlayer => "three-player",
             Kind::Teams => "teams",
+            Kind::Gin7 => "gin-7",
             Kind::Rummy => "rummy",
         }
     }
@@ -61,6 +66,7 @@ impl Kind {
             Kind::Gin => 2..=2,
             Kind::ThreePlayer => 3..=3,
             Kind::Teams => 4..=4,
+            Kind::Gin7 => 3..=6,
             Kind::Rummy => 2..=6,
         }
     }
@@ -82,12 +88,14 @@ pub enum Format {
     ThreePlayer(RuleSet),
     /// Four in two teams; every hand under these two-player rules.
     Teams(RuleSet),
+    /// Gin for 3 to 6 at one table.
+    Gin7(Gin7Rules),
     /// Basic rummy.
     Rummy(RummyRules),
 }
 
 /// The format presets beyond the two-player gin presets ([`PRESETS`]).
-pub const FORMAT_PRESETS: [&str; 3] = ["three-player", "teams", "rummy"];
+pub const FORMAT_PRESETS: [&str; 4] = ["three-player", "teams", "gin-7", "rummy"];
 
 /// Why a format was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -128,11 +136,13 @@ impl Default for Format {
 
 impl Format {
     /// A named preset: a two-player gin preset (`standard`, …), or `three-player` and
-    /// `teams` (on `standard`'s numbers), or `rummy` (basic rummy for 4, to 150).
+    /// `teams` (on `standard`'s numbers), `gin-7` (gin for 4 at one table, 7 cards each, to
+    /// 100 points won), or `rummy` (basic rummy for 4, to 150).
     pub fn preset(name: &str) -> Result<Format, FormatError> {
         Ok(match name {
             "three-player" => Format::ThreePlayer(RuleSet { name: name.into(), ..RuleSet::standard() }),
             "teams" => Format::Teams(RuleSet { name: name.into(), ..RuleSet::standard() }),
+            "gin-7" => Format::Gin7(Gin7Rules::default()),
             "rummy" => Format::Rummy(RummyRules::for_players(4).expect("4 players is a rummy table")),
             _ if PRESETS.contains(&name) => Format::Gin(RuleSet::preset(name)?),
             _ => {
@@ -159,6 +169,7 @@ impl Format {
             Format::Gin(_) => Kind::Gin,
             Format::ThreePlayer(_) => Kind::ThreePlayer,
             Format::Teams(_) => Kind::Teams,
+            Format::Gin7(_) => Kind::Gin7,
             Format::Rummy(_) => Kind::Rummy,
         }
     }
@@ -167,6 +178,7 @@ impl Format {
     pub fn players(&self) -> u8 {
         match self {
             Format::Rummy(r) => r.players,
+            Format::Gin7(r) => r.players,
             _ => *self.kind().players().start(),
         }
     }
@@ -175,7 +187,7 @@ impl Format {
     pub fn gin_rules(&self) -> Option<&RuleSet> {
         match self {
             Format::Gin(r) | Format::ThreePlayer(r) | Format::Teams(r) => Some(r),
-            Format::Rummy(_) => None,
+            Format::Gin7(_) | Format::Rummy(_) => None,
         }
     }
 
@@ -185,6 +197,7 @@ impl Format {
             Format::Gin(r) => r.name.clone(),
             Format::ThreePlayer(r) | Format::Teams(r) if r.name == self.kind().name() => r.name.clone(),
             Format::ThreePlayer(r) | Format::Teams(r) => format!("{} ({})", self.kind(), r.name),
+            Format::Gin7(r) => format!("gin-7 ({} players)", r.players),
             Format::Rummy(r) => format!("rummy ({} players)", r.players),
         }
     }
@@ -200,6 +213,7 @@ impl Format {
                 }
                 Kind::ThreePlayer => "three-player gin is for 3 players".into(),
                 Kind::Teams => format!("a team game is for 4 players, two teams of two: not {n}"),
+                Kind::Gin7 => format!("gin-7 is for 3 to 6 players, not {n}"),
                 Kind::Rummy => format!("rummy is for 2 to 6 players, not {n}"),
             };
             return Err(ferr("players", why));
@@ -209,6 +223,11 @@ impl Format {
                 let r = RummyRules { players: n, ..r };
                 r.check().map_err(|e| ferr("players", e.0))?;
                 Format::Rummy(r)
+            }
+            Format::Gin7(r) => {
+                let r = Gin7Rules { players: n, ..r };
+                r.check().map_err(|e| ferr("players", e.0))?;
+                Format::Gin7(r)
             }
             f => f,
         })
@@ -224,6 +243,7 @@ impl Format {
                     return Err(ferr("stages", "must be 1: games in stages are for two players"));
                 }
             }
+            Format::Gin7(r) => r.check().map_err(|e| ferr("", e.0))?,
             Format::Rummy(r) => r.check().map_err(|e| ferr("", e.0))?,
         }
         Ok(())
@@ -259,7 +279,7 @@ impl Format {
             Some(_) => return Err(ferr("kind", "must be a string")),
         };
         let players = match kind {
-            Kind::Rummy => None,
+            Kind::Rummy | Kind::Gin7 => None,
             _ => match fields.remove("players") {
                 None => None,
                 Some(p) => Some(
@@ -280,28 +300,8 @@ impl Format {
                     _ => Format::Teams(rules),
                 }
             }
-            Kind::Rummy => {
-                let mut merged = match serde_json::to_value(RummyRules::default()) {
-                    Ok(serde_json::Value::Object(m)) => m,
-                    _ => unreachable!("rummy rules serialize to an object"),
-                };
-                for (k, val) in fields {
-                    if !merged.contains_key(&k) {
-                        let known: Vec<&str> = merged.keys().map(String::as_str).collect();
-                        return Err(ferr(
-                            &k,
-                            format!("unknown field; the rummy fields are kind, {}", known.join(", ")),
-                        ));
-                    }
-                    merged.insert(k, val);
-                }
-                let rules: RummyRules = serde_path_to_error::deserialize(serde_json::Value::Object(merged))
-                    .map_err(|e| {
-                    let path = e.path().to_string();
-                    ferr(if path == "." { "" } else { &path }, e.into_inner().to_string())
-                })?;
-                Format::Rummy(rules)
-            }
+            Kind::Gin7 => Format::Gin7(merge(Gin7Rules::default(), fields, "gin-7")?),
+            Kind::Rummy => Format::Rummy(merge(RummyRules::default(), fields, "rummy")?),
         };
         let f = match players {
             Some(p) => f.with_players(p as u8)?,
@@ -315,6 +315,7 @@ impl Format {
     pub fn to_value(&self) -> serde_json::Value {
         let inner = match self {
             Format::Gin(r) | Format::ThreePlayer(r) | Format::Teams(r) => serde_json::to_value(r),
+            Format::Gin7(r) => serde_json::to_value(r),
             Format::Rummy(r) => serde_json::to_value(r),
         };
         let mut m = match inner {
@@ -331,6 +332,29 @@ impl Format {
     pub fn to_toml(&self) -> String {
         toml::to_string(&self.to_value()).expect("a format serializes to TOML")
     }
+}
+
+/// `fields` over `base`'s: unknown fields refused, the field at fault named.
+fn merge<T: Serialize + serde::de::DeserializeOwned>(
+    base: T,
+    fields: serde_json::Map<String, serde_json::Value>,
+    kind: &str,
+) -> Result<T, FormatError> {
+    let mut merged = match serde_json::to_value(base) {
+        Ok(serde_json::Value::Object(m)) => m,
+        _ => unreachable!("rules serialize to an object"),
+    };
+    for (k, val) in fields {
+        if !merged.contains_key(&k) {
+            let known: Vec<&str> = merged.keys().map(String::as_str).collect();
+            return Err(ferr(&k, format!("unknown field; the {kind} fields are kind, {}", known.join(", "))));
+        }
+        merged.insert(k, val);
+    }
+    serde_path_to_error::deserialize(serde_json::Value::Object(merged)).map_err(|e| {
+        let path = e.path().to_string();
+        ferr(if path == "." { "" } else { &path }, e.into_inner().to_string())
+    })
 }
 
 impl From<Format> for serde_json::Value {

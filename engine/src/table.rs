@@ -24,6 +24,7 @@ use crate::cardset::CardSet;
 use crate::deal::Deck;
 use crate::format::{Format, Kind};
 use crate::game::{Game, GameError, GameSetup};
+use crate::gin7::{Gin7EndKind, Gin7Error, Gin7Game, Gin7HandSummary, Gin7Setup};
 use crate::hand::{Action, EndKind, Hand, HandResult, ParseActionError};
 use crate::meld::Meld;
 use crate::pairs::{PairError, PairHand, PairSetup, TeamGame, ThreePlayerGame, team_of};
@@ -244,6 +245,8 @@ pub enum Table {
     ThreePlayer(ThreePlayerGame),
     /// Four in teams (boxed: two hands in play).
     Teams(Box<TeamGame>),
+    /// Gin for 3 to 6 at one table.
+    Gin7(Box<Gin7Game>),
     /// Basic rummy.
     Rummy(RummyGame),
 }
@@ -286,6 +289,10 @@ impl Table {
             Format::Teams(rules) => Table::Teams(Box::new(
                 TeamGame::new(PairSetup { rules, seed, decks, first_dealer }).map_err(pair_err)?,
             )),
+            Format::Gin7(rules) => Table::Gin7(Box::new(
+                Gin7Game::new(Gin7Setup { rules, seed, decks, first_dealer })
+                    .map_err(|e| TableError::Setup(e.to_string()))?,
+            )),
             Format::Rummy(rules) => Table::Rummy(
                 RummyGame::with_decks(rules, seed, decks, first_dealer)
                     .map_err(|e| TableError::Setup(e.to_string()))?,
@@ -299,6 +306,7 @@ impl Table {
             Table::Gin(_) => Kind::Gin,
             Table::ThreePlayer(_) => Kind::ThreePlayer,
             Table::Teams(_) => Kind::Teams,
+            Table::Gin7(_) => Kind::Gin7,
             Table::Rummy(_) => Kind::Rummy,
         }
     }
@@ -307,6 +315,7 @@ impl Table {
     pub fn players(&self) -> u8 {
         match self {
             Table::Rummy(g) => g.hand().rules().players,
+            Table::Gin7(g) => g.rules().players,
             t => *t.kind().players().start(),
         }
     }
@@ -317,6 +326,7 @@ impl Table {
             Table::Gin(g) => g.is_over(),
             Table::ThreePlayer(g) => g.is_over(),
             Table::Teams(g) => g.is_over(),
+            Table::Gin7(g) => g.is_over(),
             Table::Rummy(g) => g.is_over(),
         }
     }
@@ -327,6 +337,7 @@ impl Table {
             Table::Gin(g) => g.to_act().map(u8::from).into_iter().collect(),
             Table::ThreePlayer(g) => g.to_act().into_iter().collect(),
             Table::Teams(g) => g.to_act(),
+            Table::Gin7(g) => g.to_act().into_iter().collect(),
             Table::Rummy(g) => if g.is_over() { None } else { g.hand().to_act() }.into_iter().collect(),
         }
     }
@@ -337,7 +348,7 @@ impl Table {
             Table::Gin(g) => Some((g.hand(), Seat::new(seat)?)),
             Table::ThreePlayer(g) => Some((g.hand(), g.seat_of(seat)?)),
             Table::Teams(g) => g.place_of(seat).map(|(t, s)| (&g.tables()[t as usize], s)),
-            Table::Rummy(_) => None,
+            Table::Gin7(_) | Table::Rummy(_) => None,
         }
     }
 
@@ -349,6 +360,13 @@ impl Table {
         if let Table::Rummy(g) = self {
             return if g.hand().to_act() == Some(seat) {
                 g.hand().legal().into_iter().map(Move::from).collect()
+            } else {
+                Vec::new()
+            };
+        }
+        if let Table::Gin7(g) = self {
+            return if g.to_act() == Some(seat) {
+                g.hand().legal_actions().into_iter().map(Move::from).collect()
             } else {
                 Vec::new()
             };
@@ -395,6 +413,16 @@ impl Table {
             }
             Table::Teams(g) => {
                 let step = g.apply(seat, &m.to_gin()?).map_err(pair_err).map_err(wrong_turn)?;
+                Ok(TableStep { hand_over: step.hand_over, game_over: step.game_over })
+            }
+            Table::Gin7(g) => {
+                let a = m.to_gin()?;
+                let step = g.apply(seat, &a).map_err(|e| match e {
+                    Gin7Error::NotYourTurn { .. } => {
+                        wrong_turn(TableError::NotYourTurn { to_act: vec![], why: e.to_string() })
+                    }
+                    e => TableError::Illegal(e.to_string()),
+                })?;
                 Ok(TableStep { hand_over: step.hand_over, game_over: step.game_over })
             }
             Table::Rummy(g) => {
@@ -466,6 +494,7 @@ impl Table {
                     r
                 })
                 .collect(),
+            Table::Gin7(g) => g.hands().iter().map(HandReport::gin7).collect(),
             Table::Rummy(g) => {
                 let n = g.hand().rules().players as usize;
                 let mut totals = vec![0i64; n];
@@ -505,6 +534,7 @@ impl Table {
                 let per_seat = (0..4).map(|p| team[team_of(p) as usize]).collect();
                 TableResult::from_totals(per_seat, Some(team))
             }
+            Table::Gin7(g) => TableResult::from_totals(g.net(), None),
             Table::Rummy(g) => TableResult::from_totals(g.scores().iter().map(|&x| x as i64).collect(), None),
         })
     }
@@ -515,6 +545,7 @@ impl Table {
             Table::Gin(g) => g.actions().iter().map(|(s, a)| (u8::from(*s), Move::from(a.clone()))).collect(),
             Table::ThreePlayer(g) => g.actions().iter().map(|(s, a)| (*s, Move::from(a.clone()))).collect(),
             Table::Teams(g) => g.actions().iter().map(|(s, a)| (*s, Move::from(a.clone()))).collect(),
+            Table::Gin7(g) => g.actions().iter().map(|(s, a)| (*s, Move::from(a.clone()))).collect(),
             Table::Rummy(g) => g.actions().iter().map(|(s, a)| (*s, Move::from(*a))).collect(),
         }
     }
@@ -534,6 +565,8 @@ pub enum HandEnd {
     Gin,
     /// Gin: 11 cards melded.
     BigGin,
+    /// Gin for 3 to 6: a knock that a defender beat or tied.
+    Defence,
     /// Rummy: a player went out.
     WentOut,
     /// Rummy: went out all at once (doubled).
@@ -553,6 +586,13 @@ pub struct SeatOutcome {
     pub deadwood: CardSet,
     /// Their value.
     pub deadwood_points: u32,
+    /// Gin for 3 to 6: the penalty the seat lost in this hand.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub penalty: u32,
+}
+
+fn is_zero(x: &u32) -> bool {
+    *x == 0
 }
 
 /// One finished hand, in full: for `gin replay --json` and every report.
@@ -612,6 +652,7 @@ impl HandReport {
                 layoffs: Vec::new(),
                 deadwood: k.deadwood_cards(),
                 deadwood_points: sd.knocker_deadwood,
+                penalty: 0,
             });
             outcomes.push(SeatOutcome {
                 seat: players[sd.knocker.other().index()],
@@ -619,6 +660,7 @@ impl HandReport {
                 layoffs: sd.layoffs.iter().map(|l| l.card).collect(),
                 deadwood: d.deadwood_cards(),
                 deadwood_points: sd.defender_deadwood,
+                penalty: 0,
             });
         }
         HandReport {
@@ -635,6 +677,47 @@ impl HandReport {
             outcomes,
             team_points: None,
             totals: Vec::new(),
+        }
+    }
+
+    fn gin7(h: &Gin7HandSummary) -> HandReport {
+        let r = &h.result;
+        let n = r.seats.len() as u8;
+        let outcomes = if r.end == Gin7EndKind::Dead {
+            Vec::new()
+        } else {
+            r.seats
+                .iter()
+                .enumerate()
+                .map(|(s, o)| SeatOutcome {
+                    seat: s as u8,
+                    melds: o.arrangement.melds().iter().map(|m| m.cards()).collect(),
+                    layoffs: o.layoffs.iter().map(|l| l.card).collect(),
+                    deadwood: o.arrangement.deadwood_cards(),
+                    deadwood_points: o.deadwood,
+                    penalty: o.penalty,
+                })
+                .collect()
+        };
+        HandReport {
+            number: h.number,
+            round: h.number,
+            table: 0,
+            seats: (0..n).collect(),
+            dealer: h.dealer,
+            end: match r.end {
+                Gin7EndKind::Dead => HandEnd::Dead,
+                Gin7EndKind::Knock => HandEnd::Knock,
+                Gin7EndKind::Defence => HandEnd::Defence,
+                Gin7EndKind::Gin => HandEnd::Gin,
+            },
+            by: r.knocker,
+            winner: r.winner,
+            points: r.winner.map_or(0, |w| r.seats[w as usize].points),
+            discard: r.discard,
+            outcomes,
+            team_points: None,
+            totals: h.points.iter().zip(&h.penalties).map(|(&p, &q)| p as i64 - q as i64).collect(),
         }
     }
 
@@ -668,6 +751,7 @@ impl HandReport {
                     .collect(),
                 deadwood: r.left[s as usize],
                 deadwood_points: points(r.left[s as usize]),
+                penalty: 0,
             })
             .collect();
         HandReport {
@@ -811,6 +895,22 @@ impl TableView {
                     (0..4).map(|p| sc[team_of(p) as usize] as i64).collect(),
                     Some(sc),
                 )
+            }
+            Table::Gin7(g) => {
+                let h = g.hand();
+                let n = h.players();
+                let cards = viewer.map(|v| h.cards(v));
+                let part = TablePart {
+                    seats: (0..n).collect(),
+                    dealer: h.dealer(),
+                    hand_lens: (0..n).map(|s| h.cards(s).len()).collect(),
+                    known: (0..n).map(|s| h.known_cards(s)).collect(),
+                    pile: h.pile().to_vec(),
+                    stock_len: h.stock_len() as u32,
+                    melds: Vec::new(),
+                    knock_limit: Some(h.rules().knock_limit),
+                };
+                (cards, vec![part], g.hand_number(), None, g.net(), None)
             }
             Table::Rummy(g) => {
                 let h = g.hand();

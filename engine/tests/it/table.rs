@@ -11,6 +11,7 @@ fn formats_load_from_presets_toml_and_json_with_clear_errors() {
     assert_eq!(Format::preset("three-player").unwrap().players(), 3);
     assert_eq!(Format::preset("teams").unwrap().kind(), Kind::Teams);
     assert_eq!(Format::preset("rummy").unwrap().players(), 4);
+    assert_eq!(Format::preset("gin-7").unwrap().kind(), Kind::Gin7);
     assert_eq!(Format::parse_any("oklahoma").unwrap().kind(), Kind::Gin);
     // A document without `kind` is a two-player rule set, as before.
     let f = Format::parse_any("gin_bonus = 30").unwrap();
@@ -37,6 +38,8 @@ fn formats_load_from_presets_toml_and_json_with_clear_errors() {
         ("kind = \"rummy\"\nplayers = 6\nhand_size = 9", "need 56 cards"),
         ("kind = \"three-player\"\nbase = \"multistage\"", "stages"),
         ("kind = \"poker\"", "unknown kind"),
+        ("kind = \"gin-7\"\nplayers = 2", "3 to 6"),
+        ("kind = \"gin-7\"\nplayers = 6\nhand_size = 9", "need 58 cards"),
         ("kind = \"rummy\"\ngin_bonus = 3", "unknown field"),
     ];
     for (doc, want) in cases {
@@ -58,6 +61,7 @@ fn true_hands(t: &Table) -> Vec<CardSet> {
                 g.tables()[ti as usize].cards(s)
             })
             .collect(),
+        Table::Gin7(g) => (0..g.rules().players).map(|s| g.hand().cards(s)).collect(),
         Table::Rummy(g) => (0..g.hand().rules().players).map(|s| g.hand().hand(s)).collect(),
     }
 }
@@ -136,6 +140,9 @@ fn formats() -> Vec<Format> {
         Format::Gin(r) => Format::Gin(engine::RuleSet { target: 40, ..r }),
         Format::ThreePlayer(r) => Format::ThreePlayer(engine::RuleSet { target: 40, ..r }),
         Format::Teams(r) => Format::Teams(engine::RuleSet { target: 40, ..r }),
+        Format::Gin7(r) => {
+            Format::Gin7(engine::gin7::Gin7Rules { end: engine::gin7::Gin7End::Hands(4), ..r })
+        }
         Format::Rummy(r) => {
             Format::Rummy(engine::rummy::RummyRules { end: engine::rummy::RummyEnd::Hands(3), ..r })
         }
@@ -148,6 +155,9 @@ fn formats() -> Vec<Format> {
     for n in 2..=6 {
         f.push(short(Format::preset("rummy").unwrap().with_players(n).unwrap()));
     }
+    for n in 3..=6 {
+        f.push(short(Format::preset("gin-7").unwrap().with_players(n).unwrap()));
+    }
     f
 }
 
@@ -155,7 +165,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
     #[test]
-    fn every_format_random_games(seed in any::<u64>(), which in 0usize..8) {
+    fn every_format_random_games(seed in any::<u64>(), which in 0usize..12) {
         let format = formats()[which].clone();
         let setup = TableSetup::new(format.clone(), seed);
         let mut t = Table::new(setup.clone()).unwrap();
