@@ -50,9 +50,13 @@ struct SelfplayArgs {
     /// Games to play (with --duplicate: rounded up to even, half as many deal pairs).
     #[arg(long, value_name = "N", default_value_t = 1000)]
     games: u64,
-    /// A preset name (standard, oklahoma, …) or a TOML/JSON rules file.
+    /// A preset name (standard, oklahoma, …, three-player, teams, gin-7, rummy) or a
+    /// TOML/JSON rules or format file.
     #[arg(long, default_value = "standard")]
     rules: String,
+    /// The table size, for formats played at several (gin-7: 3 to 6, rummy: 2 to 6).
+    #[arg(long, value_name = "N")]
+    players: Option<u8>,
     /// Master seed for deals and strategies' choices.
     #[arg(long, value_name = "N", default_value_t = 1)]
     seed: u64,
@@ -83,12 +87,57 @@ fn load_rules(spec: &str) -> Result<RuleSet> {
     RuleSet::parse_any(&text).with_context(|| format!("rules file {}", path.display()))
 }
 
+/// A format preset name, or a rules/format file.
+fn load_format(spec: &str) -> Result<engine::Format> {
+    if let Ok(f) = engine::Format::preset(spec) {
+        return Ok(f);
+    }
+    let path = PathBuf::from(spec);
+    if !path.exists() {
+        let names: Vec<&str> = engine::Format::preset_names().collect();
+        anyhow::bail!("{spec:?} is neither a preset ({}) nor a rules file", names.join(", "));
+    }
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    engine::Format::parse_any(&text).with_context(|| format!("rules file {}", path.display()))
+}
+
+/// Self-play at a table of any format: A at each seat in turn (team play: on each team),
+/// B at the others.
+fn table_selfplay(a: SelfplayArgs, format: engine::Format) -> Result<()> {
+    let format = match a.players {
+        Some(n) => format.with_players(n)?,
+        None => format,
+    };
+    let mut sp = gin_strategies::tables::TableSelfPlay {
+        format,
+        a: a.a,
+        b: a.b,
+        deals: 0,
+        seed: a.seed,
+        threads: a.threads,
+    };
+    let rotations = sp.rotations().len() as u64;
+    sp.deals = a.games.div_ceil(rotations);
+    sp.validate().map_err(|e| anyhow::anyhow!("unknown strategy {}", e.0))?;
+    let report = sp.run()?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report.text());
+    }
+    Ok(())
+}
+
 fn selfplay(a: SelfplayArgs) -> Result<()> {
+    let format = load_format(&a.rules)?;
+    if format.kind() != engine::Kind::Gin || a.players.is_some_and(|n| n != 2) {
+        return table_selfplay(a, format);
+    }
     let sp = SelfPlay {
         a: a.a,
         b: a.b,
         games: a.games,
-        rules: load_rules(&a.rules)?,
+        rules: format.gin_rules().expect("a gin format").clone(),
         seed: a.seed,
         duplicate: a.duplicate,
         threads: a.threads,

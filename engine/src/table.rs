@@ -230,6 +230,9 @@ impl TableSetup {
 /// What an accepted move did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TableStep {
+    /// Gin kinds (two-player hands): the hand's event, in the hand's seats (see
+    /// [`Table::gin_seat`]), for a seat's memory of its hand.
+    pub gin_event: Option<crate::hand::Event>,
     /// It ended a hand (see [`Table::hands`]).
     pub hand_over: bool,
     /// It ended the game.
@@ -352,6 +355,34 @@ impl Table {
         }
     }
 
+    /// Gin kinds: the two-player hand `seat` plays in now, its seat in that hand, the hand's
+    /// number in the game, and the persons at the hand's seats. `None` for the other kinds
+    /// and for a seat that sits the hand out. Only the seat's own cards may be read from it
+    /// by a player: the hand also holds the other seat's and the stock.
+    pub fn gin_seat(&self, seat: u8) -> Option<(&Hand, Seat, u32, [u8; 2])> {
+        let (h, s) = self.gin_hand_of(seat)?;
+        let (number, players) = match self {
+            Table::Gin(g) => (g.hand_number(), [0, 1]),
+            Table::ThreePlayer(g) => (g.hand_number(), g.players()),
+            Table::Teams(g) => {
+                let (t, _) = g.place_of(seat)?;
+                (2 * g.round() + t as u32, g.players(t))
+            }
+            _ => return None,
+        };
+        Some((h, s, number, players))
+    }
+
+    /// The format's two-player rules (gin kinds).
+    pub fn gin_rules(&self) -> Option<&crate::rules::RuleSet> {
+        match self {
+            Table::Gin(g) => Some(g.rules()),
+            Table::ThreePlayer(g) => Some(&g.setup().rules),
+            Table::Teams(g) => Some(&g.setup().rules),
+            _ => None,
+        }
+    }
+
     /// The legal moves of `seat` (empty when it may not act).
     pub fn legal(&self, seat: u8) -> Vec<Move> {
         if self.is_over() {
@@ -397,7 +428,11 @@ impl Table {
                 let a = m.to_gin()?;
                 let s = Seat::new(seat).expect("checked above");
                 match g.apply(s, &a) {
-                    Ok(step) => Ok(TableStep { hand_over: step.hand_over, game_over: step.game_over }),
+                    Ok(step) => Ok(TableStep {
+                        gin_event: Some(step.event),
+                        hand_over: step.hand_over,
+                        game_over: step.game_over,
+                    }),
                     Err(GameError::Rule(crate::hand::RuleError::NotYourTurn { to_act: t })) => {
                         Err(wrong_turn(TableError::NotYourTurn {
                             to_act: vec![],
@@ -409,11 +444,19 @@ impl Table {
             }
             Table::ThreePlayer(g) => {
                 let step = g.apply(seat, &m.to_gin()?).map_err(pair_err).map_err(wrong_turn)?;
-                Ok(TableStep { hand_over: step.hand_over, game_over: step.game_over })
+                Ok(TableStep {
+                    gin_event: Some(step.event),
+                    hand_over: step.hand_over,
+                    game_over: step.game_over,
+                })
             }
             Table::Teams(g) => {
                 let step = g.apply(seat, &m.to_gin()?).map_err(pair_err).map_err(wrong_turn)?;
-                Ok(TableStep { hand_over: step.hand_over, game_over: step.game_over })
+                Ok(TableStep {
+                    gin_event: Some(step.event),
+                    hand_over: step.hand_over,
+                    game_over: step.game_over,
+                })
             }
             Table::Gin7(g) => {
                 let a = m.to_gin()?;
@@ -423,7 +466,7 @@ impl Table {
                     }
                     e => TableError::Illegal(e.to_string()),
                 })?;
-                Ok(TableStep { hand_over: step.hand_over, game_over: step.game_over })
+                Ok(TableStep { gin_event: None, hand_over: step.hand_over, game_over: step.game_over })
             }
             Table::Rummy(g) => {
                 let a = m.to_rummy()?;
@@ -434,7 +477,11 @@ impl Table {
                     }
                     e => TableError::Illegal(e.to_string()),
                 })?;
-                Ok(TableStep { hand_over: g.results().len() > before, game_over: g.is_over() })
+                Ok(TableStep {
+                    gin_event: None,
+                    hand_over: g.results().len() > before,
+                    game_over: g.is_over(),
+                })
             }
         }
     }

@@ -32,6 +32,7 @@ pub mod simple;
 pub mod stats;
 pub mod strategy;
 pub mod strong;
+pub mod tables;
 
 pub use memory::{Memory, Seen};
 pub use strategy::{

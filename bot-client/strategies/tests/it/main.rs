@@ -3,3 +3,4 @@
 
 mod strategies;
 mod strong;
+mod tables;

@@ -1,0 +1,488 @@
+//! Bots for every table format ([`engine::Table`]), and local games between them.
+//!
+//! - Gin kinds (two-player gin, three-player, teams): every hand is a two-player hand, so
+//!   each seat is played by a two-player [`Strategy`] (`random`, `simple`, `strong`) hand by
+//!   hand, with its own [`Memory`] of the hand fed by what it saw.
+//! - Gin for 3 to 6 (`gin-7`): `random` and `simple` decide from the seat's cards, the pile
+//!   and the legal set, as in two-player gin (`strong` models one opponent: refused).
+//! - Rummy: `random` (uniform over the legal moves) and `simple`, the classic baseline
+//!   adapted: take the pile's top only if it makes a meld or lays off, lay every meld and
+//!   every lay-off it can, then discard to the least deadwood.
+//!
+//! A bot reads only its own seat: its cards, the public table, its legal moves.
+
+use engine::{BySeat, Card, CardSet, Kind, Move, Seat, Table, TableError, TableSetup};
+
+use crate::memory::{Memory, Seen};
+use crate::rng::Rng;
+use crate::strategy::{Decision, Strategy, UnknownStrategy, by_name, fallback, is_listed};
+
+/// The strategies that play each kind.
+pub fn strategies_for(kind: Kind) -> &'static [&'static str] {
+    match kind {
+        Kind::Gin | Kind::ThreePlayer | Kind::Teams => &["random", "simple", "strong"],
+        Kind::Gin7 | Kind::Rummy => &["random", "simple"],
+    }
+}
+
+/// One seat's player at a table of any kind.
+pub struct TableBot {
+    name: String,
+    gin: Option<Box<dyn Strategy>>,
+    memory: Memory,
+    hand_key: Option<u32>,
+    rng: Rng,
+}
+
+impl TableBot {
+    /// The strategy `name` for a table of `kind`, its choices seeded by `seed`.
+    pub fn new(name: &str, kind: Kind, seed: u64) -> Result<TableBot, UnknownStrategy> {
+        if !strategies_for(kind).contains(&name) {
+            return Err(UnknownStrategy(format!("{name} (for {kind}: {})", strategies_for(kind).join(", "))));
+        }
+        let gin = match kind {
+            Kind::Rummy => None,
+            _ => Some(by_name(name, seed)?),
+        };
+        Ok(TableBot {
+            name: name.to_string(),
+            gin,
+            memory: Memory::new(Seat::S0),
+            hand_key: None,
+            rng: Rng::new(seed ^ 0x5EED_7AB1E),
+        })
+    }
+
+    /// The strategy's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The move of `seat`, which is to act at `t`.
+    pub fn act(&mut self, t: &Table, seat: u8) -> Move {
+        match t {
+            Table::Rummy(g) => {
+                let legal = g.hand().legal();
+                if self.name == "random" {
+                    return legal[self.rng.below(legal.len() as u32) as usize].into();
+                }
+                rummy_simple(g.hand(), seat, &legal, &mut self.rng).into()
+            }
+            Table::Gin7(g) => {
+                let h = g.hand();
+                let key = g.hand_number();
+                if self.hand_key != Some(key) {
+                    self.hand_key = Some(key);
+                    self.memory = Memory::new(Seat::S0);
+                    self.memory.new_hand(key, h.cards(seat), h.upcard());
+                }
+                let d = Decision {
+                    seat: Seat::S0,
+                    rules: &GIN7_DECISION_RULES,
+                    hand: h.cards(seat),
+                    pile: h.pile(),
+                    stock_len: h.stock_len() as u32,
+                    taken: h.taken_from_pile(),
+                    knock_limit: h.rules().knock_limit,
+                    legal: h.legal(),
+                    scores: BySeat::default(),
+                    memory: &self.memory,
+                };
+                let gin = self.gin.as_mut().expect("gin kinds have a strategy");
+                let a = gin.act(&d);
+                if is_listed(&d.legal, &a) { a.into() } else { fallback(&d).into() }
+            }
+            _ => {
+                let (h, s, number, players) = t.gin_seat(seat).expect("a gin seat to act");
+                let rules = t.gin_rules().expect("gin rules");
+                if self.hand_key != Some(number) {
+                    self.hand_key = Some(number);
+                    self.memory = Memory::new(s);
+                    self.memory.new_hand(number, h.cards(s), h.upcard());
+                }
+                let scores = match t {
+                    Table::Gin(g) => g.scores(),
+                    _ => {
+                        let v = t.view(seat);
+                        BySeat::new(
+                            v.scores()[players[0] as usize] as u32,
+                            v.scores()[players[1] as usize] as u32,
+                        )
+                    }
+                };
+                let d = Decision {
+                    seat: s,
+                    rules,
+                    hand: h.cards(s),
+                    pile: h.pile(),
+                    stock_len: h.stock_len() as u32,
+                    taken: h.taken_from_pile(),
+                    knock_limit: h.knock_limit(),
+                    legal: h.legal(),
+                    scores,
+                    memory: &self.memory,
+                };
+                let gin = self.gin.as_mut().expect("gin kinds have a strategy");
+                let a = gin.act(&d);
+                if is_listed(&d.legal, &a) { a.into() } else { fallback(&d).into() }
+            }
+        }
+    }
+
+    /// What this seat saw of a move at its hand (gin kinds): `event` in the hand's seats,
+    /// `pile_top` before the move.
+    fn observe(&mut self, number: u32, event: &engine::Event, pile_top: Option<Card>) {
+        if self.hand_key == Some(number)
+            && let Some(seen) = Seen::of(event, self.memory.seat, pile_top)
+        {
+            self.memory.observe(seen);
+        }
+    }
+}
+
+/// The numbers a gin-7 decision's strategies read (no upcard offer, no big gin).
+static GIN7_DECISION_RULES: std::sync::LazyLock<engine::RuleSet> = std::sync::LazyLock::new(|| {
+    engine::RuleSet { big_gin: false, big_gin_bonus: 0, upcard_offer: false, ..engine::RuleSet::standard() }
+});
+
+/// Rummy's baseline: lay the meld worth most, then any lay-off, then discard to the least
+/// deadwood (the highest card that is not part of a pair or a near-run); draw the pile's top
+/// only when it melds with the hand or lays off.
+fn rummy_simple(
+    h: &engine::rummy::RummyHand,
+    seat: u8,
+    legal: &[engine::rummy::RummyAction],
+    rng: &mut Rng,
+) -> engine::rummy::RummyAction {
+    use engine::rummy::RummyAction as A;
+    let rules = h.rules();
+    let cards = h.hand(seat);
+    if legal.contains(&A::DrawStock) || legal.contains(&A::DrawPile) {
+        if let Some(top) = h.pile_top().filter(|_| legal.contains(&A::DrawPile)) {
+            let melds = cards
+                .iter()
+                .any(|a| cards.iter().any(|b| b > a && rules.is_meld(CardSet::from_iter([a, b, top]))));
+            let lays = h.table().iter().any(|m| rules.is_meld(m.cards.with(top)));
+            if melds || lays {
+                return A::DrawPile;
+            }
+        }
+        return if legal.contains(&A::DrawStock) { A::DrawStock } else { legal[0] };
+    }
+    if let Some(best) = legal
+        .iter()
+        .filter_map(|a| match a {
+            A::Meld(c) => Some((rules.points(*c), *a)),
+            _ => None,
+        })
+        .max_by_key(|(p, _)| *p)
+    {
+        return best.1;
+    }
+    if let Some(l) = legal.iter().find(|a| matches!(a, A::LayOff { .. })) {
+        return *l;
+    }
+    // Discard: keep cards that pair or sit next to another of their suit; throw the highest.
+    let useful = |c: Card| {
+        cards.iter().any(|o| {
+            o != c
+                && (o.rank() == c.rank()
+                    || (o.suit() == c.suit() && o.rank().index().abs_diff(c.rank().index()) <= 2))
+        })
+    };
+    let discards: Vec<Card> =
+        legal.iter().filter_map(|a| if let A::Discard(c) = a { Some(*c) } else { None }).collect();
+    if discards.is_empty() {
+        return legal[rng.below(legal.len() as u32) as usize];
+    }
+    let key = |c: Card| (!useful(c), rules.card_points(c));
+    let best = discards.iter().map(|&c| key(c)).max().expect("a discard");
+    let ties: Vec<Card> = discards.into_iter().filter(|&c| key(c) == best).collect();
+    A::Discard(ties[rng.below(ties.len() as u32) as usize])
+}
+
+/// A move refused by the engine in a local game (a bug in a strategy).
+#[derive(Debug)]
+pub struct TableIllegal {
+    /// The strategy.
+    pub strategy: String,
+    /// The seat.
+    pub seat: u8,
+    /// The move.
+    pub action: Move,
+    /// Why.
+    pub error: TableError,
+}
+
+impl std::fmt::Display for TableIllegal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} at seat {} played {}: {}", self.strategy, self.seat, self.action, self.error)
+    }
+}
+
+impl std::error::Error for TableIllegal {}
+
+/// Plays a table to its end: seat `i` is `bots[i]`. When several seats may act (team play),
+/// the lowest acts first.
+pub fn play_table(setup: TableSetup, bots: &mut [TableBot]) -> Result<Table, TableIllegal> {
+    let mut t = Table::new(setup).map_err(|error| TableIllegal {
+        strategy: String::new(),
+        seat: 0,
+        action: Move::Pass,
+        error,
+    })?;
+    while let Some(&seat) = t.to_act().first() {
+        let m = bots[seat as usize].act(&t, seat);
+        let before = t.gin_seat(seat).map(|(h, _, n, players)| (n, players, h.pile().last().copied()));
+        let step = t.apply(seat, &m).map_err(|error| TableIllegal {
+            strategy: bots[seat as usize].name.clone(),
+            seat,
+            action: m.clone(),
+            error,
+        })?;
+        if let (Some(ev), Some((n, players, top))) = (step.gin_event, before) {
+            for p in players {
+                bots[p as usize].observe(n, &ev, top);
+            }
+        }
+    }
+    Ok(t)
+}
+
+/// Local games of one format between strategy A and strategy B, duplicate deals rotated over
+/// the seats: every deal is played once with A at each seat (team play: with A's pair on
+/// each team), the other seats B.
+#[derive(Clone, Debug)]
+pub struct TableSelfPlay {
+    /// The format.
+    pub format: engine::Format,
+    /// Strategy A.
+    pub a: String,
+    /// Strategy B.
+    pub b: String,
+    /// Deals; each is played once per rotation (games = deals × rotations).
+    pub deals: u64,
+    /// Master seed for deals and choices.
+    pub seed: u64,
+    /// Worker threads (0: one per core).
+    pub threads: usize,
+}
+
+/// What a [`TableSelfPlay`] found.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct TableReport {
+    /// The format's name.
+    pub format: String,
+    /// The table size.
+    pub players: u8,
+    /// Strategy A.
+    pub a: String,
+    /// Strategy B.
+    pub b: String,
+    /// Games played.
+    pub games: u64,
+    /// Hands played.
+    pub hands: u64,
+    /// A's share of the wins (a tie shares the win between the tied seats).
+    pub a_win_share: f64,
+    /// A's share if A and B were equal: 1 / players (team play: 1/2).
+    pub a_fair_share: f64,
+    /// A's mean place (1 = best).
+    pub a_mean_place: f64,
+    /// B's mean place.
+    pub b_mean_place: f64,
+    /// A's mean final total.
+    pub a_mean_total: f64,
+    /// B's mean final total.
+    pub b_mean_total: f64,
+    /// Win share by seat, whoever sat there (the seat's advantage).
+    pub seat_win_share: Vec<f64>,
+    /// Team play: win share by team.
+    pub team_win_share: Option<[f64; 2]>,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+impl TableSelfPlay {
+    /// The rotations of one deal: which seats A holds in each.
+    pub fn rotations(&self) -> Vec<Vec<u8>> {
+        let n = self.format.players();
+        if self.format.kind() == Kind::Teams {
+            vec![vec![0, 2], vec![1, 3]]
+        } else {
+            (0..n).map(|k| vec![k]).collect()
+        }
+    }
+
+    /// Checks the strategies and the format.
+    pub fn validate(&self) -> Result<(), UnknownStrategy> {
+        TableBot::new(&self.a, self.format.kind(), 0)?;
+        TableBot::new(&self.b, self.format.kind(), 0)?;
+        Ok(())
+    }
+
+    /// Plays every game.
+    pub fn run(&self) -> Result<TableReport, TableIllegal> {
+        self.format.check().map_err(|e| TableIllegal {
+            strategy: String::new(),
+            seat: 0,
+            action: Move::Pass,
+            error: TableError::Setup(e.to_string()),
+        })?;
+        let start = std::time::Instant::now();
+        let n = self.format.players() as usize;
+        let rotations = self.rotations();
+        let threads = if self.threads == 0 {
+            std::thread::available_parallelism().map_or(1, |x| x.get())
+        } else {
+            self.threads
+        };
+        #[derive(Default)]
+        struct Acc {
+            games: u64,
+            hands: u64,
+            a_win: f64,
+            a_place: f64,
+            b_place: f64,
+            a_total: f64,
+            b_total: f64,
+            a_seats: u64,
+            b_seats: u64,
+            seat_win: Vec<f64>,
+            team_win: [f64; 2],
+        }
+        let play_deals = |first: u64, step: u64| -> Result<Acc, TableIllegal> {
+            let mut acc = Acc { seat_win: vec![0.0; n], ..Acc::default() };
+            let mut d = first;
+            while d < self.deals {
+                let deal_seed = crate::rng::derive(self.seed, d);
+                for (k, a_seats) in rotations.iter().enumerate() {
+                    let mut bots = (0..n as u8)
+                        .map(|s| {
+                            let name = if a_seats.contains(&s) { &self.a } else { &self.b };
+                            let seed = crate::rng::derive(deal_seed, 1 + (k * n) as u64 + s as u64);
+                            TableBot::new(name, self.format.kind(), seed).expect("validated")
+                        })
+                        .collect::<Vec<_>>();
+                    let t = play_table(TableSetup::new(self.format.clone(), deal_seed), &mut bots)?;
+                    let r = t.result().expect("played to the end");
+                    acc.games += 1;
+                    acc.hands += t.hands().len() as u64;
+                    let share = 1.0 / r.winners.len() as f64;
+                    for s in 0..n as u8 {
+                        let won = if r.winners.contains(&s) { share } else { 0.0 };
+                        acc.seat_win[s as usize] += won;
+                        let place = r.places[s as usize] as f64;
+                        let total = r.totals[s as usize] as f64;
+                        if a_seats.contains(&s) {
+                            acc.a_win += won;
+                            acc.a_place += place;
+                            acc.a_total += total;
+                            acc.a_seats += 1;
+                        } else {
+                            acc.b_place += place;
+                            acc.b_total += total;
+                            acc.b_seats += 1;
+                        }
+                    }
+                    if let Some(tt) = &r.team_totals {
+                        let best = tt.iter().copied().max().unwrap_or(0);
+                        let w: Vec<usize> = (0..2).filter(|&i| tt[i] == best).collect();
+                        for i in &w {
+                            acc.team_win[*i] += 1.0 / w.len() as f64;
+                        }
+                    }
+                }
+                d += step;
+            }
+            Ok(acc)
+        };
+        let parts: Vec<Result<Acc, TableIllegal>> = std::thread::scope(|sc| {
+            let handles: Vec<_> =
+                (0..threads as u64).map(|i| sc.spawn(move || play_deals(i, threads as u64))).collect();
+            handles.into_iter().map(|h| h.join().expect("a worker panicked")).collect()
+        });
+        let mut acc = Acc { seat_win: vec![0.0; n], ..Acc::default() };
+        for p in parts {
+            let p = p?;
+            acc.games += p.games;
+            acc.hands += p.hands;
+            acc.a_win += p.a_win;
+            acc.a_place += p.a_place;
+            acc.b_place += p.b_place;
+            acc.a_total += p.a_total;
+            acc.b_total += p.b_total;
+            acc.a_seats += p.a_seats;
+            acc.b_seats += p.b_seats;
+            for i in 0..n {
+                acc.seat_win[i] += p.seat_win[i];
+            }
+            acc.team_win[0] += p.team_win[0];
+            acc.team_win[1] += p.team_win[1];
+        }
+        let g = acc.games.max(1) as f64;
+        let teams = self.format.kind() == Kind::Teams;
+        // In team play both partners are winners with half a share each: a team's win
+        // counts once.
+        let a_win_share = acc.a_win / g;
+        Ok(TableReport {
+            format: self.format.name(),
+            players: n as u8,
+            a: self.a.clone(),
+            b: self.b.clone(),
+            games: acc.games,
+            hands: acc.hands,
+            a_win_share,
+            a_fair_share: if teams { 0.5 } else { 1.0 / n as f64 },
+            a_mean_place: acc.a_place / acc.a_seats.max(1) as f64,
+            b_mean_place: acc.b_place / acc.b_seats.max(1) as f64,
+            a_mean_total: acc.a_total / acc.a_seats.max(1) as f64,
+            b_mean_total: acc.b_total / acc.b_seats.max(1) as f64,
+            seat_win_share: acc.seat_win.iter().map(|w| w / g).collect(),
+            team_win_share: teams.then(|| [acc.team_win[0] / g, acc.team_win[1] / g]),
+            seconds: start.elapsed().as_secs_f64(),
+        })
+    }
+}
+
+impl TableReport {
+    /// The report for people.
+    pub fn text(&self) -> String {
+        let mut s = format!(
+            "{}: {} games ({} hands) in {:.2} s, {:.0} games/s\n",
+            self.format,
+            self.games,
+            self.hands,
+            self.seconds,
+            self.games as f64 / self.seconds.max(1e-9)
+        );
+        s += &format!(
+            "A = {} won {:.1}% of the wins (fair share {:.1}%), mean place {:.2}, mean total {:.1}\n",
+            self.a,
+            100.0 * self.a_win_share,
+            100.0 * self.a_fair_share,
+            self.a_mean_place,
+            self.a_mean_total
+        );
+        s += &format!(
+            "B = {}: mean place {:.2}, mean total {:.1}\n",
+            self.b, self.b_mean_place, self.b_mean_total
+        );
+        let seats: Vec<String> = self
+            .seat_win_share
+            .iter()
+            .enumerate()
+            .map(|(i, w)| format!("seat {i} {:.1}%", 100.0 * w))
+            .collect();
+        s += &format!("wins by seat: {}\n", seats.join(", "));
+        if let Some([a, b]) = self.team_win_share {
+            s += &format!(
+                "wins by team: team 0 (seats 0, 2) {:.1}%, team 1 (seats 1, 3) {:.1}%\n",
+                100.0 * a,
+                100.0 * b
+            );
+        }
+        s
+    }
+}
