@@ -25,6 +25,7 @@ pub mod rummy;
 mod seat;
 mod solver;
 mod table;
+mod table_record;
 mod view;
 
 pub use card::{Card, ParseCardError, Rank, Suit, card};
@@ -51,4 +52,5 @@ pub use table::{
     HandEnd, HandReport, Move, SeatOutcome, Table, TableError, TablePart, TableResult, TableSetup, TableStep,
     TableView,
 };
+pub use table_record::{RecordedMove, TABLE_RECORD_VERSION, TableRecord, TableReplayError};
 pub use view::{PublicView, SeatView, SpectatorView};

@@ -757,6 +757,7 @@ pub struct RummyGame {
     rules: RummyRules,
     seed: u64,
     decks: Vec<Deck>,
+    first_dealer: Option<u8>,
     scores: Vec<u32>,
     hands_played: u32,
     hand: RummyHand,
@@ -788,6 +789,7 @@ impl RummyGame {
             rules,
             seed,
             decks,
+            first_dealer,
             hands_played: 0,
             hand,
             results: Vec::new(),
@@ -805,6 +807,16 @@ impl RummyGame {
     /// The explicit decks the game was set up with.
     pub fn decks(&self) -> &[Deck] {
         &self.decks
+    }
+
+    /// The first dealer the game was set up with (`None`: from the seed).
+    pub fn first_dealer(&self) -> Option<u8> {
+        self.first_dealer
+    }
+
+    /// The rules.
+    pub fn rules(&self) -> &RummyRules {
+        &self.rules
     }
 
     /// Every accepted action, by seat, in order.

@@ -303,6 +303,73 @@ impl Table {
         })
     }
 
+    /// The setup this table started from (its format, seed, explicit decks, first dealer).
+    pub fn setup(&self) -> TableSetup {
+        match self {
+            Table::Gin(g) => {
+                let s = g.setup();
+                TableSetup {
+                    format: Format::Gin(s.rules.clone()),
+                    seed: s.seed,
+                    decks: s.decks.clone(),
+                    first_dealer: s.first_dealer.map(u8::from),
+                }
+            }
+            Table::ThreePlayer(g) => {
+                let s = g.setup();
+                TableSetup {
+                    format: Format::ThreePlayer(s.rules.clone()),
+                    seed: s.seed,
+                    decks: s.decks.clone(),
+                    first_dealer: s.first_dealer,
+                }
+            }
+            Table::Teams(g) => {
+                let s = g.setup();
+                TableSetup {
+                    format: Format::Teams(s.rules.clone()),
+                    seed: s.seed,
+                    decks: s.decks.clone(),
+                    first_dealer: s.first_dealer,
+                }
+            }
+            Table::Gin7(g) => {
+                let s = g.setup();
+                TableSetup {
+                    format: Format::Gin7(s.rules),
+                    seed: s.seed,
+                    decks: s.decks.clone(),
+                    first_dealer: s.first_dealer,
+                }
+            }
+            Table::Rummy(g) => TableSetup {
+                format: Format::Rummy(g.rules().clone()),
+                seed: g.seed(),
+                decks: g.decks().to_vec(),
+                first_dealer: g.first_dealer(),
+            },
+        }
+    }
+
+    /// The result with every kind's own detail (two-player gin: stages and bonuses; three
+    /// players and teams: the bonuses per person or team; gin-7: points and penalties;
+    /// rummy: the scores), as JSON; `None` until the game is over.
+    pub fn result_detail(&self) -> Option<serde_json::Value> {
+        if !self.is_over() {
+            return None;
+        }
+        let v = match self {
+            Table::Gin(g) => serde_json::to_value(g.result()),
+            Table::ThreePlayer(g) => serde_json::to_value(g.result()),
+            Table::Teams(g) => serde_json::to_value(g.result()),
+            Table::Gin7(g) => {
+                Ok(serde_json::json!({"points": g.points(), "penalties": g.penalties(), "net": g.net()}))
+            }
+            Table::Rummy(g) => Ok(serde_json::json!({"scores": g.scores()})),
+        };
+        Some(v.expect("results serialize"))
+    }
+
     /// The kind.
     pub fn kind(&self) -> Kind {
         match self {

@@ -3,7 +3,7 @@
 //! refused with the table unchanged, a replay gives the same hands and result, and no view
 //! ever holds another seat's hidden cards.
 
-use engine::{Card, CardSet, Format, Kind, Move, Seat, Table, TableSetup};
+use engine::{Card, CardSet, Format, Kind, Move, Seat, Table, TableRecord, TableReplayError, TableSetup};
 use proptest::prelude::*;
 
 #[test]
@@ -223,7 +223,67 @@ proptest! {
         for (s, m) in t.moves() {
             r.apply(s, &m).unwrap();
         }
-        prop_assert_eq!(r.hands(), hands);
-        prop_assert_eq!(r.result(), Some(result));
+        prop_assert_eq!(r.hands(), hands.clone());
+        prop_assert_eq!(r.result(), Some(result.clone()));
+        // So does its record, as JSON and as text (the recorded result is checked).
+        let rec = t.record();
+        prop_assert_eq!(&rec.setup, &t.setup());
+        for text in [rec.to_json(), rec.to_text()] {
+            let back = TableRecord::parse(&text).unwrap();
+            prop_assert_eq!(&back, &rec);
+            let again = back.replay().unwrap();
+            prop_assert_eq!(again.hands(), hands.clone());
+        }
+        // A record whose result was changed does not replay.
+        let mut bad = rec.clone();
+        bad.result.as_mut().unwrap().totals[0] += 1;
+        prop_assert_eq!(bad.replay().err(), Some(TableReplayError::ResultMismatch));
+    }
+}
+
+/// Records with explicit decks; a bad move is named with its index; a two-player gin record
+/// (version 1) reads as a table record.
+#[test]
+fn records_with_explicit_decks_bad_moves_and_gin_records() {
+    let deck = engine::Deck::shuffled(99, 0);
+    let setup = TableSetup {
+        format: Format::preset("rummy").unwrap().with_players(3).unwrap(),
+        seed: 5,
+        decks: vec![deck],
+        first_dealer: Some(2),
+    };
+    let mut t = Table::new(setup.clone()).unwrap();
+    // Seat 0 (the dealer's left) plays first; its hand is the deck's first card, then every third.
+    assert_eq!(t.to_act(), vec![0]);
+    let first: CardSet = deck.cards().iter().step_by(3).take(7).copied().collect();
+    assert_eq!(t.view(0).cards(), Some(first));
+    for _ in 0..5 {
+        let s = t.to_act()[0];
+        let m = t.legal(s).last().unwrap().clone();
+        t.apply(s, &m).unwrap();
+    }
+    let rec = t.record();
+    assert_eq!(rec.setup, setup);
+    assert!(rec.to_text().contains(&format!("deck {deck}")));
+    let mut bad = rec.clone();
+    bad.moves[3].seat = (bad.moves[3].seat + 1) % 3;
+    match bad.replay() {
+        Err(TableReplayError::BadMove { index: 3, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    // Version 1: the two-player record of a game.
+    let mut g = engine::Game::new(engine::GameSetup::new(engine::RuleSet::standard(), 3)).unwrap();
+    while let Some(s) = g.to_act() {
+        let a = g.hand().legal_actions()[0].clone();
+        g.apply(s, &a).unwrap();
+        if g.hands().len() == 2 {
+            break;
+        }
+    }
+    for text in [g.record().to_text(), g.record().to_json()] {
+        let r = TableRecord::parse(&text).unwrap();
+        assert_eq!(r.setup.format.kind(), Kind::Gin);
+        assert_eq!(r.moves.len(), g.actions().len());
+        assert_eq!(r.replay().unwrap().hands().len(), 2);
     }
 }
