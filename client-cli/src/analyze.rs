@@ -7,6 +7,7 @@
 use std::fmt;
 use std::io::{self, BufRead, Write};
 
+use engine::rummy::RummyRules;
 use engine::{Arrangement, BestDiscard, CardSet, Meld};
 
 /// The most cards a hand can hold: 10, plus the one drawn.
@@ -30,7 +31,7 @@ impl fmt::Display for HandError {
         match self {
             HandError::Parse(e) => e.fmt(f),
             HandError::Empty => f.write_str("no cards: give 1 to 11 cards, e.g. 7S 8S 9S KD"),
-            HandError::TooMany(n) => write!(f, "{n} cards: a hand has at most {MAX_CARDS}"),
+            HandError::TooMany(n) => write!(f, "{n} cards: too many for a hand of these rules"),
             HandError::NotUtf8 => f.write_str("the line is not valid UTF-8"),
         }
     }
@@ -79,9 +80,19 @@ impl Analysis {
 
 /// Analyzes a hand of 1 to 11 cards.
 pub fn analyze(cards: CardSet) -> Result<Analysis, HandError> {
+    analyze_with(cards, MAX_CARDS)
+}
+
+/// Analyzes a hand of 1 to `full` cards, `full` being a hand after its draw (11 in
+/// two-player gin, 8 in gin-7): a full hand gets its best discard first.
+pub fn analyze_with(cards: CardSet, full: u32) -> Result<Analysis, HandError> {
     match cards.len() {
         0 => Err(HandError::Empty),
-        n if n > MAX_CARDS => Err(HandError::TooMany(n)),
+        n if n > full => Err(HandError::TooMany(n)),
+        n if n == full && full != MAX_CARDS => {
+            let best = engine::best_discard(cards).ok_or(HandError::Empty)?;
+            Ok(Analysis::Eleven { best, big_gin: None })
+        }
         MAX_CARDS => {
             let best = engine::best_discard(cards).ok_or(HandError::Empty)?;
             debug_assert_eq!(Some(best.deadwood()), engine::deadwood_after_best_discard(cards));
@@ -168,6 +179,57 @@ pub fn write_line(w: &mut impl Write, analysis: &Analysis) -> io::Result<()> {
     Ok(())
 }
 
+/// A rummy hand's report: the melds that leave the fewest points, the cards left and
+/// whether the hand can go out (`full`: the cards held after a draw).
+///
+/// ```text
+/// points left    5
+/// melds          [QH KH AH]
+/// cards left     2C 3C
+/// status         cannot go out: 2 cards left
+/// ```
+pub fn write_rummy_report(
+    w: &mut impl Write,
+    rules: &RummyRules,
+    cards: CardSet,
+    full: u32,
+) -> io::Result<()> {
+    let a = rules.best_melds(cards);
+    writeln!(w, "points left    {}", a.points)?;
+    write!(w, "melds          ")?;
+    if a.melds.is_empty() {
+        write!(w, "none")?;
+    }
+    for (i, m) in a.melds.iter().enumerate() {
+        write!(w, "{}[{m}]", if i > 0 { " " } else { "" })?;
+    }
+    writeln!(w)?;
+    writeln!(
+        w,
+        "cards left     {}",
+        if a.left.is_empty() { "none".to_string() } else { a.left.to_string() }
+    )?;
+    if cards.len() == full {
+        write!(w, "status         ")?;
+        match a.left.len() {
+            0 => writeln!(w, "can go out: every card melds"),
+            1 => writeln!(w, "can go out: lay the melds and discard {}", a.left),
+            n => writeln!(w, "cannot go out: {n} cards left (lay-offs onto the table not counted)"),
+        }?;
+    }
+    Ok(())
+}
+
+/// The one-line rummy answer: the points left, then the melds: `5 [QH KH AH]`.
+pub fn rummy_line(rules: &RummyRules, cards: CardSet) -> String {
+    let a = rules.best_melds(cards);
+    let mut s = a.points.to_string();
+    for m in &a.melds {
+        s += &format!(" [{m}]");
+    }
+    s
+}
+
 /// Counts from [`run_lines`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LinesSummary {
@@ -184,7 +246,21 @@ pub struct LinesSummary {
 ///
 /// Output is not flushed per line (callers pass a buffered writer); it is flushed at the end.
 /// Fails only when reading or writing fails.
-pub fn run_lines(mut input: impl BufRead, mut output: impl Write) -> io::Result<LinesSummary> {
+pub fn run_lines(input: impl BufRead, output: impl Write) -> io::Result<LinesSummary> {
+    run_lines_with(input, output, |cards| {
+        let a = analyze(cards)?;
+        let mut line = Vec::new();
+        write_line(&mut line, &a).expect("writing to a Vec");
+        Ok(String::from_utf8(line).expect("ASCII"))
+    })
+}
+
+/// [`run_lines`] with another answer per hand (gin-7's, rummy's).
+pub fn run_lines_with(
+    mut input: impl BufRead,
+    mut output: impl Write,
+    answer_of: impl Fn(CardSet) -> Result<String, HandError>,
+) -> io::Result<LinesSummary> {
     let mut summary = LinesSummary::default();
     let mut buf = Vec::with_capacity(128);
     loop {
@@ -201,10 +277,10 @@ pub fn run_lines(mut input: impl BufRead, mut output: impl Write) -> io::Result<
             line = l;
         }
         let answer = std::str::from_utf8(line).map_err(|_| HandError::NotUtf8).and_then(|text| {
-            if text.trim().is_empty() { Ok(None) } else { parse_hand(text).and_then(analyze).map(Some) }
+            if text.trim().is_empty() { Ok(None) } else { parse_hand(text).and_then(&answer_of).map(Some) }
         });
         match answer {
-            Ok(Some(a)) => write_line(&mut output, &a)?,
+            Ok(Some(a)) => output.write_all(a.as_bytes())?,
             Ok(None) => {}
             Err(e) => {
                 summary.errors += 1;

@@ -29,7 +29,8 @@ struct Cli {
 enum Command {
     /// Minimum deadwood and best melds of a hand; for 11 cards, the best discard first.
     Analyze(AnalyzeArgs),
-    /// Replay a game record and print every hand, the final totals and the winner.
+    /// Replay a game record of any format and print every hand, the final totals and the
+    /// winner.
     Replay(ReplayArgs),
     /// Play a game on a server: quick match (default), a house bot, or a game to share.
     Play(PlayArgs),
@@ -159,9 +160,17 @@ struct AnalyzeArgs {
     /// Read one hand per line from stdin; write one answer line per input line.
     #[arg(long)]
     stdin: bool,
-    /// The most deadwood a knock may leave (for the 11-card status line).
-    #[arg(long, value_name = "N", default_value_t = 10)]
-    knock_limit: u32,
+    /// The most deadwood a knock may leave (for the status line of a full hand; default:
+    /// the rules', else 10).
+    #[arg(long, value_name = "N")]
+    knock_limit: Option<u32>,
+    /// The rules or format: a preset (standard, …, gin-7, rummy) or a file. gin-7 hands
+    /// hold up to 8 cards; rummy hands are scored by its rules (aces high or low).
+    #[arg(long, value_name = "RULES")]
+    rules: Option<String>,
+    /// The table size, for gin-7 and rummy (their hand sizes depend on it).
+    #[arg(long, value_name = "N")]
+    players: Option<u8>,
 }
 
 #[derive(Args, Debug)]
@@ -169,7 +178,7 @@ struct ReplayArgs {
     /// The record file, JSON or the compact text form; `-` reads stdin.
     #[arg(value_name = "RECORD")]
     record: PathBuf,
-    /// Print the replayed game result as JSON (`null` while the game is not over).
+    /// Print every hand in full and the result as JSON (see the README).
     #[arg(long)]
     json: bool,
 }
@@ -368,18 +377,69 @@ async fn fetch_verifiable(client: &gin_sdk::Client, id: &str) -> Result<Verifiab
     Ok(Verifiable { game_id: id.to_string(), record, hands })
 }
 
-fn run_analyze(args: AnalyzeArgs) -> Result<()> {
-    if args.stdin {
-        let input = BufReader::with_capacity(1 << 16, io::stdin().lock());
-        let output = BufWriter::with_capacity(1 << 16, io::stdout().lock());
-        analyze::run_lines(input, output).context("analyze --stdin")?;
-        return Ok(());
+/// A format preset, or a rules/format file.
+fn load_format(spec: &str) -> Result<engine::Format> {
+    if let Ok(f) = engine::Format::preset(spec) {
+        return Ok(f);
     }
+    let path = Path::new(spec);
+    if !path.exists() {
+        let names: Vec<&str> = engine::Format::preset_names().collect();
+        anyhow::bail!("{spec:?} is neither a preset ({}) nor a rules file", names.join(", "));
+    }
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    engine::Format::parse_any(&text).with_context(|| format!("rules file {}", path.display()))
+}
+
+fn run_analyze(args: AnalyzeArgs) -> Result<()> {
+    let format = match &args.rules {
+        Some(spec) => {
+            let f = load_format(spec)?;
+            match args.players {
+                Some(n) => f.with_players(n)?,
+                None => f,
+            }
+        }
+        None => engine::Format::default(),
+    };
+    let input = || BufReader::with_capacity(1 << 16, io::stdin().lock());
+    let output = || BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let text = args.cards.join(" ");
-    let cards = analyze::parse_hand(&text).with_context(|| format!("bad hand {:?}", text.trim()))?;
-    let analysis = analyze::analyze(cards)?;
+    let parse = || analyze::parse_hand(&text).with_context(|| format!("bad hand {:?}", text.trim()));
     let mut out = io::stdout().lock();
-    analyze::write_report(&mut out, &analysis, args.knock_limit)?;
+    match &format {
+        engine::Format::Rummy(r) => {
+            let full = r.cards_each() as u32 + 1;
+            let check = |cards: engine::CardSet| {
+                if cards.len() > full { Err(analyze::HandError::TooMany(cards.len())) } else { Ok(cards) }
+            };
+            if args.stdin {
+                analyze::run_lines_with(input(), output(), |c| check(c).map(|c| analyze::rummy_line(r, c)))
+                    .context("analyze --stdin")?;
+                return Ok(());
+            }
+            let cards = check(parse()?)?;
+            analyze::write_rummy_report(&mut out, r, cards, full)?;
+        }
+        f => {
+            let (full, limit) = match f {
+                engine::Format::Gin7(r) => (r.hand_size as u32 + 1, r.knock_limit),
+                f => (analyze::MAX_CARDS, f.gin_rules().map_or(10, |r| r.knock_limit)),
+            };
+            if args.stdin {
+                analyze::run_lines_with(input(), output(), |c| {
+                    let a = analyze::analyze_with(c, full)?;
+                    let mut line = Vec::new();
+                    analyze::write_line(&mut line, &a).expect("writing to a Vec");
+                    Ok(String::from_utf8(line).expect("ASCII"))
+                })
+                .context("analyze --stdin")?;
+                return Ok(());
+            }
+            let analysis = analyze::analyze_with(parse()?, full)?;
+            analyze::write_report(&mut out, &analysis, args.knock_limit.unwrap_or(limit))?;
+        }
+    }
     out.flush()?;
     Ok(())
 }
@@ -398,12 +458,14 @@ fn run_replay(args: ReplayArgs) -> Result<()> {
     let text = read_record(&args.record)?;
     let name =
         if args.record == Path::new("-") { "stdin".to_string() } else { args.record.display().to_string() };
-    let game = replay::replay(&text).with_context(|| format!("record {name} does not replay"))?;
+    let table = replay::replay_any(&text)
+        .map_err(|e| anyhow::anyhow!(e))
+        .with_context(|| format!("record {name} does not replay"))?;
     let mut out = BufWriter::new(io::stdout().lock());
     if args.json {
-        replay::write_json(&mut out, &game)?;
+        replay::write_json(&mut out, &table)?;
     } else {
-        replay::write_report(&mut out, &game)?;
+        replay::write_table_report(&mut out, &table)?;
     }
     out.flush()?;
     Ok(())

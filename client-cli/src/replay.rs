@@ -5,7 +5,8 @@ use std::fmt;
 use std::io::{self, Write};
 
 use engine::{
-    Arrangement, BySeat, EndKind, Game, GameRecord, GameResult, HandSummary, ReplayError, Seat, StageResult,
+    Arrangement, BySeat, EndKind, Game, GameRecord, GameResult, HandEnd, HandReport, HandSummary, Kind,
+    ReplayError, Seat, StageResult, Table, TableRecord,
 };
 
 /// Why a record did not replay: the engine's error, plus where it happened when known.
@@ -207,10 +208,139 @@ pub fn write_report(w: &mut impl Write, game: &Game) -> io::Result<()> {
     }
 }
 
-/// Writes the game's result as pretty JSON and a newline; `null` while the game is not over.
-pub fn write_json(w: &mut impl Write, game: &Game) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *w, &game.result())?;
+/// Whether `text` is a two-player gin record (version 1, JSON or text), which the
+/// two-player report replays with its own detail.
+pub fn is_gin_record(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with("gin-record")
+        || (t.starts_with('{')
+            && serde_json::from_str::<serde_json::Value>(t)
+                .is_ok_and(|v| v.get("version").and_then(|x| x.as_u64()) == Some(1)))
+}
+
+/// Parses a record of any format and replays it: a two-player gin record through the
+/// two-player game (with its detailed errors), any other through [`engine::Table`].
+pub fn replay_any(text: &str) -> Result<Table, Box<dyn std::error::Error + Send + Sync>> {
+    if is_gin_record(text) {
+        return Ok(Table::Gin(replay(text)?));
+    }
+    let record = TableRecord::parse(text)?;
+    Ok(record.replay()?)
+}
+
+/// The full report of a replayed table, as `gin replay --json` prints it: the format, each
+/// finished hand ([`engine::HandReport`]: how it ended, who knocked or went out, each seat's
+/// melds, lay-offs, deadwood and penalty, the running totals), whether the game is over,
+/// the result (totals, winners, places) and the kind's own detail (two-player gin: the
+/// stages and bonuses).
+pub fn json_report(t: &Table) -> serde_json::Value {
+    serde_json::json!({
+        "format": t.setup().format,
+        "players": t.players(),
+        "hands": t.hands(),
+        "over": t.is_over(),
+        "result": t.result(),
+        "detail": t.result_detail(),
+    })
+}
+
+/// Writes [`json_report`] as pretty JSON and a newline.
+pub fn write_json(w: &mut impl Write, t: &Table) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *w, &json_report(t))?;
     writeln!(w)
+}
+
+fn seats(v: &[i64]) -> String {
+    v.iter().enumerate().map(|(i, x)| format!("seat {i} {x}")).collect::<Vec<_>>().join(", ")
+}
+
+/// Writes one finished hand of any format.
+pub fn write_table_hand(w: &mut impl Write, kind: Kind, h: &HandReport) -> io::Result<()> {
+    write!(w, "hand {}", h.number + 1)?;
+    match kind {
+        Kind::Teams => write!(w, " (round {}, table {})", h.round + 1, h.table + 1)?,
+        Kind::ThreePlayer => write!(w, ", seat {} deals and sits out", h.dealer)?,
+        _ => write!(w, ", dealer seat {}", h.dealer)?,
+    }
+    let players: Vec<String> = h.seats.iter().map(|s| format!("seat {s}")).collect();
+    write!(w, ", {}: ", players.join(" v "))?;
+    let by = h.by.map_or(String::new(), |b| format!("seat {b} "));
+    match h.end {
+        HandEnd::Dead => write!(w, "dead hand")?,
+        HandEnd::Knock => write!(w, "{by}knocks")?,
+        HandEnd::Undercut => write!(w, "{by}knocks and is undercut")?,
+        HandEnd::Defence => write!(w, "{by}knocks and is beaten (a successful defence)")?,
+        HandEnd::Gin => write!(w, "{by}goes gin")?,
+        HandEnd::BigGin => write!(w, "{by}goes big gin")?,
+        HandEnd::WentOut => write!(w, "{by}goes out")?,
+        HandEnd::Rummy => write!(w, "{by}goes rummy (all at once: doubled)")?,
+    }
+    match h.winner {
+        Some(s) => writeln!(w, "; seat {s} wins {} points", h.points)?,
+        None => writeln!(w, ", no score")?,
+    }
+    for o in &h.outcomes {
+        write!(w, "  seat {} deadwood {}:", o.seat, o.deadwood_points)?;
+        for m in &o.melds {
+            write!(w, " [{m}]")?;
+        }
+        if o.melds.is_empty() {
+            write!(w, " no melds")?;
+        }
+        write!(w, " | {}", if o.deadwood.is_empty() { "-".to_string() } else { o.deadwood.to_string() })?;
+        if !o.layoffs.is_empty() {
+            let l: Vec<String> = o.layoffs.iter().map(|c| c.to_string()).collect();
+            write!(w, "; laid off {}", l.join(" "))?;
+        }
+        if o.penalty > 0 {
+            write!(w, "; penalty {}", o.penalty)?;
+        }
+        writeln!(w)?;
+    }
+    if let Some([a, b]) = h.team_points {
+        writeln!(w, "  round scored: team 0 {a}, team 1 {b}")?;
+    }
+    let label = if kind == Kind::Teams { "team totals" } else { "totals" };
+    let totals = if kind == Kind::Teams {
+        format!("team 0 {}, team 1 {}", h.totals[0], h.totals[1])
+    } else {
+        seats(&h.totals)
+    };
+    writeln!(w, "  {label}   {totals}")
+}
+
+/// Writes the report of a replayed table of any format: two-player gin as
+/// [`write_report`]; the others: a header, every finished hand, then the result.
+pub fn write_table_report(w: &mut impl Write, t: &Table) -> io::Result<()> {
+    if let Table::Gin(g) = t {
+        return write_report(w, g);
+    }
+    let setup = t.setup();
+    writeln!(
+        w,
+        "game: {}, {} players, seed {}, {} moves, {} finished hands",
+        gin_proto::text::printable(&setup.format.name()),
+        t.players(),
+        setup.seed,
+        t.moves().len(),
+        t.hands().len()
+    )?;
+    for h in t.hands() {
+        write_table_hand(w, t.kind(), &h)?;
+    }
+    writeln!(w)?;
+    match t.result() {
+        Some(r) => {
+            if let Some(team) = &r.team_totals {
+                writeln!(w, "game total: team 0 (seats 0, 2) {}, team 1 (seats 1, 3) {}", team[0], team[1])?;
+            } else {
+                writeln!(w, "game total: {}", seats(&r.totals))?;
+            }
+            let winners: Vec<String> = r.winners.iter().map(|s| format!("seat {s}")).collect();
+            writeln!(w, "winner{}: {}", if r.winners.len() > 1 { "s" } else { "" }, winners.join(", "))
+        }
+        None => writeln!(w, "the game is not over: scores {}", seats(t.view(0).scores())),
+    }
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ pub mod pairs;
 mod record;
 mod rules;
 pub mod rummy;
+mod rummy_melds;
 mod seat;
 mod solver;
 mod table;
@@ -42,6 +43,7 @@ pub use layoff::{Defense, Layoff, best_defense};
 pub use meld::{Meld, MeldError, MeldKind};
 pub use record::{GameRecord, RecordedAction, ReplayError};
 pub use rules::{PRESETS, RuleSet, RuleSetError, Shutout, TargetRule};
+pub use rummy_melds::RummyArrangement;
 pub use seat::{BySeat, Seat};
 pub use solver::{
     Arrangement, ArrangementError, BestDiscard, KnockOptions, all_melded, best_arrangement, best_discard,

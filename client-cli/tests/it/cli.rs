@@ -306,8 +306,54 @@ fn replay_json_flag_prints_the_game_result() {
     let path = tmp("game11.txt", &g.record().to_text());
     let o = gin(&["replay", "--json", path.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let got: engine::GameResult = serde_json::from_slice(&o.stdout).expect("a GameResult");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let got: engine::GameResult = serde_json::from_value(v["detail"].clone()).expect("a GameResult");
     assert_eq!(Some(&got), g.result());
+    // Every hand in full, with the running totals.
+    let hands: Vec<engine::HandReport> = serde_json::from_value(v["hands"].clone()).unwrap();
+    assert_eq!(hands.len(), g.hands().len());
+    for (h, want) in hands.iter().zip(g.hands()) {
+        assert_eq!(h.points, want.result.points);
+        assert_eq!(h.winner, want.result.winner.map(u8::from));
+        assert_eq!(h.totals, want.scores.0.map(|x| x as i64).to_vec());
+        if let Some(sd) = &want.result.showdown {
+            assert_eq!(h.by, Some(u8::from(sd.knocker)));
+            assert_eq!(h.outcomes[0].deadwood_points, sd.knocker_deadwood);
+            assert_eq!(h.outcomes[1].deadwood_points, sd.defender_deadwood);
+            assert_eq!(h.outcomes[1].layoffs, sd.layoffs.iter().map(|l| l.card).collect::<Vec<_>>());
+        }
+    }
+    assert_eq!(v["over"], true);
+}
+
+/// Records of the other formats replay too: the report names every hand and the winners,
+/// and `--json` gives each hand in full.
+#[test]
+fn replay_of_every_format() {
+    use engine::{Format, Table, TableSetup};
+    for (name, players) in [("three-player", 3), ("teams", 4), ("gin-7", 5), ("rummy", 3)] {
+        let format = Format::preset(name).unwrap().with_players(players).unwrap();
+        let mut bots: Vec<gin_strategies::tables::TableBot> = (0..players)
+            .map(|s| gin_strategies::tables::TableBot::new("simple", format.kind(), s as u64).unwrap())
+            .collect();
+        let t: Table = gin_strategies::tables::play_table(TableSetup::new(format, 21), &mut bots).unwrap();
+        let r = t.result().unwrap();
+        for (i, text) in [t.record().to_text(), t.record().to_json()].into_iter().enumerate() {
+            let path = tmp(&format!("{name}-{i}.rec"), &text);
+            let o = gin(&["replay", path.to_str().unwrap()]);
+            assert!(o.status.success(), "{}", stderr(&o));
+            let out = stdout(&o);
+            assert_eq!(out.lines().filter(|l| l.starts_with("hand ")).count(), t.hands().len(), "{out}");
+            let winners: Vec<String> = r.winners.iter().map(|s| format!("seat {s}")).collect();
+            assert!(out.trim_end().ends_with(&winners.join(", ")), "{out}");
+            let o = gin(&["replay", "--json", path.to_str().unwrap()]);
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+            let hands: Vec<engine::HandReport> = serde_json::from_value(v["hands"].clone()).unwrap();
+            assert_eq!(hands, t.hands());
+            let got: engine::TableResult = serde_json::from_value(v["result"].clone()).unwrap();
+            assert_eq!(got, r);
+        }
+    }
 }
 
 #[test]
@@ -345,7 +391,9 @@ fn replay_of_an_unfinished_game_says_so() {
     );
     assert_eq!(out.lines().last(), Some(want.as_str()), "{out}");
     let o = gin(&["replay", "--json", path.to_str().unwrap()]);
-    assert_eq!(stdout(&o), "null\n");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((v["over"].clone(), v["result"].clone()), (serde_json::json!(false), serde_json::Value::Null));
+    assert_eq!(v["hands"].as_array().unwrap().len(), 1);
 }
 
 #[test]
@@ -404,4 +452,32 @@ fn replay_of_missing_or_garbage_files_fails_clearly() {
     let o = gin(&["replay", garbage.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("cannot read record"), "{}", stderr(&o));
+}
+
+/// `gin analyze --rules`: gin-7 hands of up to 8 cards with their knock limit; rummy hands
+/// scored by rummy's rules (aces high: Q-K-A melds, an ace left counts 15).
+#[test]
+fn analyze_for_gin7_and_rummy() {
+    let o = gin(&["analyze", "--rules", "gin-7", "7C", "7D", "7H", "3S", "4S", "5S", "2D", "KC"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("discard        KC"), "{out}");
+    assert!(out.contains("can knock: deadwood 2 <= knock limit 10"), "{out}");
+    let o = gin(&["analyze", "--rules", "gin-7", "7C", "7D", "7H", "3S", "4S", "5S", "2D", "KC", "9H"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("9 cards"), "{}", stderr(&o));
+    let rules = tmp("rummy-high.toml", "kind = \"rummy\"\nace_high = true\nplayers = 4\n");
+    let r = rules.to_str().unwrap();
+    let o = gin(&["analyze", "--rules", r, "QH", "KH", "AH", "2C", "3C", "4C", "9D", "5D"]);
+    let out = stdout(&o);
+    assert!(out.starts_with("points left    14\n"), "{out}");
+    assert!(out.contains("cannot go out: 2 cards left"), "{out}");
+    let o = gin_with_stdin(&["analyze", "--rules", r, "--stdin"], b"QH KH AH 2C\nKH AH 2H\n\nXX\n");
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[..3], ["2 [AH QH KH]", "27", ""], "{out}");
+    assert!(lines[3].starts_with("error: "), "{out}");
+    // Ace low (the preset): Q-K-A is no meld and the ace counts 1.
+    let o = gin(&["analyze", "--rules", "rummy", "QH", "KH", "AH", "2C", "3C"]);
+    assert!(stdout(&o).starts_with("points left    26\n"), "{}", stdout(&o));
 }

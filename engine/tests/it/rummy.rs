@@ -468,3 +468,37 @@ proptest! {
         }
     }
 }
+
+/// The best melds of a hand: ace low, the same as gin's exact solver; ace high, Q-K-A is a
+/// run (the ace at either end) and K-A-2 is not (RULES.md), an ace left counts 15.
+#[test]
+fn best_melds_ace_low_like_gin_and_ace_high_by_hand() {
+    let low = rules(2);
+    let high = RummyRules { ace_high: true, ..rules(2) };
+    let a = high.best_melds(hand("QH KH AH 2C 3C"));
+    assert_eq!((a.melds, a.left, a.points), (vec![hand("QH KH AH")], hand("2C 3C"), 5));
+    assert_eq!(low.best_melds(hand("QH KH AH 2C 3C")).points, 10 + 10 + 1 + 2 + 3);
+    let k_a_2 = high.best_melds(hand("KH AH 2H"));
+    assert!(k_a_2.melds.is_empty());
+    assert_eq!(k_a_2.points, 10 + 15 + 2);
+    // The ace plays at either end of a run (A-2-3 stays one), but counts 15 when left.
+    assert_eq!(high.best_melds(hand("AC 2C 3C")).points, 0);
+    assert_eq!(high.best_melds(hand("AC 2C 5D")).points, 15 + 2 + 5);
+    assert_eq!(low.best_melds(hand("AC 2C 3C")).points, 0);
+}
+
+proptest! {
+    #[test]
+    fn best_melds_ace_low_equal_the_gin_solver(bits in any::<u64>(), n in 3usize..12) {
+        let cards: CardSet = Card::all().filter(|c| bits >> (c.bit() % 64) & 1 == 1).take(n).collect();
+        let a = rules(2).best_melds(cards);
+        prop_assert_eq!(a.points, engine::deadwood(cards));
+        let mut all = a.left;
+        for m in &a.melds {
+            prop_assert!(rules(2).is_meld(*m));
+            prop_assert!(all.is_disjoint(*m));
+            all |= *m;
+        }
+        prop_assert_eq!(all, cards);
+    }
+}
