@@ -51,8 +51,8 @@ pub use solver::{
     melds_with_lowest, min_arrangements,
 };
 pub use table::{
-    HandEnd, HandReport, Move, SeatOutcome, Table, TableError, TablePart, TableResult, TableSetup, TableStep,
-    TableView,
+    HandEnd, HandReport, Move, SeatOutcome, Table, TableError, TableEvent, TablePart, TableResult,
+    TableSetup, TableStep, TableView,
 };
 pub use table_record::{RecordedMove, TABLE_RECORD_VERSION, TableRecord, TableReplayError};
 pub use view::{PublicView, SeatView, SpectatorView};

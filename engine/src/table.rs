@@ -227,9 +227,107 @@ impl TableSetup {
     }
 }
 
+/// What a move did, in seats of the table. A draw from the stock names its card for the
+/// seat that drew it only: [`TableEvent::seen_by`] gives each viewer its copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum TableEvent {
+    /// Gin: the seat passed the upcard.
+    Passed {
+        /// Who.
+        seat: u8,
+    },
+    /// The seat drew (`card`: `None` in the copy of a viewer who may not see it).
+    Drew {
+        /// Who.
+        seat: u8,
+        /// From the stock (else the pile's top).
+        from_stock: bool,
+        /// The card.
+        card: Option<Card>,
+    },
+    /// The seat discarded face up.
+    Discarded {
+        /// Who.
+        seat: u8,
+        /// The card.
+        card: Card,
+    },
+    /// Gin kinds: the discard left the stock too low: the hand is dead.
+    DeadHand {
+        /// Who.
+        seat: u8,
+        /// The last discard.
+        card: Card,
+    },
+    /// Gin kinds: the seat knocked, went gin or big gin (see [`Table::hands`]).
+    Knocked {
+        /// Who.
+        seat: u8,
+    },
+    /// Rummy: the seat laid a meld on the table.
+    Melded {
+        /// Who.
+        seat: u8,
+        /// The meld.
+        cards: CardSet,
+    },
+    /// Rummy: the seat laid a card off onto the table's meld `meld`.
+    LaidOff {
+        /// Who.
+        seat: u8,
+        /// The card.
+        card: Card,
+        /// The meld's index on the table.
+        meld: usize,
+    },
+}
+
+impl TableEvent {
+    /// Who moved.
+    pub fn seat(&self) -> u8 {
+        match *self {
+            TableEvent::Passed { seat }
+            | TableEvent::Drew { seat, .. }
+            | TableEvent::Discarded { seat, .. }
+            | TableEvent::DeadHand { seat, .. }
+            | TableEvent::Knocked { seat }
+            | TableEvent::Melded { seat, .. }
+            | TableEvent::LaidOff { seat, .. } => seat,
+        }
+    }
+
+    /// The copy `viewer` may see (`None`: a spectator): a stock draw's card only for the
+    /// seat that drew it.
+    pub fn seen_by(&self, viewer: Option<u8>) -> TableEvent {
+        match *self {
+            TableEvent::Drew { seat, from_stock: true, .. } if viewer != Some(seat) => {
+                TableEvent::Drew { seat, from_stock: true, card: None }
+            }
+            e => e,
+        }
+    }
+
+    fn from_gin(e: crate::hand::Event, players: [u8; 2]) -> TableEvent {
+        use crate::hand::Event as E;
+        let p = |s: Seat| players[s.index()];
+        match e {
+            E::Passed { seat } => TableEvent::Passed { seat: p(seat) },
+            E::Drew { seat, card, from_stock } => {
+                TableEvent::Drew { seat: p(seat), from_stock, card: Some(card) }
+            }
+            E::Discarded { seat, card } => TableEvent::Discarded { seat: p(seat), card },
+            E::DeadHand { seat, card } => TableEvent::DeadHand { seat: p(seat), card },
+            E::Knocked { seat } => TableEvent::Knocked { seat: p(seat) },
+        }
+    }
+}
+
 /// What an accepted move did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TableStep {
+    /// The event, as the seat that moved sees it (see [`TableEvent::seen_by`] for others).
+    pub event: TableEvent,
     /// Gin kinds (two-player hands): the hand's event, in the hand's seats (see
     /// [`Table::gin_seat`]), for a seat's memory of its hand.
     pub gin_event: Option<crate::hand::Event>,
@@ -496,6 +594,7 @@ impl Table {
                 let s = Seat::new(seat).expect("checked above");
                 match g.apply(s, &a) {
                     Ok(step) => Ok(TableStep {
+                        event: TableEvent::from_gin(step.event, [0, 1]),
                         gin_event: Some(step.event),
                         hand_over: step.hand_over,
                         game_over: step.game_over,
@@ -510,16 +609,20 @@ impl Table {
                 }
             }
             Table::ThreePlayer(g) => {
+                let players = g.players();
                 let step = g.apply(seat, &m.to_gin()?).map_err(pair_err).map_err(wrong_turn)?;
                 Ok(TableStep {
+                    event: TableEvent::from_gin(step.event, players),
                     gin_event: Some(step.event),
                     hand_over: step.hand_over,
                     game_over: step.game_over,
                 })
             }
             Table::Teams(g) => {
+                let players = g.place_of(seat).map(|(t, _)| g.players(t)).expect("every seat plays");
                 let step = g.apply(seat, &m.to_gin()?).map_err(pair_err).map_err(wrong_turn)?;
                 Ok(TableStep {
+                    event: TableEvent::from_gin(step.event, players),
                     gin_event: Some(step.event),
                     hand_over: step.hand_over,
                     game_over: step.game_over,
@@ -533,18 +636,42 @@ impl Table {
                     }
                     e => TableError::Illegal(e.to_string()),
                 })?;
-                Ok(TableStep { gin_event: None, hand_over: step.hand_over, game_over: step.game_over })
+                use crate::gin7::Gin7Event as E;
+                let event = match step.event {
+                    E::Drew { seat, card, from_stock } => {
+                        TableEvent::Drew { seat, from_stock, card: Some(card) }
+                    }
+                    E::Discarded { seat, card } => TableEvent::Discarded { seat, card },
+                    E::DeadHand { seat, card } => TableEvent::DeadHand { seat, card },
+                    E::Knocked { seat } => TableEvent::Knocked { seat },
+                };
+                Ok(TableStep { event, gin_event: None, hand_over: step.hand_over, game_over: step.game_over })
             }
             Table::Rummy(g) => {
                 let a = m.to_rummy()?;
                 let before = g.results().len();
+                let held = g.hand().hand(seat);
+                let top = g.hand().pile_top();
                 g.apply(seat, a).map_err(|e| match e {
                     RummyError::NotYourTurn { .. } => {
                         wrong_turn(TableError::NotYourTurn { to_act: vec![], why: e.to_string() })
                     }
                     e => TableError::Illegal(e.to_string()),
                 })?;
+                let event = match a {
+                    // The card drawn is the one now in the hand.
+                    RummyAction::DrawStock => TableEvent::Drew {
+                        seat,
+                        from_stock: true,
+                        card: (g.hand().hand(seat) - held).first(),
+                    },
+                    RummyAction::DrawPile => TableEvent::Drew { seat, from_stock: false, card: top },
+                    RummyAction::Meld(cards) => TableEvent::Melded { seat, cards },
+                    RummyAction::LayOff { card, meld } => TableEvent::LaidOff { seat, card, meld },
+                    RummyAction::Discard(card) => TableEvent::Discarded { seat, card },
+                };
                 Ok(TableStep {
+                    event,
                     gin_event: None,
                     hand_over: g.results().len() > before,
                     game_over: g.is_over(),

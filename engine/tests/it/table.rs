@@ -3,7 +3,9 @@
 //! refused with the table unchanged, a replay gives the same hands and result, and no view
 //! ever holds another seat's hidden cards.
 
-use engine::{Card, CardSet, Format, Kind, Move, Seat, Table, TableRecord, TableReplayError, TableSetup};
+use engine::{
+    Card, CardSet, Format, Kind, Move, Seat, Table, TableEvent, TableRecord, TableReplayError, TableSetup,
+};
 use proptest::prelude::*;
 
 #[test]
@@ -198,7 +200,24 @@ proptest! {
                 }
             }
             let m = legal[(rng >> 20) as usize % legal.len()].clone();
-            t.apply(seat, &m).unwrap();
+            let step = t.apply(seat, &m).unwrap();
+            prop_assert_eq!(step.event.seat(), seat);
+            // A stock draw's card is the drawer's alone.
+            if let TableEvent::Drew { from_stock: true, card, .. } = step.event {
+                prop_assert!(card.is_some());
+                prop_assert_eq!(step.event.seen_by(Some(seat)), step.event);
+                for other in (0..t.players()).filter(|&o| o != seat).map(Some).chain([None]) {
+                    prop_assert_eq!(
+                        step.event.seen_by(other),
+                        TableEvent::Drew { seat, from_stock: true, card: None }
+                    );
+                }
+                if !step.hand_over {
+                    prop_assert!(true_hands(&t)[seat as usize].contains(card.unwrap()));
+                }
+            } else {
+                prop_assert_eq!(step.event.seen_by(None), step.event, "only stock draws are hidden");
+            }
             steps += 1;
             prop_assert!(steps < 2_000_000);
         }
