@@ -1,7 +1,8 @@
 //! Self-play speed: whole games to 100 between built-in strategies on one core.
 //!
 //! `cargo bench -p gin-strategies --bench selfplay`; the figure the issue names is
-//! `selfplay/simple_vs_simple_game` (time per game; games/s = 1 / time).
+//! `selfplay/simple_vs_simple_game` (time per game; games/s = 1 / time), and for the other
+//! formats `selfplay_format/<format>/<players>`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use engine::{GameSetup, RuleSet};
@@ -50,5 +51,38 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// `simple` at every seat of every other format: whole games, one core
+/// (`selfplay_format/<format>/<players>`; games/s = 1 / time).
+fn bench_formats(c: &mut Criterion) {
+    use engine::{Format, TableSetup};
+    use gin_strategies::tables::{TableBot, play_table};
+    let mut g = c.benchmark_group("selfplay_format");
+    g.throughput(Throughput::Elements(1));
+    let formats = [
+        ("three-player", 3),
+        ("teams", 4),
+        ("gin-7", 3),
+        ("gin-7", 6),
+        ("rummy", 2),
+        ("rummy", 4),
+        ("rummy", 6),
+    ];
+    for (name, players) in formats {
+        let format = Format::preset(name).expect("a preset").with_players(players).expect("a table size");
+        let mut seed = 0u64;
+        g.bench_function(format!("{name}/{players}"), |b| {
+            b.iter(|| {
+                seed += 1;
+                let mut bots: Vec<TableBot> = (0..players)
+                    .map(|s| TableBot::new("simple", format.kind(), seed ^ s as u64).expect("known"))
+                    .collect();
+                let t = play_table(TableSetup::new(format.clone(), seed), &mut bots).expect("legal play");
+                t.hands().len()
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench, bench_formats);
 criterion_main!(benches);
