@@ -116,6 +116,44 @@ fn check_views(t: &Table) {
     }
 }
 
+/// 52 cards in every hand in play: the hands, the pile, the stock (and rummy's table).
+fn check_cards(t: &Table) {
+    let gin = |h: &engine::Hand| {
+        if !h.is_over() {
+            let n = h.cards(Seat::S0).len() + h.cards(Seat::S1).len();
+            assert_eq!(n as usize + h.pile().len() + h.stock_len(), 52);
+            assert!((h.cards(Seat::S0) & h.cards(Seat::S1)).is_empty());
+        }
+    };
+    match t {
+        Table::Gin(g) => gin(g.hand()),
+        Table::ThreePlayer(g) => gin(g.hand()),
+        Table::Teams(g) => g.tables().iter().for_each(gin),
+        Table::Gin7(g) => {
+            let h = g.hand();
+            let all = (0..g.rules().players).fold(CardSet::EMPTY, |a, s| a | h.cards(s));
+            let n: u32 = (0..g.rules().players).map(|s| h.cards(s).len()).sum();
+            assert_eq!(all.len(), n, "a card in two hands");
+            assert_eq!(n as usize + h.pile().len() + h.stock_len(), 52);
+        }
+        Table::Rummy(g) => {
+            let h = g.hand();
+            let mut all = CardSet::EMPTY;
+            let mut n = 0;
+            for s in 0..h.rules().players {
+                all |= h.hand(s);
+                n += h.hand(s).len();
+            }
+            for m in h.table() {
+                all |= m.cards;
+                n += m.cards.len();
+            }
+            assert_eq!(all.len(), n, "a card in two places");
+            assert_eq!(n as usize + h.pile_len() + h.stock_len(), 52);
+        }
+    }
+}
+
 /// Some moves that are not listed for `seat` (to check they are refused).
 fn unlisted(t: &Table, seat: u8, legal: &[Move]) -> Vec<Move> {
     let mut out = Vec::new();
@@ -184,6 +222,7 @@ proptest! {
             let legal = t.legal(seat);
             if steps.is_multiple_of(64) {
                 check_views(&t);
+                check_cards(&t);
                 let before = (t.moves().len(), t.spectator_view(), t.view(seat));
                 for m in unlisted(&t, seat, &legal) {
                     prop_assert!(t.clone().apply(seat, &m).is_err(), "{} accepted but not listed", m);
