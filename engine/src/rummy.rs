@@ -374,6 +374,7 @@ impl RummyHand {
     }
 
     /// The seat to act, or `None` once the hand is over.
+    #[inline]
     pub fn to_act(&self) -> Option<u8> {
         (self.phase != RummyPhase::Over).then_some(self.to_act)
     }
@@ -415,6 +416,7 @@ impl RummyHand {
 
     /// Whether a draw from the stock is possible now (the stock has a card, or the pile can
     /// be turned into one).
+    #[inline]
     fn can_draw_stock(&self) -> bool {
         !self.stock.is_empty() || (self.pile.len() >= 2 && self.reshuffles < self.rules.max_reshuffles)
     }
@@ -437,28 +439,81 @@ impl RummyHand {
         });
     }
 
-    /// How many legal moves there are ([`RummyHand::legal`]'s length, without building it).
+    /// How many legal moves there are ([`RummyHand::legal`]'s length, without building it):
+    /// counted by formula from the hand's bits, the table's lay-off spots and the pile.
+    #[inline]
     pub fn legal_count(&self) -> usize {
-        let mut n = 0;
-        self.each_legal(|_| {
-            n += 1;
-            false
-        });
-        n
+        match self.phase {
+            RummyPhase::Over => 0,
+            RummyPhase::Draw => self.can_draw_stock() as usize + !self.pile.is_empty() as usize,
+            RummyPhase::Play => {
+                let hand = self.hands[self.to_act as usize];
+                (self.meld_count(hand) + self.layoff_count(hand) + self.discards(hand).len()) as usize
+            }
+        }
     }
 
     /// The `i`-th legal move ([`RummyHand::legal`]`[i]`, without building the list).
+    #[inline]
     pub fn legal_nth(&self, i: usize) -> Option<RummyAction> {
-        let (mut k, mut found) = (0, None);
-        self.each_legal(|a| {
-            if k == i {
-                found = Some(a);
-                return true;
+        let mut i = u32::try_from(i).ok()?;
+        match self.phase {
+            RummyPhase::Over => None,
+            RummyPhase::Draw => {
+                if self.can_draw_stock() {
+                    if i == 0 {
+                        return Some(RummyAction::DrawStock);
+                    }
+                    i -= 1;
+                }
+                (i == 0 && !self.pile.is_empty()).then_some(RummyAction::DrawPile)
             }
-            k += 1;
-            false
-        });
-        found
+            RummyPhase::Play => {
+                let hand = self.hands[self.to_act as usize];
+                let melds = self.meld_count(hand);
+                if i < melds {
+                    let mut found = None;
+                    self.each_legal_meld(hand, |m| {
+                        if i == 0 {
+                            found = Some(m);
+                            return true;
+                        }
+                        i -= 1;
+                        false
+                    });
+                    return found;
+                }
+                i -= melds;
+                let fits = hand & self.all_spots;
+                if !fits.is_empty() {
+                    if hand.len() <= 2 {
+                        // Few cards: what a lay-off leaves needs checking, one by one.
+                        let mut found = None;
+                        self.each_legal_layoff(hand, |a| {
+                            if i == 0 {
+                                found = Some(a);
+                                return true;
+                            }
+                            i -= 1;
+                            false
+                        });
+                        if found.is_some() {
+                            return found;
+                        }
+                    } else {
+                        for (meld, &spots) in self.spots.iter().enumerate() {
+                            let here = fits & spots;
+                            let n = here.len();
+                            if i < n {
+                                return nth_card(here, i).map(|card| RummyAction::LayOff { card, meld });
+                            }
+                            i -= n;
+                        }
+                    }
+                }
+                nth_card(self.discards(hand), i).map(RummyAction::Discard)
+            }
+        }
     }
 
     /// Calls `f` on each legal move in order until it returns true.
@@ -475,34 +530,128 @@ impl RummyHand {
             }
             RummyPhase::Play => {
                 let hand = self.hands[self.to_act as usize];
-                // Only a play that leaves one card or none may leave too little: checked then.
                 let mut stop = false;
-                self.each_meld_in(hand, |m| {
-                    if hand.len() > m.len() + 1 || self.leaves_a_play(hand - m) {
-                        stop = f(RummyAction::Meld(m));
-                    }
+                self.each_legal_meld(hand, |a| {
+                    stop = f(a);
                     stop
                 });
                 if stop {
                     return;
                 }
-                let fits = hand & self.all_spots;
-                for (i, &spots) in self.spots.iter().enumerate().filter(|_| !fits.is_empty()) {
-                    for c in (fits & spots).iter() {
-                        if (hand.len() > 2 || self.leaves_a_play(hand.without(c)))
-                            && f(RummyAction::LayOff { card: c, meld: i })
-                        {
-                            return;
-                        }
-                    }
+                self.each_legal_layoff(hand, |a| {
+                    stop = f(a);
+                    stop
+                });
+                if stop {
+                    return;
                 }
-                for c in hand.iter() {
-                    if Some(c) != self.from_pile && f(RummyAction::Discard(c)) {
+                for c in self.discards(hand).iter() {
+                    if f(RummyAction::Discard(c)) {
                         return;
                     }
                 }
             }
         }
+    }
+
+    /// Calls `f` on each legal meld of `hand` (the hand to act) in order until it returns true.
+    fn each_legal_meld(&self, hand: CardSet, mut f: impl FnMut(RummyAction) -> bool) {
+        // Only a play that leaves one card or none may leave too little: checked then.
+        self.each_meld_in(hand, |m| {
+            (hand.len() > m.len() + 1 || self.leaves_a_play(hand - m)) && f(RummyAction::Meld(m))
+        });
+    }
+
+    /// Calls `f` on each legal lay-off of `hand` (the hand to act) in order until it returns
+    /// true.
+    fn each_legal_layoff(&self, hand: CardSet, mut f: impl FnMut(RummyAction) -> bool) {
+        let fits = hand & self.all_spots;
+        if fits.is_empty() {
+            return;
+        }
+        for (i, &spots) in self.spots.iter().enumerate() {
+            for c in (fits & spots).iter() {
+                if (hand.len() > 2 || self.leaves_a_play(hand.without(c)))
+                    && f(RummyAction::LayOff { card: c, meld: i })
+                {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The cards of `hand` (the hand to act) that may be discarded: all but the one taken
+    /// from the pile this turn.
+    #[inline]
+    fn discards(&self, hand: CardSet) -> CardSet {
+        match self.from_pile {
+            Some(c) => hand.without(c),
+            None => hand,
+        }
+    }
+
+    /// How many legal melds `hand` (the hand to act) has: [`RummyHand::each_legal_meld`]'s
+    /// count, by formula. Sets: one per rank held 3 times, five (the four, its four threes)
+    /// per rank held 4 times. Runs: for each length `k` from 3, the number of `k` consecutive
+    /// cards of a suit held, counted in all four lanes at once (bits 13–15 of a lane are
+    /// empty, so no window crosses into the next lane; with aces high the ace is copied to
+    /// bit 13). Then the melds a play may not make: the whole hand when the final discard is
+    /// required, the whole hand but the card just taken from the pile.
+    #[inline]
+    fn meld_count(&self, hand: CardSet) -> u32 {
+        let b = hand.bits();
+        let [c, d, h, sp] = [0, 16, 32, 48].map(|at| (b >> at) & LANE);
+        let r3 = (c & d & h) | (c & d & sp) | (c & h & sp) | (d & h & sp);
+        let r4 = c & d & h & sp;
+        let mut n = r3.count_ones() + 4 * r4.count_ones();
+        const ACES: u64 = 0x0001_0001_0001_0001;
+        let x = if self.rules.ace_high { b | (b & ACES) << 13 } else { b };
+        let mut w = x & x >> 1 & x >> 2;
+        let mut k = 3;
+        while w != 0 {
+            n += w.count_ones();
+            w &= x >> k;
+            k += 1;
+        }
+        if self.rules.ace_high {
+            // A whole suit with the ace high: the two stretches holding the ace twice (A..A)
+            // or the whole suit again (2..A) are no new runs.
+            const WHOLE: u64 = 0x3FFF;
+            for at in [0, 16, 32, 48] {
+                if x >> at & WHOLE == WHOLE {
+                    n -= 2;
+                }
+            }
+        }
+        if self.rules.final_discard == FinalDiscard::Required && self.rules.is_meld(hand) {
+            n -= 1;
+        }
+        if let Some(p) = self.from_pile
+            && hand.contains(p)
+            && self.rules.is_meld(hand.without(p))
+        {
+            n -= 1;
+        }
+        n
+    }
+
+    /// How many legal lay-offs `hand` (the hand to act) has: [`RummyHand::each_legal_layoff`]'s
+    /// count.
+    #[inline]
+    fn layoff_count(&self, hand: CardSet) -> u32 {
+        let fits = hand & self.all_spots;
+        if fits.is_empty() {
+            return 0;
+        }
+        if hand.len() <= 2 {
+            let mut n = 0;
+            self.each_legal_layoff(hand, |_| {
+                n += 1;
+                false
+            });
+            return n;
+        }
+        self.spots.iter().map(|&s| (fits & s).len()).sum()
     }
 
     /// Whether a hand left as `rest` after a meld or lay-off is allowed: empty only when the
@@ -572,14 +721,12 @@ impl RummyHand {
         }
         for suit in 0..4u32 {
             let lane = (b >> (suit * 16)) & LANE;
-            if lane.count_ones() < 3 {
-                continue;
-            }
             let ext = if self.rules.ace_high { lane | (lane & 1) << 13 } else { lane };
-            for lo in 0..12u32 {
-                if ext >> lo & 0b111 != 0b111 {
-                    continue;
-                }
+            // The lowest cards of three consecutive ones held.
+            let mut starts = ext & ext >> 1 & ext >> 2;
+            while starts != 0 {
+                let lo = starts.trailing_zeros();
+                starts &= starts - 1;
                 for hi in lo + 2..14u32 {
                     if ext >> hi & 1 == 0 {
                         break;
@@ -751,6 +898,50 @@ impl RummyHand {
     }
 }
 
+/// The `i`-th card of `set` in bit order, branch-free (random play picks `i` at random, and
+/// a loop over the set bits would mispredict its exit): Vigna's broadword select, the
+/// bytes' cards counted and summed in one word, the byte holding the card found by
+/// comparing all eight sums with `i` at once, then a table for the card within the byte.
+#[inline]
+fn nth_card(set: CardSet, i: u32) -> Option<Card> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let x = set.bits();
+    if i >= x.count_ones() {
+        return None;
+    }
+    let mut s = x - ((x >> 1) & 0x5555_5555_5555_5555);
+    s = (s & 0x3333_3333_3333_3333) + ((s >> 2) & 0x3333_3333_3333_3333);
+    s = (s + (s >> 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+    // Byte `j`: the cards in bytes 0..=j (at most 52: no byte overflows).
+    let sums = s.wrapping_mul(ONES);
+    // The high bit of byte `j` is set when those are at most `i`: all bytes before the card's.
+    let before = (((i as u64 * ONES) | HIGHS) - sums) & HIGHS;
+    let at = before.count_ones() * 8;
+    let skipped = ((sums << 8) >> at) as u32 & 0xFF;
+    let byte = (x >> at) as usize & 0xFF;
+    Card::from_bit((at + SELECT_IN_BYTE[byte << 3 | (i - skipped) as usize] as u32) as u8)
+}
+
+/// `SELECT_IN_BYTE[b << 3 | k]`: the position of the `k`-th set bit of the byte `b` (8 when
+/// it has fewer).
+const SELECT_IN_BYTE: [u8; 2048] = {
+    let mut t = [8u8; 2048];
+    let mut b = 0;
+    while b < 256 {
+        let (mut k, mut bit) = (0, 0);
+        while bit < 8 {
+            if b >> bit & 1 == 1 {
+                t[b << 3 | k] = bit as u8;
+                k += 1;
+            }
+            bit += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
 /// A whole game of basic rummy: hands until the end, the deal passing to the left.
 #[derive(Clone, Debug)]
 pub struct RummyGame {
@@ -832,5 +1023,33 @@ impl RummyGame {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nth_card_selects_in_bit_order() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for n in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Sparse and dense sets, the empty and the full one.
+            let set = match n {
+                0 => CardSet::EMPTY,
+                1 => CardSet::FULL,
+                _ if n % 3 == 0 => CardSet::from_bits(x & x >> 11),
+                _ => CardSet::from_bits(x),
+            };
+            let cards: Vec<Card> = set.iter().collect();
+            for (i, &c) in cards.iter().enumerate() {
+                assert_eq!(nth_card(set, i as u32), Some(c), "{set:?} {i}");
+            }
+            assert_eq!(nth_card(set, cards.len() as u32), None);
+            assert_eq!(nth_card(set, 63), None);
+        }
     }
 }
