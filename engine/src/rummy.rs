@@ -176,6 +176,9 @@ impl RummyRules {
     }
 }
 
+/// The aces: bit 0 of each suit lane.
+const ACES: u64 = 0x0001_0001_0001_0001;
+
 const fn contiguous(x: u64) -> bool {
     x != 0 && {
         let s = x >> x.trailing_zeros();
@@ -341,7 +344,11 @@ impl RummyHand {
             hands[(dealer as usize + 1 + i) % n as usize].insert(c);
         }
         let first = cards[each * n as usize];
-        let stock: Vec<Card> = cards[each * n as usize + 1..].iter().rev().copied().collect();
+        // Both hold up to the whole deck: neither grows while the hand is played.
+        let mut stock = Vec::with_capacity(52);
+        stock.extend(cards[each * n as usize + 1..].iter().rev());
+        let mut pile = Vec::with_capacity(52);
+        pile.push(first);
         Ok(RummyHand {
             rules: rules.clone(),
             seed,
@@ -349,7 +356,7 @@ impl RummyHand {
             dealer,
             hands,
             stock,
-            pile: vec![first],
+            pile,
             table: Vec::new(),
             spots: Vec::new(),
             all_spots: CardSet::EMPTY,
@@ -602,11 +609,20 @@ impl RummyHand {
         let b = hand.bits();
         let [c, d, h, sp] = [0, 16, 32, 48].map(|at| (b >> at) & LANE);
         let r3 = (c & d & h) | (c & d & sp) | (c & h & sp) | (d & h & sp);
-        let r4 = c & d & h & sp;
-        let mut n = r3.count_ones() + 4 * r4.count_ones();
-        const ACES: u64 = 0x0001_0001_0001_0001;
         let x = if self.rules.ace_high { b | (b & ACES) << 13 } else { b };
-        let mut w = x & x >> 1 & x >> 2;
+        let w = x & x >> 1 & x >> 2;
+        // Most hands in play hold no meld at all.
+        if r3 | w == 0 { 0 } else { self.meld_count_of(hand, r3, x, w) }
+    }
+
+    /// [`RummyHand::meld_count`] once `hand` holds a meld: `r3` its ranks held 3 or 4 times,
+    /// `x` its bits (the aces copied to bit 13 when high), `w` the lowest cards of its three
+    /// consecutive cards of a suit.
+    #[inline(never)]
+    fn meld_count_of(&self, hand: CardSet, r3: u64, x: u64, mut w: u64) -> u32 {
+        let b = hand.bits();
+        let r4 = b & b >> 16 & b >> 32 & b >> 48 & LANE;
+        let mut n = r3.count_ones() + 4 * r4.count_ones();
         let mut k = 3;
         while w != 0 {
             n += w.count_ones();
@@ -747,7 +763,46 @@ impl RummyHand {
     }
 
     /// Plays `action` for `seat`; on an error the hand is unchanged.
+    #[inline]
     pub fn apply(&mut self, seat: u8, action: RummyAction) -> Result<(), RummyError> {
+        // The moves of almost every turn, when legal, played here; every other move, and
+        // every refusal, by `apply_checked`.
+        if seat == self.to_act {
+            let s = seat as usize;
+            match (self.phase, action) {
+                (RummyPhase::Draw, RummyAction::DrawStock) => {
+                    if let Some(c) = self.stock.pop() {
+                        self.hands[s].insert(c);
+                        self.phase = RummyPhase::Play;
+                        return Ok(());
+                    }
+                }
+                (RummyPhase::Draw, RummyAction::DrawPile) => {
+                    if let Some(c) = self.pile.pop() {
+                        self.hands[s].insert(c);
+                        self.from_pile = Some(c);
+                        self.phase = RummyPhase::Play;
+                        return Ok(());
+                    }
+                }
+                (RummyPhase::Play, RummyAction::Discard(card))
+                    if self.hands[s].contains(card) && Some(card) != self.from_pile =>
+                {
+                    self.hands[s].remove(card);
+                    self.pile.push(card);
+                    if !self.out_if_empty(seat) {
+                        self.next_turn();
+                    }
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
+        self.apply_checked(seat, action)
+    }
+
+    /// [`RummyHand::apply`], every move checked.
+    fn apply_checked(&mut self, seat: u8, action: RummyAction) -> Result<(), RummyError> {
         if self.phase == RummyPhase::Over || seat != self.to_act {
             return Err(RummyError::NotYourTurn { to_act: self.to_act() });
         }
@@ -850,34 +905,48 @@ impl RummyHand {
     }
 
     /// Ends the hand if `seat`'s hand is empty; whether it did.
+    #[inline]
     fn out_if_empty(&mut self, seat: u8) -> bool {
         if !self.hands[seat as usize].is_empty() {
             return false;
         }
+        self.go_out(seat);
+        true
+    }
+
+    /// Ends the hand: `seat` went out.
+    #[inline(never)]
+    fn go_out(&mut self, seat: u8) {
         let rummy = !self.played_before[seat as usize];
         let left: CardSet = self.hands.iter().fold(CardSet::EMPTY, |a, &h| a | h);
         let base = self.rules.points(left);
         let points = if rummy && self.rules.rummy_doubles { base * 2 } else { base };
         self.result = Some(RummyHandResult { winner: Some(seat), rummy, left: self.hands.clone(), points });
         self.phase = RummyPhase::Over;
-        true
     }
 
+    #[inline]
     fn next_turn(&mut self) {
         if self.played_now {
             self.played_before[self.to_act as usize] = true;
         }
         self.played_now = false;
         self.from_pile = None;
-        self.to_act = (self.to_act + 1) % self.rules.players;
+        self.to_act = if self.to_act + 1 == self.rules.players { 0 } else { self.to_act + 1 };
         self.phase = RummyPhase::Draw;
         // The stock is empty for good (taking the pile's top card turn after turn would go on
         // forever): a dead hand.
         if !self.can_draw_stock() {
-            self.result =
-                Some(RummyHandResult { winner: None, rummy: false, left: self.hands.clone(), points: 0 });
-            self.phase = RummyPhase::Over;
+            self.die();
         }
+    }
+
+    /// Ends the hand dead: nobody scores.
+    #[inline(never)]
+    fn die(&mut self) {
+        self.result =
+            Some(RummyHandResult { winner: None, rummy: false, left: self.hands.clone(), points: 0 });
+        self.phase = RummyPhase::Over;
     }
 
     /// The pile but its top card, shuffled, becomes the stock.
@@ -893,34 +962,42 @@ impl RummyHand {
         }
         // cards[0] is the top: the stock's top is its last.
         cards.reverse();
-        self.stock = cards;
-        self.pile = vec![top];
+        // The empty stock's buffer becomes the pile's.
+        self.pile = std::mem::replace(&mut self.stock, cards);
+        self.pile.push(top);
     }
 }
 
 /// The `i`-th card of `set` in bit order, branch-free (random play picks `i` at random, and
-/// a loop over the set bits would mispredict its exit): Vigna's broadword select, the
-/// bytes' cards counted and summed in one word, the byte holding the card found by
-/// comparing all eight sums with `i` at once, then a table for the card within the byte.
+/// a loop over the set bits would mispredict its exit): the suit lane holding it found by
+/// comparing `i` with the lanes' running counts, then the byte within the lane, then a
+/// table for the card within the byte.
 #[inline]
 fn nth_card(set: CardSet, i: u32) -> Option<Card> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
     let x = set.bits();
+    let [c0, c1, c2] = [0, 16, 32].map(|at| (x >> at & LANE).count_ones());
+    let (s1, s2) = (c0 + c1, c0 + c1 + c2);
     if i >= x.count_ones() {
         return None;
     }
-    let mut s = x - ((x >> 1) & 0x5555_5555_5555_5555);
-    s = (s & 0x3333_3333_3333_3333) + ((s >> 2) & 0x3333_3333_3333_3333);
-    s = (s + (s >> 4)) & 0x0F0F_0F0F_0F0F_0F0F;
-    // Byte `j`: the cards in bytes 0..=j (at most 52: no byte overflows).
-    let sums = s.wrapping_mul(ONES);
-    // The high bit of byte `j` is set when those are at most `i`: all bytes before the card's.
-    let before = (((i as u64 * ONES) | HIGHS) - sums) & HIGHS;
-    let at = before.count_ones() * 8;
-    let skipped = ((sums << 8) >> at) as u32 & 0xFF;
+    let lane = (i >= c0) as u32 + (i >= s1) as u32 + (i >= s2) as u32;
+    let skipped = if i >= s2 {
+        s2
+    } else if i >= s1 {
+        s1
+    } else if i >= c0 {
+        c0
+    } else {
+        0
+    };
+    let bits = x >> (lane * 16);
+    let mut i = i - skipped;
+    let low = (bits & 0xFF).count_ones();
+    let high = i >= low;
+    i -= if high { low } else { 0 };
+    let at = lane * 16 + if high { 8 } else { 0 };
     let byte = (x >> at) as usize & 0xFF;
-    Card::from_bit((at + SELECT_IN_BYTE[byte << 3 | (i - skipped) as usize] as u32) as u8)
+    Card::from_bit((at + SELECT_IN_BYTE[byte << 3 | i as usize] as u32) as u8)
 }
 
 /// `SELECT_IN_BYTE[b << 3 | k]`: the position of the `k`-th set bit of the byte `b` (8 when
