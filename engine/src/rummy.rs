@@ -302,8 +302,8 @@ pub struct RummyHand {
     all_spots: CardSet,
     to_act: u8,
     phase: RummyPhase,
-    /// The card taken from the pile this turn, which may not be discarded.
-    from_pile: Option<Card>,
+    /// The card taken from the pile this turn, which may not be discarded (none, or one).
+    from_pile: CardSet,
     /// Whether each seat has laid a meld or laid off a card in this hand before this turn.
     played_before: Vec<bool>,
     /// Whether the seat to act has melded or laid off this turn.
@@ -362,7 +362,7 @@ impl RummyHand {
             all_spots: CardSet::EMPTY,
             to_act: (dealer + 1) % n,
             phase: RummyPhase::Draw,
-            from_pile: None,
+            from_pile: CardSet::EMPTY,
             played_before: vec![false; n as usize],
             played_now: false,
             reshuffles: 0,
@@ -591,10 +591,7 @@ impl RummyHand {
     /// from the pile this turn.
     #[inline]
     fn discards(&self, hand: CardSet) -> CardSet {
-        match self.from_pile {
-            Some(c) => hand.without(c),
-            None => hand,
-        }
+        hand - self.from_pile
     }
 
     /// How many legal melds `hand` (the hand to act) has: [`RummyHand::each_legal_meld`]'s
@@ -642,9 +639,9 @@ impl RummyHand {
         if self.rules.final_discard == FinalDiscard::Required && self.rules.is_meld(hand) {
             n -= 1;
         }
-        if let Some(p) = self.from_pile
-            && hand.contains(p)
-            && self.rules.is_meld(hand.without(p))
+        if !self.from_pile.is_empty()
+            && hand.is_superset(self.from_pile)
+            && self.rules.is_meld(hand - self.from_pile)
         {
             n -= 1;
         }
@@ -676,10 +673,7 @@ impl RummyHand {
         if rest.is_empty() {
             return self.rules.final_discard == FinalDiscard::Optional;
         }
-        match self.from_pile {
-            Some(c) => rest != CardSet::single(c),
-            None => true,
-        }
+        rest != self.from_pile
     }
 
     /// The cards that could be laid off onto the meld `meld` now: the fourth of a set of
@@ -770,23 +764,19 @@ impl RummyHand {
         if seat == self.to_act {
             let s = seat as usize;
             match (self.phase, action) {
-                (RummyPhase::Draw, RummyAction::DrawStock) => {
-                    if let Some(c) = self.stock.pop() {
+                (RummyPhase::Draw, RummyAction::DrawStock | RummyAction::DrawPile) => {
+                    // One path for both (random play picks one at random: no branch on it).
+                    let pile = action == RummyAction::DrawPile;
+                    let from = if pile { &mut self.pile } else { &mut self.stock };
+                    if let Some(c) = from.pop() {
                         self.hands[s].insert(c);
-                        self.phase = RummyPhase::Play;
-                        return Ok(());
-                    }
-                }
-                (RummyPhase::Draw, RummyAction::DrawPile) => {
-                    if let Some(c) = self.pile.pop() {
-                        self.hands[s].insert(c);
-                        self.from_pile = Some(c);
+                        self.from_pile = CardSet::from_bits((pile as u64) << c.bit());
                         self.phase = RummyPhase::Play;
                         return Ok(());
                     }
                 }
                 (RummyPhase::Play, RummyAction::Discard(card))
-                    if self.hands[s].contains(card) && Some(card) != self.from_pile =>
+                    if self.hands[s].contains(card) && !self.from_pile.contains(card) =>
                 {
                     self.hands[s].remove(card);
                     self.pile.push(card);
@@ -825,7 +815,7 @@ impl RummyHand {
                 let c =
                     self.pile.pop().ok_or_else(|| RummyError::Illegal("the discard pile is empty".into()))?;
                 self.hands[s].insert(c);
-                self.from_pile = Some(c);
+                self.from_pile = CardSet::single(c);
                 self.phase = RummyPhase::Play;
             }
             (RummyPhase::Play, RummyAction::Meld(cards)) => {
@@ -876,7 +866,7 @@ impl RummyHand {
                 if !self.hands[s].contains(card) {
                     return Err(RummyError::Illegal(format!("{card} is not in your hand")));
                 }
-                if Some(card) == self.from_pile {
+                if self.from_pile.contains(card) {
                     return Err(RummyError::Illegal(format!(
                         "{card} was just taken from the discard pile: it may not be discarded this turn"
                     )));
@@ -931,7 +921,7 @@ impl RummyHand {
             self.played_before[self.to_act as usize] = true;
         }
         self.played_now = false;
-        self.from_pile = None;
+        self.from_pile = CardSet::EMPTY;
         self.to_act = if self.to_act + 1 == self.rules.players { 0 } else { self.to_act + 1 };
         self.phase = RummyPhase::Draw;
         // The stock is empty for good (taking the pile's top card turn after turn would go on
