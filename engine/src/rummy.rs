@@ -467,13 +467,16 @@ impl RummyHand {
         match self.phase {
             RummyPhase::Over => None,
             RummyPhase::Draw => {
-                if self.can_draw_stock() {
-                    if i == 0 {
-                        return Some(RummyAction::DrawStock);
-                    }
-                    i -= 1;
+                let stock = self.can_draw_stock();
+                if i >= stock as u32 + !self.pile.is_empty() as u32 {
+                    return None;
                 }
-                (i == 0 && !self.pile.is_empty()).then_some(RummyAction::DrawPile)
+                // Random play picks either at random: a select, not a branch.
+                Some(std::hint::select_unpredictable(
+                    i == 0 && stock,
+                    RummyAction::DrawStock,
+                    RummyAction::DrawPile,
+                ))
             }
             RummyPhase::Play => {
                 let hand = self.hands[self.to_act as usize];
