@@ -471,12 +471,10 @@ impl RummyHand {
                 if i >= stock as u32 + !self.pile.is_empty() as u32 {
                     return None;
                 }
-                // Random play picks either at random: a select, not a branch.
-                Some(std::hint::select_unpredictable(
-                    i == 0 && stock,
-                    RummyAction::DrawStock,
-                    RummyAction::DrawPile,
-                ))
+                // Random play picks either at random: the variant computed, not branched to
+                // (`&`, not `&&`; the two variants' tags are 0 and 1).
+                let pile = (i != 0) | !stock;
+                Some(if pile { RummyAction::DrawPile } else { RummyAction::DrawStock })
             }
             RummyPhase::Play => {
                 let hand = self.hands[self.to_act as usize];
