@@ -81,9 +81,21 @@ fn bench(c: &mut Criterion) {
 }
 
 /// One hand of basic rummy at a table of `rules.players`, uniformly at random over the legal
-/// moves (`RummyHand::legal_into`, one buffer for the hand), from a seeded deal to going out
-/// or a dead hand.
+/// moves (`RummyHand::legal_count`, then `legal_nth` of a uniform index: no list is built),
+/// from a seeded deal to going out or a dead hand.
 fn random_rummy_hand(rules: &RummyRules, seed: u64, rng: &mut SplitMix) -> RummyHand {
+    let mut h = RummyHand::deal(rules, seed, 0, (seed % rules.players as u64) as u8).expect("checked rules");
+    while let Some(seat) = h.to_act() {
+        let i = ((rng.next() as u128 * h.legal_count() as u128) >> 64) as usize;
+        let a = h.legal_nth(i).expect("i < count");
+        h.apply(seat, a).expect("legal action applies");
+    }
+    h
+}
+
+/// The same playout over the listed moves (`RummyHand::legal_into`, one buffer for the
+/// hand), for checking: the same choices give the same hand.
+fn random_rummy_hand_listed(rules: &RummyRules, seed: u64, rng: &mut SplitMix) -> RummyHand {
     let mut h = RummyHand::deal(rules, seed, 0, (seed % rules.players as u64) as u8).expect("checked rules");
     let mut legal = Vec::with_capacity(64);
     while let Some(seat) = h.to_act() {
@@ -97,10 +109,15 @@ fn random_rummy_hand(rules: &RummyRules, seed: u64, rng: &mut SplitMix) -> Rummy
 fn bench_rummy(c: &mut Criterion) {
     for players in 2..=6u8 {
         let rules = RummyRules::for_players(players).expect("2 to 6");
-        // Check first: hands end both ways over these seeds.
+        // Check first: the fast path plays exactly the hands the listed one plays, and hands
+        // end both ways over these seeds.
         let (mut out, mut dead) = (0, 0);
         for seed in 0..500 {
-            match random_rummy_hand(&rules, seed, &mut SplitMix(seed)).result().expect("over").winner {
+            let fast = random_rummy_hand(&rules, seed, &mut SplitMix(seed));
+            let listed = random_rummy_hand_listed(&rules, seed, &mut SplitMix(seed));
+            assert_eq!(fast.result(), listed.result(), "{players} players, seed {seed}");
+            assert_eq!(format!("{fast:?}"), format!("{listed:?}"), "{players} players, seed {seed}");
+            match fast.result().expect("over").winner {
                 Some(_) => out += 1,
                 None => dead += 1,
             }

@@ -176,6 +176,9 @@ impl RummyRules {
     }
 }
 
+/// The aces: bit 0 of each suit lane.
+const ACES: u64 = 0x0001_0001_0001_0001;
+
 const fn contiguous(x: u64) -> bool {
     x != 0 && {
         let s = x >> x.trailing_zeros();
@@ -299,8 +302,8 @@ pub struct RummyHand {
     all_spots: CardSet,
     to_act: u8,
     phase: RummyPhase,
-    /// The card taken from the pile this turn, which may not be discarded.
-    from_pile: Option<Card>,
+    /// The card taken from the pile this turn, which may not be discarded (none, or one).
+    from_pile: CardSet,
     /// Whether each seat has laid a meld or laid off a card in this hand before this turn.
     played_before: Vec<bool>,
     /// Whether the seat to act has melded or laid off this turn.
@@ -341,7 +344,11 @@ impl RummyHand {
             hands[(dealer as usize + 1 + i) % n as usize].insert(c);
         }
         let first = cards[each * n as usize];
-        let stock: Vec<Card> = cards[each * n as usize + 1..].iter().rev().copied().collect();
+        // Both hold up to the whole deck: neither grows while the hand is played.
+        let mut stock = Vec::with_capacity(52);
+        stock.extend(cards[each * n as usize + 1..].iter().rev());
+        let mut pile = Vec::with_capacity(52);
+        pile.push(first);
         Ok(RummyHand {
             rules: rules.clone(),
             seed,
@@ -349,13 +356,13 @@ impl RummyHand {
             dealer,
             hands,
             stock,
-            pile: vec![first],
+            pile,
             table: Vec::new(),
             spots: Vec::new(),
             all_spots: CardSet::EMPTY,
             to_act: (dealer + 1) % n,
             phase: RummyPhase::Draw,
-            from_pile: None,
+            from_pile: CardSet::EMPTY,
             played_before: vec![false; n as usize],
             played_now: false,
             reshuffles: 0,
@@ -374,6 +381,7 @@ impl RummyHand {
     }
 
     /// The seat to act, or `None` once the hand is over.
+    #[inline]
     pub fn to_act(&self) -> Option<u8> {
         (self.phase != RummyPhase::Over).then_some(self.to_act)
     }
@@ -415,6 +423,7 @@ impl RummyHand {
 
     /// Whether a draw from the stock is possible now (the stock has a card, or the pile can
     /// be turned into one).
+    #[inline]
     fn can_draw_stock(&self) -> bool {
         !self.stock.is_empty() || (self.pile.len() >= 2 && self.reshuffles < self.rules.max_reshuffles)
     }
@@ -437,28 +446,82 @@ impl RummyHand {
         });
     }
 
-    /// How many legal moves there are ([`RummyHand::legal`]'s length, without building it).
+    /// How many legal moves there are ([`RummyHand::legal`]'s length, without building it):
+    /// counted by formula from the hand's bits, the table's lay-off spots and the pile.
+    #[inline]
     pub fn legal_count(&self) -> usize {
-        let mut n = 0;
-        self.each_legal(|_| {
-            n += 1;
-            false
-        });
-        n
+        match self.phase {
+            RummyPhase::Over => 0,
+            RummyPhase::Draw => self.can_draw_stock() as usize + !self.pile.is_empty() as usize,
+            RummyPhase::Play => {
+                let hand = self.hands[self.to_act as usize];
+                (self.meld_count(hand) + self.layoff_count(hand) + self.discards(hand).len()) as usize
+            }
+        }
     }
 
     /// The `i`-th legal move ([`RummyHand::legal`]`[i]`, without building the list).
+    #[inline]
     pub fn legal_nth(&self, i: usize) -> Option<RummyAction> {
-        let (mut k, mut found) = (0, None);
-        self.each_legal(|a| {
-            if k == i {
-                found = Some(a);
-                return true;
+        let mut i = u32::try_from(i).ok()?;
+        match self.phase {
+            RummyPhase::Over => None,
+            RummyPhase::Draw => {
+                let stock = self.can_draw_stock();
+                if i >= stock as u32 + !self.pile.is_empty() as u32 {
+                    return None;
+                }
+                // Random play picks either at random: the variant computed, not branched to
+                // (`&`, not `&&`; the two variants' tags are 0 and 1).
+                let pile = (i != 0) | !stock;
+                Some(if pile { RummyAction::DrawPile } else { RummyAction::DrawStock })
             }
-            k += 1;
-            false
-        });
-        found
+            RummyPhase::Play => {
+                let hand = self.hands[self.to_act as usize];
+                let melds = self.meld_count(hand);
+                if i < melds {
+                    let mut found = None;
+                    self.each_legal_meld(hand, |m| {
+                        if i == 0 {
+                            found = Some(m);
+                            return true;
+                        }
+                        i -= 1;
+                        false
+                    });
+                    return found;
+                }
+                i -= melds;
+                let fits = hand & self.all_spots;
+                if !fits.is_empty() {
+                    if hand.len() <= 2 {
+                        // Few cards: what a lay-off leaves needs checking, one by one.
+                        let mut found = None;
+                        self.each_legal_layoff(hand, |a| {
+                            if i == 0 {
+                                found = Some(a);
+                                return true;
+                            }
+                            i -= 1;
+                            false
+                        });
+                        if found.is_some() {
+                            return found;
+                        }
+                    } else {
+                        for (meld, &spots) in self.spots.iter().enumerate() {
+                            let here = fits & spots;
+                            let n = here.len();
+                            if i < n {
+                                return nth_card(here, i).map(|card| RummyAction::LayOff { card, meld });
+                            }
+                            i -= n;
+                        }
+                    }
+                }
+                nth_card(self.discards(hand), i).map(RummyAction::Discard)
+            }
+        }
     }
 
     /// Calls `f` on each legal move in order until it returns true.
@@ -475,34 +538,134 @@ impl RummyHand {
             }
             RummyPhase::Play => {
                 let hand = self.hands[self.to_act as usize];
-                // Only a play that leaves one card or none may leave too little: checked then.
                 let mut stop = false;
-                self.each_meld_in(hand, |m| {
-                    if hand.len() > m.len() + 1 || self.leaves_a_play(hand - m) {
-                        stop = f(RummyAction::Meld(m));
-                    }
+                self.each_legal_meld(hand, |a| {
+                    stop = f(a);
                     stop
                 });
                 if stop {
                     return;
                 }
-                let fits = hand & self.all_spots;
-                for (i, &spots) in self.spots.iter().enumerate().filter(|_| !fits.is_empty()) {
-                    for c in (fits & spots).iter() {
-                        if (hand.len() > 2 || self.leaves_a_play(hand.without(c)))
-                            && f(RummyAction::LayOff { card: c, meld: i })
-                        {
-                            return;
-                        }
-                    }
+                self.each_legal_layoff(hand, |a| {
+                    stop = f(a);
+                    stop
+                });
+                if stop {
+                    return;
                 }
-                for c in hand.iter() {
-                    if Some(c) != self.from_pile && f(RummyAction::Discard(c)) {
+                for c in self.discards(hand).iter() {
+                    if f(RummyAction::Discard(c)) {
                         return;
                     }
                 }
             }
         }
+    }
+
+    /// Calls `f` on each legal meld of `hand` (the hand to act) in order until it returns true.
+    fn each_legal_meld(&self, hand: CardSet, mut f: impl FnMut(RummyAction) -> bool) {
+        // Only a play that leaves one card or none may leave too little: checked then.
+        self.each_meld_in(hand, |m| {
+            (hand.len() > m.len() + 1 || self.leaves_a_play(hand - m)) && f(RummyAction::Meld(m))
+        });
+    }
+
+    /// Calls `f` on each legal lay-off of `hand` (the hand to act) in order until it returns
+    /// true.
+    fn each_legal_layoff(&self, hand: CardSet, mut f: impl FnMut(RummyAction) -> bool) {
+        let fits = hand & self.all_spots;
+        if fits.is_empty() {
+            return;
+        }
+        for (i, &spots) in self.spots.iter().enumerate() {
+            for c in (fits & spots).iter() {
+                if (hand.len() > 2 || self.leaves_a_play(hand.without(c)))
+                    && f(RummyAction::LayOff { card: c, meld: i })
+                {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The cards of `hand` (the hand to act) that may be discarded: all but the one taken
+    /// from the pile this turn.
+    #[inline]
+    fn discards(&self, hand: CardSet) -> CardSet {
+        hand - self.from_pile
+    }
+
+    /// How many legal melds `hand` (the hand to act) has: [`RummyHand::each_legal_meld`]'s
+    /// count, by formula. Sets: one per rank held 3 times, five (the four, its four threes)
+    /// per rank held 4 times. Runs: for each length `k` from 3, the number of `k` consecutive
+    /// cards of a suit held, counted in all four lanes at once (bits 13–15 of a lane are
+    /// empty, so no window crosses into the next lane; with aces high the ace is copied to
+    /// bit 13). Then the melds a play may not make: the whole hand when the final discard is
+    /// required, the whole hand but the card just taken from the pile.
+    #[inline]
+    fn meld_count(&self, hand: CardSet) -> u32 {
+        let b = hand.bits();
+        let [c, d, h, sp] = [0, 16, 32, 48].map(|at| (b >> at) & LANE);
+        let r3 = (c & d & h) | (c & d & sp) | (c & h & sp) | (d & h & sp);
+        let x = if self.rules.ace_high { b | (b & ACES) << 13 } else { b };
+        let w = x & x >> 1 & x >> 2;
+        // Most hands in play hold no meld at all.
+        if r3 | w == 0 { 0 } else { self.meld_count_of(hand, r3, x, w) }
+    }
+
+    /// [`RummyHand::meld_count`] once `hand` holds a meld: `r3` its ranks held 3 or 4 times,
+    /// `x` its bits (the aces copied to bit 13 when high), `w` the lowest cards of its three
+    /// consecutive cards of a suit.
+    #[inline(never)]
+    fn meld_count_of(&self, hand: CardSet, r3: u64, x: u64, mut w: u64) -> u32 {
+        let b = hand.bits();
+        let r4 = b & b >> 16 & b >> 32 & b >> 48 & LANE;
+        let mut n = r3.count_ones() + 4 * r4.count_ones();
+        let mut k = 3;
+        while w != 0 {
+            n += w.count_ones();
+            w &= x >> k;
+            k += 1;
+        }
+        if self.rules.ace_high {
+            // A whole suit with the ace high: the two stretches holding the ace twice (A..A)
+            // or the whole suit again (2..A) are no new runs.
+            const WHOLE: u64 = 0x3FFF;
+            for at in [0, 16, 32, 48] {
+                if x >> at & WHOLE == WHOLE {
+                    n -= 2;
+                }
+            }
+        }
+        if self.rules.final_discard == FinalDiscard::Required && self.rules.is_meld(hand) {
+            n -= 1;
+        }
+        if !self.from_pile.is_empty()
+            && hand.is_superset(self.from_pile)
+            && self.rules.is_meld(hand - self.from_pile)
+        {
+            n -= 1;
+        }
+        n
+    }
+
+    /// How many legal lay-offs `hand` (the hand to act) has: [`RummyHand::each_legal_layoff`]'s
+    /// count.
+    #[inline]
+    fn layoff_count(&self, hand: CardSet) -> u32 {
+        let fits = hand & self.all_spots;
+        if fits.is_empty() {
+            return 0;
+        }
+        if hand.len() <= 2 {
+            let mut n = 0;
+            self.each_legal_layoff(hand, |_| {
+                n += 1;
+                false
+            });
+            return n;
+        }
+        self.spots.iter().map(|&s| (fits & s).len()).sum()
     }
 
     /// Whether a hand left as `rest` after a meld or lay-off is allowed: empty only when the
@@ -511,10 +674,7 @@ impl RummyHand {
         if rest.is_empty() {
             return self.rules.final_discard == FinalDiscard::Optional;
         }
-        match self.from_pile {
-            Some(c) => rest != CardSet::single(c),
-            None => true,
-        }
+        rest != self.from_pile
     }
 
     /// The cards that could be laid off onto the meld `meld` now: the fourth of a set of
@@ -572,14 +732,12 @@ impl RummyHand {
         }
         for suit in 0..4u32 {
             let lane = (b >> (suit * 16)) & LANE;
-            if lane.count_ones() < 3 {
-                continue;
-            }
             let ext = if self.rules.ace_high { lane | (lane & 1) << 13 } else { lane };
-            for lo in 0..12u32 {
-                if ext >> lo & 0b111 != 0b111 {
-                    continue;
-                }
+            // The lowest cards of three consecutive ones held.
+            let mut starts = ext & ext >> 1 & ext >> 2;
+            while starts != 0 {
+                let lo = starts.trailing_zeros();
+                starts &= starts - 1;
                 for hi in lo + 2..14u32 {
                     if ext >> hi & 1 == 0 {
                         break;
@@ -600,7 +758,42 @@ impl RummyHand {
     }
 
     /// Plays `action` for `seat`; on an error the hand is unchanged.
+    #[inline]
     pub fn apply(&mut self, seat: u8, action: RummyAction) -> Result<(), RummyError> {
+        // The moves of almost every turn, when legal, played here; every other move, and
+        // every refusal, by `apply_checked`.
+        if seat == self.to_act {
+            let s = seat as usize;
+            match (self.phase, action) {
+                (RummyPhase::Draw, RummyAction::DrawStock | RummyAction::DrawPile) => {
+                    // One path for both (random play picks one at random: no branch on it).
+                    let pile = action == RummyAction::DrawPile;
+                    let from = if pile { &mut self.pile } else { &mut self.stock };
+                    if let Some(c) = from.pop() {
+                        self.hands[s].insert(c);
+                        self.from_pile = CardSet::from_bits((pile as u64) << c.bit());
+                        self.phase = RummyPhase::Play;
+                        return Ok(());
+                    }
+                }
+                (RummyPhase::Play, RummyAction::Discard(card))
+                    if self.hands[s].contains(card) && !self.from_pile.contains(card) =>
+                {
+                    self.hands[s].remove(card);
+                    self.pile.push(card);
+                    if !self.out_if_empty(seat) {
+                        self.next_turn();
+                    }
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
+        self.apply_checked(seat, action)
+    }
+
+    /// [`RummyHand::apply`], every move checked.
+    fn apply_checked(&mut self, seat: u8, action: RummyAction) -> Result<(), RummyError> {
         if self.phase == RummyPhase::Over || seat != self.to_act {
             return Err(RummyError::NotYourTurn { to_act: self.to_act() });
         }
@@ -623,7 +816,7 @@ impl RummyHand {
                 let c =
                     self.pile.pop().ok_or_else(|| RummyError::Illegal("the discard pile is empty".into()))?;
                 self.hands[s].insert(c);
-                self.from_pile = Some(c);
+                self.from_pile = CardSet::single(c);
                 self.phase = RummyPhase::Play;
             }
             (RummyPhase::Play, RummyAction::Meld(cards)) => {
@@ -674,7 +867,7 @@ impl RummyHand {
                 if !self.hands[s].contains(card) {
                     return Err(RummyError::Illegal(format!("{card} is not in your hand")));
                 }
-                if Some(card) == self.from_pile {
+                if self.from_pile.contains(card) {
                     return Err(RummyError::Illegal(format!(
                         "{card} was just taken from the discard pile: it may not be discarded this turn"
                     )));
@@ -703,34 +896,48 @@ impl RummyHand {
     }
 
     /// Ends the hand if `seat`'s hand is empty; whether it did.
+    #[inline]
     fn out_if_empty(&mut self, seat: u8) -> bool {
         if !self.hands[seat as usize].is_empty() {
             return false;
         }
+        self.go_out(seat);
+        true
+    }
+
+    /// Ends the hand: `seat` went out.
+    #[inline(never)]
+    fn go_out(&mut self, seat: u8) {
         let rummy = !self.played_before[seat as usize];
         let left: CardSet = self.hands.iter().fold(CardSet::EMPTY, |a, &h| a | h);
         let base = self.rules.points(left);
         let points = if rummy && self.rules.rummy_doubles { base * 2 } else { base };
         self.result = Some(RummyHandResult { winner: Some(seat), rummy, left: self.hands.clone(), points });
         self.phase = RummyPhase::Over;
-        true
     }
 
+    #[inline]
     fn next_turn(&mut self) {
         if self.played_now {
             self.played_before[self.to_act as usize] = true;
         }
         self.played_now = false;
-        self.from_pile = None;
-        self.to_act = (self.to_act + 1) % self.rules.players;
+        self.from_pile = CardSet::EMPTY;
+        self.to_act = if self.to_act + 1 == self.rules.players { 0 } else { self.to_act + 1 };
         self.phase = RummyPhase::Draw;
         // The stock is empty for good (taking the pile's top card turn after turn would go on
         // forever): a dead hand.
         if !self.can_draw_stock() {
-            self.result =
-                Some(RummyHandResult { winner: None, rummy: false, left: self.hands.clone(), points: 0 });
-            self.phase = RummyPhase::Over;
+            self.die();
         }
+    }
+
+    /// Ends the hand dead: nobody scores.
+    #[inline(never)]
+    fn die(&mut self) {
+        self.result =
+            Some(RummyHandResult { winner: None, rummy: false, left: self.hands.clone(), points: 0 });
+        self.phase = RummyPhase::Over;
     }
 
     /// The pile but its top card, shuffled, becomes the stock.
@@ -746,10 +953,62 @@ impl RummyHand {
         }
         // cards[0] is the top: the stock's top is its last.
         cards.reverse();
-        self.stock = cards;
-        self.pile = vec![top];
+        // The empty stock's buffer becomes the pile's.
+        self.pile = std::mem::replace(&mut self.stock, cards);
+        self.pile.push(top);
     }
 }
+
+/// The `i`-th card of `set` in bit order, branch-free (random play picks `i` at random, and
+/// a loop over the set bits would mispredict its exit): the suit lane holding it found by
+/// comparing `i` with the lanes' running counts, then the byte within the lane, then a
+/// table for the card within the byte.
+#[inline]
+fn nth_card(set: CardSet, i: u32) -> Option<Card> {
+    let x = set.bits();
+    let [c0, c1, c2] = [0, 16, 32].map(|at| (x >> at & LANE).count_ones());
+    let (s1, s2) = (c0 + c1, c0 + c1 + c2);
+    if i >= x.count_ones() {
+        return None;
+    }
+    let lane = (i >= c0) as u32 + (i >= s1) as u32 + (i >= s2) as u32;
+    let skipped = if i >= s2 {
+        s2
+    } else if i >= s1 {
+        s1
+    } else if i >= c0 {
+        c0
+    } else {
+        0
+    };
+    let bits = x >> (lane * 16);
+    let mut i = i - skipped;
+    let low = (bits & 0xFF).count_ones();
+    let high = i >= low;
+    i -= if high { low } else { 0 };
+    let at = lane * 16 + if high { 8 } else { 0 };
+    let byte = (x >> at) as usize & 0xFF;
+    Card::from_bit((at + SELECT_IN_BYTE[byte << 3 | i as usize] as u32) as u8)
+}
+
+/// `SELECT_IN_BYTE[b << 3 | k]`: the position of the `k`-th set bit of the byte `b` (8 when
+/// it has fewer).
+const SELECT_IN_BYTE: [u8; 2048] = {
+    let mut t = [8u8; 2048];
+    let mut b = 0;
+    while b < 256 {
+        let (mut k, mut bit) = (0, 0);
+        while bit < 8 {
+            if b >> bit & 1 == 1 {
+                t[b << 3 | k] = bit as u8;
+                k += 1;
+            }
+            bit += 1;
+        }
+        b += 1;
+    }
+    t
+};
 
 /// A whole game of basic rummy: hands until the end, the deal passing to the left.
 #[derive(Clone, Debug)]
@@ -887,5 +1146,33 @@ impl RummyGame {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nth_card_selects_in_bit_order() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for n in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Sparse and dense sets, the empty and the full one.
+            let set = match n {
+                0 => CardSet::EMPTY,
+                1 => CardSet::FULL,
+                _ if n % 3 == 0 => CardSet::from_bits(x & x >> 11),
+                _ => CardSet::from_bits(x),
+            };
+            let cards: Vec<Card> = set.iter().collect();
+            for (i, &c) in cards.iter().enumerate() {
+                assert_eq!(nth_card(set, i as u32), Some(c), "{set:?} {i}");
+            }
+            assert_eq!(nth_card(set, cards.len() as u32), None);
+            assert_eq!(nth_card(set, 63), None);
+        }
     }
 }

@@ -410,6 +410,82 @@ fn brute_force_legal(h: &RummyHand) -> Vec<A> {
     out
 }
 
+/// `legal_count` and `legal_nth` (counted by formula) agree with `legal` (listed) in hands
+/// dense with melds: large hands dealt from decks sorted by suit (long runs, whole suits,
+/// with the ace high or low) or by rank (sets, fours), every final-discard rule, random
+/// play to the end; the list checked by brute force while the hand is small enough.
+#[test]
+fn count_and_nth_agree_with_the_list_in_hands_full_of_melds() {
+    let by_suit: Vec<Card> = Card::all().collect();
+    let mut by_rank = by_suit.clone();
+    by_rank.sort_by_key(|c| (c.rank(), c.suit()));
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = |n: usize| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n as u64) as usize
+    };
+    let mut checked = 0;
+    for game in 0..240 {
+        let players = 2 + (game % 3) as u8;
+        let hand_size = [3, 10, 13, 16][game / 3 % 4];
+        if hand_size as usize * players as usize + 2 > 52 {
+            continue;
+        }
+        let r = RummyRules {
+            players,
+            hand_size,
+            ace_high: game / 12 % 2 == 1,
+            final_discard: if game / 24 % 2 == 1 { FinalDiscard::Required } else { FinalDiscard::Optional },
+            ..RummyRules::default()
+        };
+        // A sorted deck turned at a random place, then dealt: each seat gets every
+        // `players`-th card, so seat by seat the hands hold stretches of suits or ranks.
+        let sorted = if game / 48 % 2 == 0 { &by_suit } else { &by_rank };
+        let turn = next(52);
+        let mut cards: Vec<Card> = sorted[turn..].iter().chain(&sorted[..turn]).copied().collect();
+        // Seat 1's cards together: every card it is dealt from one stretch.
+        let each = hand_size as usize;
+        let stretch: Vec<Card> = cards.drain(..each).collect();
+        let mut dealt = Vec::new();
+        for i in 0..each * players as usize {
+            dealt.push(if i % players as usize == 0 {
+                stretch[i / players as usize]
+            } else {
+                cards.remove(0)
+            });
+        }
+        dealt.extend(cards);
+        let d = Deck::from_cards(&dealt).unwrap();
+        let mut h = RummyHand::deal_from(&r, game as u64, 0, 0, &d).unwrap();
+        while let Some(s) = h.to_act() {
+            let legal = h.legal();
+            assert_eq!(h.legal_count(), legal.len(), "game {game}: {h:?}");
+            for (i, a) in legal.iter().enumerate() {
+                assert_eq!(h.legal_nth(i), Some(*a), "game {game}, move {i}: {h:?}");
+            }
+            assert_eq!(h.legal_nth(legal.len()), None);
+            if h.phase() == RummyPhase::Play && h.hand(s).len() <= 12 {
+                let mut listed: Vec<String> = legal.iter().map(|a| format!("{a:?}")).collect();
+                listed.sort();
+                let mut brute: Vec<String> = brute_force_legal(&h).iter().map(|a| format!("{a:?}")).collect();
+                brute.sort();
+                assert_eq!(listed, brute, "game {game}: {h:?}");
+                checked += 1;
+            }
+            // Melds and lay-offs first when there are some, to empty hands and fill the table.
+            let play = legal.iter().position(|a| matches!(a, A::Meld(_) | A::LayOff { .. }));
+            let a = match play {
+                Some(i) if next(4) != 0 => legal[i + next(legal.len() - i)],
+                _ => legal[next(legal.len())],
+            };
+            h.apply(s, a).unwrap();
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
