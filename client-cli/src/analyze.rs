@@ -20,8 +20,8 @@ pub enum HandError {
     Parse(engine::ParseCardSetError),
     /// No cards at all.
     Empty,
-    /// More than [`MAX_CARDS`] cards.
-    TooMany(u32),
+    /// More cards than a hand holds (the count, the most).
+    TooMany(u32, u32),
     /// The line is not UTF-8 text (stream mode only).
     NotUtf8,
 }
@@ -31,7 +31,7 @@ impl fmt::Display for HandError {
         match self {
             HandError::Parse(e) => e.fmt(f),
             HandError::Empty => f.write_str("no cards: give 1 to 11 cards, e.g. 7S 8S 9S KD"),
-            HandError::TooMany(n) => write!(f, "{n} cards: too many for a hand of these rules"),
+            HandError::TooMany(n, max) => write!(f, "{n} cards: a hand has at most {max}"),
             HandError::NotUtf8 => f.write_str("the line is not valid UTF-8"),
         }
     }
@@ -44,7 +44,7 @@ pub fn parse_hand(text: &str) -> Result<CardSet, HandError> {
     let cards: CardSet = text.parse().map_err(HandError::Parse)?;
     match cards.len() {
         0 => Err(HandError::Empty),
-        n if n > MAX_CARDS => Err(HandError::TooMany(n)),
+        n if n > MAX_CARDS => Err(HandError::TooMany(n, MAX_CARDS)),
         _ => Ok(cards),
     }
 }
@@ -88,7 +88,7 @@ pub fn analyze(cards: CardSet) -> Result<Analysis, HandError> {
 pub fn analyze_with(cards: CardSet, full: u32) -> Result<Analysis, HandError> {
     match cards.len() {
         0 => Err(HandError::Empty),
-        n if n > full => Err(HandError::TooMany(n)),
+        n if n > full => Err(HandError::TooMany(n, full)),
         n if n == full && full != MAX_CARDS => {
             let best = engine::best_discard(cards).ok_or(HandError::Empty)?;
             Ok(Analysis::Eleven { best, big_gin: None })
@@ -345,7 +345,7 @@ mod tests {
         assert_eq!(parse_hand(" , "), Err(HandError::Empty));
         assert!(matches!(parse_hand("7S 7S"), Err(HandError::Parse(_))));
         assert!(matches!(parse_hand("7S XX"), Err(HandError::Parse(_))));
-        assert_eq!(parse_hand("AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC"), Err(HandError::TooMany(12)));
+        assert_eq!(parse_hand("AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC"), Err(HandError::TooMany(12, 11)));
         assert_eq!(parse_hand("10d, qh A♠").map(|h| h.to_string()), Ok("TD QH AS".to_string()));
     }
 

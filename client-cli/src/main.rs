@@ -411,7 +411,11 @@ fn run_analyze(args: AnalyzeArgs) -> Result<()> {
         engine::Format::Rummy(r) => {
             let full = r.cards_each() as u32 + 1;
             let check = |cards: engine::CardSet| {
-                if cards.len() > full { Err(analyze::HandError::TooMany(cards.len())) } else { Ok(cards) }
+                if cards.len() > full {
+                    Err(analyze::HandError::TooMany(cards.len(), full))
+                } else {
+                    Ok(cards)
+                }
             };
             if args.stdin {
                 analyze::run_lines_with(input(), output(), |c| check(c).map(|c| analyze::rummy_line(r, c)))
