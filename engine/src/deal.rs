@@ -109,6 +109,20 @@ impl<'de> serde::Deserialize<'de> for Deck {
     }
 }
 
+/// Shuffles the cards of a discard pile being turned into a new stock, as basic rummy and
+/// gin for three or more turn it: `cards` is the pile (its top card left out) from its
+/// bottom card up; Fisher–Yates as for the deck ([`Deck::shuffled`]: from the end, Lemire's
+/// draw) on ChaCha8 keyed by the game `seed`, nonce `hand | k << 48` for the `k`-th turn of
+/// the pile in hand number `hand` (`k` from 1). Afterwards `cards[0]` is the top of the
+/// turned cards.
+pub(crate) fn shuffle_turned_pile(cards: &mut [Card], seed: u64, hand: u64, k: u32) {
+    let mut rng = ChaCha8::new(seed, hand | (k as u64) << 48);
+    for i in (1..cards.len() as u32).rev() {
+        let j = rng.below(i + 1) as usize;
+        cards.swap(i as usize, j);
+    }
+}
+
 /// The first dealer (0 or 1) of a game with this seed.
 pub fn first_dealer(seed: u64) -> u8 {
     (ChaCha8::new(seed, u64::MAX).next_u32() & 1) as u8
