@@ -122,7 +122,7 @@ fn bench_rummy(c: &mut Criterion) {
 /// dead hand.
 fn random_gin7_hand(rules: &Gin7Rules, seed: u64, rng: &mut SplitMix) -> Gin7Hand {
     let dealer = (seed % rules.players as u64) as u8;
-    let mut h = Gin7Hand::deal_from(rules, Deck::shuffled(seed, 0), dealer).expect("checked rules");
+    let mut h = Gin7Hand::deal_from(rules, seed, 0, dealer, Deck::shuffled(seed, 0)).expect("checked rules");
     while let Some(seat) = h.to_act() {
         let legal = h.legal();
         let i = ((rng.next() as u128 * legal.count() as u128) >> 64) as u32;
@@ -135,7 +135,7 @@ fn random_gin7_hand(rules: &Gin7Rules, seed: u64, rng: &mut SplitMix) -> Gin7Han
 /// The same playout through the allocating API (legal_actions + is_legal), for checking.
 fn random_gin7_hand_checked(rules: &Gin7Rules, seed: u64, rng: &mut SplitMix) -> Gin7Hand {
     let dealer = (seed % rules.players as u64) as u8;
-    let mut h = Gin7Hand::deal_from(rules, Deck::shuffled(seed, 0), dealer).expect("checked rules");
+    let mut h = Gin7Hand::deal_from(rules, seed, 0, dealer, Deck::shuffled(seed, 0)).expect("checked rules");
     while let Some(seat) = h.to_act() {
         let legal = h.legal_actions();
         assert!(legal.iter().all(|a| h.is_legal(seat, a)));

@@ -263,6 +263,25 @@ mod tests {
 
     const PINNED_SEED1_HAND0: &str = "KS 4S TD 3C TH 9D AC KH KD AD JS QC";
 
+    /// The turned pile's shuffle (rummy's and gin for three or more's): pinned, as the deal.
+    #[test]
+    fn turned_pile_shuffle_is_stable() {
+        let mut cards: Vec<Card> = Card::all().take(10).collect();
+        shuffle_turned_pile(&mut cards, 1, 0, 1);
+        let mut again: Vec<Card> = Card::all().take(10).collect();
+        shuffle_turned_pile(&mut again, 1, 0, 1);
+        assert_eq!(cards, again);
+        let s = cards.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ");
+        assert_eq!(s, "6C 3C 2C 7C 9C 5C 4C 8C AC TC");
+        // Another turn, or another hand: another order.
+        let mut other: Vec<Card> = Card::all().take(10).collect();
+        shuffle_turned_pile(&mut other, 1, 0, 2);
+        assert_ne!(other, cards);
+        let mut other: Vec<Card> = Card::all().take(10).collect();
+        shuffle_turned_pile(&mut other, 1, 1, 1);
+        assert_ne!(other, cards);
+    }
+
     #[test]
     fn below_is_roughly_uniform() {
         let mut r = ChaCha8::new(7, 0);
