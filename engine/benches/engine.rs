@@ -169,6 +169,18 @@ fn bench_gin7(c: &mut Criterion) {
                 black_box(random_gin7_hand(&rules, seed, &mut rng).stock_len())
             })
         });
+        // The same without turns of the pile (`reshuffles = 0`, the rule before it existed):
+        // random play rarely knocks, so each turn allowed adds about a stock's worth of
+        // actions to a hand; this one compares with the figures from before.
+        let rules = Gin7Rules { reshuffles: 0, ..rules };
+        let mut seed = 0u64;
+        let mut rng = SplitMix(1);
+        c.bench_function(&format!("gin7_random_hand_no_turns/{players}"), |b| {
+            b.iter(|| {
+                seed += 1;
+                black_box(random_gin7_hand(&rules, seed, &mut rng).stock_len())
+            })
+        });
     }
 }
 
