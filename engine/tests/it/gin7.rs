@@ -469,7 +469,7 @@ fn impossible_rules_are_refused_with_a_clear_error() {
         (d.players, d.hand_size, d.knock_limit, d.gin_points, d.knock_points, d.defence_points),
         (4, 7, 10, 20, 10, 10)
     );
-    assert_eq!((d.layoffs, d.dead_stock, d.reshuffles, d.end), (true, 2, 3, Gin7End::Points(100)));
+    assert_eq!((d.layoffs, d.dead_stock, d.reshuffles, d.end), (true, 2, 12, Gin7End::Points(100)));
 }
 
 /// The game: the deal passes left after every hand (dead ones too), to a number of hands or
