@@ -139,7 +139,7 @@ fn bench_rummy(c: &mut Criterion) {
 /// dead hand.
 fn random_gin7_hand(rules: &Gin7Rules, seed: u64, rng: &mut SplitMix) -> Gin7Hand {
     let dealer = (seed % rules.players as u64) as u8;
-    let mut h = Gin7Hand::deal_from(rules, Deck::shuffled(seed, 0), dealer).expect("checked rules");
+    let mut h = Gin7Hand::deal_from(rules, seed, 0, dealer, Deck::shuffled(seed, 0)).expect("checked rules");
     while let Some(seat) = h.to_act() {
         let legal = h.legal();
         let i = ((rng.next() as u128 * legal.count() as u128) >> 64) as u32;
@@ -152,7 +152,7 @@ fn random_gin7_hand(rules: &Gin7Rules, seed: u64, rng: &mut SplitMix) -> Gin7Han
 /// The same playout through the allocating API (legal_actions + is_legal), for checking.
 fn random_gin7_hand_checked(rules: &Gin7Rules, seed: u64, rng: &mut SplitMix) -> Gin7Hand {
     let dealer = (seed % rules.players as u64) as u8;
-    let mut h = Gin7Hand::deal_from(rules, Deck::shuffled(seed, 0), dealer).expect("checked rules");
+    let mut h = Gin7Hand::deal_from(rules, seed, 0, dealer, Deck::shuffled(seed, 0)).expect("checked rules");
     while let Some(seat) = h.to_act() {
         let legal = h.legal_actions();
         assert!(legal.iter().all(|a| h.is_legal(seat, a)));
@@ -181,6 +181,18 @@ fn bench_gin7(c: &mut Criterion) {
         let mut seed = 0u64;
         let mut rng = SplitMix(1);
         c.bench_function(&format!("gin7_random_hand/{players}"), |b| {
+            b.iter(|| {
+                seed += 1;
+                black_box(random_gin7_hand(&rules, seed, &mut rng).stock_len())
+            })
+        });
+        // The same without turns of the pile (`reshuffles = 0`, the rule before it existed):
+        // random play rarely knocks, so each turn allowed adds about a stock's worth of
+        // actions to a hand; this one compares with the figures from before.
+        let rules = Gin7Rules { reshuffles: 0, ..rules };
+        let mut seed = 0u64;
+        let mut rng = SplitMix(1);
+        c.bench_function(&format!("gin7_random_hand_no_turns/{players}"), |b| {
             b.iter(|| {
                 seed += 1;
                 black_box(random_gin7_hand(&rules, seed, &mut rng).stock_len())

@@ -109,6 +109,20 @@ impl<'de> serde::Deserialize<'de> for Deck {
     }
 }
 
+/// Shuffles the cards of a discard pile being turned into a new stock, as basic rummy and
+/// gin for three or more turn it: `cards` is the pile (its top card left out) from its
+/// bottom card up; Fisher–Yates as for the deck ([`Deck::shuffled`]: from the end, Lemire's
+/// draw) on ChaCha8 keyed by the game `seed`, nonce `hand | k << 48` for the `k`-th turn of
+/// the pile in hand number `hand` (`k` from 1). Afterwards `cards[0]` is the top of the
+/// turned cards.
+pub(crate) fn shuffle_turned_pile(cards: &mut [Card], seed: u64, hand: u64, k: u32) {
+    let mut rng = ChaCha8::new(seed, hand | (k as u64) << 48);
+    for i in (1..cards.len() as u32).rev() {
+        let j = rng.below(i + 1) as usize;
+        cards.swap(i as usize, j);
+    }
+}
+
 /// The first dealer (0 or 1) of a game with this seed.
 pub fn first_dealer(seed: u64) -> u8 {
     (ChaCha8::new(seed, u64::MAX).next_u32() & 1) as u8
@@ -248,6 +262,25 @@ mod tests {
     }
 
     const PINNED_SEED1_HAND0: &str = "KS 4S TD 3C TH 9D AC KH KD AD JS QC";
+
+    /// The turned pile's shuffle (rummy's and gin for three or more's): pinned, as the deal.
+    #[test]
+    fn turned_pile_shuffle_is_stable() {
+        let mut cards: Vec<Card> = Card::all().take(10).collect();
+        shuffle_turned_pile(&mut cards, 1, 0, 1);
+        let mut again: Vec<Card> = Card::all().take(10).collect();
+        shuffle_turned_pile(&mut again, 1, 0, 1);
+        assert_eq!(cards, again);
+        let s = cards.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ");
+        assert_eq!(s, "6C 3C 2C 7C 9C 5C 4C 8C AC TC");
+        // Another turn, or another hand: another order.
+        let mut other: Vec<Card> = Card::all().take(10).collect();
+        shuffle_turned_pile(&mut other, 1, 0, 2);
+        assert_ne!(other, cards);
+        let mut other: Vec<Card> = Card::all().take(10).collect();
+        shuffle_turned_pile(&mut other, 1, 1, 1);
+        assert_ne!(other, cards);
+    }
 
     #[test]
     fn below_is_roughly_uniform() {

@@ -463,6 +463,9 @@ impl Pile {
     pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
     }
+    pub(crate) fn len(&self) -> usize {
+        self.len as usize
+    }
     pub(crate) fn push(&mut self, c: Card) {
         self.cards[self.len as usize] = c;
         self.len += 1;

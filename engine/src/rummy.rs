@@ -31,7 +31,7 @@ use std::fmt;
 
 use crate::card::{Card, Rank};
 use crate::cardset::{CardSet, LANE};
-use crate::deal::{ChaCha8, Deck};
+use crate::deal::{Deck, shuffle_turned_pile};
 
 /// How a hand may end by going out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -946,11 +946,7 @@ impl RummyHand {
         let top = self.pile.pop().expect("the pile has two cards or more");
         // From the pile's bottom card up, shuffled as the deck is.
         let mut cards = std::mem::take(&mut self.pile);
-        let mut rng = ChaCha8::new(self.seed, self.number | (self.reshuffles as u64) << 48);
-        for i in (1..cards.len() as u32).rev() {
-            let j = rng.below(i + 1) as usize;
-            cards.swap(i as usize, j);
-        }
+        shuffle_turned_pile(&mut cards, self.seed, self.number, self.reshuffles);
         // cards[0] is the top: the stock's top is its last.
         cards.reverse();
         // The empty stock's buffer becomes the pile's.

@@ -39,7 +39,7 @@ fn deck(dealer: u8, seats: &[&str], up: &str, stock: &str) -> Deck {
 fn knock_first_turn(r: &Gin7Rules, dealer: u8, seats: &[&str], stock: &str, discard: &str) -> Gin7HandResult {
     let used: CardSet = seats.iter().map(|s| hand(s)).fold(hand(stock), |a, b| a | b);
     let up = (!used).first().unwrap().to_string();
-    let mut h = Gin7Hand::deal_from(r, deck(dealer, seats, &up, stock), dealer).unwrap();
+    let mut h = Gin7Hand::deal_from(r, 0, 0, dealer, deck(dealer, seats, &up, stock)).unwrap();
     let first = (dealer + 1) % r.players;
     h.apply(first, &Action::DrawStock).unwrap();
     assert_eq!(h.apply(first, &Action::knock(card(discard))), Ok(Gin7Event::Knocked { seat: first }));
@@ -230,7 +230,7 @@ fn layoffs_onto_the_knockers_melds_only_each_defender_on_its_own() {
 #[test]
 fn knock_limit_and_named_melds() {
     let seats = ["2C 3C 4C 9D 9H 9S KS", "5C 6C JD QD KD 4S 8S", "7H 7D 7S 5S 2H AS AD"];
-    let mut h = Gin7Hand::deal_from(&rules(3), deck(2, &seats, "QC", "JH"), 2).unwrap();
+    let mut h = Gin7Hand::deal_from(&rules(3), 0, 0, 2, deck(2, &seats, "QC", "JH")).unwrap();
     h.apply(0, &Action::DrawStock).unwrap();
     let before = h.clone();
     // Without KS: [2C 3C 4C] [9D 9H 9S] JH = 10, the limit: allowed; without 2C: 3C 4C KS JH
@@ -295,23 +295,144 @@ fn a_turn_and_its_refusals() {
     assert_eq!(h.to_act(), Some(0));
 }
 
-/// The dead hand: a discard leaving two cards in the stock ends the hand, nobody scores.
+/// The dead hand: without turns of the pile (`reshuffles = 0`, the two-player rule), a
+/// discard leaving two cards in the stock ends the hand, nobody scores.
 #[test]
 fn dead_hand_at_two_cards_of_stock() {
     for players in 3..=6u8 {
-        let r = rules(players);
+        let r = Gin7Rules { reshuffles: 0, ..rules(players) };
         let mut h = Gin7Hand::deal(&r, 3, 0, 0).unwrap();
         let mut last = None;
+        let mut discards = 0;
         while let Some(s) = h.to_act() {
             let Gin7Event::Drew { card, .. } = h.apply(s, &Action::DrawStock).unwrap() else { panic!() };
             last = Some(h.apply(s, &Action::Discard { card }).unwrap());
+            discards += 1;
         }
         assert!(matches!(last, Some(Gin7Event::DeadHand { .. })));
-        assert_eq!(h.stock_len(), 2);
+        assert_eq!((h.stock_len(), discards), (2, r.stock_at_deal() - 2));
+        assert_eq!((h.pile().len(), h.pile_turns()), (discards + 1, 0));
         let res = h.result().unwrap();
         assert_eq!((res.end, res.winner, res.knocker), (Gin7EndKind::Dead, None, None));
         assert!(res.seats.iter().all(|s| s.points == 0 && s.penalty == 0));
     }
+}
+
+/// The pile turned (`reshuffles`): at six, from the deck in its fresh order (dealer 5: seat 0
+/// holds AC 8C 2D 9D 3H TH 4S…, the upcard is 4S, the stock 5S to KS), every seat draws the
+/// stock's top and discards it; seat 0 takes the upcard first, then throws it back. The
+/// discard that leaves 2 cards in the stock turns the pile but that discard under them,
+/// shuffled; after the last turn allowed, the same discard kills the hand.
+#[test]
+fn the_pile_is_turned_under_the_stock_then_the_hand_dies() {
+    let fresh = Deck::from_cards(&Card::all().collect::<Vec<_>>()).unwrap();
+    let play = |reshuffles: u32| {
+        let r = Gin7Rules { reshuffles, ..rules(6) };
+        let mut h = Gin7Hand::deal_from(&r, 77, 4, 5, fresh).unwrap();
+        assert_eq!((h.upcard(), h.stock_len()), (card("4S"), 9));
+        assert_eq!(h.stock()[0], card("5S"));
+        // Seat 0 takes 4S (known), discards AC; seats 1 to 5 draw 5S to 9S and discard them.
+        h.apply(0, &Action::DrawPile).unwrap();
+        h.apply(0, &Action::Discard { card: card("AC") }).unwrap();
+        assert_eq!(h.known_cards(0), hand("4S"));
+        for s in 1..=5 {
+            let Gin7Event::Drew { card, .. } = h.apply(s, &Action::DrawStock).unwrap() else { panic!() };
+            h.apply(s, &Action::Discard { card }).unwrap();
+        }
+        // Seat 0 draws TS and throws 4S back; seat 1 draws JS and discards it: 2 cards left.
+        h.apply(0, &Action::DrawStock).unwrap();
+        h.apply(0, &Action::Discard { card: card("4S") }).unwrap();
+        assert_eq!(h.known_cards(0), CardSet::EMPTY);
+        h.apply(1, &Action::DrawStock).unwrap();
+        let before = h.clone();
+        let event = h.apply(1, &Action::Discard { card: card("JS") }).unwrap();
+        (before, h, event)
+    };
+
+    // reshuffles = 0: today's dead hand, the stock at 2, the pile as it lies.
+    let (_, h, event) = play(0);
+    assert_eq!(event, Gin7Event::DeadHand { seat: 1, card: card("JS") });
+    assert_eq!((h.is_over(), h.result().unwrap().end, h.pile_turns()), (true, Gin7EndKind::Dead, 0));
+    assert_eq!(h.stock(), &[card("QS"), card("KS")]);
+    assert_eq!(h.pile(), &["AC", "5S", "6S", "7S", "8S", "9S", "4S", "JS"].map(card));
+
+    // reshuffles = 1: the same discard turns the pile.
+    let (before, mut h, event) = play(1);
+    assert_eq!(before.stock(), &[card("QS"), card("KS")]);
+    assert_eq!(event, Gin7Event::PileTurned { seat: 1, card: card("JS"), turn: 1 });
+    assert_eq!((h.pile_turns(), h.phase(), h.to_act()), (1, Gin7Phase::Draw, Some(2)));
+    // The top stays; the cards left in the stock stay on top; under them, exactly the old
+    // pile but its top, in another order.
+    let turned = hand("AC 5S 6S 7S 8S 9S 4S");
+    assert_eq!(h.pile(), &[card("JS")]);
+    assert_eq!(h.stock_len(), 2 + 7);
+    assert_eq!(&h.stock()[..2], &[card("QS"), card("KS")]);
+    let under: CardSet = h.stock()[2..].iter().copied().collect();
+    assert_eq!((under, under.len()), (turned, 7));
+    assert_ne!(h.stock()[2..], ["AC", "5S", "6S", "7S", "8S", "9S", "4S"].map(card));
+    conserved(&h);
+    // The turned cards are hidden again: nobody has seen them, not even those who held them
+    // (seat 0 held 4S and AC); the new top is seen by all.
+    for s in 0..6 {
+        assert!(h.seen_by(s).is_disjoint(turned), "seat {s}");
+        assert!(h.seen_by(s).contains(card("JS")));
+        assert_eq!(h.known_cards(s), CardSet::EMPTY);
+    }
+    assert!(before.seen_by(3).contains(card("4S")) && before.seen_by(0).contains(card("AC")));
+    // The same seed and hand number turn the pile the same way; another hand number not.
+    assert_eq!(play(1).1, h);
+    let other = {
+        let r = Gin7Rules { reshuffles: 1, ..rules(6) };
+        let mut g = Gin7Hand::deal_from(&r, 77, 5, 5, fresh).unwrap();
+        for (s, a) in replay_actions(&before) {
+            g.apply(s, &a).unwrap();
+        }
+        g.apply(1, &Action::Discard { card: card("JS") }).unwrap();
+        g
+    };
+    assert_eq!(other.pile(), h.pile());
+    assert_ne!(other.stock(), h.stock());
+
+    // Seats 2 and 3 draw QS and KS, seat 4 the first turned card: it alone has seen it.
+    for s in 2..=3 {
+        h.apply(s, &Action::DrawStock).unwrap();
+        let top = h.cards(s).iter().find(|c| !fresh.cards()[..42].contains(c)).unwrap();
+        h.apply(s, &Action::Discard { card: top }).unwrap();
+    }
+    let first = h.stock()[0];
+    assert_eq!(
+        h.apply(4, &Action::DrawStock).unwrap(),
+        Gin7Event::Drew { seat: 4, card: first, from_stock: true }
+    );
+    assert!(h.seen_by(4).contains(first));
+    assert!((0..6).filter(|&s| s != 4).all(|s| !h.seen_by(s).contains(first)));
+    h.apply(4, &Action::Discard { card: first }).unwrap();
+    // Play on, drawing and discarding, until the stock is at 2 again: no turn left, dead.
+    let mut last = None;
+    while let Some(s) = h.to_act() {
+        let Gin7Event::Drew { card, .. } = h.apply(s, &Action::DrawStock).unwrap() else { panic!() };
+        last = Some(h.apply(s, &Action::Discard { card }).unwrap());
+        conserved(&h);
+    }
+    assert!(matches!(last, Some(Gin7Event::DeadHand { .. })));
+    assert_eq!((h.stock_len(), h.pile_turns(), h.pile().len()), (2, 1, 8));
+    let res = h.result().unwrap();
+    assert_eq!((res.end, res.winner), (Gin7EndKind::Dead, None));
+    conserved(&h);
+}
+
+/// The actions that led to `h` from its deal, for the scripted hand above (all draws from the
+/// stock but seat 0's first, each discard named by the pile).
+fn replay_actions(h: &Gin7Hand) -> Vec<(u8, Action)> {
+    let mut out = vec![(0, Action::DrawPile)];
+    for (i, &c) in h.pile().iter().enumerate() {
+        if i > 0 {
+            out.push((i as u8 % 6, Action::DrawStock));
+        }
+        out.push((i as u8 % 6, Action::Discard { card: c }));
+    }
+    out.push((1, Action::DrawStock));
+    out
 }
 
 /// Each impossible combination is refused, naming the field.
@@ -348,7 +469,7 @@ fn impossible_rules_are_refused_with_a_clear_error() {
         (d.players, d.hand_size, d.knock_limit, d.gin_points, d.knock_points, d.defence_points),
         (4, 7, 10, 20, 10, 10)
     );
-    assert_eq!((d.layoffs, d.dead_stock, d.end), (true, 2, Gin7End::Points(100)));
+    assert_eq!((d.layoffs, d.dead_stock, d.reshuffles, d.end), (true, 2, 12, Gin7End::Points(100)));
 }
 
 /// The game: the deal passes left after every hand (dead ones too), to a number of hands or
@@ -456,6 +577,16 @@ fn conserved(h: &Gin7Hand) {
     assert_eq!((n, all), (52, CardSet::FULL));
 }
 
+/// The stock stays hidden: no seat has seen a card in it (the cards turned back into it with
+/// the pile are unseen again), and the cards known in a hand are in it.
+fn hidden(h: &Gin7Hand) {
+    let stock: CardSet = h.stock().iter().copied().collect();
+    for s in 0..h.players() {
+        assert!(h.seen_by(s).is_disjoint(stock), "seat {s} has seen a card of the stock");
+        assert!(h.known_cards(s) - h.cards(s) == CardSet::EMPTY);
+    }
+}
+
 /// The result follows the scoring rules, recomputed from its deadwoods, and each seat's melds,
 /// layoffs and deadwood account for its cards.
 fn check_scores(h: &Gin7Hand) {
@@ -534,8 +665,14 @@ proptest! {
     /// set is exactly what `apply` accepts; `count`/`nth` agree with `legal_actions`; a replay
     /// gives the same hand; the score follows the rules.
     #[test]
-    fn random_hands_keep_every_rule(seed in any::<u64>(), players in 3u8..=6, layoffs: bool, limit in 0u32..=20) {
-        let r = Gin7Rules { layoffs, knock_limit: limit, ..rules(players) };
+    fn random_hands_keep_every_rule(
+        seed in any::<u64>(),
+        players in 3u8..=6,
+        layoffs: bool,
+        limit in 0u32..=20,
+        reshuffles in 0u32..=4,
+    ) {
+        let r = Gin7Rules { layoffs, knock_limit: limit, reshuffles, ..rules(players) };
         let dealer = (seed % players as u64) as u8;
         let mut h = Gin7Hand::deal(&r, seed, 0, dealer).unwrap();
         let start = h.clone();
@@ -571,9 +708,18 @@ proptest! {
                 prop_assert_eq!(&c, &h);
             }
             let a = legal[rng.below(legal.len() as u32) as usize].clone();
-            h.apply(seat, &a).unwrap();
+            let turns = h.pile_turns();
+            let event = h.apply(seat, &a).unwrap();
             played.push((seat, a));
             conserved(&h);
+            hidden(&h);
+            let turned = matches!(event, Gin7Event::PileTurned { turn, .. } if turn == turns + 1);
+            prop_assert_eq!(h.pile_turns(), turns + turned as u32);
+            prop_assert!(h.pile_turns() <= reshuffles);
+            if turned {
+                prop_assert_eq!(h.pile().len(), 1);
+                prop_assert!(h.stock_len() > r.dead_stock as usize);
+            }
         }
         check_scores(&h);
         let mut again = start;
@@ -585,8 +731,8 @@ proptest! {
 
     /// Whole games: the deal passes left, the totals are the sums of the hands.
     #[test]
-    fn random_games_add_up(seed in any::<u64>(), players in 3u8..=6, hands in 1u32..6) {
-        let r = Gin7Rules { end: Gin7End::Hands(hands), knock_limit: 10, ..rules(players) };
+    fn random_games_add_up(seed in any::<u64>(), players in 3u8..=6, hands in 1u32..6, reshuffles in 0u32..=4) {
+        let r = Gin7Rules { end: Gin7End::Hands(hands), knock_limit: 10, reshuffles, ..rules(players) };
         let mut g = Gin7Game::new(Gin7Setup::new(r, seed)).unwrap();
         play_game(&mut g, &mut SplitMix(seed));
         prop_assert_eq!(g.hands().len() as u32, hands);
@@ -649,4 +795,45 @@ fn setup_and_results_round_trip_and_replay() {
         again.apply(*s, a).unwrap();
     }
     assert_eq!(again, g);
+}
+
+/// With `reshuffles = 0` the hands are exactly those of before the rule: random play over
+/// 3 to 6 players and many seeds, each hand's actions and result folded into a fingerprint
+/// pinned from the engine before the field existed.
+#[test]
+fn no_turn_of_the_pile_plays_exactly_as_before() {
+    let mut fp = 0xcbf2_9ce4_8422_2325u64;
+    let mut fold = |x: u64| {
+        for b in x.to_le_bytes() {
+            fp = (fp ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    };
+    let mut dead = 0;
+    for players in 3..=6u8 {
+        let r = Gin7Rules { reshuffles: 0, ..rules(players) };
+        for seed in 0..300u64 {
+            let mut h = Gin7Hand::deal(&r, seed, seed % 5, (seed % players as u64) as u8).unwrap();
+            let mut rng = SplitMix(seed ^ 0xF00D);
+            let mut n = 0u64;
+            while let Some(s) = h.to_act() {
+                let l = h.legal();
+                let a = l.nth(rng.below(l.count())).unwrap();
+                h.apply(s, &a).unwrap();
+                n += 1;
+            }
+            let res = h.result().unwrap();
+            dead += (res.end == Gin7EndKind::Dead) as u32;
+            fold(n);
+            fold(res.end as u64);
+            fold(h.stock_len() as u64);
+            fold(res.knocker.map_or(99, |k| k as u64));
+            for s in &res.seats {
+                fold(s.points as u64 | (s.penalty as u64) << 16 | (s.deadwood as u64) << 32);
+            }
+            for c in h.pile() {
+                fold(c.to_string().bytes().fold(0, |a, b| a << 8 | b as u64));
+            }
+        }
+    }
+    assert_eq!((dead, fp), (1138, 4_844_564_496_537_420_031));
 }
