@@ -253,6 +253,16 @@ pub enum TableEvent {
         /// The card.
         card: Card,
     },
+    /// Gin-7: the seat discarded `card`, the stock was low, and the pile under that card was
+    /// shuffled into the stock (the pile's `turn`-th turn in this hand, from 1).
+    PileTurned {
+        /// Who.
+        seat: u8,
+        /// The discard, alone on the pile.
+        card: Card,
+        /// Which turn.
+        turn: u32,
+    },
     /// Gin kinds: the discard left the stock too low: the hand is dead.
     DeadHand {
         /// Who.
@@ -290,6 +300,7 @@ impl TableEvent {
             TableEvent::Passed { seat }
             | TableEvent::Drew { seat, .. }
             | TableEvent::Discarded { seat, .. }
+            | TableEvent::PileTurned { seat, .. }
             | TableEvent::DeadHand { seat, .. }
             | TableEvent::Knocked { seat }
             | TableEvent::Melded { seat, .. }
@@ -642,6 +653,7 @@ impl Table {
                         TableEvent::Drew { seat, from_stock, card: Some(card) }
                     }
                     E::Discarded { seat, card } => TableEvent::Discarded { seat, card },
+                    E::PileTurned { seat, card, turn } => TableEvent::PileTurned { seat, card, turn },
                     E::DeadHand { seat, card } => TableEvent::DeadHand { seat, card },
                     E::Knocked { seat } => TableEvent::Knocked { seat },
                 };
