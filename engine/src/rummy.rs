@@ -416,6 +416,12 @@ impl RummyHand {
         self.stock.len()
     }
 
+    /// The card the seat to act took from the discard pile this turn, which it may not
+    /// discard this turn (none before its draw, or after a draw from the stock).
+    pub fn taken_from_pile(&self) -> Option<Card> {
+        self.from_pile.first()
+    }
+
     /// The result, once the hand is over.
     pub fn result(&self) -> Option<&RummyHandResult> {
         self.result.as_ref()
