@@ -990,7 +990,9 @@ fn nth_card(set: CardSet, i: u32) -> Option<Card> {
     let at = 64 - before.leading_zeros();
     let skipped = ((sums << 8) >> at) as u32 & 0xFF;
     let byte = (x >> at) as usize & 0xFF;
-    Card::from_bit((at + SELECT_IN_BYTE[byte << 3 | (i - skipped) as usize] as u32) as u8)
+    // Below 8 (the card is in this byte): masked, the index needs no bounds check.
+    let k = (i - skipped) as usize & 7;
+    Card::from_bit((at + SELECT_IN_BYTE[byte << 3 | k] as u32) as u8)
 }
 
 /// `SELECT_IN_BYTE[b << 3 | k]`: the position of the `k`-th set bit of the byte `b` (8 when
