@@ -416,6 +416,12 @@ impl RummyHand {
         self.stock.len()
     }
 
+    /// The card the seat to act took from the discard pile this turn, which it may not
+    /// discard this turn (none before its draw, or after a draw from the stock).
+    pub fn taken_from_pile(&self) -> Option<Card> {
+        self.from_pile.first()
+    }
+
     /// The result, once the hand is over.
     pub fn result(&self) -> Option<&RummyHandResult> {
         self.result.as_ref()
@@ -956,35 +962,33 @@ impl RummyHand {
 }
 
 /// The `i`-th card of `set` in bit order, branch-free (random play picks `i` at random, and
-/// a loop over the set bits would mispredict its exit): the suit lane holding it found by
-/// comparing `i` with the lanes' running counts, then the byte within the lane, then a
-/// table for the card within the byte.
+/// a loop over the set bits would mispredict its exit), broadword (Vigna's select): the
+/// bytes' running counts in one word (a popcount's first steps, then a multiply), the byte
+/// holding the card found by comparing `i` with all eight at once, then a table for the
+/// card within the byte.
 #[inline]
 fn nth_card(set: CardSet, i: u32) -> Option<Card> {
+    const L8: u64 = 0x0101_0101_0101_0101;
+    const H8: u64 = 0x8080_8080_8080_8080;
     let x = set.bits();
-    let [c0, c1, c2] = [0, 16, 32].map(|at| (x >> at & LANE).count_ones());
-    let (s1, s2) = (c0 + c1, c0 + c1 + c2);
-    if i >= x.count_ones() {
+    let mut s = x - (x >> 1 & 0x5555_5555_5555_5555);
+    s = (s & 0x3333_3333_3333_3333) + (s >> 2 & 0x3333_3333_3333_3333);
+    s = (s + (s >> 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+    // Byte `k`: the cards in bytes 0..=k (at most 64: no byte overflows).
+    let sums = s.wrapping_mul(L8);
+    if i >= (sums >> 56) as u32 {
         return None;
     }
-    let lane = (i >= c0) as u32 + (i >= s1) as u32 + (i >= s2) as u32;
-    let skipped = if i >= s2 {
-        s2
-    } else if i >= s1 {
-        s1
-    } else if i >= c0 {
-        c0
-    } else {
-        0
-    };
-    let bits = x >> (lane * 16);
-    let mut i = i - skipped;
-    let low = (bits & 0xFF).count_ones();
-    let high = i >= low;
-    i -= if high { low } else { 0 };
-    let at = lane * 16 + if high { 8 } else { 0 };
+    // The high bit of byte `k` set when `sums[k] <= i` (`i + 128 - sums[k]` borrows from no
+    // other byte): the bytes before the card's, a prefix as the sums only grow.
+    let before = ((i as u64 * L8) | H8).wrapping_sub(sums) & H8;
+    // Their number times 8: the card's byte's first bit (below 64, as `i` is below the count).
+    let at = 64 - before.leading_zeros();
+    let skipped = ((sums << 8) >> at) as u32 & 0xFF;
     let byte = (x >> at) as usize & 0xFF;
-    Card::from_bit((at + SELECT_IN_BYTE[byte << 3 | i as usize] as u32) as u8)
+    // Below 8 (the card is in this byte): masked, the index needs no bounds check.
+    let k = (i - skipped) as usize & 7;
+    Card::from_bit((at + SELECT_IN_BYTE[byte << 3 | k] as u32) as u8)
 }
 
 /// `SELECT_IN_BYTE[b << 3 | k]`: the position of the `k`-th set bit of the byte `b` (8 when

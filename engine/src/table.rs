@@ -594,7 +594,8 @@ impl Table {
         if seat >= self.players() {
             return Err(TableError::NoSuchSeat(seat));
         }
-        let to_act = self.to_act();
+        // Only a refusal reads it (rummy's, of its own: built only then).
+        let to_act = if matches!(self, Table::Rummy(_)) { Vec::new() } else { self.to_act() };
         let wrong_turn = |e: TableError| match e {
             TableError::NotYourTurn { why, .. } => TableError::NotYourTurn { to_act: to_act.clone(), why },
             e => e,
@@ -664,12 +665,16 @@ impl Table {
                 let before = g.results().len();
                 let held = g.hand().hand(seat);
                 let top = g.hand().pile_top();
-                g.apply(seat, a).map_err(|e| match e {
-                    RummyError::NotYourTurn { .. } => {
-                        wrong_turn(TableError::NotYourTurn { to_act: vec![], why: e.to_string() })
-                    }
-                    e => TableError::Illegal(e.to_string()),
-                })?;
+                if let Err(e) = g.apply(seat, a) {
+                    return Err(match e {
+                        // Nothing changed: the seat to act is the one before the move.
+                        RummyError::NotYourTurn { .. } => TableError::NotYourTurn {
+                            to_act: if g.is_over() { None } else { g.hand().to_act() }.into_iter().collect(),
+                            why: e.to_string(),
+                        },
+                        e => TableError::Illegal(e.to_string()),
+                    });
+                }
                 let event = match a {
                     // The card drawn is the one now in the hand.
                     RummyAction::DrawStock => TableEvent::Drew {

@@ -62,11 +62,13 @@ impl TableBot {
     pub fn act(&mut self, t: &Table, seat: u8) -> Move {
         match t {
             Table::Rummy(g) => {
-                let legal = g.hand().legal();
+                let h = g.hand();
                 if self.name == "random" {
-                    return legal[self.rng.below(legal.len() as u32) as usize].into();
+                    // `legal()[i]` without the list.
+                    let i = self.rng.below(h.legal_count() as u32) as usize;
+                    return h.legal_nth(i).expect("i < the legal count").into();
                 }
-                rummy_simple(g.hand(), seat, &legal, &mut self.rng).into()
+                rummy_simple(h, seat, &mut self.rng).into()
             }
             Table::Gin7(g) => {
                 let h = g.hand();
@@ -148,7 +150,62 @@ static GIN7_DECISION_RULES: std::sync::LazyLock<engine::RuleSet> = std::sync::La
 /// Rummy's baseline: lay the meld worth most, then any lay-off, then discard to the least
 /// deadwood (the highest card that is not part of a pair or a near-run); draw the pile's top
 /// only when it melds with the hand or lays off.
-fn rummy_simple(
+///
+/// [`rummy_simple_listed`]'s choice (the same moves, the same draws from `rng`), decided
+/// without the list of legal moves in the turns of almost every game: the draws, a turn whose
+/// first legal move is a lay-off, and a turn that can only discard (by bits: the cards that
+/// pair or sit next to another, the highest of the rest). The other turns (a meld to lay)
+/// go through the list.
+fn rummy_simple(h: &engine::rummy::RummyHand, seat: u8, rng: &mut Rng) -> engine::rummy::RummyAction {
+    use engine::rummy::{RummyAction as A, RummyPhase};
+    let rules = h.rules();
+    let cards = h.hand(seat);
+    match (h.phase(), h.legal_nth(0)) {
+        // The draws listed: the stock first when it may be drawn, then the pile when it has a
+        // card.
+        (RummyPhase::Draw, Some(first)) => {
+            if let Some(top) = h.pile_top() {
+                // Only cards of the top's rank or suit can meld with it.
+                let b = top.bit() as u64;
+                let near =
+                    CardSet::from_bits(0x0001_0001_0001_0001 << (b & 15) | 0x1FFF << (b & !15)) & cards;
+                let melds = near
+                    .iter()
+                    .any(|a| near.iter().any(|c| c > a && rules.is_meld(CardSet::from_iter([a, c, top]))));
+                let lays = h.table().iter().any(|m| rules.is_meld(m.cards.with(top)));
+                if melds || lays {
+                    return A::DrawPile;
+                }
+            }
+            first
+        }
+        // No meld (they come first), lay-offs next: the first of them.
+        (RummyPhase::Play, Some(first @ A::LayOff { .. })) => first,
+        // Only discards: every card but the one just taken from the pile.
+        (RummyPhase::Play, Some(A::Discard(_))) => {
+            let discards = match h.taken_from_pile() {
+                Some(c) => cards.without(c),
+                None => cards,
+            };
+            // The cards with another of their rank, or of their suit at most 2 ranks away
+            // (nothing crosses a suit lane: bits 13-15 of each are empty, and masked).
+            let b = cards.bits();
+            let near =
+                b.rotate_left(16) | b.rotate_left(32) | b.rotate_left(48) | b << 1 | b << 2 | b >> 1 | b >> 2;
+            let useful = CardSet::from_bits(near & 0x1FFF_1FFF_1FFF_1FFF);
+            let loose = discards - useful;
+            let pool = if loose.is_empty() { discards } else { loose };
+            let best = pool.iter().map(|c| rules.card_points(c)).max().expect("a discard");
+            let ties: CardSet = pool.iter().filter(|&c| rules.card_points(c) == best).collect();
+            let k = rng.below(ties.len());
+            A::Discard(ties.iter().nth(k as usize).expect("k < ties"))
+        }
+        _ => rummy_simple_listed(h, seat, &h.legal(), rng),
+    }
+}
+
+/// [`rummy_simple`] over the list of legal moves.
+fn rummy_simple_listed(
     h: &engine::rummy::RummyHand,
     seat: u8,
     legal: &[engine::rummy::RummyAction],
@@ -231,7 +288,13 @@ pub fn play_table(setup: TableSetup, bots: &mut [TableBot]) -> Result<Table, Tab
         action: Move::Pass,
         error,
     })?;
-    while let Some(&seat) = t.to_act().first() {
+    loop {
+        // `to_act().first()`, without the list at a rummy table (one seat acts at a time).
+        let next = match &t {
+            Table::Rummy(g) => g.hand().to_act().filter(|_| !g.is_over()),
+            _ => t.to_act().first().copied(),
+        };
+        let Some(seat) = next else { break };
         let m = bots[seat as usize].act(&t, seat);
         let before = t.gin_seat(seat).map(|(h, _, n, players)| (n, players, h.pile().last().copied()));
         let step = t.apply(seat, &m).map_err(|error| TableIllegal {
@@ -484,5 +547,51 @@ impl TableReport {
             );
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::rummy::{FinalDiscard, RummyGame, RummyRules};
+
+    /// The simple rummy bot decides as it does over the list of legal moves: the same move
+    /// and the same draws from its generator, at every decision of games at every table size,
+    /// aces low and high, the final discard optional and required.
+    #[test]
+    fn rummy_simple_chooses_as_over_the_list() {
+        let mut decisions = [0u32; 5];
+        for players in 2..=6u8 {
+            for g in 0..40u64 {
+                let mut rules = RummyRules::for_players(players).expect("2 to 6");
+                rules.ace_high = g % 2 == 1;
+                if g % 4 >= 2 {
+                    rules.final_discard = FinalDiscard::Required;
+                }
+                let mut game = RummyGame::new(rules, g * 1009 + players as u64).expect("rules");
+                let mut rng = Rng::new(g);
+                let mut moves = 0;
+                while !game.is_over() && moves < 20_000 {
+                    let h = game.hand();
+                    let seat = h.to_act().expect("a seat acts");
+                    let mut listed_rng = rng.clone();
+                    let a = rummy_simple(h, seat, &mut rng);
+                    let b = rummy_simple_listed(h, seat, &h.legal(), &mut listed_rng);
+                    assert_eq!(a, b, "{players} players, game {g}, move {moves}");
+                    assert_eq!(rng.below(1 << 30), listed_rng.below(1 << 30), "the same draws");
+                    use engine::rummy::RummyAction as A;
+                    decisions[match a {
+                        A::DrawStock => 0,
+                        A::DrawPile => 1,
+                        A::Meld(_) => 2,
+                        A::LayOff { .. } => 3,
+                        A::Discard(_) => 4,
+                    }] += 1;
+                    game.apply(seat, a).expect("a legal move");
+                    moves += 1;
+                }
+            }
+        }
+        assert!(decisions.iter().all(|&n| n > 0), "every kind of move: {decisions:?}");
     }
 }
