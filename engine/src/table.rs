@@ -594,12 +594,29 @@ impl Table {
         if seat >= self.players() {
             return Err(TableError::NoSuchSeat(seat));
         }
-        // Only a refusal reads it (rummy's, of its own: built only then).
-        let to_act = if matches!(self, Table::Rummy(_)) { Vec::new() } else { self.to_act() };
-        let wrong_turn = |e: TableError| match e {
-            TableError::NotYourTurn { why, .. } => TableError::NotYourTurn { to_act: to_act.clone(), why },
-            e => e,
-        };
+        match self.apply_unchecked_turn(seat, m) {
+            // A refusal leaves the table as it was: who may act is read then, not per move.
+            Err(TableError::NotYourTurn { why, .. }) => {
+                Err(TableError::NotYourTurn { to_act: self.to_act(), why })
+            }
+            r => r,
+        }
+    }
+
+    /// The seat that may act first (the lowest when several may), without building a list.
+    pub fn first_to_act(&self) -> Option<u8> {
+        match self {
+            Table::Teams(_) => self.to_act().first().copied(),
+            Table::Gin(g) => g.to_act().map(u8::from),
+            Table::ThreePlayer(g) => g.to_act(),
+            Table::Gin7(g) => g.to_act(),
+            Table::Rummy(g) => g.hand().to_act().filter(|_| !g.is_over()),
+        }
+    }
+
+    /// [`Table::apply`] past its checks of the game and the seat; a refusal's `to_act` is
+    /// left empty for `apply` to fill.
+    fn apply_unchecked_turn(&mut self, seat: u8, m: &Move) -> Result<TableStep, TableError> {
         match self {
             Table::Gin(g) => {
                 let a = m.to_gin()?;
@@ -612,17 +629,17 @@ impl Table {
                         game_over: step.game_over,
                     }),
                     Err(GameError::Rule(crate::hand::RuleError::NotYourTurn { to_act: t })) => {
-                        Err(wrong_turn(TableError::NotYourTurn {
+                        Err(TableError::NotYourTurn {
                             to_act: vec![],
                             why: format!("not your turn: seat {t} is to act"),
-                        }))
+                        })
                     }
                     Err(e) => Err(TableError::Illegal(e.to_string())),
                 }
             }
             Table::ThreePlayer(g) => {
                 let players = g.players();
-                let step = g.apply(seat, &m.to_gin()?).map_err(pair_err).map_err(wrong_turn)?;
+                let step = g.apply(seat, &m.to_gin()?).map_err(pair_err)?;
                 Ok(TableStep {
                     event: TableEvent::from_gin(step.event, players),
                     gin_event: Some(step.event),
@@ -632,7 +649,7 @@ impl Table {
             }
             Table::Teams(g) => {
                 let players = g.place_of(seat).map(|(t, _)| g.players(t)).expect("every seat plays");
-                let step = g.apply(seat, &m.to_gin()?).map_err(pair_err).map_err(wrong_turn)?;
+                let step = g.apply(seat, &m.to_gin()?).map_err(pair_err)?;
                 Ok(TableStep {
                     event: TableEvent::from_gin(step.event, players),
                     gin_event: Some(step.event),
@@ -644,7 +661,7 @@ impl Table {
                 let a = m.to_gin()?;
                 let step = g.apply(seat, &a).map_err(|e| match e {
                     Gin7Error::NotYourTurn { .. } => {
-                        wrong_turn(TableError::NotYourTurn { to_act: vec![], why: e.to_string() })
+                        TableError::NotYourTurn { to_act: vec![], why: e.to_string() }
                     }
                     e => TableError::Illegal(e.to_string()),
                 })?;

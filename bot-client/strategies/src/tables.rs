@@ -288,13 +288,7 @@ pub fn play_table(setup: TableSetup, bots: &mut [TableBot]) -> Result<Table, Tab
         action: Move::Pass,
         error,
     })?;
-    loop {
-        // `to_act().first()`, without the list at a rummy table (one seat acts at a time).
-        let next = match &t {
-            Table::Rummy(g) => g.hand().to_act().filter(|_| !g.is_over()),
-            _ => t.to_act().first().copied(),
-        };
-        let Some(seat) = next else { break };
+    while let Some(seat) = t.first_to_act() {
         let m = bots[seat as usize].act(&t, seat);
         let before = t.gin_seat(seat).map(|(h, _, n, players)| (n, players, h.pile().last().copied()));
         let step = t.apply(seat, &m).map_err(|error| TableIllegal {
