@@ -363,6 +363,28 @@ pub enum Table {
     Rummy(RummyGame),
 }
 
+impl TableStep {
+    /// The step of a two-player gin hand whose seats hold `players`.
+    fn gin(event: crate::hand::Event, players: [u8; 2], hand_over: bool, game_over: bool) -> TableStep {
+        TableStep {
+            event: TableEvent::from_gin(event, players),
+            gin_event: Some(event),
+            hand_over,
+            game_over,
+        }
+    }
+}
+
+/// The table setup of a three-player or team game.
+fn pair_setup(s: &PairSetup, format: fn(crate::rules::RuleSet) -> Format) -> TableSetup {
+    TableSetup {
+        format: format(s.rules.clone()),
+        seed: s.seed,
+        decks: s.decks.clone(),
+        first_dealer: s.first_dealer,
+    }
+}
+
 fn pair_err(e: PairError) -> TableError {
     match e {
         PairError::Rules(e) => TableError::Setup(e.to_string()),
@@ -424,24 +446,8 @@ impl Table {
                     first_dealer: s.first_dealer.map(u8::from),
                 }
             }
-            Table::ThreePlayer(g) => {
-                let s = g.setup();
-                TableSetup {
-                    format: Format::ThreePlayer(s.rules.clone()),
-                    seed: s.seed,
-                    decks: s.decks.clone(),
-                    first_dealer: s.first_dealer,
-                }
-            }
-            Table::Teams(g) => {
-                let s = g.setup();
-                TableSetup {
-                    format: Format::Teams(s.rules.clone()),
-                    seed: s.seed,
-                    decks: s.decks.clone(),
-                    first_dealer: s.first_dealer,
-                }
-            }
+            Table::ThreePlayer(g) => pair_setup(g.setup(), Format::ThreePlayer),
+            Table::Teams(g) => pair_setup(g.setup(), Format::Teams),
             Table::Gin7(g) => {
                 let s = g.setup();
                 TableSetup {
@@ -622,12 +628,7 @@ impl Table {
                 let a = m.to_gin()?;
                 let s = Seat::new(seat).expect("checked above");
                 match g.apply(s, &a) {
-                    Ok(step) => Ok(TableStep {
-                        event: TableEvent::from_gin(step.event, [0, 1]),
-                        gin_event: Some(step.event),
-                        hand_over: step.hand_over,
-                        game_over: step.game_over,
-                    }),
+                    Ok(step) => Ok(TableStep::gin(step.event, [0, 1], step.hand_over, step.game_over)),
                     Err(GameError::Rule(crate::hand::RuleError::NotYourTurn { to_act: t })) => {
                         Err(TableError::NotYourTurn {
                             to_act: vec![],
@@ -640,22 +641,12 @@ impl Table {
             Table::ThreePlayer(g) => {
                 let players = g.players();
                 let step = g.apply(seat, &m.to_gin()?).map_err(pair_err)?;
-                Ok(TableStep {
-                    event: TableEvent::from_gin(step.event, players),
-                    gin_event: Some(step.event),
-                    hand_over: step.hand_over,
-                    game_over: step.game_over,
-                })
+                Ok(TableStep::gin(step.event, players, step.hand_over, step.game_over))
             }
             Table::Teams(g) => {
                 let players = g.place_of(seat).map(|(t, _)| g.players(t)).expect("every seat plays");
                 let step = g.apply(seat, &m.to_gin()?).map_err(pair_err)?;
-                Ok(TableStep {
-                    event: TableEvent::from_gin(step.event, players),
-                    gin_event: Some(step.event),
-                    hand_over: step.hand_over,
-                    game_over: step.game_over,
-                })
+                Ok(TableStep::gin(step.event, players, step.hand_over, step.game_over))
             }
             Table::Gin7(g) => {
                 let a = m.to_gin()?;
