@@ -44,7 +44,13 @@ mod tests {
                 target: 100,
                 ..Default::default()
             }),
-            seats: vec![gin_proto::v1::SeatInfo { seat: 0, name: "ann".into(), taken: true, bot: false }],
+            seats: vec![gin_proto::v1::SeatInfo {
+                seat: 0,
+                name: "ann".into(),
+                taken: true,
+                bot: false,
+                team: None,
+            }],
             fixed_deals,
             ..Default::default()
         };

@@ -369,6 +369,9 @@ fn short_end(r: &pb::HandResult) -> &'static str {
         pb::EndKind::Undercut => "undercut",
         pb::EndKind::Gin => "gin",
         pb::EndKind::BigGin => "big gin",
+        pb::EndKind::Defence => "defence",
+        pb::EndKind::WentOut => "went out",
+        pb::EndKind::Rummy => "rummy",
         pb::EndKind::Unspecified => "?",
     }
 }

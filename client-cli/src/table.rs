@@ -262,6 +262,9 @@ impl Table {
         }
         match kind {
             None => return Err("an event with no kind".into()),
+            Some(K::MeldLaid(_) | K::CardLaidOff(_) | K::PileTurned(_) | K::TableHandEnded(_)) => {
+                return Err("an event of a table format: this screen shows two-player gin".into());
+            }
             Some(K::PlayerJoined(j)) => {
                 let s = seat(j.seat)?;
                 self.names[s.index()] = shown(&j.name);

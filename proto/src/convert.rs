@@ -133,7 +133,7 @@ pub fn legal_to_pb(legal: &Legal, held: CardSet) -> Vec<pb::LegalAction> {
         out.push(pb::LegalAction {
             kind: kind(pb::ActionKind::Discard),
             card: c.notation().to_owned(),
-            deadwood: 0,
+            ..Default::default()
         });
     }
     if !legal.knocks.is_empty() {
@@ -143,6 +143,7 @@ pub fn legal_to_pb(legal: &Legal, held: CardSet) -> Vec<pb::LegalAction> {
                 kind: kind(pb::ActionKind::Knock),
                 card: c.notation().to_owned(),
                 deadwood: by[c.bit() as usize] as u32,
+                ..Default::default()
             });
         }
     }
@@ -224,7 +225,12 @@ mod tests {
 
     #[test]
     fn legal_from_the_wire() {
-        let k = |k: pb::ActionKind, c: &str| pb::LegalAction { kind: k as i32, card: c.into(), deadwood: 0 };
+        let k = |k: pb::ActionKind, c: &str| pb::LegalAction {
+            kind: k as i32,
+            card: c.into(),
+            deadwood: 0,
+            ..Default::default()
+        };
         let t = [
             k(pb::ActionKind::Discard, "7S"),
             k(pb::ActionKind::Discard, "KD"),

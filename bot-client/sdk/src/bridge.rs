@@ -361,6 +361,8 @@ pub fn parse_answer(line: &str, legal: &Legal) -> Result<Action, String> {
 pub fn event_line(ev: &pb::GameEvent) -> Option<String> {
     let line = match ev.kind.as_ref()? {
         K::PlayerJoined(_) | K::TurnStarted(_) => return None,
+        // The bridge plays two-player gin; the other formats' events do not occur there.
+        K::MeldLaid(_) | K::CardLaidOff(_) | K::PileTurned(_) | K::TableHandEnded(_) => return None,
         K::HandDealt(d) => {
             let hand: String = d.your_hand.iter().map(|c| format!(" {c}")).collect();
             format!("deal {} {} {} {}{hand}", d.hand_number, d.dealer, d.upcard, d.knock_limit)

@@ -164,6 +164,9 @@ impl SeatTracker {
                 self.bots[s.index()] = j.bot;
             }
             Some(K::PlayerLeft(_)) | Some(K::ClockExpired(_)) => {}
+            Some(K::MeldLaid(_) | K::CardLaidOff(_) | K::PileTurned(_) | K::TableHandEnded(_)) => {
+                return Err("an event of a table format in a two-player game".into());
+            }
             Some(K::HandDealt(d)) => {
                 let upcard = convert::card(&d.upcard).map_err(wire)?;
                 let hand = convert::cards(&d.your_hand).map_err(wire)?;
@@ -330,6 +333,7 @@ mod tests {
                             kind: kind as i32,
                             card: card.map(|c| c.to_string()).unwrap_or_default(),
                             deadwood: 0,
+                            ..Default::default()
                         }
                     })
                     .collect(),

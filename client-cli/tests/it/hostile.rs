@@ -33,6 +33,7 @@ fn hostile_snapshot() -> pb::GameSnapshot {
         kind: pb::ActionKind::Knock as i32,
         card: "\x1b[2JKS".into(),
         deadwood: 0,
+        ..Default::default()
     });
     s
 }
@@ -124,11 +125,18 @@ fn gin_list_prints_no_raw_control_character() {
         rules: Some(pb::RuleSet { name: rules.into(), target: 100, ..Default::default() }),
         clock: Some(pb::TurnClock { turn_millis: 30_000, policy: 0 }),
         seats: vec![
-            pb::SeatInfo { seat: 0, name: names[0].into(), taken: true, bot: false },
-            pb::SeatInfo { seat: 1, name: names[1].into(), taken: !names[1].is_empty(), bot: false },
+            pb::SeatInfo { seat: 0, name: names[0].into(), taken: true, bot: false, team: None },
+            pb::SeatInfo {
+                seat: 1,
+                name: names[1].into(),
+                taken: !names[1].is_empty(),
+                bot: false,
+                team: None,
+            },
         ],
         created_unix_ms: NOW,
         fixed_deals: false,
+        ..Default::default()
     };
     let lines = gin_client_cli::list::lines(&[
         game("g1", OSC_TITLE, [BIDI, ""]),

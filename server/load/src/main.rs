@@ -1811,7 +1811,7 @@ mod tests {
     }
 
     fn la(kind: pb::ActionKind, card: &str, deadwood: u32) -> pb::LegalAction {
-        pb::LegalAction { kind: kind as i32, card: card.into(), deadwood }
+        pb::LegalAction { kind: kind as i32, card: card.into(), deadwood, ..Default::default() }
     }
 
     #[test]

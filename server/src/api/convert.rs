@@ -17,6 +17,46 @@ pub fn parse_melds(melds: &[pb::Meld]) -> Result<Vec<Meld>, Status> {
     gin_proto::convert::melds(melds).map_err(|e| Status::invalid_argument(e.to_string()))
 }
 
+/// The format a request names: `None` for two-player gin under `rules` (unless `players`
+/// asks for another size); else a preset or a document (`format`), at `players` (0: the
+/// format's own size). Errors name the field.
+pub fn format(
+    format: &str,
+    players: u32,
+    rules: Option<&pb::Rules>,
+) -> Result<Option<engine::Format>, Status> {
+    if format.trim().is_empty() {
+        return match players {
+            0 | 2 => Ok(None),
+            n => Err(Status::invalid_argument(format!(
+                "players: two-player gin is for 2; for a table of {n}, name a format (`format`: three-player, \
+                 teams, gin-7, rummy)"
+            ))),
+        };
+    }
+    if rules.is_some_and(|r| r.kind.is_some()) {
+        return Err(Status::invalid_argument("rules: not with `format` (a format holds its own rules)"));
+    }
+    if format.len() > 16 * 1024 {
+        return Err(Status::invalid_argument("format: at most 16 KiB"));
+    }
+    let bad = |e: engine::FormatError| {
+        let field = if e.field.is_empty() { "format".to_string() } else { format!("format.{}", e.field) };
+        Status::invalid_argument(format!("{field}: {}", e.message))
+    };
+    let mut f = engine::Format::parse_any(format).map_err(bad)?;
+    if players != 0 {
+        let n =
+            u8::try_from(players).map_err(|_| Status::invalid_argument(format!("players: {players}?")))?;
+        f = f.with_players(n).map_err(|e| Status::invalid_argument(format!("players: {}", e.message)))?;
+    }
+    if let Some(r) = f.gin_rules() {
+        gin_proto::text::check("format.name", &r.name, gin_proto::text::NAME_MAX)
+            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+    }
+    Ok(Some(f))
+}
+
 /// A seat index from a request.
 pub fn seat(field: &str, n: u32) -> Result<Seat, Status> {
     gin_proto::convert::seat(n).map_err(|e| Status::invalid_argument(format!("{field}: {e}")))

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use engine::{Action, Seat};
+use engine::{Action, Move};
 use gin_proto::v1 as pb;
 use gin_proto::v1::game_service_server::GameService;
 use tokio::sync::mpsc;
@@ -29,7 +29,7 @@ impl Games {
     /// The seat of an acting request in `game`: its identity, checked against the game; a
     /// [`ClaimedToken`] is checked against the game's seats (the game read back if it left
     /// memory).
-    async fn seat_for<T>(&self, req: &Request<T>, game: &str) -> Result<Seat, Status> {
+    async fn seat_for<T>(&self, req: &Request<T>, game: &str) -> Result<u8, Status> {
         if let Some(claim) = req.extensions().get::<ClaimedToken>() {
             let cell = self.0.game(game).await?;
             let st = cell.state.lock().await;
@@ -48,7 +48,7 @@ impl Games {
 
     /// Whose view a request has of game `st`: its seat's, or a spectator's (no token, or the
     /// token of a seat in another game). A [`ClaimedToken`] must be a seat of `st`.
-    fn viewer<T>(&self, req: &Request<T>, st: &GameState) -> Result<Option<Seat>, Status> {
+    fn viewer<T>(&self, req: &Request<T>, st: &GameState) -> Result<Option<u8>, Status> {
         if let Some(claim) = req.extensions().get::<ClaimedToken>() {
             return Ok(claimed_seat(st, &claim.token_hash).map(Some)?);
         }
@@ -61,7 +61,7 @@ impl Games {
         req: &Request<T>,
         game: &str,
         expected_seq: u64,
-        f: impl FnOnce(&mut GameState, Seat, i64) -> Result<R, GameError> + Send + 'static,
+        f: impl FnOnce(&mut GameState, u8, i64) -> Result<R, GameError> + Send + 'static,
     ) -> Result<(u64, R), Status> {
         let s = &self.0;
         let game = game_id(game)?;
@@ -78,6 +78,20 @@ impl Games {
     ) -> Result<u64, Status> {
         let (seq, _) = self
             .act(req, game, expected_seq, move |st, seat, now| st.play(seat, &action, ActionKind::Play, now))
+            .await?;
+        Ok(seq)
+    }
+
+    /// A move of a format other than two-player gin (rummy's melds and lay-offs).
+    async fn play_move<T>(
+        &self,
+        req: &Request<T>,
+        game: &str,
+        expected_seq: u64,
+        m: Move,
+    ) -> Result<u64, Status> {
+        let (seq, _) = self
+            .act(req, game, expected_seq, move |st, seat, now| st.play_move(seat, &m, ActionKind::Play, now))
             .await?;
         Ok(seq)
     }
@@ -152,9 +166,15 @@ impl GameService for Games {
             return Err(Status::failed_precondition("the record is available once the game is over"));
         };
         let (json, text, hands) = match &st.game {
-            Some(g) => {
+            Some(engine::Table::Gin(g)) => {
                 let rec = g.record();
                 let n = g.hand_number() + 1; // the hand in play too: dealt, and over with the game
+                (rec.to_json(), rec.to_text(), n)
+            }
+            Some(t) => {
+                let rec = t.record();
+                // Every hand dealt, the ones in play when the game ended too.
+                let n = st.hands_dealt();
                 (rec.to_json(), rec.to_text(), n)
             }
             None => (String::new(), String::new(), 0),
@@ -176,12 +196,9 @@ impl GameService for Games {
         let (game, exp) = (r.game_id.clone(), r.expected_seq);
         let (seq, _) = self
             .act(&req, &game, exp, |st, seat, now| {
-                let offer = st
-                    .game
-                    .as_ref()
-                    .is_some_and(|g| matches!(g.hand().phase(), engine::Phase::UpcardOffer { .. }));
+                let offer = st.offered(seat);
                 // Not the seat to act: the engine says "not your turn" (below), whatever the phase.
-                if !offer && !st.is_over() && st.to_act() == Some(seat) {
+                if !offer && !st.is_over() && st.may_act(seat) {
                     return Err(GameError::NotNow("the upcard is offered only on the first turn"));
                 }
                 st.play(seat, &Action::DrawPile, ActionKind::Play, now)
@@ -210,12 +227,7 @@ impl GameService for Games {
         };
         let (seq, card) = self
             .act(&req, &game, exp, move |st, seat, now| {
-                if st.to_act() == Some(seat)
-                    && st
-                        .game
-                        .as_ref()
-                        .is_some_and(|g| matches!(g.hand().phase(), engine::Phase::UpcardOffer { .. }))
-                {
+                if st.may_act(seat) && st.offered(seat) {
                     return Err(GameError::NotNow(
                         "first turn, take the upcard (TakeUpcard) or pass (PassUpcard)",
                     ));
@@ -261,6 +273,29 @@ impl GameService for Games {
         let (seq, _) =
             self.act(&req, &game, exp, |st, seat, now| st.end_early(EarlyEnd::Resign(seat), now)).await?;
         Ok(Response::new(pb::ResignResponse { seq }))
+    }
+
+    async fn lay_meld(
+        &self,
+        req: Request<pb::LayMeldRequest>,
+    ) -> Result<Response<pb::LayMeldResponse>, Status> {
+        let r = req.get_ref();
+        let cards = gin_proto::convert::cards(&r.cards)
+            .map_err(|e| Status::invalid_argument(format!("cards: {e}")))?;
+        if cards.len() as usize != r.cards.len() {
+            return Err(Status::invalid_argument("cards: a card is named twice"));
+        }
+        let (game, exp) = (r.game_id.clone(), r.expected_seq);
+        let seq = self.play_move(&req, &game, exp, Move::Meld { cards }).await?;
+        Ok(Response::new(pb::LayMeldResponse { seq }))
+    }
+
+    async fn lay_off(&self, req: Request<pb::LayOffRequest>) -> Result<Response<pb::LayOffResponse>, Status> {
+        let r = req.get_ref();
+        let card = convert::parse_card("card", &r.card)?;
+        let (game, exp) = (r.game_id.clone(), r.expected_seq);
+        let seq = self.play_move(&req, &game, exp, Move::LayOff { card, meld: r.meld as usize }).await?;
+        Ok(Response::new(pb::LayOffResponse { seq }))
     }
 }
 
@@ -359,11 +394,17 @@ mod tests {
         let (store, stored) = Store::open_sqlite(&cfg.db).unwrap();
         let s = Shared::new(cfg.clone(), store.clone(), stored).unwrap();
         let games = Games(s.clone());
-        let id = s.create_game(engine::RuleSet::standard(), pb::TurnClock::default(), String::new(), 3, None);
+        let id = s.create_game(
+            engine::Format::Gin(engine::RuleSet::standard()),
+            pb::TurnClock::default(),
+            String::new(),
+            3,
+            None,
+        );
         let id = id.await.unwrap();
         let cell = s.game(&id).await.unwrap();
-        let (_, t0) = s.join(&cell, Some(Seat::S0), "a".into(), false, true).await.unwrap();
-        let (_, t1) = s.join(&cell, Some(Seat::S1), "b".into(), false, true).await.unwrap();
+        let (_, t0) = s.join(&cell, Some(0), "a".into(), false, true).await.unwrap();
+        let (_, t1) = s.join(&cell, Some(1), "b".into(), false, true).await.unwrap();
         drop(cell);
         assert_eq!(s.tokens.read().unwrap().len(), 2);
         let seat_of = |snap: Response<pb::GetGameResponse>| snap.into_inner().snapshot.unwrap().viewer_seat;

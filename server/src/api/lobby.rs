@@ -6,7 +6,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use engine::Seat;
 use gin_proto::v1 as pb;
 use gin_proto::v1::lobby_service_server::LobbyService;
 use tokio::sync::oneshot;
@@ -67,26 +66,47 @@ impl LobbyService for Lobby {
         let s = &self.shared;
         let ip = peer_ip(&req);
         let r = req.into_inner();
-        let rules = convert::rules(r.rules.as_ref())?;
+        let format = match convert::format(&r.format, r.players, r.rules.as_ref())? {
+            Some(f) => f,
+            None => engine::Format::Gin(convert::rules(r.rules.as_ref())?),
+        };
+        let n = format.players() as u32;
         let clock = convert::clock(r.clock)?;
-        let house = house::check(&r.house_bot)?;
-        let want = r.seat.map(|n| convert::seat("seat", n)).transpose()?;
+        let house = house::check_for(&r.house_bot, format.kind())?;
+        let human = match r.seat {
+            Some(k) if k >= n => {
+                return Err(Status::invalid_argument(format!("seat: this game has seats 0 to {}", n - 1)));
+            }
+            k => k.unwrap_or(0),
+        };
+        // The house bot's seats: the last ones but the creator's.
+        let bots = match (house, r.house_bots) {
+            (false, 0) => 0,
+            (false, _) => return Err(Status::invalid_argument("house_bots: only with house_bot")),
+            (true, 0) => n - 1,
+            (true, k) if k < n => k,
+            (true, k) => {
+                return Err(Status::invalid_argument(format!(
+                    "house_bots: {k}, for a table of {n}: at most {}",
+                    n - 1
+                )));
+            }
+        };
         if r.join {
             clean_name(&r.name)?;
         }
-        let id = s.create_game(rules, clock, r.house_bot.clone(), r.seed, ip).await?;
+        let id = s.create_game(format, clock, r.house_bot.clone(), r.seed, ip).await?;
         in_game(&id);
         let mut resp = pb::CreateGameResponse { game_id: id.clone(), seat: None, seat_token: String::new() };
-        let human = want.unwrap_or(Seat::S0);
         let cell = s.game(&id).await?;
-        if house {
-            // The bot takes the other seat; nobody ever holds its token.
-            s.join(&cell, Some(human.other()), house::display_name(&r.house_bot), true, true).await?;
+        // Nobody ever holds a bot seat's token.
+        for seat in (0..n).rev().filter(|&k| k != human).take(bots as usize) {
+            s.join(&cell, Some(seat as u8), house::display_name(&r.house_bot), true, true).await?;
         }
         if r.join {
             // The creator chose the seed, if any: it accepts its own deals.
-            let (seat, token) = s.join(&cell, Some(human), r.name, false, true).await?;
-            resp.seat = Some(seat.index() as u32);
+            let (seat, token) = s.join(&cell, Some(human as u8), r.name, false, true).await?;
+            resp.seat = Some(u32::from(seat));
             resp.seat_token = token;
         }
         Ok(Response::new(resp))
@@ -99,9 +119,12 @@ impl LobbyService for Lobby {
         let s = &self.shared;
         let r = req.into_inner();
         let cell = s.game(game_id(&r.game_id)?).await?;
-        let want = r.seat.map(|n| convert::seat("seat", n)).transpose()?;
+        let want = match r.seat {
+            Some(k) => Some(u8::try_from(k).map_err(|_| Status::invalid_argument(format!("seat: {k}?")))?),
+            None => None,
+        };
         let (seat, token) = s.join(&cell, want, r.name, false, r.accept_fixed_deals).await?;
-        Ok(Response::new(pb::JoinGameResponse { seat: seat.index() as u32, seat_token: token }))
+        Ok(Response::new(pb::JoinGameResponse { seat: u32::from(seat), seat_token: token }))
     }
 
     async fn list_games(
@@ -130,6 +153,7 @@ impl LobbyService for Lobby {
                 seats: snap.seats,
                 created_unix_ms: st.info.created_ms,
                 fixed_deals: st.info.fixed_deals,
+                format: snap.format,
             });
         }
         Ok(Response::new(pb::ListGamesResponse { games }))
@@ -144,11 +168,16 @@ impl LobbyService for Lobby {
         // The caller's connection (address and port): one client's calls are never paired.
         let conn = req.remote_addr();
         let r = req.into_inner();
-        let rules = convert::rules(r.rules.as_ref())?;
+        let table = convert::format(&r.format, r.players, r.rules.as_ref())?;
+        let kind = table.as_ref().map_or(engine::Kind::Gin, engine::Format::kind);
+        let rules = match &table {
+            Some(_) => engine::RuleSet::standard(),
+            None => convert::rules(r.rules.as_ref())?,
+        };
         let clock = convert::clock(r.clock)?;
         // Checked and trimmed once: a pair's game is created with the names as they are.
         let name = clean_name(&r.name)?;
-        let house = house::check(&r.house_bot)?;
+        let house = house::check_for(&r.house_bot, kind)?;
         let bot_after = match (house, r.house_bot_after_ms) {
             (false, 0) => None,
             (false, _) => return Err(Status::invalid_argument("house_bot_after_ms: only with house_bot")),
@@ -158,6 +187,10 @@ impl LobbyService for Lobby {
             }
             (true, _) => return Err(Status::invalid_argument("house_bot_after_ms: at most 60000")),
         };
+        if let Some(format) = table {
+            let ask = TableAsk { format, clock, name, conn, ip, house_bot: r.house_bot, bot_after };
+            return self.quick_match_table(ask).await;
+        }
         let key = format!(
             "{}|{}|{}",
             serde_json::to_string(&rules).expect("rules serialize"),
@@ -207,27 +240,6 @@ impl LobbyService for Lobby {
                 Err(_) => return Err(interrupted()),
             }
         }
-        // Leave the queue when this call ends in any way (answered, timed out, cancelled).
-        struct Leave(Arc<Matches>, String, u64);
-        impl Leave {
-            /// Takes this caller out of the queue; false if a partner took it first.
-            fn now(&self) -> bool {
-                let mut w = self.0.waiting.lock().expect("lock");
-                let Some(queue) = w.get_mut(&self.1) else { return false };
-                let before = queue.len();
-                queue.retain(|x| x.ticket != self.2);
-                let queued = queue.len() < before;
-                if queue.is_empty() {
-                    w.remove(&self.1);
-                }
-                queued
-            }
-        }
-        impl Drop for Leave {
-            fn drop(&mut self) {
-                self.now();
-            }
-        }
         let leave = Leave(self.matches.clone(), key, ticket);
         let mut wait = QUICK_MATCH_WAIT;
         if let Some(after) = bot_after {
@@ -236,13 +248,13 @@ impl LobbyService for Lobby {
             }
             if leave.now() {
                 // Nobody came: the house bot takes seat 1, as in `create_game`.
-                let id = s.create_game(rules, clock, r.house_bot.clone(), 0, ip).await?;
+                let id = s.create_game(engine::Format::Gin(rules), clock, r.house_bot.clone(), 0, ip).await?;
                 let cell = s.game(&id).await?;
-                s.join(&cell, Some(Seat::S1), house::display_name(&r.house_bot), true, true).await?;
-                let (seat, token) = s.join(&cell, Some(Seat::S0), r.name, false, false).await?;
+                s.join(&cell, Some(1), house::display_name(&r.house_bot), true, true).await?;
+                let (seat, token) = s.join(&cell, Some(0), r.name, false, false).await?;
                 return Ok(Response::new(pb::QuickMatchResponse {
                     game_id: id,
-                    seat: seat.index() as u32,
+                    seat: u32::from(seat),
                     seat_token: token,
                     house_bot: r.house_bot,
                 }));
@@ -305,11 +317,14 @@ async fn seat_pair(
 ) {
     let id = hex::encode(random_bytes::<8>());
     let tokens = [new_token(), new_token()];
-    let seats = [
+    let seats = vec![
         NewSeat { name: w.name.clone(), token: tokens[0].clone(), bot: false },
         NewSeat { name, token: tokens[1].clone(), bot: false },
     ];
-    if let Err(e) = s.create_seated_game(id.clone(), rules, clock, random_seed(), false, seats, ip).await {
+    let format = engine::Format::Gin(rules);
+    let created =
+        s.create_seated_game(id.clone(), format, clock, random_seed(), false, seats, String::new(), ip);
+    if let Err(e) = created.await {
         let e = Status::from(e);
         // Both asked for this game.
         let _ = w.tx.send(Err(e.clone()));
@@ -317,15 +332,15 @@ async fn seat_pair(
         return;
     }
     let [theirs, mine] = tokens;
-    let answer = |seat: Seat, seat_token: String| pb::QuickMatchResponse {
+    let answer = |seat: u32, seat_token: String| pb::QuickMatchResponse {
         game_id: id.clone(),
-        seat: seat.index() as u32,
+        seat,
         seat_token,
         house_bot: String::new(),
     };
     // A call gone already drops the answer, and with it the acknowledgment, at once.
     let (ack, acked) = oneshot::channel();
-    let _ = w.tx.send(Ok((answer(Seat::S0, theirs), ack)));
+    let _ = w.tx.send(Ok((answer(0, theirs), ack)));
     if acked.await.is_err() {
         tracing::info!(game = %id, "quick-match partner left while being seated: game called off");
         call_off(&s, &id).await;
@@ -333,9 +348,197 @@ async fn seat_pair(
         return;
     }
     let (ack, acked) = oneshot::channel();
-    let _ = caller.send(Ok(Some((answer(Seat::S1, mine), ack))));
+    let _ = caller.send(Ok(Some((answer(1, mine), ack))));
     if acked.await.is_err() {
         tracing::info!(game = %id, "quick-match caller left while being seated: game called off");
         call_off(&s, &id).await;
+    }
+}
+
+/// Leaves the quick-match queue when a call ends in any way (answered, timed out,
+/// cancelled): queue key and ticket.
+struct Leave(Arc<Matches>, String, u64);
+
+impl Leave {
+    /// Takes this caller out of the queue; false if a partner took it first.
+    fn now(&self) -> bool {
+        let mut w = self.0.waiting.lock().expect("lock");
+        let Some(queue) = w.get_mut(&self.1) else { return false };
+        let before = queue.len();
+        queue.retain(|x| x.ticket != self.2);
+        let queued = queue.len() < before;
+        if queue.is_empty() {
+            w.remove(&self.1);
+        }
+        queued
+    }
+}
+
+impl Drop for Leave {
+    fn drop(&mut self) {
+        self.now();
+    }
+}
+
+/// A quick-match call for a table of a format other than two-player gin.
+struct TableAsk {
+    format: engine::Format,
+    clock: pb::TurnClock,
+    name: String,
+    conn: Option<std::net::SocketAddr>,
+    ip: Option<IpAddr>,
+    house_bot: String,
+    bot_after: Option<Duration>,
+}
+
+impl Lobby {
+    /// Quick match at a table of `ask.format`: the caller who completes a table (every other
+    /// seat waiting for the same format, size and clock) seats them all; with a house bot, a
+    /// caller nobody completed a table for in time seats itself and whoever waits with it,
+    /// and house bots take the seats left.
+    async fn quick_match_table(&self, ask: TableAsk) -> Result<Response<pb::QuickMatchResponse>, Status> {
+        let s = self.shared.clone();
+        let n = ask.format.players() as usize;
+        let key = format!("{}|{}|{}", ask.format.to_value(), ask.clock.turn_millis, ask.clock.policy);
+        let (tx, mut rx) = oneshot::channel();
+        let ticket = self.matches.tickets.fetch_add(1, Ordering::Relaxed);
+        let me = Waiter { tx, name: ask.name.clone(), ticket, conn: ask.conn };
+        let group = {
+            let mut waiting = self.matches.waiting.lock().expect("lock");
+            let queue = waiting.entry(key.clone()).or_default();
+            queue.retain(|w| !w.tx.is_closed());
+            let others = others_of(queue, ask.conn, n - 1);
+            if others.len() == n - 1 {
+                let mut group = take_all(queue, &others);
+                group.push(me);
+                if queue.is_empty() {
+                    waiting.remove(&key);
+                }
+                Some(group)
+            } else {
+                queue.push(me);
+                None
+            }
+        };
+        let leave = Leave(self.matches.clone(), key.clone(), ticket);
+        if let Some(group) = group {
+            if let Err(e) = s.reserve(ask.ip) {
+                // Over its limit: the others wait on for someone else.
+                let mut waiting = self.matches.waiting.lock().expect("lock");
+                let queue = waiting.entry(key).or_default();
+                for (i, w) in group.into_iter().filter(|w| w.ticket != ticket).enumerate() {
+                    queue.insert(i, w);
+                }
+                return Err(e.into());
+            }
+            tokio::spawn(seat_table(s.clone(), ask.format.clone(), ask.clock, group, String::new(), ask.ip));
+        }
+        let mut wait = QUICK_MATCH_WAIT;
+        if let Some(after) = ask.bot_after {
+            if let Ok(answer) = tokio::time::timeout(after, &mut rx).await {
+                return paired(answer);
+            }
+            // Nobody completed the table: this caller and whoever waits with it, and bots.
+            let group = {
+                let mut waiting = self.matches.waiting.lock().expect("lock");
+                waiting.get_mut(&key).and_then(|queue| {
+                    let mine = queue.iter().position(|w| w.ticket == ticket)?;
+                    let me = queue.remove(mine);
+                    let others = others_of(queue, ask.conn, n - 1);
+                    let mut group = take_all(queue, &others);
+                    group.insert(0, me);
+                    Some(group)
+                })
+            };
+            if let Some(group) = group {
+                s.reserve(ask.ip)?;
+                tokio::spawn(seat_table(s.clone(), ask.format, ask.clock, group, ask.house_bot, ask.ip));
+            }
+            wait = wait.saturating_sub(after).max(Duration::from_secs(5));
+        }
+        drop(leave);
+        match tokio::time::timeout(wait, rx).await {
+            Ok(answer) => paired(answer),
+            Err(_) => Err(Status::deadline_exceeded("nobody asked for the same table within 60 s")),
+        }
+    }
+}
+
+/// Up to `k` waiters of `queue` another connection than `conn` holds, distinct connections
+/// (one client is never seated twice at a table), first come first: their indices.
+fn others_of(queue: &[Waiter], conn: Option<std::net::SocketAddr>, k: usize) -> Vec<usize> {
+    let mut seen: Vec<std::net::SocketAddr> = conn.into_iter().collect();
+    let mut out = Vec::new();
+    for (i, w) in queue.iter().enumerate() {
+        if out.len() == k {
+            break;
+        }
+        match w.conn {
+            Some(c) if seen.contains(&c) => continue,
+            Some(c) => seen.push(c),
+            None => {}
+        }
+        out.push(i);
+    }
+    out
+}
+
+/// Takes the waiters at `indices` (ascending) out of `queue`, in queue order.
+fn take_all(queue: &mut Vec<Waiter>, indices: &[usize]) -> Vec<Waiter> {
+    let mut out: Vec<Waiter> = indices.iter().rev().map(|&i| queue.remove(i)).collect();
+    out.reverse();
+    out
+}
+
+/// Seats `group` (seats 0, 1, … in order) and house bots `house_bot` in the seats left, in a
+/// new game of `format` created in one write and counted against `ip` (reserved already).
+/// Every member gets its seat with an acknowledgment to send in the poll that returns it
+/// ([`paired`]); if one of them is gone by then, the game is called off (it ends cancelled,
+/// with no winner). Runs in a task of its own.
+async fn seat_table(
+    s: Shared,
+    format: engine::Format,
+    clock: pb::TurnClock,
+    group: Vec<Waiter>,
+    house_bot: String,
+    ip: Option<IpAddr>,
+) {
+    let id = hex::encode(random_bytes::<8>());
+    let n = format.players() as usize;
+    let tokens: Vec<String> = (0..n).map(|_| new_token()).collect();
+    let seats = (0..n)
+        .map(|i| match group.get(i) {
+            Some(w) => NewSeat { name: w.name.clone(), token: tokens[i].clone(), bot: false },
+            None => NewSeat { name: house::display_name(&house_bot), token: tokens[i].clone(), bot: true },
+        })
+        .collect();
+    let with_bots = if group.len() < n { house_bot.clone() } else { String::new() };
+    let created =
+        s.create_seated_game(id.clone(), format, clock, random_seed(), false, seats, with_bots.clone(), ip);
+    if let Err(e) = created.await {
+        let e = Status::from(e);
+        for w in group {
+            let _ = w.tx.send(Err(e.clone()));
+        }
+        return;
+    }
+    let mut acks = Vec::new();
+    for (i, w) in group.into_iter().enumerate() {
+        let (ack, acked) = oneshot::channel();
+        let answer = pb::QuickMatchResponse {
+            game_id: id.clone(),
+            seat: i as u32,
+            seat_token: tokens[i].clone(),
+            house_bot: with_bots.clone(),
+        };
+        let _ = w.tx.send(Ok((answer, ack)));
+        acks.push(acked);
+    }
+    for acked in acks {
+        if acked.await.is_err() {
+            tracing::info!(game = %id, "quick-match player left while being seated: game called off");
+            call_off(&s, &id).await;
+            return;
+        }
     }
 }

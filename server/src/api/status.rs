@@ -17,6 +17,7 @@ pub fn code(e: &GameError) -> Code {
         | GameError::NoMorePlayers
         | GameError::NotStarted
         | GameError::Illegal(_)
+        | GameError::Refused(_)
         | GameError::NotNow(_)
         | GameError::SeatTaken(_)
         | GameError::Full
@@ -55,7 +56,7 @@ mod tests {
                 "stale expected_seq 3: the game is at seq 5; nothing was applied",
             ),
             (GameError::Over, Code::FailedPrecondition, "the game is over"),
-            (GameError::SeatTaken(engine::Seat::S1), Code::FailedPrecondition, "seat 1 is taken"),
+            (GameError::SeatTaken(1), Code::FailedPrecondition, "seat 1 is taken"),
             (
                 GameError::Quota(7),
                 Code::ResourceExhausted,

@@ -3,13 +3,12 @@
 
 use std::time::Duration;
 
-use engine::Seat;
 use gin_proto::v1 as pb;
 
 use super::GameError;
 use super::commit::act_as;
 use super::shared::{AfterChange, Shared, now_ms};
-use super::state::{EarlyEnd, GameState, auto_action};
+use super::state::{EarlyEnd, GameState, auto_action, auto_move};
 use crate::storage::ActionKind;
 
 /// The clock as a hook after every change ([`AfterChange`]): arms the new turn's timer.
@@ -27,11 +26,28 @@ pub fn arm(shared: &Shared, st: &GameState) {
     if st.info.clock.turn_millis == 0 || st.deadline_ms == 0 {
         return;
     }
+    if !st.two_player() {
+        // Team play has two turns at once, one per table: a timer for each seat to act, at
+        // its own turn's deadline (a turn in progress at a restart gets a whole turn again).
+        // A move at the other table does not make it stale.
+        for seat in st.seats_to_act() {
+            if let Some(deadline) = st.turn_deadline(seat) {
+                start(shared, st, seat, deadline.max(st.clock_floor_ms));
+            }
+        }
+        return;
+    }
     let Some(seat) = st.to_act() else { return };
+    start(shared, st, seat, st.deadline_ms);
+}
+
+/// A timer that applies the clock's policy to `seat` at `deadline_ms`, unless the game moved
+/// on (at `seat`'s table) by then.
+fn start(shared: &Shared, st: &GameState, seat: u8, deadline_ms: i64) {
     let shared = shared.clone();
     let id = st.info.id.clone();
     let seq = st.last_seq();
-    let wait = Duration::from_millis((st.deadline_ms - now_ms()).max(0) as u64);
+    let wait = Duration::from_millis((deadline_ms - now_ms()).max(0) as u64);
     tokio::spawn(async move {
         tokio::time::sleep(wait).await;
         match expire(&shared, &id, seat, seq).await {
@@ -45,14 +61,18 @@ pub fn arm(shared: &Shared, st: &GameState) {
 
 /// Applies the game's clock policy to `seat`, whose turn began at `seq`, through the commit:
 /// a turn that moved on since is refused as stale.
-async fn expire(shared: &Shared, id: &str, seat: Seat, seq: u64) -> Result<(), GameError> {
+async fn expire(shared: &Shared, id: &str, seat: u8, seq: u64) -> Result<(), GameError> {
     act_as(shared, id, seat, seq, |st, seat, now| {
         match pb::ClockPolicy::try_from(st.info.clock.policy).unwrap_or(pb::ClockPolicy::AutoPlay) {
             pb::ClockPolicy::Forfeit => st.end_early(EarlyEnd::Forfeit(seat), now),
             _ => {
-                let game = st.game.as_ref().ok_or(GameError::NotStarted)?;
-                let action = auto_action(game.hand(), seat);
-                st.play(seat, &action, ActionKind::Timeout, now)
+                if let Some(g) = st.gin() {
+                    let action = auto_action(g.hand(), engine::Seat::new(seat).ok_or(GameError::NotStarted)?);
+                    return st.play(seat, &action, ActionKind::Timeout, now);
+                }
+                let t = st.game.as_ref().ok_or(GameError::NotStarted)?;
+                let m = auto_move(t, seat).ok_or(GameError::NotStarted)?;
+                st.play_move(seat, &m, ActionKind::Timeout, now)
             }
         }
     })
@@ -85,11 +105,14 @@ mod tests {
         let (store, stored) = Store::open_sqlite(&cfg.db).unwrap();
         let s = crate::game::open(cfg, store.clone(), stored).unwrap();
         let clock = pb::TurnClock { turn_millis: TURN.as_millis() as u32, policy: policy as i32 };
-        let id = s.create_game(engine::RuleSet::standard(), clock, String::new(), 5, None).await.unwrap();
+        let id = s
+            .create_game(engine::Format::Gin(engine::RuleSet::standard()), clock, String::new(), 5, None)
+            .await
+            .unwrap();
         let cell = s.game(&id).await.unwrap();
-        s.join(&cell, Some(Seat::S0), "a".into(), false, true).await.unwrap();
+        s.join(&cell, Some(0), "a".into(), false, true).await.unwrap();
         let (start, wall) = (tokio::time::Instant::now(), now_ms());
-        s.join(&cell, Some(Seat::S1), "b".into(), false, true).await.unwrap();
+        s.join(&cell, Some(1), "b".into(), false, true).await.unwrap();
         let slack = Duration::from_millis((now_ms() - wall + 1) as u64);
         assert_eq!(tokio::time::Instant::now(), start, "paused time stood still while seating");
         (dir, store, s, cell, start, slack)
@@ -97,7 +120,7 @@ mod tests {
 
     /// The seat to act, the game's result and its action rows, under the game's lock (which
     /// a clock running out holds until its action is durable and published).
-    async fn look(cell: &GameCell) -> (Option<Seat>, Option<pb::GameResult>, Vec<ActionRow>) {
+    async fn look(cell: &GameCell) -> (Option<u8>, Option<pb::GameResult>, Vec<ActionRow>) {
         let st = cell.state.lock().await;
         (st.to_act(), st.ended.clone(), st.action_rows.clone())
     }
@@ -118,16 +141,16 @@ mod tests {
         // clock armed after such a write is checked within a second.)
         tokio::time::sleep_until(start + TURN + Duration::from_millis(1)).await;
         let (to_act, ended, rows) = look(&cell).await;
-        assert_eq!(to_act, Some(idle.other()), "the clock did not run out in time: {rows:?}");
+        assert_eq!(to_act, Some(1 - idle), "the clock did not run out in time: {rows:?}");
         assert_eq!(ended, None);
         let [row] = &rows[..] else { panic!("one action: {rows:?}") };
-        assert_eq!((row.seat, row.kind), (idle.index() as u8, ActionKind::Timeout));
+        assert_eq!((row.seat, row.kind), (idle, ActionKind::Timeout));
         tokio::time::sleep_until(start + TURN * 2 - Duration::from_secs(1)).await;
         assert_eq!(look(&cell).await.2.len(), 1, "the next clock ran out early");
         tokio::time::sleep_until(start + TURN * 2 + Duration::from_secs(1)).await;
         let (to_act, _, rows) = look(&cell).await;
         assert_eq!(rows.len(), 2, "the next clock did not run out in time");
-        assert_eq!((rows[1].seat, rows[1].kind), (idle.other().index() as u8, ActionKind::Timeout));
+        assert_eq!((rows[1].seat, rows[1].kind), (1 - idle, ActionKind::Timeout));
         assert_eq!(to_act, Some(idle), "both passed the upcard: the first draws");
 
         // A seat that acts in time stops its clock: it draws 30 s into its turn, and the old
@@ -137,7 +160,7 @@ mod tests {
         tokio::time::sleep_until(start + TURN * 2 + Duration::from_secs(30)).await;
         let (seq, id, draw) = {
             let st = cell.state.lock().await;
-            (st.last_seq(), st.info.id.clone(), st.game.as_ref().unwrap().hand().legal_actions()[0].clone())
+            (st.last_seq(), st.info.id.clone(), st.gin().unwrap().hand().legal_actions()[0].clone())
         };
         let wall = now_ms();
         act_as(&s, &id, idle, seq, move |st, seat, now| st.play(seat, &draw, ActionKind::Play, now))
@@ -154,8 +177,8 @@ mod tests {
         tokio::time::sleep_until(drawn + TURN + Duration::from_millis(1)).await;
         let (to_act, _, rows) = look(&cell).await;
         assert_eq!(rows.len(), 4, "the discard's clock did not run out in time");
-        assert_eq!((rows[3].seat, rows[3].kind), (idle.index() as u8, ActionKind::Timeout));
-        assert_eq!(to_act, Some(idle.other()));
+        assert_eq!((rows[3].seat, rows[3].kind), (idle, ActionKind::Timeout));
+        assert_eq!(to_act, Some(1 - idle));
         store.close().await;
     }
 
@@ -171,8 +194,8 @@ mod tests {
         let (to_act, ended, _) = look(&cell).await;
         let result = ended.expect("the clock did not run out in time");
         assert_eq!(result.reason, pb::GameEndReason::Forfeit as i32);
-        assert_eq!(result.winner, Some(idle.other().index() as u32));
-        assert_eq!(result.loser_by_default, Some(idle.index() as u32));
+        assert_eq!(result.winner, Some(u32::from(1 - idle)));
+        assert_eq!(result.loser_by_default, Some(u32::from(idle)));
         assert_eq!(to_act, None);
         let st = cell.state.lock().await;
         let expired = |e: &&Entry| matches!(e.ev, LogEvent::ClockExpired { seat, policy: pb::ClockPolicy::Forfeit } if seat == idle);

@@ -6,8 +6,6 @@
 //! ([`Shared::set_hooks`]), so this module never names them and they never name their
 //! caller.
 
-use engine::Seat;
-
 use super::GameError;
 #[cfg(doc)]
 use super::shared::AfterChange;
@@ -25,18 +23,16 @@ use super::state::GameState;
 pub async fn act_as<R>(
     s: &Shared,
     game: &str,
-    seat: Seat,
+    seat: u8,
     expected_seq: u64,
-    f: impl FnOnce(&mut GameState, Seat, i64) -> Result<R, GameError>,
+    f: impl FnOnce(&mut GameState, u8, i64) -> Result<R, GameError>,
 ) -> Result<(u64, R), GameError> {
     let cell = s.game(game).await?;
     let mut st = cell.state.clone().lock_owned().await;
     if st.poisoned {
         return Err(GameError::Poisoned);
     }
-    if expected_seq != st.last_seq() {
-        return Err(GameError::Stale { expected: expected_seq, at: st.last_seq() });
-    }
+    st.check_seq(seat, expected_seq)?;
     let before = st.last_seq();
     let out = f(&mut st, seat, now_ms())?;
     let durable = s.store.write(std::mem::take(&mut st.pending));
@@ -133,10 +129,13 @@ mod tests {
         let (store, stored) = Store::open_sqlite(&cfg.db).unwrap();
         let s = crate::game::open(cfg.clone(), store.clone(), stored).unwrap();
         let rules = engine::RuleSet::standard();
-        let id = s.create_game(rules, pb::TurnClock::default(), String::new(), seed, None).await.unwrap();
+        let id = s
+            .create_game(engine::Format::Gin(rules), pb::TurnClock::default(), String::new(), seed, None)
+            .await
+            .unwrap();
         let cell = s.game(&id).await.unwrap();
-        s.join(&cell, Some(Seat::S0), "a".into(), false, true).await.unwrap();
-        s.join(&cell, Some(Seat::S1), "b".into(), false, true).await.unwrap();
+        s.join(&cell, Some(0), "a".into(), false, true).await.unwrap();
+        s.join(&cell, Some(1), "b".into(), false, true).await.unwrap();
         (dir, cfg, store, s, id)
     }
 
@@ -149,7 +148,7 @@ mod tests {
             let mut st = cell.state.lock().await;
             let seq = st.last_seq();
             st.add_watcher(Watcher { viewer: None, tx, cut: Arc::new(AtomicBool::new(false)) }, seq);
-            let action = st.game.as_ref().unwrap().hand().legal_actions()[0].clone();
+            let action = st.gin().unwrap().hand().legal_actions()[0].clone();
             (st.to_act().unwrap(), seq, action)
         };
 
@@ -184,7 +183,7 @@ mod tests {
         for _ in 0..12 {
             let (seat, seq, action) = {
                 let st = cell.state.lock().await;
-                let action = st.game.as_ref().unwrap().hand().legal_actions()[0].clone();
+                let action = st.gin().unwrap().hand().legal_actions()[0].clone();
                 (st.to_act().unwrap(), st.last_seq(), action)
             };
             act_as(&s, &id, seat, seq, move |st, seat, now| st.play(seat, &action, ActionKind::Play, now))
@@ -192,10 +191,8 @@ mod tests {
                 .unwrap();
         }
         let seq = cell.state.lock().await.last_seq();
-        act_as(&s, &id, Seat::S0, seq, |st, seat, now| st.end_early(EarlyEnd::Resign(seat), now))
-            .await
-            .unwrap();
-        let before = [None, Some(Seat::S0), Some(Seat::S1)].map(|v| {
+        act_as(&s, &id, 0, seq, |st, seat, now| st.end_early(EarlyEnd::Resign(seat), now)).await.unwrap();
+        let before = [None, Some(0), Some(1)].map(|v| {
             let st = cell.state.try_lock().unwrap();
             st.snapshot(v)
         });
@@ -206,8 +203,7 @@ mod tests {
         assert_eq!(s.games_in_memory(), 0);
         let back = s.game(&id).await.unwrap();
         assert_eq!(s.games_in_memory(), 1);
-        let after =
-            [None, Some(Seat::S0), Some(Seat::S1)].map(|v| back.state.try_lock().unwrap().snapshot(v));
+        let after = [None, Some(0), Some(1)].map(|v| back.state.try_lock().unwrap().snapshot(v));
         assert_eq!(after, before);
         // Read back, it leaves again; an unknown id is still not found.
         assert_eq!(s.evict_due(), 1);

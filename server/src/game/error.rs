@@ -2,8 +2,6 @@
 //! status in one place (`api::status`); nothing below the API knows `tonic::Status`, and
 //! callers inside the server (house bots, clocks, expiry) branch on the kind, not on a code.
 
-use engine::Seat;
-
 use crate::storage::StoreError;
 
 /// An error of the game layer. On any of them, nothing was applied.
@@ -38,12 +36,15 @@ pub enum GameError {
     /// The rules refuse the action (not the seat's turn, a card it does not hold, …).
     #[error("{0}")]
     Illegal(#[from] engine::GameError),
+    /// The rules of a format other than two-player gin refuse the move (the reason).
+    #[error("{0}")]
+    Refused(String),
     /// An action the rules allow, but not through this call (`not now: <why>`).
     #[error("not now: {0}")]
     NotNow(&'static str),
     /// The seat asked for is taken.
     #[error("seat {0} is taken")]
-    SeatTaken(Seat),
+    SeatTaken(u8),
     /// Every seat is taken.
     #[error("the game is full")]
     Full,

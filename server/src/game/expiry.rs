@@ -16,8 +16,6 @@
 
 use std::time::Duration;
 
-use engine::Seat;
-
 use super::GameError;
 use super::commit::act_as;
 use super::shared::{Shared, now_ms};
@@ -51,7 +49,7 @@ pub fn sweep(s: &Shared) -> usize {
         let s = s.clone();
         tokio::spawn(async move {
             // Anything that happened since the look above refuses it (stale seq): fine.
-            match act_as(&s, &id, Seat::S0, seq, move |st, _, now| st.end_early(how, now)).await {
+            match act_as(&s, &id, 0, seq, move |st, _, now| st.end_early(how, now)).await {
                 Ok(_) => tracing::info!(game = %id, ?how, "game ended: nobody played it in time"),
                 Err(GameError::Stale { .. }) => {}
                 Err(e) => tracing::warn!(game = %id, "ending an idle game failed: {e}"),
@@ -81,7 +79,7 @@ pub async fn call_off(s: &Shared, id: &str) {
             }
             Err(_) => return,
         };
-        match act_as(s, id, Seat::S0, seq, |st, _, now| st.end_early(EarlyEnd::Cancel, now)).await {
+        match act_as(s, id, 0, seq, |st, _, now| st.end_early(EarlyEnd::Cancel, now)).await {
             Ok(_) => return,
             Err(GameError::Stale { .. }) => continue,
             Err(e) => {

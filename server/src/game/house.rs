@@ -29,14 +29,14 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use engine::{Action, Event, Game, RuleSet, Seat};
+use engine::{Action, Event, Game, Move, RuleSet, Seat};
 use gin_strategies::{Decision, Memory, Seen, Strategy, Turn, fallback, is_listed};
 use sha2::{Digest, Sha256};
 
 use super::GameError;
 use super::commit::act_as;
 use super::shared::{AfterChange, Shared};
-use super::state::{Entry, GameState, LogEvent, auto_action};
+use super::state::{Entry, GameState, LogEvent, auto_action, auto_move};
 use crate::storage::ActionKind;
 
 /// A house bot playing one seat of one game.
@@ -67,14 +67,17 @@ impl View {
     fn catch_up(&mut self, log: &[Entry]) {
         for e in &log[self.fed as usize..] {
             let m = &mut self.memory;
+            let s = |seat: u8| Seat::new(seat).expect("a two-player seat");
             let event = match e.ev {
                 LogEvent::Dealt(ref d) => {
-                    m.new_hand(d.hand_number, d.hands[m.seat], d.upcard);
+                    m.new_hand(d.hand_number, d.hands[m.seat.index()], d.upcard);
                     continue;
                 }
-                LogEvent::Passed { seat } => Event::Passed { seat },
-                LogEvent::Drew { seat, card, from_stock, .. } => Event::Drew { seat, card, from_stock },
-                LogEvent::Discarded { seat, card } => Event::Discarded { seat, card },
+                LogEvent::Passed { seat } => Event::Passed { seat: s(seat) },
+                LogEvent::Drew { seat, card, from_stock, .. } => {
+                    Event::Drew { seat: s(seat), card, from_stock }
+                }
+                LogEvent::Discarded { seat, card } => Event::Discarded { seat: s(seat), card },
                 _ => continue,
             };
             if let Some(seen) = Seen::of(&event, m.seat, m.pile_top()) {
@@ -96,10 +99,26 @@ pub type HouseCell = Arc<Mutex<HouseBot>>;
 /// Checks a requested house bot: `false` for none, `true` for a known strategy,
 /// [`GameError::Invalid`] naming the known ones otherwise.
 pub fn check(name: &str) -> Result<bool, GameError> {
+    check_for(name, engine::Kind::Gin)
+}
+
+/// [`check`] for a game of `kind`. At the other tables a house bot plays `random` or
+/// `simple` (`strong` needs its memory of the hand fed move by move: not yet at a table).
+pub fn check_for(name: &str, kind: engine::Kind) -> Result<bool, GameError> {
     if name.is_empty() {
         return Ok(false);
     }
-    gin_strategies::by_name(name, 0).map(|_| true).map_err(|e| GameError::Invalid(format!("house_bot: {e}")))
+    if kind == engine::Kind::Gin {
+        return gin_strategies::by_name(name, 0)
+            .map(|_| true)
+            .map_err(|e| GameError::Invalid(format!("house_bot: {e}")));
+    }
+    match name {
+        "random" | "simple" => Ok(true),
+        _ => Err(GameError::Invalid(format!(
+            "house_bot: unknown strategy {name:?} for {kind}: the house plays random or simple there"
+        ))),
+    }
 }
 
 /// The display name of a house bot seat.
@@ -118,7 +137,19 @@ fn seed(secret: &[u8; 32]) -> u64 {
 #[derive(Default)]
 pub struct House {
     bots: Mutex<HashMap<String, HouseCell>>,
+    /// The other formats' house bots: one per bot seat, by game id then seat.
+    tables: Mutex<HashMap<String, HashMap<u8, TableCell>>>,
 }
+
+/// A house bot at one seat of a table of any format other than two-player gin.
+pub struct TableHouseBot {
+    bot: gin_strategies::tables::TableBot,
+    /// The seq of the turn event a decision was last started for.
+    scheduled: u64,
+}
+
+/// A table house bot, shared between the game and the decision in flight.
+type TableCell = Arc<Mutex<TableHouseBot>>;
 
 impl AfterChange for House {
     fn after_change(&self, shared: &Shared, st: &mut GameState) {
@@ -129,7 +160,7 @@ impl AfterChange for House {
 impl House {
     /// House bots in play (for tests and measurements).
     pub fn len(&self) -> usize {
-        self.bots.lock().expect("lock").len()
+        self.bots.lock().expect("lock").len() + self.tables.lock().expect("lock").len()
     }
 
     /// No house bot in play.
@@ -147,25 +178,86 @@ impl House {
         }
         if st.is_over() {
             self.bots.lock().expect("lock").remove(&st.info.id);
+            self.tables.lock().expect("lock").remove(&st.info.id);
+            return;
+        }
+        if !st.two_player() {
+            self.arm_table(shared, st);
             return;
         }
         let Some(bot) = self.bot(st) else { return };
         arm(shared, st, bot);
     }
 
+    /// [`House::arm`] at a table of another format: each bot seat to act (two at once in
+    /// team play) decides on a copy of the table, off the lock, once per turn.
+    fn arm_table(&self, shared: &Shared, st: &GameState) {
+        let Some(t) = st.game.as_ref() else { return };
+        for seat in st.seats_to_act() {
+            if !st.seats[seat as usize].as_ref().is_some_and(|s| s.bot) {
+                continue;
+            }
+            let Some(turn) = st.turn_seq(seat) else { continue };
+            let cell = {
+                let mut tables = self.tables.lock().expect("lock");
+                let bots = tables.entry(st.info.id.clone()).or_default();
+                match bots.entry(seat) {
+                    std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        let s = seed(&st.info.secret) ^ u64::from(seat);
+                        match gin_strategies::tables::TableBot::new(&st.info.house_bot, t.kind(), s) {
+                            Ok(bot) => {
+                                e.insert(Arc::new(Mutex::new(TableHouseBot { bot, scheduled: 0 }))).clone()
+                            }
+                            Err(err) => {
+                                tracing::error!(game = %st.info.id, "house bot: {err}");
+                                continue;
+                            }
+                        }
+                    }
+                }
+            };
+            {
+                let mut b = cell.lock().expect("lock");
+                if b.scheduled == turn {
+                    continue;
+                }
+                b.scheduled = turn;
+            }
+            // The bot reads only its own seat of the copy: its cards, the public table,
+            // its legal moves (see `gin_strategies::tables`).
+            let table = t.clone();
+            let expected = st.last_seq();
+            let (shared, id) = (shared.clone(), st.info.id.clone());
+            tokio::spawn(async move {
+                let decided = tokio::task::spawn_blocking(move || {
+                    let m = cell.lock().expect("lock").bot.act(&table, seat);
+                    if table.legal(seat).contains(&m) { m } else { auto_move(&table, seat).unwrap_or(m) }
+                })
+                .await;
+                match decided {
+                    Ok(m) => apply_move(&shared, &id, seat, expected, m).await,
+                    Err(e) => tracing::error!(game = %id, "house bot failed: {e}"),
+                }
+            });
+        }
+    }
+
     /// The bot of game `st` if its seat is to act, made the first time it is.
     fn bot(&self, st: &GameState) -> Option<HouseCell> {
         let seat = st.to_act()?;
-        if !st.seats[seat.index()].as_ref().is_some_and(|s| s.bot) {
+        if !st.seats[seat as usize].as_ref().is_some_and(|s| s.bot) {
             return None;
         }
+        let seat = Seat::new(seat)?;
         let mut bots = self.bots.lock().expect("lock");
         if let Some(b) = bots.get(&st.info.id) {
             return Some(b.clone());
         }
         match gin_strategies::by_name(&st.info.house_bot, seed(&st.info.secret)) {
             Ok(strategy) => {
-                let view = View::new(seat, st.info.rules.clone());
+                let rules = st.info.format.gin_rules().cloned().expect("two-player gin");
+                let view = View::new(seat, rules);
                 let b = Arc::new(Mutex::new(HouseBot { seat, strategy, view, scheduled: 0, turn: None }));
                 bots.insert(st.info.id.clone(), b.clone());
                 Some(b)
@@ -181,14 +273,14 @@ impl House {
 /// Brings `bot`'s view of `st` up to date and starts its decision for the turn, unless one is
 /// under way already.
 fn arm(shared: &Shared, st: &GameState, bot: HouseCell) {
-    let Some(seat) = st.to_act() else { return };
+    let Some(seat) = st.to_act().and_then(Seat::new) else { return };
     {
         let mut b = bot.lock().expect("lock");
         if b.seat != seat || b.scheduled == st.turn_token {
             return;
         }
         b.view.catch_up(&st.log);
-        let Some(turn) = st.game.as_ref().and_then(|g| b.view.turn(g)) else {
+        let Some(turn) = st.gin().and_then(|g| b.view.turn(g)) else {
             tracing::error!(game = %st.info.id, "house bot: no pending turn in its view");
             return;
         };
@@ -231,18 +323,32 @@ fn decide(bot: &Mutex<HouseBot>) -> Option<Action> {
 
 /// Applies the bot's action through the path of every action.
 async fn apply(shared: &Shared, id: &str, seat: Seat, expected: u64, action: Action) {
-    let r = act_as(shared, id, seat, expected, move |st, seat, now| {
-        match st.play(seat, &action, ActionKind::Play, now) {
-            Err(GameError::Illegal(e)) if st.to_act() == Some(seat) => {
+    let r = act_as(shared, id, seat.index() as u8, expected, move |st, at, now| {
+        match st.play(at, &action, ActionKind::Play, now) {
+            Err(GameError::Illegal(e)) if st.to_act() == Some(at) => {
                 // Named melds the engine refuses, say: play the clock's safe move instead.
-                let auto = auto_action(st.game.as_ref().expect("a game").hand(), seat);
+                let auto = auto_action(st.gin().expect("a game").hand(), seat);
                 tracing::warn!(game = %st.info.id, "house bot's `{action}` refused ({e}); playing `{auto}`");
-                st.play(seat, &auto, ActionKind::Play, now)
+                st.play(at, &auto, ActionKind::Play, now)
             }
             r => r,
         }
     })
     .await;
+    report(id, r.map(|_| ()));
+}
+
+/// Applies a table house bot's move through the path of every action.
+async fn apply_move(shared: &Shared, id: &str, seat: u8, expected: u64, m: Move) {
+    let r = act_as(shared, id, seat, expected, move |st, seat, now| {
+        st.play_move(seat, &m, ActionKind::Play, now)
+    })
+    .await;
+    report(id, r.map(|_| ()));
+}
+
+/// Logs how a house bot's action went (a stale one: the game moved on meanwhile).
+fn report(id: &str, r: Result<(), GameError>) {
     match r {
         Ok(_) => {}
         Err(GameError::Stale { .. }) => {
@@ -263,7 +369,7 @@ mod tests {
     fn game(preset: &str, seed: u64) -> GameState {
         let mut st = GameState::new(GameInfo {
             id: format!("g{seed}"),
-            rules: RuleSet::preset(preset).unwrap(),
+            format: engine::Format::Gin(RuleSet::preset(preset).unwrap()),
             seed,
             secret: [seed as u8; 32],
             clock: pb::TurnClock::default(),
@@ -271,8 +377,8 @@ mod tests {
             created_ms: 0,
             fixed_deals: false,
         });
-        for (seat, name) in [(Seat::S0, "alice"), (Seat::S1, "simple")] {
-            st.seat(seat, Seated { name: name.into(), token_hash: [0; 32], bot: seat == Seat::S1 }, 0);
+        for (seat, name) in [(0, "alice"), (1, "simple")] {
+            st.seat(seat, Seated { name: name.into(), token_hash: [0; 32], bot: seat == 1 }, 0);
         }
         st
     }
@@ -283,9 +389,10 @@ mod tests {
         let last = st.last_seq();
         for seq in t.last_seq() + 1..=last {
             let e = &st.log[(seq - 1) as usize];
-            let current = seq == last && matches!(e.ev, LogEvent::Turn { seat, .. } if seat == t.seat());
-            let info = current.then(|| turn_info(st.game.as_ref().unwrap().hand(), t.seat()));
-            t.apply(&event_for(seq, e, Some(t.seat()), info)).unwrap();
+            let me = t.seat().index() as u8;
+            let current = seq == last && matches!(e.ev, LogEvent::Turn { seat, .. } if seat == me);
+            let info = current.then(|| turn_info(st.gin().unwrap().hand(), t.seat()));
+            t.apply(&event_for(seq, e, Some(me), info)).unwrap();
         }
     }
 
@@ -298,15 +405,15 @@ mod tests {
         let mut turns = 0;
         for (preset, seed) in [("standard", 1), ("oklahoma", 2), ("classic", 3), ("multistage", 4)] {
             let mut st = game(preset, seed);
-            let rules = st.info.rules.clone();
+            let rules = st.info.format.gin_rules().unwrap().clone();
             let mut views = Seat::BOTH.map(|s| View::new(s, rules.clone()));
             let mut clients = Seat::BOTH.map(|s| SeatTracker::new(s, rules.clone(), 0));
             let mut players = [
                 gin_strategies::simple::SimpleStrategy::new(seed),
                 gin_strategies::simple::SimpleStrategy::new(!seed),
             ];
-            while let Some(seat) = st.to_act() {
-                let g = st.game.as_ref().unwrap();
+            while let Some(seat) = st.to_act().and_then(Seat::new) {
+                let g = st.gin().unwrap();
                 for s in Seat::BOTH {
                     let (view, client) = (&mut views[s.index()], &mut clients[s.index()]);
                     view.catch_up(&st.log);
@@ -335,7 +442,7 @@ mod tests {
                 }
                 let d = Decision::of(g, &views[seat.index()].memory).unwrap();
                 let action = players[seat.index()].act(&d);
-                st.play(seat, &action, crate::storage::ActionKind::Play, 0).unwrap();
+                st.play(seat.index() as u8, &action, crate::storage::ActionKind::Play, 0).unwrap();
             }
             assert!(st.is_over());
         }

@@ -52,6 +52,7 @@ pub async fn resume(shared: &Shared) {
         let mut st = cell.state.lock().await;
         if st.info.clock.turn_millis > 0 && st.to_act().is_some() {
             st.deadline_ms = now_ms() + st.info.clock.turn_millis as i64;
+            st.clock_floor_ms = st.deadline_ms;
         }
         shared.after_change(&mut st);
     }

@@ -5,7 +5,6 @@ use std::net::IpAddr;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use engine::Seat;
 use gin_proto::v1 as pb;
 use sha2::{Digest, Sha256};
 
@@ -34,7 +33,7 @@ pub struct SeatIdentity {
     /// The game.
     pub game_id: String,
     /// The seat.
-    pub seat: Seat,
+    pub seat: u8,
     /// SHA-256 of the token (rate-limit key).
     pub token_hash: [u8; 32],
 }
@@ -49,11 +48,11 @@ pub struct ClaimedToken {
 }
 
 /// The seat of `st` whose token hashes to `hash`.
-pub fn claimed_seat(st: &GameState, hash: &[u8; 32]) -> Result<Seat, GameError> {
+pub fn claimed_seat(st: &GameState, hash: &[u8; 32]) -> Result<u8, GameError> {
     st.seats
         .iter()
         .position(|s| s.as_ref().is_some_and(|s| &s.token_hash == hash))
-        .and_then(|i| Seat::new(i as u8))
+        .map(|i| i as u8)
         .ok_or(GameError::UnknownToken)
 }
 
@@ -83,7 +82,7 @@ pub struct Inner {
     pub games: RwLock<HashMap<String, Arc<GameCell>>>,
     /// Seat tokens by hash, of the games in memory (a finished game's leave with it). A std
     /// lock: read synchronously by the interceptor.
-    pub tokens: RwLock<HashMap<[u8; 32], (String, Seat)>>,
+    pub tokens: RwLock<HashMap<[u8; 32], (String, u8)>>,
     /// Games with a free seat, by creation order (for ListGames).
     pub open: Mutex<Vec<(i64, String)>>,
     /// Unfinished games created by each caller (peer address).
@@ -159,8 +158,7 @@ impl Shared {
             let st = rebuild(&sg)?;
             for (i, s) in st.seats.iter().enumerate() {
                 if let Some(s) = s {
-                    let seat = Seat::new(i as u8).expect("seat index");
-                    shared.tokens.write().expect("lock").insert(s.token_hash, (st.info.id.clone(), seat));
+                    shared.tokens.write().expect("lock").insert(s.token_hash, (st.info.id.clone(), i as u8));
                 }
             }
             if st.seats.iter().any(Option::is_none) && !st.is_over() {
@@ -321,7 +319,7 @@ impl Shared {
     /// A new game's fixed facts.
     fn new_info(
         id: String,
-        rules: engine::RuleSet,
+        format: engine::Format,
         clock: pb::TurnClock,
         house_bot: String,
         seed: u64,
@@ -329,7 +327,7 @@ impl Shared {
     ) -> GameInfo {
         GameInfo {
             id,
-            rules,
+            format,
             seed,
             secret: random_bytes::<32>(),
             clock,
@@ -344,7 +342,7 @@ impl Shared {
     /// ([`GameInfo::fixed_deals`]).
     pub async fn create_game(
         &self,
-        rules: engine::RuleSet,
+        format: engine::Format,
         clock: pb::TurnClock,
         house_bot: String,
         seed: u64,
@@ -353,7 +351,7 @@ impl Shared {
         self.reserve(caller)?;
         let id = hex::encode(random_bytes::<8>());
         let (seed, fixed) = if seed == 0 { (random_seed(), false) } else { (seed, true) };
-        let info = Shared::new_info(id.clone(), rules, clock, house_bot, seed, fixed);
+        let info = Shared::new_info(id.clone(), format, clock, house_bot, seed, fixed);
         if let Err(e) = self.store.write(vec![Write::CreateGame(new_game(&info))]).await {
             self.release_caller(caller);
             return Err(e.into());
@@ -365,11 +363,12 @@ impl Shared {
         Ok(id)
     }
 
-    /// Creates game `id` with both seats taken, in one durable write: afterwards the game
-    /// exists with its two seats or not at all (a tournament books the id and the tokens
+    /// Creates game `id` with every seat taken, in one durable write: afterwards the game
+    /// exists with its seats or not at all (a tournament books the id and the tokens
     /// first, then creates the game, and after a crash creates it again if it is missing;
-    /// quick match seats both partners at once). `seats` are each seat's name, token and
-    /// whether a program holds it. The game counts against `reserved_by`'s unfinished games
+    /// quick match seats every partner at once). `seats` are each seat's name, token and
+    /// whether a program holds it, one per seat of `format`; with a `house_bot` strategy, the
+    /// server's house bot plays the seats marked `bot`. The game counts against `reserved_by`'s unfinished games
     /// until it ends: its caller reserved it ([`Shared::reserve`]); if the store refuses the
     /// game, the reservation is given back. `fixed_deals`: someone chose `seed` (see
     /// [`GameInfo::fixed_deals`]). Fails if the id exists.
@@ -377,14 +376,22 @@ impl Shared {
     pub async fn create_seated_game(
         &self,
         id: String,
-        rules: engine::RuleSet,
+        format: engine::Format,
         clock: pb::TurnClock,
         seed: u64,
         fixed_deals: bool,
-        seats: [NewSeat; 2],
+        seats: Vec<NewSeat>,
+        house_bot: String,
         reserved_by: Option<IpAddr>,
     ) -> Result<(), GameError> {
-        let info = Shared::new_info(id.clone(), rules, clock, String::new(), seed, fixed_deals);
+        if seats.len() != format.players() as usize {
+            return Err(GameError::Internal(format!(
+                "{} seats for a table of {}",
+                seats.len(),
+                format.players()
+            )));
+        }
+        let info = Shared::new_info(id.clone(), format, clock, house_bot, seed, fixed_deals);
         let mut writes = vec![Write::CreateGame(new_game(&info))];
         let now = info.created_ms;
         let mut st = GameState::new(info);
@@ -392,12 +399,12 @@ impl Shared {
         // The names were checked (`clean_name`) when their players asked: quick-match callers,
         // tournament entrants when they entered. Not checked again, so entrants stored before a
         // stricter check still get their games.
-        for (seat, NewSeat { name, token, bot }) in Seat::BOTH.into_iter().zip(seats) {
+        for (seat, NewSeat { name, token, bot }) in (0u8..).zip(seats) {
             let hash = token_hash(&token);
             st.seat(seat, Seated { name: name.clone(), token_hash: hash, bot }, now);
             writes.push(Write::TakeSeat {
                 game_id: id.clone(),
-                seat: SeatRow { seat: seat.index() as u8, name, token_hash: hash, bot, joined_ms: now },
+                seat: SeatRow { seat, name, token_hash: hash, bot, joined_ms: now },
             });
             hashes.push((hash, seat));
         }
@@ -427,7 +434,7 @@ impl Shared {
     /// never kept it (a tournament seats its entrants with tokens it keeps in memory only,
     /// and hands an entrant that re-enters after a restart a new one). Refused for a game that
     /// is over (it takes no actions any more) or a seat nobody took.
-    pub async fn new_seat_token(&self, id: &str, seat: Seat) -> Result<String, GameError> {
+    pub async fn new_seat_token(&self, id: &str, seat: u8) -> Result<String, GameError> {
         let cell = self.game(id).await?;
         let mut st = cell.state.lock().await;
         if st.poisoned {
@@ -436,17 +443,17 @@ impl Shared {
         if st.is_over() {
             return Err(GameError::Over);
         }
-        let Some(old) = st.seats[seat.index()].as_ref().map(|s| s.token_hash) else {
+        let Some(old) = st.seats.get(seat as usize).and_then(|s| s.as_ref()).map(|s| s.token_hash) else {
             return Err(GameError::Invalid(format!("seat {seat} of game {id} is not taken")));
         };
         let token = new_token();
         let hash = token_hash(&token);
-        let write = Write::SeatToken { game_id: id.to_owned(), seat: seat.index() as u8, token_hash: hash };
+        let write = Write::SeatToken { game_id: id.to_owned(), seat, token_hash: hash };
         if let Err(e) = self.store.write(vec![write]).await {
             st.poisoned = true;
             return Err(e.into());
         }
-        st.seats[seat.index()].as_mut().expect("taken").token_hash = hash;
+        st.seats[seat as usize].as_mut().expect("taken").token_hash = hash;
         let mut tokens = self.tokens.write().expect("lock");
         tokens.remove(&old);
         tokens.insert(hash, (id.to_owned(), seat));
@@ -485,11 +492,11 @@ impl Shared {
     pub async fn join(
         &self,
         cell: &Arc<GameCell>,
-        want: Option<Seat>,
+        want: Option<u8>,
         name: String,
         bot: bool,
         accept_fixed_deals: bool,
-    ) -> Result<(Seat, String), GameError> {
+    ) -> Result<(u8, String), GameError> {
         let (s, cell) = (self.clone(), cell.clone());
         // In the call's span (its log lines say which call and game).
         let join = async move { s.join_now(&cell, want, name, bot, accept_fixed_deals).await };
@@ -501,11 +508,11 @@ impl Shared {
     async fn join_now(
         &self,
         cell: &GameCell,
-        want: Option<Seat>,
+        want: Option<u8>,
         name: String,
         bot: bool,
         accept_fixed_deals: bool,
-    ) -> Result<(Seat, String), GameError> {
+    ) -> Result<(u8, String), GameError> {
         let name = clean_name(&name)?;
         let mut st = cell.state.lock().await;
         if st.poisoned {
@@ -525,7 +532,7 @@ impl Shared {
         st.seat(seat, Seated { name: name.clone(), token_hash: hash, bot }, now);
         let mut writes = vec![Write::TakeSeat {
             game_id: st.info.id.clone(),
-            seat: SeatRow { seat: seat.index() as u8, name, token_hash: hash, bot, joined_ms: now },
+            seat: SeatRow { seat, name, token_hash: hash, bot, joined_ms: now },
         }];
         writes.append(&mut st.pending);
         if let Err(e) = self.store.write(writes).await {
@@ -547,7 +554,12 @@ impl Shared {
 fn new_game(info: &GameInfo) -> NewGame {
     NewGame {
         id: info.id.clone(),
-        rules_json: serde_json::to_string(&info.rules).expect("rules serialize"),
+        // Two-player gin: the rule set, as always; other formats: the format's document
+        // (with its `kind`).
+        rules_json: match &info.format {
+            engine::Format::Gin(rules) => serde_json::to_string(rules).expect("rules serialize"),
+            f => f.to_value().to_string(),
+        },
         seed: info.seed,
         secret: info.secret,
         clock_millis: info.clock.turn_millis,
@@ -564,7 +576,7 @@ pub struct NewSeat {
     pub name: String,
     /// Its seat token (chosen by the caller, who hands it out).
     pub token: String,
-    /// A program holds it.
+    /// A program holds it (a house bot seat: see [`Shared::create_seated_game`]).
     pub bot: bool,
 }
 
@@ -584,10 +596,10 @@ fn rebuild(sg: &StoredGame) -> Result<GameState, GameError> {
 
 fn replay(sg: &StoredGame) -> Result<GameState, String> {
     let g = &sg.game;
-    let rules: engine::RuleSet = serde_json::from_str(&g.rules_json).map_err(|e| e.to_string())?;
+    let format = stored_format(&g.rules_json)?;
     let info = GameInfo {
         id: g.id.clone(),
-        rules,
+        format,
         seed: g.seed,
         secret: g.secret,
         clock: pb::TurnClock { turn_millis: g.clock_millis, policy: g.clock_policy },
@@ -597,7 +609,10 @@ fn replay(sg: &StoredGame) -> Result<GameState, String> {
     };
     let mut st = GameState::new(info);
     for s in &sg.seats {
-        let seat = Seat::new(s.seat).ok_or("bad seat")?;
+        let seat = s.seat;
+        if seat >= st.players() {
+            return Err(format!("bad seat {seat}"));
+        }
         st.seat(seat, Seated { name: s.name.clone(), token_hash: s.token_hash, bot: s.bot }, s.joined_ms);
     }
     st.pending.clear();
@@ -605,4 +620,14 @@ fn replay(sg: &StoredGame) -> Result<GameState, String> {
         st.replay(a)?;
     }
     Ok(st)
+}
+
+/// A stored game's format: a two-player rule set (no `kind`), or a format's document.
+pub fn stored_format(json: &str) -> Result<engine::Format, String> {
+    let v: serde_json::Value = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    if v.get("kind").is_none() {
+        let rules: engine::RuleSet = serde_json::from_value(v).map_err(|e| e.to_string())?;
+        return Ok(engine::Format::Gin(rules));
+    }
+    engine::Format::from_value(v).map_err(|e| e.to_string())
 }

@@ -5,7 +5,7 @@
 //! log positions (from 1): the same events in the same order are rebuilt when a game is
 //! replayed from storage, so seqs survive a restart.
 
-use engine::{Action, BySeat, CardSet, Deck, Game, GameSetup, RuleSet, Seat};
+use engine::{Action, Card, CardSet, Deck, Format, Game, GameSetup, Move, Seat, Table};
 use gin_proto::v1 as pb;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -26,28 +26,36 @@ pub enum LogEvent {
     Dealt(Box<Dealt>),
     /// A seat is to act. Its legal actions are not kept in the log: they are computed from
     /// the game when this is the current turn (a resumed or late stream gets them then).
-    Turn { seat: Seat, phase: pb::Phase, deadline_ms: i64 },
+    Turn { seat: u8, phase: pb::Phase, deadline_ms: i64 },
     /// The upcard was passed.
-    Passed { seat: Seat },
+    Passed { seat: u8 },
     /// A card was drawn.
-    Drew { seat: Seat, card: engine::Card, from_stock: bool, stock: u32 },
+    Drew { seat: u8, card: Card, from_stock: bool, stock: u32 },
     /// A card was discarded.
-    Discarded { seat: Seat, card: engine::Card },
-    /// A hand ended.
+    Discarded { seat: u8, card: Card },
+    /// Rummy: a meld was laid on the table, as its meld `index`.
+    Melded { seat: u8, index: u32, cards: CardSet },
+    /// Rummy: a card was laid off onto the table's meld `meld`.
+    LaidOff { seat: u8, card: Card, meld: u32 },
+    /// The pile under `top` became the stock (its `turn`-th turn), now `stock` cards.
+    PileTurned { seat: u8, top: Card, turn: u32, stock: u32 },
+    /// A two-player hand ended.
     HandEnded(Box<pb::HandResult>),
+    /// A hand of another format ended.
+    TableHandEnded(Box<pb::TableHandResult>),
     /// The game ended.
     GameOver(Box<pb::GameResult>),
     /// A clock ran out.
-    ClockExpired { seat: Seat, policy: pb::ClockPolicy },
+    ClockExpired { seat: u8, policy: pb::ClockPolicy },
     /// A seat left.
-    Left { seat: Seat, reason: pb::GameEndReason },
+    Left { seat: u8, reason: pb::GameEndReason },
 }
 
 /// A seat taken (see [`LogEvent::Joined`]).
 #[allow(missing_docs)]
 #[derive(Clone, Debug)]
 pub struct Joined {
-    pub seat: Seat,
+    pub seat: u8,
     pub name: String,
     pub bot: bool,
 }
@@ -58,12 +66,17 @@ pub struct Joined {
 pub struct Dealt {
     pub hand_number: u32,
     pub stage: u32,
-    pub dealer: Seat,
-    pub upcard: engine::Card,
+    pub dealer: u8,
+    pub upcard: Card,
     pub knock_limit: u32,
-    pub hands: BySeat<CardSet>,
+    /// Every seat's cards, by seat of the game (a seat not dealt in: empty).
+    pub hands: Vec<CardSet>,
     pub commitment: [u8; 32],
     pub stock: u32,
+    /// Formats other than two-player gin: the table (team play: 0 or 1).
+    pub table: u8,
+    /// Formats other than two-player gin: the seats dealt in (empty for two-player gin).
+    pub seats: Vec<u8>,
 }
 
 /// A log entry.
@@ -89,7 +102,7 @@ pub struct Seated {
 /// A watcher's channel.
 pub struct Watcher {
     /// Whose view.
-    pub viewer: Option<Seat>,
+    pub viewer: Option<u8>,
     /// Bounded: a full channel cuts the watcher off (it resumes), never blocking the game.
     pub tx: mpsc::Sender<Box<pb::WatchGameResponse>>,
     /// Set when the server cut this watcher off because its buffer was full.
@@ -99,7 +112,7 @@ pub struct Watcher {
 /// The turn information of the current turn, for the seat to act only.
 pub struct CurrentTurn {
     seq: u64,
-    seat: Seat,
+    seat: u8,
     info: pb::TurnInfo,
 }
 
@@ -119,7 +132,7 @@ impl TurnOut {
 
     /// The information for event `seq` as `viewer` sees it, if it is the turn's event and
     /// `viewer` the seat to act.
-    fn take(&mut self, seq: u64, viewer: Option<Seat>) -> Option<pb::TurnInfo> {
+    fn take(&mut self, seq: u64, viewer: Option<u8>) -> Option<pb::TurnInfo> {
         let t = self.turn.as_ref().filter(|t| t.seq == seq && viewer == Some(t.seat))?;
         if self.left > 1 {
             self.left -= 1;
@@ -130,8 +143,18 @@ impl TurnOut {
     }
 }
 
+/// The turns whose information goes out with one publication: the current turn of each seat
+/// to act (team play has two at once), each for its own seat's watchers.
+struct Turns([Option<TurnOut>; 2]);
+
+impl Turns {
+    fn take(&mut self, seq: u64, viewer: Option<u8>) -> Option<pb::TurnInfo> {
+        self.0.iter_mut().flatten().find_map(|t| t.take(seq, viewer))
+    }
+}
+
 /// Sends the events after `after` to `w`; false when it must be dropped.
-fn send_events(log: &[Entry], w: &Watcher, after: u64, turn: &mut TurnOut) -> bool {
+fn send_events(log: &[Entry], w: &Watcher, after: u64, turn: &mut Turns) -> bool {
     for (i, e) in log.iter().enumerate().skip(after as usize) {
         let seq = i as u64 + 1;
         let info = turn.take(seq, w.viewer);
@@ -155,8 +178,8 @@ fn send_events(log: &[Entry], w: &Watcher, after: u64, turn: &mut TurnOut) -> bo
 pub struct GameInfo {
     /// Id.
     pub id: String,
-    /// Rules.
-    pub rules: RuleSet,
+    /// The format: the kind, the table size and every number.
+    pub format: Format,
     /// Deal seed (secret until the game is over).
     pub seed: u64,
     /// Secret for the per-hand salts.
@@ -178,12 +201,12 @@ pub struct GameInfo {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EarlyEnd {
     /// The seat resigned (stored as a `resign` action).
-    Resign(Seat),
+    Resign(u8),
     /// The seat's turn clock ran out under the forfeit policy (`timeout` action "forfeit").
-    Forfeit(Seat),
+    Forfeit(u8),
     /// The seat was to act and did nothing within the server's idle limit (`timeout` action
     /// "abandon").
-    Abandon(Seat),
+    Abandon(u8),
     /// The server called the game off: nobody joined in time, or a quick-match partner left
     /// while both were being seated (`timeout` action "cancel"; the seat stored is 0).
     Cancel,
@@ -191,17 +214,17 @@ pub enum EarlyEnd {
 
 impl EarlyEnd {
     /// The stored action of this end: kind, text, seat.
-    fn row(self) -> (ActionKind, &'static str, Seat) {
+    fn row(self) -> (ActionKind, &'static str, u8) {
         match self {
             EarlyEnd::Resign(s) => (ActionKind::Resign, "", s),
             EarlyEnd::Forfeit(s) => (ActionKind::Timeout, "forfeit", s),
             EarlyEnd::Abandon(s) => (ActionKind::Timeout, "abandon", s),
-            EarlyEnd::Cancel => (ActionKind::Timeout, "cancel", Seat::S0),
+            EarlyEnd::Cancel => (ActionKind::Timeout, "cancel", 0),
         }
     }
 
     /// The end a stored action stands for, if it is one.
-    fn from_row(kind: ActionKind, action: &str, seat: Seat) -> Option<EarlyEnd> {
+    fn from_row(kind: ActionKind, action: &str, seat: u8) -> Option<EarlyEnd> {
         match (kind, action) {
             (ActionKind::Resign, _) => Some(EarlyEnd::Resign(seat)),
             (ActionKind::Timeout, "forfeit") => Some(EarlyEnd::Forfeit(seat)),
@@ -216,14 +239,16 @@ impl EarlyEnd {
 pub struct GameState {
     /// Fixed facts.
     pub info: GameInfo,
-    /// The seats.
-    pub seats: [Option<Seated>; 2],
-    /// The engine game, once both seats are taken.
-    pub game: Option<Game>,
+    /// The seats, one per seat of the format.
+    pub seats: Vec<Option<Seated>>,
+    /// The engine game, once every seat is taken.
+    pub game: Option<Table>,
     /// The event log (seq = index + 1).
     pub log: Vec<Entry>,
-    /// Finished hands, for snapshots.
+    /// Finished two-player hands, for snapshots.
     pub hand_results: Vec<pb::HandResult>,
+    /// Finished hands of the other formats, for snapshots.
+    pub table_hands: Vec<pb::TableHandResult>,
     /// The final result (target, resignation or forfeit).
     pub ended: Option<pb::GameResult>,
     /// The action rows logged so far (their number is the next row's index; stored again, all
@@ -235,31 +260,44 @@ pub struct GameState {
     pub turn_token: u64,
     /// The current turn's deadline (unix ms), 0 without a clock.
     pub deadline_ms: i64,
+    /// No turn's clock runs out before this (unix ms): set when a restart resumes the game,
+    /// so every turn in progress gets a whole turn again.
+    pub clock_floor_ms: i64,
     /// The store failed for this game: it refuses actions until the server restarts.
     pub poisoned: bool,
     /// Writes produced by the last change, to be made durable before acknowledging it.
     pub pending: Vec<Write>,
     /// The last published seq, readable without the game's lock (for heartbeats).
     pub last_seq_shared: Arc<AtomicU64>,
+    /// Formats other than two-player gin: the highest hand number dealt so far.
+    dealt: Option<u32>,
+    /// Team play: the last seq that changed each table (an action is stale only if its own
+    /// table moved since the seq it names: the other table plays at the same time).
+    table_seq: [u64; 2],
 }
 
 impl GameState {
     /// A new game with no seat taken.
     pub fn new(info: GameInfo) -> GameState {
+        let players = info.format.players() as usize;
         GameState {
             info,
-            seats: [None, None],
+            seats: vec![None; players],
             game: None,
             log: Vec::new(),
             hand_results: Vec::new(),
+            table_hands: Vec::new(),
             ended: None,
             action_rows: Vec::new(),
             watchers: Vec::new(),
             turn_token: 0,
             deadline_ms: 0,
+            clock_floor_ms: 0,
             poisoned: false,
             pending: Vec::new(),
             last_seq_shared: Arc::new(AtomicU64::new(0)),
+            dealt: None,
+            table_seq: [0; 2],
         }
     }
 
@@ -273,33 +311,124 @@ impl GameState {
         self.ended.is_some()
     }
 
-    /// The seat to act, if any.
-    pub fn to_act(&self) -> Option<Seat> {
-        if self.is_over() { None } else { self.game.as_ref().and_then(Game::to_act) }
+    /// The table size.
+    pub fn players(&self) -> u8 {
+        self.seats.len() as u8
+    }
+
+    /// The two-player game, when this is one and it has started.
+    pub fn gin(&self) -> Option<&Game> {
+        match &self.game {
+            Some(Table::Gin(g)) => Some(g),
+            _ => None,
+        }
+    }
+
+    /// Whether this game is two-player gin (the wire's original form).
+    pub fn two_player(&self) -> bool {
+        matches!(self.info.format, Format::Gin(_))
+    }
+
+    /// The seat to act, if any (the lowest when several may: team play).
+    pub fn to_act(&self) -> Option<u8> {
+        if self.is_over() { None } else { self.game.as_ref().and_then(Table::first_to_act) }
+    }
+
+    /// Every seat that may act now.
+    pub fn seats_to_act(&self) -> Vec<u8> {
+        if self.is_over() { Vec::new() } else { self.game.as_ref().map(Table::to_act).unwrap_or_default() }
+    }
+
+    /// Whether `seat` may act now.
+    pub fn may_act(&self, seat: u8) -> bool {
+        match &self.game {
+            Some(Table::Teams(_)) => self.seats_to_act().contains(&seat),
+            _ => self.to_act() == Some(seat),
+        }
+    }
+
+    /// Refuses an action by `seat` that names `expected` when the game moved since: any
+    /// event after it (in team play, any event at `seat`'s own table: the other table plays
+    /// at the same time).
+    pub fn check_seq(&self, seat: u8, expected: u64) -> Result<(), GameError> {
+        let at = self.last_seq();
+        let stale = match &self.game {
+            Some(Table::Teams(g)) if expected <= at => {
+                let t = g.place_of(seat).map_or(0, |(t, _)| t as usize);
+                expected < self.table_seq[t]
+            }
+            _ => expected != at,
+        };
+        if stale { Err(GameError::Stale { expected, at }) } else { Ok(()) }
+    }
+
+    /// Whether `seat` is offered the upcard now (gin kinds' first turn).
+    pub fn offered(&self, seat: u8) -> bool {
+        match &self.game {
+            Some(Table::Gin(g)) => matches!(g.hand().phase(), engine::Phase::UpcardOffer { .. }),
+            Some(t) => self.may_act(seat) && t.legal(seat).contains(&Move::Pass),
+            None => false,
+        }
+    }
+
+    /// Formats other than two-player gin: how many hands were dealt (their reveals are in the
+    /// record).
+    pub fn hands_dealt(&self) -> u32 {
+        self.dealt.map_or(0, |d| d + 1)
     }
 
     /// A free seat: `want`, or the first free one.
-    pub fn free_seat(&self, want: Option<Seat>) -> Result<Seat, GameError> {
+    pub fn free_seat(&self, want: Option<u8>) -> Result<u8, GameError> {
         match want {
-            Some(s) if self.seats[s.index()].is_some() => Err(GameError::SeatTaken(s)),
+            Some(s) if s as usize >= self.seats.len() => Err(GameError::Invalid(format!(
+                "seat {s}: this game has seats 0 to {}",
+                self.seats.len() - 1
+            ))),
+            Some(s) if self.seats[s as usize].is_some() => Err(GameError::SeatTaken(s)),
             Some(s) => Ok(s),
-            None => Seat::BOTH.into_iter().find(|s| self.seats[s.index()].is_none()).ok_or(GameError::Full),
+            None => (0..self.players()).find(|&s| self.seats[s as usize].is_none()).ok_or(GameError::Full),
+        }
+    }
+
+    /// Team play: the table `seat` plays at now.
+    fn table_of(&self, seat: u8) -> Option<usize> {
+        match &self.game {
+            Some(Table::Teams(g)) => g.place_of(seat).map(|(t, _)| t as usize),
+            _ => None,
         }
     }
 
     fn push(&mut self, time_ms: i64, ev: LogEvent) {
         self.log.push(Entry { time_ms, ev });
+        self.table_seq = [self.last_seq(); 2];
     }
 
-    /// Seats a player; deals the first hand once both seats are taken.
-    pub fn seat(&mut self, seat: Seat, who: Seated, now: i64) {
+    /// Logs an event of one table only (team play: the other table's actions stay fresh).
+    fn push_at(&mut self, table: Option<usize>, time_ms: i64, ev: LogEvent) {
+        match table {
+            Some(t) => {
+                self.log.push(Entry { time_ms, ev });
+                self.table_seq[t] = self.last_seq();
+            }
+            None => self.push(time_ms, ev),
+        }
+    }
+
+    /// Seats a player; deals the first hand once every seat is taken.
+    pub fn seat(&mut self, seat: u8, who: Seated, now: i64) {
         self.push(now, LogEvent::Joined(Box::new(Joined { seat, name: who.name.clone(), bot: who.bot })));
-        self.seats[seat.index()] = Some(who);
+        self.seats[seat as usize] = Some(who);
         if self.game.is_none() && self.seats.iter().all(Option::is_some) {
-            let g = Game::new(GameSetup::new(self.info.rules.clone(), self.info.seed))
-                .expect("rules were validated at creation");
-            self.game = Some(g);
-            tracing::info!(game = %self.info.id, rules = %self.info.rules.name, "game started");
+            let t = match &self.info.format {
+                Format::Gin(rules) => Table::Gin(
+                    Game::new(GameSetup::new(rules.clone(), self.info.seed))
+                        .expect("rules were validated at creation"),
+                ),
+                f => Table::new(engine::TableSetup::new(f.clone(), self.info.seed))
+                    .expect("the format was validated at creation"),
+            };
+            self.game = Some(t);
+            tracing::info!(game = %self.info.id, format = %self.info.format.name(), "game started");
             self.deal_events(now);
         }
     }
@@ -309,26 +438,78 @@ impl GameState {
     }
 
     fn deal_events(&mut self, now: i64) {
-        let g = self.game.as_ref().expect("dealt game");
+        let Some(g) = self.gin() else {
+            self.table_deal_events(now);
+            return;
+        };
         let h = g.hand();
         let n = g.hand_number();
         let salt = engine::hand_salt(&self.info.secret, n);
         let ev = LogEvent::Dealt(Box::new(Dealt {
             hand_number: n,
             stage: g.stage(),
-            dealer: h.dealer(),
+            dealer: h.dealer().index() as u8,
             upcard: h.upcard(),
             knock_limit: h.knock_limit(),
-            hands: BySeat::new(h.cards(Seat::S0), h.cards(Seat::S1)),
+            hands: vec![h.cards(Seat::S0), h.cards(Seat::S1)],
             commitment: engine::deal_commitment(h.deck(), &salt),
             stock: h.stock_len() as u32,
+            table: 0,
+            seats: Vec::new(),
         }));
         self.push(now, ev);
         self.turn_event(now);
     }
 
+    /// Formats other than two-player gin: a `Dealt` for every hand dealt since the last, then
+    /// a turn for each seat to act.
+    fn table_deal_events(&mut self, now: i64) {
+        let Some(t) = self.game.as_ref() else { return };
+        if t.is_over() {
+            return;
+        }
+        let mut deals = Vec::new();
+        for (n, table) in hands_in_play(t) {
+            if self.dealt.is_some_and(|d| n <= d) {
+                continue;
+            }
+            let deck = self.deck(n);
+            let salt = engine::hand_salt(&self.info.secret, n);
+            let view = t.spectator_view();
+            let part = &view.tables()[table as usize];
+            let mut hands = vec![CardSet::EMPTY; self.seats.len()];
+            for &s in &part.seats {
+                hands[s as usize] = t.view(s).cards().unwrap_or(CardSet::EMPTY);
+            }
+            deals.push(Dealt {
+                hand_number: n,
+                stage: 0,
+                dealer: part.dealer,
+                upcard: part.pile.first().copied().unwrap_or_else(|| deck.cards()[0]),
+                knock_limit: part.knock_limit.unwrap_or(0),
+                hands,
+                commitment: engine::deal_commitment(&deck, &salt),
+                stock: part.stock_len,
+                table,
+                seats: play_order(&part.seats, part.dealer),
+            });
+        }
+        for d in deals {
+            self.dealt = Some(self.dealt.map_or(d.hand_number, |x| x.max(d.hand_number)));
+            self.push(now, LogEvent::Dealt(Box::new(d)));
+        }
+        for seat in self.seats_to_act() {
+            self.seat_turn_event(seat, now);
+        }
+    }
+
     fn turn_event(&mut self, now: i64) {
-        let Some(g) = self.game.as_ref() else { return };
+        let Some(g) = self.gin() else {
+            if let Some(seat) = self.to_act() {
+                self.seat_turn_event(seat, now);
+            }
+            return;
+        };
         let h = g.hand();
         let Some(seat) = h.phase().to_act() else { return };
         let phase = match h.phase() {
@@ -340,7 +521,19 @@ impl GameState {
         self.deadline_ms =
             if self.info.clock.turn_millis > 0 { now + self.info.clock.turn_millis as i64 } else { 0 };
         let deadline_ms = self.deadline_ms;
-        self.push(now, LogEvent::Turn { seat, phase, deadline_ms });
+        self.push(now, LogEvent::Turn { seat: seat.index() as u8, phase, deadline_ms });
+    }
+
+    /// Formats other than two-player gin: `seat` is to act.
+    fn seat_turn_event(&mut self, seat: u8, now: i64) {
+        let Some(t) = self.game.as_ref() else { return };
+        let phase = table_phase(t, seat);
+        self.turn_token += 1;
+        self.deadline_ms =
+            if self.info.clock.turn_millis > 0 { now + self.info.clock.turn_millis as i64 } else { 0 };
+        let deadline_ms = self.deadline_ms;
+        let table = self.table_of(seat);
+        self.push_at(table, now, LogEvent::Turn { seat, phase, deadline_ms });
     }
 
     /// The reveal of hand `n`.
@@ -356,35 +549,42 @@ impl GameState {
 
     /// Applies a play (or a clock's auto-play) by `seat`, appending its events and the write
     /// that logs it. On `Err` nothing changed.
-    pub fn play(&mut self, seat: Seat, action: &Action, kind: ActionKind, now: i64) -> Result<(), GameError> {
+    pub fn play(&mut self, seat: u8, action: &Action, kind: ActionKind, now: i64) -> Result<(), GameError> {
         if self.is_over() {
             return Err(GameError::Over);
         }
-        let g = self.game.as_mut().ok_or(GameError::NotStarted)?;
-        let step = g.apply(seat, action)?;
+        let Some(Table::Gin(g)) = self.game.as_mut() else {
+            return match self.game {
+                None => Err(GameError::NotStarted),
+                Some(_) => self.play_move(seat, &Move::from(action.clone()), kind, now),
+            };
+        };
+        let s = Seat::new(seat).ok_or(GameError::Invalid(format!("seat {seat}: the seats are 0 and 1")))?;
+        let step = g.apply(s, action)?;
         if kind == ActionKind::Timeout {
             self.push(now, LogEvent::ClockExpired { seat, policy: pb::ClockPolicy::AutoPlay });
         }
         self.log_action(seat, kind, action.to_string(), now);
+        let u = |s: Seat| s.index() as u8;
         match step.event {
-            engine::Event::Passed { seat } => self.push(now, LogEvent::Passed { seat }),
+            engine::Event::Passed { seat } => self.push(now, LogEvent::Passed { seat: u(seat) }),
             engine::Event::Drew { seat, card, from_stock } => {
-                let stock = self.game.as_ref().map_or(0, |g| g.hand().stock_len() as u32);
-                self.push(now, LogEvent::Drew { seat, card, from_stock, stock });
+                let stock = self.gin().map_or(0, |g| g.hand().stock_len() as u32);
+                self.push(now, LogEvent::Drew { seat: u(seat), card, from_stock, stock });
             }
             engine::Event::Discarded { seat, card } | engine::Event::DeadHand { seat, card } => {
-                self.push(now, LogEvent::Discarded { seat, card })
+                self.push(now, LogEvent::Discarded { seat: u(seat), card })
             }
             engine::Event::Knocked { .. } => {}
         }
         if step.hand_over {
-            let g = self.game.as_ref().expect("game");
+            let g = self.gin().expect("game");
             let summary = g.hands().last().expect("a finished hand").clone();
             let result = wire::hand_result(&summary, self.reveal(summary.number));
             self.hand_results.push(result.clone());
             self.push(now, LogEvent::HandEnded(Box::new(result)));
             if step.game_over {
-                let g = self.game.as_ref().expect("game");
+                let g = self.gin().expect("game");
                 let r = wire::game_result(g.result().expect("game over"));
                 self.finish(r, now);
                 return Ok(());
@@ -393,6 +593,92 @@ impl GameState {
             return Ok(());
         }
         self.turn_event(now);
+        Ok(())
+    }
+
+    /// Applies a move of a format other than two-player gin (two-player gin takes its
+    /// [`Action`]s through [`GameState::play`]). On `Err` nothing changed.
+    pub fn play_move(&mut self, seat: u8, m: &Move, kind: ActionKind, now: i64) -> Result<(), GameError> {
+        if self.is_over() {
+            return Err(GameError::Over);
+        }
+        if self.two_player() {
+            let a = m.to_gin().map_err(|e| GameError::Refused(e.to_string()))?;
+            return self.play(seat, &a, kind, now);
+        }
+        let table = self.table_of(seat);
+        let t = self.game.as_mut().ok_or(GameError::NotStarted)?;
+        let step = t.apply(seat, m).map_err(table_error)?;
+        if kind == ActionKind::Timeout {
+            self.push_at(table, now, LogEvent::ClockExpired { seat, policy: pb::ClockPolicy::AutoPlay });
+        }
+        self.log_action(seat, kind, m.to_string(), now);
+        let t = self.game.as_ref().expect("started");
+        let stock = |seat: u8| {
+            let v = t.spectator_view();
+            v.tables().iter().find(|p| p.seats.contains(&seat)).map_or(0, |p| p.stock_len)
+        };
+        use engine::TableEvent as E;
+        let ev = match step.event {
+            E::Passed { seat } => Some(LogEvent::Passed { seat }),
+            E::Drew { seat, from_stock, card } => Some(LogEvent::Drew {
+                seat,
+                card: card.expect("the mover sees its card"),
+                from_stock,
+                stock: stock(seat),
+            }),
+            E::Discarded { seat, card } | E::DeadHand { seat, card } => {
+                Some(LogEvent::Discarded { seat, card })
+            }
+            E::PileTurned { seat, card, turn } => {
+                self.push_at(table, now, LogEvent::Discarded { seat, card });
+                let t = self.game.as_ref().expect("started");
+                let stock = t.spectator_view().tables()[0].stock_len;
+                Some(LogEvent::PileTurned { seat, top: card, turn, stock })
+            }
+            E::Knocked { .. } => None,
+            E::Melded { seat, cards } => {
+                let index = t.spectator_view().tables()[0].melds.len().saturating_sub(1) as u32;
+                Some(LogEvent::Melded { seat, index, cards })
+            }
+            E::LaidOff { seat, card, meld } => Some(LogEvent::LaidOff { seat, card, meld: meld as u32 }),
+        };
+        if let Some(ev) = ev {
+            self.push_at(table, now, ev);
+        }
+        if step.hand_over {
+            let t = self.game.as_ref().expect("started");
+            let reports = t.hands();
+            let done = self.table_hands.len();
+            let new: Vec<_> =
+                reports[done..].iter().map(|r| wire::table_hand_result(r, self.reveal(r.number))).collect();
+            for r in new {
+                self.table_hands.push(r.clone());
+                self.push_at(table, now, LogEvent::TableHandEnded(Box::new(r)));
+            }
+            if step.game_over {
+                let t = self.game.as_ref().expect("started");
+                let r = wire::table_game_result(&t.result().expect("game over"));
+                self.finish(r, now);
+                return Ok(());
+            }
+            let before = self.dealt;
+            self.table_deal_events(now);
+            if before != self.dealt {
+                return Ok(());
+            }
+            // Team play: this table waits for the other one.
+        }
+        // The next to act at the mover's table (itself, to go on with its turn).
+        let t = self.game.as_ref().expect("started");
+        let next = if t.to_act().contains(&seat) {
+            Some(seat)
+        } else {
+            t.to_act().into_iter().find(|&s| self.table_of(s) == table)
+        };
+        if let Some(next) = next {
+            self.seat_turn_event(next, now);
+        }
         Ok(())
     }
 
@@ -419,14 +705,52 @@ impl GameState {
         // Nobody wins a game that never started, or that the server called off.
         let cancelled = self.game.is_none() || how == EarlyEnd::Cancel;
         let loser = leaver.filter(|_| !cancelled);
-        let scores = self.game.as_ref().map(|g| g.scores().0.to_vec()).unwrap_or_default();
-        let r = pb::GameResult {
-            reason: if cancelled { pb::GameEndReason::Cancelled } else { reason } as i32,
-            winner: loser.map(|s| s.other().index() as u32),
-            totals: scores.clone(),
-            margin: scores.first().zip(scores.get(1)).map_or(0, |(a, b)| a.abs_diff(*b)),
-            stages: Vec::new(),
-            loser_by_default: loser.map(|s| s.index() as u32),
+        let reason = if cancelled { pb::GameEndReason::Cancelled } else { reason } as i32;
+        let r = if self.two_player() {
+            let scores = self.gin().map(|g| g.scores().0.to_vec()).unwrap_or_default();
+            pb::GameResult {
+                reason,
+                winner: loser.map(|s| 1 - s as u32),
+                totals: scores.clone(),
+                margin: scores.first().zip(scores.get(1)).map_or(0, |(a, b)| a.abs_diff(*b)),
+                stages: Vec::new(),
+                loser_by_default: loser.map(u32::from),
+                ..Default::default()
+            }
+        } else {
+            let view = self.game.as_ref().map(Table::spectator_view);
+            let totals = view.as_ref().map(|v| v.scores().to_vec()).unwrap_or_default();
+            let team_totals = view
+                .as_ref()
+                .and_then(|v| v.team_scores())
+                .map(|t| t.iter().map(|&x| x as i64).collect())
+                .unwrap_or_default();
+            // The leaver (and in team play its partner) loses; every other seat shares the win.
+            let losers: Vec<u8> = match (loser, &self.info.format) {
+                (Some(l), Format::Teams(_)) => vec![l, (l + 2) % 4],
+                (Some(l), _) => vec![l],
+                (None, _) => Vec::new(),
+            };
+            let winners: Vec<u32> = if loser.is_some() {
+                (0..self.players()).filter(|s| !losers.contains(s)).map(u32::from).collect()
+            } else {
+                Vec::new()
+            };
+            let places = if loser.is_some() {
+                (0..self.players()).map(|s| if losers.contains(&s) { 2 } else { 1 }).collect()
+            } else {
+                Vec::new()
+            };
+            pb::GameResult {
+                reason,
+                winner: if winners.len() == 1 { winners.first().copied() } else { None },
+                loser_by_default: loser.map(u32::from),
+                table_totals: totals,
+                team_totals,
+                winners,
+                places,
+                ..Default::default()
+            }
         };
         self.finish(r, now);
         Ok(())
@@ -442,38 +766,52 @@ impl GameState {
         self.deadline_ms = 0;
         self.ended = Some(r.clone());
         self.push(now, LogEvent::GameOver(Box::new(r.clone())));
-        let result_json = serde_json::json!({
+        let mut result_json = serde_json::json!({
             "reason": pb::GameEndReason::try_from(r.reason).map(|x| x.as_str_name()).unwrap_or("?"),
             "winner": r.winner,
             "totals": r.totals,
             "margin": r.margin,
             "loser_by_default": r.loser_by_default,
-        })
-        .to_string();
+        });
+        if !self.two_player() {
+            result_json["table_totals"] = serde_json::json!(r.table_totals);
+            result_json["winners"] = serde_json::json!(r.winners);
+            result_json["places"] = serde_json::json!(r.places);
+            if !r.team_totals.is_empty() {
+                result_json["team_totals"] = serde_json::json!(r.team_totals);
+            }
+        }
         self.pending.push(Write::Finish {
             game_id: self.info.id.clone(),
-            result_json,
+            result_json: result_json.to_string(),
             finished_ms: now,
             actions: std::mem::take(&mut self.action_rows),
         });
         tracing::info!(game = %self.info.id, winner = ?r.winner, reason = r.reason, "game over");
     }
 
-    fn log_action(&mut self, seat: Seat, kind: ActionKind, action: String, now: i64) {
+    fn log_action(&mut self, seat: u8, kind: ActionKind, action: String, now: i64) {
         let index = self.action_rows.len() as u32;
-        let row = ActionRow { index, seat: seat.index() as u8, kind, action, time_ms: now };
+        let row = ActionRow { index, seat, kind, action, time_ms: now };
         self.action_rows.push(row.clone());
         self.pending.push(Write::Action { game_id: self.info.id.clone(), action: row });
     }
 
     /// Replays one stored action (at start).
     pub fn replay(&mut self, row: &ActionRow) -> Result<(), String> {
-        let seat = Seat::new(row.seat).ok_or("bad seat")?;
+        let seat = row.seat;
+        if seat >= self.players() {
+            return Err(format!("bad seat {seat}"));
+        }
         let r = match EarlyEnd::from_row(row.kind, &row.action, seat) {
             Some(how) => self.end_early(how, row.time_ms),
-            None => {
+            None if self.two_player() => {
                 let a: Action = row.action.parse().map_err(|e: engine::ParseActionError| e.to_string())?;
                 self.play(seat, &a, row.kind, row.time_ms)
+            }
+            None => {
+                let m: Move = row.action.parse().map_err(|e: engine::ParseActionError| e.to_string())?;
+                self.play_move(seat, &m, row.kind, row.time_ms)
             }
         };
         self.pending.clear();
@@ -485,10 +823,10 @@ impl GameState {
     /// (its stream ends after the game-over event).
     pub fn publish(&mut self, after: u64) {
         self.last_seq_shared.store(self.last_seq(), Ordering::Relaxed);
-        let turn = self.current_turn(after, |seat| self.watchers.iter().any(|w| w.viewer == Some(seat)));
-        let mut turn = TurnOut::new(turn, &self.watchers);
+        let mut turns =
+            self.current_turns(after, |seat| self.watchers.iter().any(|w| w.viewer == Some(seat)));
         let log = &self.log;
-        self.watchers.retain(|w| send_events(log, w, after, &mut turn));
+        self.watchers.retain(|w| send_events(log, w, after, &mut turns));
         if self.is_over() {
             self.watchers.clear();
         }
@@ -496,54 +834,93 @@ impl GameState {
 
     /// Registers a watcher that has seen everything up to `after` and sends it the rest.
     pub fn add_watcher(&mut self, w: Watcher, after: u64) {
-        let turn = self.current_turn(after, |seat| w.viewer == Some(seat));
-        let mut turn = TurnOut::new(turn, std::slice::from_ref(&w));
-        if send_events(&self.log, &w, after, &mut turn) && !self.is_over() {
+        let mut turns = self.current_turns(after, |seat| w.viewer == Some(seat));
+        if send_events(&self.log, &w, after, &mut turns) && !self.is_over() {
             self.watchers.push(w);
         }
     }
 
-    /// The current turn's information, when its event is after `after` (about to be sent)
-    /// and `wanted` says a receiver is that seat.
-    fn current_turn(&self, after: u64, wanted: impl Fn(Seat) -> bool) -> Option<CurrentTurn> {
-        let (i, e) =
-            self.log.iter().enumerate().rev().find(|(_, e)| matches!(e.ev, LogEvent::Turn { .. }))?;
-        let LogEvent::Turn { seat, .. } = e.ev else { return None };
-        let seq = i as u64 + 1;
-        if seq <= after || self.to_act() != Some(seat) || !wanted(seat) {
+    /// The deadline of `seat`'s current turn (unix ms), when it is to act and the game has a
+    /// clock.
+    pub fn turn_deadline(&self, seat: u8) -> Option<i64> {
+        let seq = self.turn_seq(seat)?;
+        match self.log[seq as usize - 1].ev {
+            LogEvent::Turn { deadline_ms, .. } if deadline_ms > 0 => Some(deadline_ms),
+            _ => None,
+        }
+    }
+
+    /// The seq of `seat`'s current turn event, when it is to act.
+    pub fn turn_seq(&self, seat: u8) -> Option<u64> {
+        if !self.may_act(seat) {
             return None;
         }
-        let g = self.game.as_ref()?;
-        Some(CurrentTurn { seq, seat, info: wire::turn_info(g.hand(), seat) })
+        let i = self.log.iter().rposition(|e| matches!(e.ev, LogEvent::Turn { seat: s, .. } if s == seat))?;
+        Some(i as u64 + 1)
+    }
+
+    /// The current turns' information, for the turn events after `after` (about to be sent)
+    /// of seats `wanted` says a receiver is.
+    fn current_turns(&self, after: u64, wanted: impl Fn(u8) -> bool) -> Turns {
+        // Two seats act at once in team play only (no list built for the others).
+        let second = match &self.game {
+            Some(Table::Teams(_)) => self.seats_to_act().get(1).copied(),
+            _ => None,
+        };
+        let mut out = [None, None];
+        for (slot, seat) in out.iter_mut().zip(self.to_act().into_iter().chain(second)) {
+            let Some(seq) = self.turn_seq(seat) else { continue };
+            if seq <= after || !wanted(seat) {
+                continue;
+            }
+            let Some(info) = self.turn_info(seat) else { continue };
+            *slot = Some(TurnOut::new(Some(CurrentTurn { seq, seat, info }), &self.watchers));
+        }
+        Turns(out)
+    }
+
+    /// The turn information of `seat`, when it may act.
+    pub fn turn_info(&self, seat: u8) -> Option<pb::TurnInfo> {
+        match self.game.as_ref()? {
+            Table::Gin(g) => Some(wire::turn_info(g.hand(), Seat::new(seat)?)),
+            t => Some(wire::table_turn_info(t, seat)),
+        }
     }
 
     /// What `viewer` may see now.
-    pub fn snapshot(&self, viewer: Option<Seat>) -> pb::GameSnapshot {
-        let seats = (0..2)
-            .map(|i| pb::SeatInfo {
-                seat: i as u32,
-                name: self.seats[i].as_ref().map(|s| s.name.clone()).unwrap_or_default(),
-                taken: self.seats[i].is_some(),
-                bot: self.seats[i].as_ref().is_some_and(|s| s.bot),
+    pub fn snapshot(&self, viewer: Option<u8>) -> pb::GameSnapshot {
+        let team = |i: u8| matches!(self.info.format, Format::Teams(_)).then_some(u32::from(i % 2));
+        let seats = (0..self.players())
+            .map(|i| {
+                let seated = self.seats[i as usize].as_ref();
+                pb::SeatInfo {
+                    seat: i as u32,
+                    name: seated.map(|s| s.name.clone()).unwrap_or_default(),
+                    taken: seated.is_some(),
+                    bot: seated.is_some_and(|s| s.bot),
+                    team: team(i),
+                }
             })
             .collect();
         let mut s = pb::GameSnapshot {
             game_id: self.info.id.clone(),
             seq: self.last_seq(),
-            rules: Some(wire::rule_set(&self.info.rules)),
+            rules: self.info.format.gin_rules().filter(|_| self.two_player()).map(wire::rule_set),
             clock: Some(self.info.clock),
             seats,
-            viewer_seat: viewer.map(|v| v.index() as u32),
+            viewer_seat: viewer.map(u32::from),
             phase: pb::Phase::WaitingForPlayers as i32,
             hands: self.hand_results.clone(),
             result: self.ended.clone(),
             turn_deadline_unix_ms: self.deadline_ms,
             fixed_deals: self.info.fixed_deals,
+            format: Some(wire::format_info(&self.info.format)),
             ..Default::default()
         };
-        if let Some(g) = &self.game {
+        let Some(t) = &self.game else { return s };
+        if let Table::Gin(g) = t {
             let h = g.hand();
-            let v = g.seat_view(viewer.unwrap_or(Seat::S0));
+            let v = g.seat_view(viewer.and_then(Seat::new).unwrap_or(Seat::S0));
             let public = v.public();
             s.phase = if self.is_over() {
                 pb::Phase::GameOver
@@ -554,7 +931,7 @@ impl GameState {
                     _ => pb::Phase::Discard,
                 }
             } as i32;
-            s.seat_to_act = self.to_act().map(|x| x.index() as u32);
+            s.seat_to_act = self.to_act().map(u32::from);
             s.hand_number = public.hand_number();
             s.stage = public.stage();
             s.dealer = public.dealer().index() as u32;
@@ -581,19 +958,81 @@ impl GameState {
             if let (Some(v), Some(t)) = (viewer, self.to_act())
                 && v == t
             {
-                s.turn = Some(wire::turn_info(h, v));
+                s.turn = self.turn_info(v);
             }
+            return s;
+        }
+        let view = match viewer {
+            Some(v) => t.view(v),
+            None => t.spectator_view(),
+        };
+        let to_act = self.seats_to_act();
+        s.phase = match (self.is_over(), viewer.filter(|v| to_act.contains(v)).or(to_act.first().copied())) {
+            (true, _) => pb::Phase::GameOver,
+            (false, Some(seat)) => table_phase(t, seat),
+            (false, None) => pb::Phase::Draw,
+        } as i32;
+        s.seat_to_act = to_act.first().map(|&x| u32::from(x));
+        s.seats_to_act = to_act.iter().map(|&x| u32::from(x)).collect();
+        s.hand_number = view.hand_number();
+        s.sitting_out = view.sitting_out().map(u32::from);
+        if viewer.is_some() {
+            s.hand = gin_proto::convert::cards_to_pb(view.cards().unwrap_or(CardSet::EMPTY));
+        }
+        s.tables = view.tables().iter().map(wire::table_in_play).collect();
+        s.totals = view.scores().to_vec();
+        s.team_totals = view.team_scores().map(|t| t.iter().map(|&x| x as i64).collect()).unwrap_or_default();
+        s.table_hands = self.table_hands.clone();
+        if let Some(v) = viewer.filter(|v| to_act.contains(v)) {
+            s.turn = self.turn_info(v);
         }
         s
+    }
+}
+
+/// The hands in play of a table: (hand number, table index).
+fn hands_in_play(t: &Table) -> Vec<(u32, u8)> {
+    match t {
+        Table::Teams(g) => vec![(2 * g.round(), 0), (2 * g.round() + 1, 1)],
+        t => vec![(t.spectator_view().hand_number(), 0)],
+    }
+}
+
+/// `seats` in play order: from the dealer's left (the seat after the dealer) round the table.
+fn play_order(seats: &[u8], dealer: u8) -> Vec<u8> {
+    let mut v = seats.to_vec();
+    v.sort_by_key(|&s| if s > dealer { s - dealer } else { s + seats.len().max(8) as u8 });
+    v
+}
+
+/// What `seat` is to do at `t` (it may act).
+fn table_phase(t: &Table, seat: u8) -> pb::Phase {
+    let legal = t.legal(seat);
+    if legal.contains(&Move::Pass) {
+        pb::Phase::UpcardOffer
+    } else if legal.iter().any(|m| matches!(m, Move::DrawStock | Move::DrawPile)) {
+        pb::Phase::Draw
+    } else {
+        pb::Phase::Discard
+    }
+}
+
+/// A refused move, as the game layer says it.
+fn table_error(e: engine::TableError) -> GameError {
+    use engine::TableError as T;
+    match e {
+        T::GameOver => GameError::Over,
+        T::NotYourTurn { why, .. } => GameError::Refused(why),
+        e => GameError::Refused(e.to_string()),
     }
 }
 
 /// Event `seq` as `viewer` may see it.
 /// `info` is the current turn's information, given only when this event is the current
 /// turn and `viewer` is the seat to act.
-pub fn event_for(seq: u64, e: &Entry, viewer: Option<Seat>, info: Option<pb::TurnInfo>) -> pb::GameEvent {
+pub fn event_for(seq: u64, e: &Entry, viewer: Option<u8>, info: Option<pb::TurnInfo>) -> pb::GameEvent {
     use pb::game_event::Kind as K;
-    let s = |x: Seat| x.index() as u32;
+    let s = u32::from;
     let kind = match &e.ev {
         LogEvent::Joined(j) => {
             K::PlayerJoined(pb::PlayerJoined { seat: s(j.seat), name: j.name.clone(), bot: j.bot })
@@ -604,9 +1043,14 @@ pub fn event_for(seq: u64, e: &Entry, viewer: Option<Seat>, info: Option<pb::Tur
             dealer: s(d.dealer),
             upcard: d.upcard.notation().to_owned(),
             knock_limit: d.knock_limit,
-            your_hand: viewer.map(|v| gin_proto::convert::cards_to_pb(d.hands[v])).unwrap_or_default(),
+            your_hand: viewer
+                .and_then(|v| d.hands.get(v as usize))
+                .map(|&h| gin_proto::convert::cards_to_pb(h))
+                .unwrap_or_default(),
             commitment: d.commitment.to_vec(),
             stock_size: d.stock,
+            table: u32::from(d.table),
+            seats: d.seats.iter().map(|&x| s(x)).collect(),
         }),
         LogEvent::Turn { seat, phase, deadline_ms } => K::TurnStarted(pb::TurnStarted {
             seat: s(*seat),
@@ -628,7 +1072,26 @@ pub fn event_for(seq: u64, e: &Entry, viewer: Option<Seat>, info: Option<pb::Tur
         LogEvent::Discarded { seat, card } => {
             K::CardDiscarded(pb::CardDiscarded { seat: s(*seat), card: card.notation().to_owned() })
         }
+        LogEvent::Melded { seat, index, cards } => K::MeldLaid(pb::MeldLaid {
+            seat: s(*seat),
+            meld: Some(pb::TableMeld {
+                index: *index,
+                seat: s(*seat),
+                cards: gin_proto::convert::cards_to_pb(*cards),
+                layoffs: Vec::new(),
+            }),
+        }),
+        LogEvent::LaidOff { seat, card, meld } => {
+            K::CardLaidOff(pb::CardLaidOff { seat: s(*seat), card: card.notation().to_owned(), meld: *meld })
+        }
+        LogEvent::PileTurned { seat, top, turn, stock } => K::PileTurned(pb::PileTurned {
+            seat: s(*seat),
+            turn: *turn,
+            stock_size: *stock,
+            pile: vec![top.notation().to_owned()],
+        }),
         LogEvent::HandEnded(r) => K::HandEnded(pb::HandEnded { result: Some((**r).clone()) }),
+        LogEvent::TableHandEnded(r) => K::TableHandEnded(pb::TableHandEnded { result: Some((**r).clone()) }),
         LogEvent::GameOver(r) => K::GameOver(pb::GameOver { result: Some((**r).clone()) }),
         LogEvent::ClockExpired { seat, policy } => {
             K::ClockExpired(pb::ClockExpired { seat: s(*seat), policy: *policy as i32 })
@@ -658,6 +1121,23 @@ pub fn auto_action(hand: &engine::Hand, seat: Seat) -> Action {
         .min_by_key(|c| (by[c.bit() as usize], std::cmp::Reverse((c.value(), c.bit()))))
         .expect("a seat to discard holds cards");
     Action::Discard { card }
+}
+
+/// [`auto_action`] at a table of any format: the two-player gin hand's safe move for gin
+/// kinds; elsewhere decline, draw from the stock, or else the house `simple` bot's move.
+pub fn auto_move(t: &Table, seat: u8) -> Option<Move> {
+    if let Some((h, s, _, _)) = t.gin_seat(seat) {
+        return Some(auto_action(h, s).into());
+    }
+    let legal = t.legal(seat);
+    if legal.is_empty() {
+        return None;
+    }
+    if legal.contains(&Move::DrawStock) {
+        return Some(Move::DrawStock);
+    }
+    let mut bot = gin_strategies::tables::TableBot::new("simple", t.kind(), 0).ok()?;
+    Some(bot.act(t, seat))
 }
 
 #[cfg(test)]

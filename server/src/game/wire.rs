@@ -94,5 +94,175 @@ pub fn game_result(r: &GameResult) -> pb::GameResult {
         margin: r.margin,
         stages: r.stages.iter().map(stage).collect(),
         loser_by_default: None,
+        ..Default::default()
     }
+}
+
+/// A format's kind, size and document, for the wire.
+pub fn format_info(f: &engine::Format) -> pb::FormatInfo {
+    pb::FormatInfo {
+        kind: f.kind().name().to_owned(),
+        players: u32::from(f.players()),
+        name: f.name(),
+        document_json: f.to_value().to_string(),
+    }
+}
+
+fn meld_pb(c: engine::CardSet) -> pb::Meld {
+    pb::Meld { cards: cards(c) }
+}
+
+/// The end of a hand of any kind, for the wire.
+pub fn hand_end(e: engine::HandEnd) -> pb::EndKind {
+    use engine::HandEnd as H;
+    match e {
+        H::Dead => pb::EndKind::Dead,
+        H::Knock => pb::EndKind::Knock,
+        H::Undercut => pb::EndKind::Undercut,
+        H::Gin => pb::EndKind::Gin,
+        H::BigGin => pb::EndKind::BigGin,
+        H::Defence => pb::EndKind::Defence,
+        H::WentOut => pb::EndKind::WentOut,
+        H::Rummy => pb::EndKind::Rummy,
+    }
+}
+
+/// A finished hand of a format other than two-player gin, with its reveal.
+pub fn table_hand_result(h: &engine::HandReport, reveal: pb::DealReveal) -> pb::TableHandResult {
+    pb::TableHandResult {
+        hand_number: h.number,
+        round: h.round,
+        table: u32::from(h.table),
+        seats: h.seats.iter().map(|&s| u32::from(s)).collect(),
+        dealer: u32::from(h.dealer),
+        end: hand_end(h.end) as i32,
+        by: h.by.map(u32::from),
+        winner: h.winner.map(u32::from),
+        points: h.points,
+        discard: h.discard.map(|c| c.notation().to_owned()).unwrap_or_default(),
+        outcomes: h
+            .outcomes
+            .iter()
+            .map(|o| pb::SeatOutcome {
+                seat: u32::from(o.seat),
+                melds: o.melds.iter().map(|&m| meld_pb(m)).collect(),
+                layoffs: o.layoffs.iter().map(|c| c.notation().to_owned()).collect(),
+                deadwood: cards(o.deadwood),
+                deadwood_value: o.deadwood_points,
+                penalty: o.penalty,
+            })
+            .collect(),
+        team_points: h.team_points.map(|p| p.to_vec()).unwrap_or_default(),
+        totals: h.totals.clone(),
+        reveal: Some(reveal),
+    }
+}
+
+/// The result of a game of another format that reached its end.
+pub fn table_game_result(r: &engine::TableResult) -> pb::GameResult {
+    pb::GameResult {
+        reason: pb::GameEndReason::Target as i32,
+        winner: if r.winners.len() == 1 { r.winners.first().map(|&w| u32::from(w)) } else { None },
+        table_totals: r.totals.clone(),
+        team_totals: r.team_totals.clone().unwrap_or_default(),
+        winners: r.winners.iter().map(|&w| u32::from(w)).collect(),
+        places: r.places.iter().map(|&p| u32::from(p)).collect(),
+        ..Default::default()
+    }
+}
+
+/// One table in play, for the wire.
+pub fn table_in_play(p: &engine::TablePart) -> pb::TableInPlay {
+    pb::TableInPlay {
+        seats: p.seats.iter().map(|&s| u32::from(s)).collect(),
+        dealer: u32::from(p.dealer),
+        hand_sizes: p.hand_lens.clone(),
+        known: p
+            .seats
+            .iter()
+            .zip(&p.known)
+            .map(|(&s, &k)| pb::KnownCards { seat: u32::from(s), cards: cards(k) })
+            .collect(),
+        pile: p.pile.iter().map(|c| c.notation().to_owned()).collect(),
+        stock_size: p.stock_len,
+        melds: p
+            .melds
+            .iter()
+            .enumerate()
+            .map(|(i, m)| pb::TableMeld {
+                index: i as u32,
+                seat: u32::from(m.by),
+                cards: cards(m.cards),
+                layoffs: m
+                    .layoffs
+                    .iter()
+                    .map(|&(by, c)| pb::LaidOffCard { card: c.notation().to_owned(), seat: u32::from(by) })
+                    .collect(),
+            })
+            .collect(),
+        knock_limit: p.knock_limit.unwrap_or(0),
+    }
+}
+
+/// The turn information of `seat`, to act at a table of a format other than two-player gin:
+/// its legal moves and its best melds (gin kinds: as in two-player gin; rummy: under its own
+/// card values).
+pub fn table_turn_info(t: &engine::Table, seat: u8) -> pb::TurnInfo {
+    if let Some((h, s, _, _)) = t.gin_seat(seat) {
+        return turn_info(h, s);
+    }
+    let held = t.view(seat).cards().unwrap_or(engine::CardSet::EMPTY);
+    let legal = t.legal(seat);
+    let kind = |k: pb::ActionKind| k as i32;
+    let legal_actions = legal
+        .iter()
+        .map(|m| {
+            use engine::Move as M;
+            let mut a = pb::LegalAction::default();
+            match m {
+                M::Pass => a.kind = kind(pb::ActionKind::PassUpcard),
+                M::DrawStock => a.kind = kind(pb::ActionKind::DrawStock),
+                M::DrawPile => a.kind = kind(pb::ActionKind::DrawPile),
+                M::Discard { card } => {
+                    a.kind = kind(pb::ActionKind::Discard);
+                    a.card = card.notation().to_owned();
+                }
+                M::Knock { discard, .. } => {
+                    a.kind = kind(pb::ActionKind::Knock);
+                    a.card = discard.notation().to_owned();
+                    a.deadwood = engine::deadwood(held.without(*discard));
+                }
+                M::BigGin { .. } => a.kind = kind(pb::ActionKind::BigGin),
+                M::Meld { cards: c } => {
+                    a.kind = kind(pb::ActionKind::Meld);
+                    a.cards = cards(*c);
+                }
+                M::LayOff { card, meld } => {
+                    a.kind = kind(pb::ActionKind::LayOff);
+                    a.card = card.notation().to_owned();
+                    a.meld = *meld as u32;
+                }
+            }
+            a
+        })
+        .collect();
+    let (best, best_discard) = match t {
+        engine::Table::Rummy(g) => {
+            let b = g.hand().rules().best_melds(held);
+            let best = pb::Arrangement {
+                melds: b.melds.iter().map(|&m| meld_pb(m)).collect(),
+                deadwood: cards(b.left),
+                deadwood_value: b.points,
+            };
+            (best, String::new())
+        }
+        _ => {
+            let discarding = legal.iter().any(|m| matches!(m, engine::Move::Discard { .. }));
+            match engine::best_discard(held).filter(|_| discarding) {
+                Some(b) => (arrangement(&b.arrangement), b.discard.notation().to_owned()),
+                None => (arrangement(&engine::best_arrangement(held)), String::new()),
+            }
+        }
+    };
+    pb::TurnInfo { legal_actions, best: Some(best), best_discard }
 }

@@ -255,7 +255,7 @@ impl Tournaments {
         if let Some(t) = known(cell) {
             return Ok(t);
         }
-        let s = engine::Seat::new(seat as u8).ok_or_else(|| GameError::Invalid(format!("seat {seat}")))?;
+        let s = u8::try_from(seat).map_err(|_| GameError::Invalid(format!("seat {seat}")))?;
         let token = self.0.shared.new_seat_token(game_id, s).await?;
         let mut st = cell.state.lock().expect("lock");
         if let Some(g) = st.games.iter_mut().find(|g| g.number == number) {
@@ -294,8 +294,19 @@ impl Tournaments {
         let tokens = g.tokens.clone().map(|t| t.unwrap_or_else(new_token));
         let [n0, n1] = names;
         let seat = |name, token: &String| NewSeat { name, token: token.clone(), bot: true };
-        let seats = [seat(n0, &tokens[0]), seat(n1, &tokens[1])];
-        sh.create_seated_game(g.game_id.clone(), rules, clock, g.deal_seed, fixed, seats, creator).await?;
+        let seats = vec![seat(n0, &tokens[0]), seat(n1, &tokens[1])];
+        let format = engine::Format::Gin(rules);
+        sh.create_seated_game(
+            g.game_id.clone(),
+            format,
+            clock,
+            g.deal_seed,
+            fixed,
+            seats,
+            String::new(),
+            creator,
+        )
+        .await?;
         let mut st = cell.state.lock().expect("lock");
         if let Some(b) = st.games.iter_mut().find(|b| b.number == g.number) {
             b.tokens = tokens.map(Some);

@@ -185,8 +185,36 @@ pub async fn send(
             .into_inner()
             .seq
         }
+        K::Meld => {
+            gc.lay_meld(authed(
+                pb::LayMeldRequest { game_id: g, expected_seq: seq, cards: a.cards.clone() },
+                t,
+            ))
+            .await?
+            .into_inner()
+            .seq
+        }
+        K::LayOff => {
+            gc.lay_off(authed(
+                pb::LayOffRequest { game_id: g, expected_seq: seq, card: a.card.clone(), meld: a.meld },
+                t,
+            ))
+            .await?
+            .into_inner()
+            .seq
+        }
         K::Unspecified => panic!("unspecified action"),
     })
+}
+
+/// The engine move a legal action stands for, at a table of any format.
+pub fn engine_move(a: &pb::LegalAction) -> engine::Move {
+    use pb::ActionKind as K;
+    match K::try_from(a.kind).unwrap() {
+        K::Meld => engine::Move::Meld { cards: a.cards.join(" ").parse().unwrap() },
+        K::LayOff => engine::Move::LayOff { card: a.card.parse().unwrap(), meld: a.meld as usize },
+        _ => engine_action(a).into(),
+    }
 }
 
 /// The engine action a legal action stands for (to replay with the engine).
@@ -199,7 +227,7 @@ pub fn engine_action(a: &pb::LegalAction) -> engine::Action {
         K::Discard => engine::Action::Discard { card: a.card.parse().unwrap() },
         K::Knock => engine::Action::knock(a.card.parse().unwrap()),
         K::BigGin => engine::Action::BigGin { melds: None },
-        K::Unspecified => panic!(),
+        K::Meld | K::LayOff | K::Unspecified => panic!("not a two-player gin action"),
     }
 }
 

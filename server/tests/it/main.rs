@@ -10,6 +10,7 @@ mod leaks;
 mod malformed;
 mod restart;
 mod resume;
+mod tables;
 mod text;
 mod tls;
 mod tournament;

@@ -17,14 +17,14 @@ use gin_proto::v1::lobby_service_client::LobbyServiceClient;
 use tonic::transport::Channel;
 
 /// A `gin-server` process; killed when dropped.
-struct Proc {
+pub struct Proc {
     child: Child,
     addr: String,
     log: PathBuf,
 }
 
 impl Proc {
-    async fn start(db: &Path, log: &Path) -> Proc {
+    pub async fn start(db: &Path, log: &Path) -> Proc {
         Proc::start_with(db, log, &[]).await
     }
 
@@ -73,12 +73,12 @@ impl Proc {
         panic!("gin-server did not come up in 30 s:\n{}", self.logs());
     }
 
-    async fn channel(&self) -> Channel {
+    pub async fn channel(&self) -> Channel {
         Channel::from_shared(format!("http://{}", self.addr)).unwrap().connect().await.unwrap()
     }
 
     /// SIGKILL, and reap.
-    fn kill(&mut self) {
+    pub fn kill(&mut self) {
         self.child.kill().unwrap();
         let status = self.child.wait().unwrap();
         use std::os::unix::process::ExitStatusExt;
