@@ -23,10 +23,13 @@ pub struct PlayArgs {
     // `--concurrency`: the older spelling, still taken.
     #[arg(long, value_name = "N", default_value_t = 1, alias = "concurrency")]
     parallel: usize,
-    /// A preset name (standard, oklahoma, …) or a TOML/JSON rules file, for the games this
-    /// command starts.
+    /// A preset name (standard, oklahoma, …, or a table format: three-player, teams, gin-7,
+    /// rummy) or a TOML/JSON rules or format file, for the games this command starts.
     #[arg(long, default_value = "standard")]
     rules: String,
+    /// The table size (rummy 2–6, gin-7 3–6); default: the format's own.
+    #[arg(long, value_name = "N")]
+    players: Option<u8>,
     /// Our display name (default: gin-bot-<strategy>).
     #[arg(long)]
     name: Option<String>,
@@ -107,6 +110,14 @@ pub fn rules_spec(spec: &str) -> Result<pb::Rules> {
 }
 
 pub fn run(a: PlayArgs) -> Result<()> {
+    let format = crate::load_format(&a.rules)?;
+    let format = match a.players {
+        Some(n) => format.with_players(n)?,
+        None => format,
+    };
+    if format.kind() != engine::Kind::Gin {
+        return run_tables(a, format);
+    }
     gin_strategies::by_name(&a.strategy, 0).map_err(|e| anyhow::anyhow!("--strategy: {e}"))?;
     if let Some(b) = &a.vs_bot {
         // The server checks too; this only gives the error before connecting.
@@ -212,4 +223,119 @@ async fn one_game(client: &Client, a: &PlayArgs, rules: pb::Rules, i: u64) -> Re
         .await
         .with_context(|| format!("game {}", seated.game_id))?;
     Ok(o)
+}
+
+/// `gin-bot play` at a table of another format: each game created with `--vs-bot` house
+/// bots in every other seat (or a quick match for the same format), our seat played by a
+/// table strategy (`random`, `simple`).
+fn run_tables(a: PlayArgs, format: engine::Format) -> Result<()> {
+    sdk::table_strategy(&a.strategy, 0).map_err(|e| anyhow::anyhow!("--strategy: {e}"))?;
+    if a.parallel == 0 {
+        bail!("--parallel: at least 1");
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    rt.block_on(async move {
+        let client = a.server.client().await?;
+        let started = Instant::now();
+        let doc = format.to_value().to_string();
+        let players = u32::from(format.players());
+        let (mut won, mut errors, mut played) = (0u64, 0u64, 0u64);
+        if let Some(game) = &a.join {
+            let token = match &a.token {
+                Some(t) => t.clone(),
+                None => {
+                    let name = a.name.clone().unwrap_or_else(|| format!("gin-bot-{}", a.strategy));
+                    let req = pb::JoinGameRequest {
+                        game_id: game.clone(),
+                        name,
+                        accept_fixed_deals: a.accept_fixed_deals,
+                        ..Default::default()
+                    };
+                    // Raw: the SDK's `Seated` holds a two-player seat.
+                    let j = client
+                        .lobby()
+                        .join_game(req)
+                        .await
+                        .map_err(|status| sdk::Error::Rpc { what: "JoinGame", status })?
+                        .into_inner();
+                    eprintln!(
+                        "joined game {} as seat {}; back to it with --join {} --token {}",
+                        printable(game),
+                        j.seat,
+                        printable(game),
+                        printable(&j.seat_token)
+                    );
+                    j.seat_token
+                }
+            };
+            let mut bot = sdk::table_strategy(&a.strategy, a.strategy_seed)?;
+            let o = client.play_table(game, &token, bot.as_mut()).await?;
+            println!("{}", o.line());
+            return Ok(());
+        }
+        for i in 0..a.games {
+            let name = a.name.clone().unwrap_or_else(|| format!("gin-bot-{}", a.strategy));
+            let r: Result<sdk::TableOutcome> = async {
+                let (game_id, token) = match &a.vs_bot {
+                    Some(bot) => {
+                        let c = client
+                            .lobby()
+                            .create_game(pb::CreateGameRequest {
+                                format: doc.clone(),
+                                players,
+                                join: true,
+                                name: name.clone(),
+                                house_bot: bot.clone(),
+                                ..Default::default()
+                            })
+                            .await
+                            .map_err(|status| sdk::Error::Rpc { what: "CreateGame", status })?
+                            .into_inner();
+                        (c.game_id, c.seat_token)
+                    }
+                    None => {
+                        let req = pb::QuickMatchRequest {
+                            format: doc.clone(),
+                            players,
+                            name: name.clone(),
+                            ..Default::default()
+                        };
+                        let q = client
+                            .lobby()
+                            .quick_match(req)
+                            .await
+                            .map_err(|status| sdk::Error::Rpc { what: "QuickMatch", status })?
+                            .into_inner();
+                        (q.game_id, q.seat_token)
+                    }
+                };
+                let mut bot = sdk::table_strategy(&a.strategy, a.strategy_seed.wrapping_add(i))?;
+                client
+                    .play_table(&game_id, &token, bot.as_mut())
+                    .await
+                    .with_context(|| format!("game {game_id}"))
+            }
+            .await;
+            match r {
+                Ok(o) => {
+                    played += 1;
+                    won += u64::from(o.won());
+                    println!("[{}/{}] {}", i + 1, a.games, o.line());
+                }
+                Err(e) => {
+                    errors += 1;
+                    eprintln!("[{}/{}] error: {}", i + 1, a.games, printable(&format!("{e:#}")));
+                }
+            }
+        }
+        println!(
+            "{played} games at {} for {players}: {won} won; {errors} errors; {:.1} s",
+            format.kind(),
+            started.elapsed().as_secs_f64()
+        );
+        if errors > 0 {
+            bail!("{errors} of {} games failed", a.games);
+        }
+        Ok(())
+    })
 }

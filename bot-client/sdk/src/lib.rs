@@ -69,6 +69,7 @@
 
 pub mod bridge;
 pub mod entrant;
+pub mod table;
 pub mod tracker;
 
 use std::future::Future;
@@ -86,6 +87,7 @@ use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tonic::{Code, Request, Status};
 
 use gin_strategies::{Strategy, fallback, is_listed};
+pub use table::{TableOutcome, TableStrategy, TableTracker, table_strategy};
 pub use tracker::{SeatTracker, TrackError};
 
 /// Connection and retry settings.

@@ -125,3 +125,53 @@ async fn gin_bot_play_plays_house_bots_quick_matches_and_a_given_seat() {
     assert!(client.get_game(&id, "").await.unwrap().result.is_some());
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gin_bot_play_plays_tables_of_every_format_against_house_bots() {
+    let server = Server::start().await;
+    let url = server.url();
+    let client = Client::connect(&url).await.unwrap();
+    for (rules, players, n) in
+        [("rummy", "3", 3u32), ("teams", "4", 4), ("gin-7", "4", 4), ("three-player", "3", 3)]
+    {
+        let (out, err, ok) = gin_bot(&[
+            "play",
+            "--server",
+            &url,
+            "--rules",
+            rules,
+            "--players",
+            players,
+            "--vs-bot",
+            "simple",
+            "--games",
+            "2",
+            "--strategy",
+            "simple",
+        ])
+        .await;
+        assert!(ok, "{rules}: stdout:\n{out}\nstderr:\n{err}");
+        let ids = game_ids(&out);
+        assert_eq!(ids.len(), 2, "{out}");
+        for (id, line) in ids.iter().zip(out.lines()) {
+            let snap = client.get_game(id, "").await.unwrap();
+            let f = snap.format.clone().unwrap();
+            assert_eq!((f.kind.as_str(), f.players), (rules, n), "{line}");
+            let r = snap.result.expect("each game is over");
+            assert_eq!(r.reason, pb::GameEndReason::Target as i32, "{line}");
+            assert_eq!(snap.seats.iter().filter(|s| s.bot).count() as u32, n - 1);
+            // The line says our seat's place and every total as the server's result has them.
+            let totals: Vec<String> = r.table_totals.iter().map(i64::to_string).collect();
+            assert!(line.contains(&format!("totals {} (target", totals.join(" "))), "{line} vs {totals:?}");
+            assert!(line.contains(&format!("place {},", r.places[0])), "{line} vs {:?}", r.places);
+        }
+        let summary = out.lines().last().unwrap();
+        assert!(
+            summary.contains(&format!("2 games at {rules} for {n}")) && summary.contains("0 errors"),
+            "{summary}"
+        );
+    }
+    // A strategy the tables do not have is refused before connecting.
+    let (_, err, ok) = gin_bot(&["play", "--server", &url, "--rules", "rummy", "--strategy", "strong"]).await;
+    assert!(!ok && err.contains("--strategy"), "{err}");
+}

@@ -608,6 +608,11 @@ impl GameState {
         }
         let table = self.table_of(seat);
         let t = self.game.as_mut().ok_or(GameError::NotStarted)?;
+        // Rummy turns the pile into the stock at a draw from an empty stock.
+        let rummy_stock = match t {
+            Table::Rummy(g) => Some(g.hand().stock_len()),
+            _ => None,
+        };
         let step = t.apply(seat, m).map_err(table_error)?;
         if kind == ActionKind::Timeout {
             self.push_at(table, now, LogEvent::ClockExpired { seat, policy: pb::ClockPolicy::AutoPlay });
@@ -621,6 +626,20 @@ impl GameState {
         use engine::TableEvent as E;
         let ev = match step.event {
             E::Passed { seat } => Some(LogEvent::Passed { seat }),
+            E::Drew { seat, from_stock: true, card } if rummy_stock == Some(0) => {
+                let top = t.spectator_view().tables()[0].pile.last().copied();
+                let stock = stock(seat);
+                let turn = 1 + self.turns_of_the_pile();
+                if let Some(top) = top {
+                    self.push_at(table, now, LogEvent::PileTurned { seat, top, turn, stock: stock + 1 });
+                }
+                Some(LogEvent::Drew {
+                    seat,
+                    card: card.expect("the mover sees its card"),
+                    from_stock: true,
+                    stock,
+                })
+            }
             E::Drew { seat, from_stock, card } => Some(LogEvent::Drew {
                 seat,
                 card: card.expect("the mover sees its card"),
@@ -680,6 +699,19 @@ impl GameState {
             self.seat_turn_event(next, now);
         }
         Ok(())
+    }
+
+    /// How many times the pile was turned into the stock in the hand in play (rummy).
+    fn turns_of_the_pile(&self) -> u32 {
+        let mut n = 0;
+        for e in self.log.iter().rev() {
+            match e.ev {
+                LogEvent::PileTurned { .. } => n += 1,
+                LogEvent::Dealt(_) => break,
+                _ => {}
+            }
+        }
+        n
     }
 
     /// Ends the game before its target (see [`EarlyEnd`]): the seat that left loses, a

@@ -4,3 +4,4 @@
 mod common;
 mod net;
 mod retry;
+mod table;

@@ -1,0 +1,578 @@
+//! Any table over the network (three players, teams, gin for 3 to 6, rummy; two-player gin
+//! too): one seat's view folded from its events ([`TableTracker`]), strategies that decide
+//! from that view and the legal moves the server sends ([`TableStrategy`]: `random`,
+//! `simple`), and [`Client::play_table`].
+//!
+//! The server sends a seat its legal moves with each of its turns, so a table strategy needs
+//! no rules of its own: it picks one of them. The tracker keeps what a player looks at to
+//! choose: its cards, the discard pile of its table, the melds on the table (rummy), the
+//! scores.
+
+use backon::BackoffBuilder;
+use engine::{Card, CardSet};
+use gin_proto::convert;
+use gin_proto::v1 as pb;
+use gin_proto::v1::game_event::Kind as K;
+use tonic::{Code, Status};
+
+use crate::{Client, Error, authed, backoff, stream_fatal, transient};
+
+/// One seat's view of a table of any format, from its events (and a snapshot to start).
+#[derive(Clone, Debug, Default)]
+pub struct TableTracker {
+    seat: u8,
+    last_seq: u64,
+    /// The seat's cards.
+    hand: CardSet,
+    /// Each table's discard pile as far as it is known, by table index (team play: two).
+    piles: Vec<Vec<Card>>,
+    /// The table the seat plays at.
+    table: usize,
+    /// The seats at each table in play (empty for two-player gin).
+    seats_at: Vec<Vec<u32>>,
+    /// Rummy: the melds on the table, by index.
+    melds: Vec<CardSet>,
+    /// The seat's pending turn: the seq of its turn event and the legal moves.
+    turn: Option<(u64, pb::TurnInfo)>,
+    hands_ended: u32,
+    totals: Vec<i64>,
+    result: Option<pb::GameResult>,
+}
+
+impl TableTracker {
+    /// A tracker for `seat`, from its snapshot.
+    pub fn from_snapshot(seat: u8, s: &pb::GameSnapshot) -> Result<TableTracker, Error> {
+        let mut t = TableTracker { seat, last_seq: s.seq, ..Default::default() };
+        t.hand = convert::cards(&s.hand)?;
+        if s.tables.is_empty() {
+            // Two-player gin: the snapshot's own fields.
+            t.piles = vec![cards_in_order(&s.pile)?];
+        } else {
+            for (i, tp) in s.tables.iter().enumerate() {
+                t.piles.push(cards_in_order(&tp.pile)?);
+                t.seats_at.push(tp.seats.clone());
+                if tp.seats.contains(&u32::from(seat)) {
+                    t.table = i;
+                }
+                if i == t.table {
+                    t.melds = tp.melds.iter().map(|m| convert::cards(&m.cards)).collect::<Result<_, _>>()?;
+                }
+            }
+        }
+        t.totals = if s.totals.is_empty() {
+            s.scores.iter().map(|&x| i64::from(x)).collect()
+        } else {
+            s.totals.clone()
+        };
+        t.hands_ended = (s.hands.len() + s.table_hands.len()) as u32;
+        t.result = s.result.clone();
+        if let Some(info) = &s.turn {
+            t.turn = Some((s.seq, info.clone()));
+        }
+        Ok(t)
+    }
+
+    /// The seat.
+    pub fn seat(&self) -> u8 {
+        self.seat
+    }
+
+    /// The seq of the last event applied.
+    pub fn last_seq(&self) -> u64 {
+        self.last_seq
+    }
+
+    /// The seat's cards.
+    pub fn hand(&self) -> CardSet {
+        self.hand
+    }
+
+    /// The top of the seat's table's discard pile, if known.
+    pub fn pile_top(&self) -> Option<Card> {
+        self.piles.get(self.table).and_then(|p| p.last().copied())
+    }
+
+    /// Rummy: the melds on the table, by index.
+    pub fn melds(&self) -> &[CardSet] {
+        &self.melds
+    }
+
+    /// Hands finished so far.
+    pub fn hands_ended(&self) -> u32 {
+        self.hands_ended
+    }
+
+    /// The running totals per seat after the last finished hand (team play: the seat's
+    /// team's).
+    pub fn totals(&self) -> &[i64] {
+        &self.totals
+    }
+
+    /// The result, once the game is over.
+    pub fn result(&self) -> Option<&pb::GameResult> {
+        self.result.as_ref()
+    }
+
+    /// The seat's pending turn: the seq to send with its move, and the legal moves.
+    pub fn turn(&self) -> Option<(u64, &pb::TurnInfo)> {
+        self.turn.as_ref().map(|(seq, t)| (*seq, t))
+    }
+
+    /// Applies the next event (an event at or before the last one is ignored: a resume).
+    pub fn apply(&mut self, ev: &pb::GameEvent) -> Result<(), Error> {
+        if ev.seq <= self.last_seq {
+            return Ok(());
+        }
+        if ev.seq != self.last_seq + 1 {
+            return Err(Error::Protocol(format!("event {} after {}: a gap", ev.seq, self.last_seq)));
+        }
+        self.last_seq = ev.seq;
+        let me = u32::from(self.seat);
+        let card = |c: &str| convert::card(c).map_err(Error::from);
+        match ev.kind.as_ref() {
+            Some(K::TurnStarted(t)) => {
+                if t.seat == me {
+                    self.turn = t.turn.clone().map(|info| (ev.seq, info));
+                }
+                return Ok(());
+            }
+            Some(K::HandDealt(d)) => {
+                let table = d.table as usize;
+                if self.piles.len() <= table {
+                    self.piles.resize(table + 1, Vec::new());
+                }
+                self.piles[table] = vec![card(&d.upcard)?];
+                if self.seats_at.len() <= table {
+                    self.seats_at.resize(table + 1, Vec::new());
+                }
+                self.seats_at[table] = d.seats.clone();
+                if d.seats.is_empty() || d.seats.contains(&me) {
+                    self.hand = convert::cards(&d.your_hand)?;
+                    self.table = table;
+                    self.melds.clear();
+                }
+            }
+            Some(K::CardDrawn(d)) => {
+                let table = self.table_of(d.seat);
+                if d.source == pb::DrawSource::Pile as i32 {
+                    let top = self.piles.get_mut(table).and_then(Vec::pop);
+                    if d.seat == me {
+                        self.hand.insert(top.map_or_else(|| card(&d.card), Ok)?);
+                    }
+                } else if d.seat == me {
+                    self.hand.insert(card(&d.card)?);
+                }
+            }
+            Some(K::CardDiscarded(d)) => {
+                let c = card(&d.card)?;
+                if d.seat == me && !self.hand.remove(c) {
+                    return Err(Error::Protocol(format!("this seat discarded {c}, which it does not hold")));
+                }
+                let table = self.table_of(d.seat);
+                if let Some(p) = self.piles.get_mut(table) {
+                    p.push(c);
+                }
+            }
+            Some(K::PileTurned(p)) => {
+                let table = self.table_of(p.seat);
+                if let Some(pile) = self.piles.get_mut(table) {
+                    *pile = cards_in_order(&p.pile)?;
+                }
+            }
+            Some(K::MeldLaid(m)) => {
+                let cards = convert::cards(&m.meld.as_ref().map(|m| m.cards.clone()).unwrap_or_default())?;
+                if m.seat == me {
+                    self.hand = self.hand - cards;
+                }
+                self.melds.push(cards);
+            }
+            Some(K::CardLaidOff(l)) => {
+                let c = card(&l.card)?;
+                if l.seat == me {
+                    self.hand.remove(c);
+                }
+                if let Some(m) = self.melds.get_mut(l.meld as usize) {
+                    m.insert(c);
+                }
+            }
+            Some(K::HandEnded(h)) => {
+                self.hands_ended += 1;
+                if let Some(r) = &h.result {
+                    self.totals = r.scores.iter().map(|&x| i64::from(x)).collect();
+                }
+            }
+            Some(K::TableHandEnded(h)) => {
+                self.hands_ended += 1;
+                if let Some(r) = &h.result {
+                    self.totals = r.totals.clone();
+                }
+            }
+            Some(K::GameOver(g)) => self.result = g.result.clone(),
+            Some(K::PlayerJoined(_) | K::PlayerLeft(_) | K::ClockExpired(_) | K::UpcardPassed(_)) => {}
+            None => return Err(Error::Protocol("an event with no kind".into())),
+        }
+        // Any other event ends the seat's pending turn (the server sends a new one).
+        if matches!(ev.kind, Some(K::CardDrawn(ref d)) if d.seat == me)
+            || matches!(ev.kind, Some(K::CardDiscarded(ref d)) if d.seat == me)
+            || matches!(ev.kind, Some(K::MeldLaid(ref d)) if d.seat == me)
+            || matches!(ev.kind, Some(K::CardLaidOff(ref d)) if d.seat == me)
+            || matches!(ev.kind, Some(K::UpcardPassed(ref d)) if d.seat == me)
+            || matches!(
+                ev.kind,
+                Some(K::HandDealt(_) | K::GameOver(_) | K::HandEnded(_) | K::TableHandEnded(_))
+            )
+        {
+            self.turn = None;
+        }
+        Ok(())
+    }
+
+    /// The table `seat` plays at (team play has two).
+    fn table_of(&self, seat: u32) -> usize {
+        self.seats_at.iter().position(|s| s.contains(&seat)).unwrap_or(self.table)
+    }
+}
+
+fn cards_in_order(v: &[String]) -> Result<Vec<Card>, Error> {
+    v.iter().map(|c| convert::card(c).map_err(Error::from)).collect()
+}
+
+/// A strategy for a table of any format: picks one of the legal moves the server sent with
+/// the seat's turn, from the seat's view.
+pub trait TableStrategy: Send {
+    /// Its name.
+    fn name(&self) -> &str;
+    /// One of `turn.legal_actions` (anything else is replaced by the first legal move).
+    fn act(&mut self, view: &TableTracker, turn: &pb::TurnInfo) -> pb::LegalAction;
+}
+
+/// The table strategies: `random` (any legal move) and `simple` (the classic baseline: lay
+/// every meld and lay-off it can, knock as soon as it may, take the pile's top only when it
+/// lowers the deadwood, discard to the least deadwood).
+pub const TABLE_STRATEGIES: [&str; 2] = ["random", "simple"];
+
+/// The table strategy `name`, its choices seeded by `seed`.
+pub fn table_strategy(name: &str, seed: u64) -> Result<Box<dyn TableStrategy>, Error> {
+    match name {
+        "random" => Ok(Box::new(RandomTable { state: seed })),
+        "simple" => Ok(Box::new(SimpleTable)),
+        _ => Err(Error::Protocol(format!(
+            "unknown table strategy {name:?}; the table strategies are {}",
+            TABLE_STRATEGIES.join(", ")
+        ))),
+    }
+}
+
+/// Any legal move, uniformly.
+struct RandomTable {
+    state: u64,
+}
+
+impl TableStrategy for RandomTable {
+    fn name(&self) -> &str {
+        "random"
+    }
+
+    fn act(&mut self, _: &TableTracker, turn: &pb::TurnInfo) -> pb::LegalAction {
+        // SplitMix64.
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        let n = turn.legal_actions.len().max(1) as u64;
+        turn.legal_actions.get((z % n) as usize).cloned().unwrap_or_default()
+    }
+}
+
+/// The classic baseline at any table.
+struct SimpleTable;
+
+impl SimpleTable {
+    /// Whether taking `top` lowers the hand's deadwood (after the best discard).
+    fn helps(hand: CardSet, top: Card) -> bool {
+        engine::best_discard(hand.with(top))
+            .is_some_and(|b| b.arrangement.deadwood() < engine::deadwood(hand))
+    }
+}
+
+impl TableStrategy for SimpleTable {
+    fn name(&self) -> &str {
+        "simple"
+    }
+
+    fn act(&mut self, view: &TableTracker, turn: &pb::TurnInfo) -> pb::LegalAction {
+        use pb::ActionKind as A;
+        let legal = &turn.legal_actions;
+        let of = |k: A| legal.iter().filter(move |a| a.kind == k as i32);
+        if let Some(m) = of(A::Meld).max_by_key(|a| a.cards.len()) {
+            return m.clone();
+        }
+        if let Some(l) = of(A::LayOff).next() {
+            return l.clone();
+        }
+        if let Some(b) = of(A::BigGin).next() {
+            return b.clone();
+        }
+        if let Some(k) = of(A::Knock).min_by_key(|a| a.deadwood) {
+            return k.clone();
+        }
+        let take = view.pile_top().is_some_and(|top| Self::helps(view.hand(), top));
+        for (kind, wanted) in
+            [(A::TakeUpcard, take), (A::PassUpcard, true), (A::DrawPile, take), (A::DrawStock, true)]
+        {
+            if wanted && let Some(a) = of(kind).next() {
+                return a.clone();
+            }
+        }
+        let discards: Vec<&pb::LegalAction> = of(A::Discard).collect();
+        if let Some(d) = discards.iter().find(|a| a.card == turn.best_discard) {
+            return (*d).clone();
+        }
+        // Rummy: the highest card left in no meld.
+        let value = |c: &str| convert::card(c).map_or(0, |c| c.value());
+        let deadwood: Vec<&String> =
+            turn.best.as_ref().map(|b| b.deadwood.iter().collect()).unwrap_or_default();
+        discards
+            .iter()
+            .filter(|a| deadwood.contains(&&a.card))
+            .max_by_key(|a| value(&a.card))
+            .or_else(|| discards.iter().max_by_key(|a| value(&a.card)))
+            .map(|a| (*a).clone())
+            .unwrap_or_else(|| legal.first().cloned().unwrap_or_default())
+    }
+}
+
+/// How a table game ended, for the seat that played it.
+#[derive(Clone, Debug)]
+pub struct TableOutcome {
+    /// The game.
+    pub game_id: String,
+    /// The format's kind.
+    pub kind: String,
+    /// The table size.
+    pub players: u32,
+    /// The seat played.
+    pub seat: u8,
+    /// The seat's place, 1 for the best (0: the game ended with no places, cancelled).
+    pub place: u32,
+    /// The final totals per seat.
+    pub totals: Vec<i64>,
+    /// Hands played.
+    pub hands: u32,
+    /// Moves this bot sent.
+    pub decisions: u32,
+    /// The server's result as sent.
+    pub result: pb::GameResult,
+}
+
+impl TableOutcome {
+    /// Whether the seat won (alone or with others: a tie or a team).
+    pub fn won(&self) -> bool {
+        self.result.winners.contains(&u32::from(self.seat))
+    }
+
+    /// One line for people: `<game> seat 2 at rummy for 4: place 1, totals 61 0 12 0 (target, 3 hands)`.
+    pub fn line(&self) -> String {
+        let reason = pb::GameEndReason::try_from(self.result.reason).map_or("?", |r| match r {
+            pb::GameEndReason::Target => "target",
+            pb::GameEndReason::Resigned => "resigned",
+            pb::GameEndReason::Forfeit => "forfeit",
+            pb::GameEndReason::Cancelled => "cancelled",
+            pb::GameEndReason::Abandoned => "abandoned",
+            pb::GameEndReason::Unspecified => "?",
+        });
+        let totals: Vec<String> = self.totals.iter().map(i64::to_string).collect();
+        format!(
+            "{} seat {} at {} for {}: place {}, totals {} ({reason}, {} hands)",
+            gin_proto::text::printable(&self.game_id),
+            self.seat,
+            self.kind,
+            self.players,
+            self.place,
+            totals.join(" "),
+            self.hands
+        )
+    }
+}
+
+impl Client {
+    /// Plays the seat of `token` in `game_id` (a table of any format) with `strategy` to
+    /// game over. From any point of the game: it starts from the seat's snapshot, then
+    /// follows its stream (resumed when it drops); at each of its turns it sends one of the
+    /// legal moves with the last seq it saw. A stale move (`ABORTED`: the game moved on)
+    /// is decided again once the stream brought what happened.
+    pub async fn play_table(
+        &self,
+        game_id: &str,
+        token: &str,
+        strategy: &mut dyn TableStrategy,
+    ) -> Result<TableOutcome, Error> {
+        let snap = self.get_game(game_id, token).await?;
+        let seat = snap.viewer_seat.ok_or(Error::NotSeated)? as u8;
+        let (kind, players) = match &snap.format {
+            Some(f) => (f.kind.clone(), f.players),
+            None => ("gin".to_string(), snap.seats.len() as u32),
+        };
+        let mut tr = TableTracker::from_snapshot(seat, &snap)?;
+        let mut decisions = 0;
+        // The seq a move was last sent at: decide again only once something new arrived.
+        let mut sent_at = None;
+        let mut waits = None;
+        let mut progress = std::time::Instant::now();
+        loop {
+            if let Some(r) = tr.result().cloned() {
+                let place = r.places.get(seat as usize).copied().unwrap_or(0);
+                let totals = if r.table_totals.is_empty() {
+                    r.totals.iter().map(|&x| i64::from(x)).collect()
+                } else {
+                    r.table_totals.clone()
+                };
+                let place = if place == 0 && !r.totals.is_empty() {
+                    // Two-player gin: 1 for the winner (or both on a tie), else 2.
+                    if r.winner.is_none_or(|w| w == u32::from(seat)) { 1 } else { 2 }
+                } else {
+                    place
+                };
+                return Ok(TableOutcome {
+                    game_id: game_id.to_string(),
+                    kind,
+                    players,
+                    seat,
+                    place,
+                    totals,
+                    hands: tr.hands_ended(),
+                    decisions,
+                    result: r,
+                });
+            }
+            if let Some((_, turn)) = tr.turn()
+                && sent_at != Some(tr.last_seq())
+            {
+                let mut a = strategy.act(&tr, turn);
+                if !turn.legal_actions.contains(&a) {
+                    tracing::warn!(
+                        game = game_id,
+                        strategy = strategy.name(),
+                        "illegal move {a:?}; playing the first legal one"
+                    );
+                    a = turn.legal_actions.first().cloned().unwrap_or_default();
+                }
+                sent_at = Some(tr.last_seq());
+                decisions += 1;
+                match self.send_legal(game_id, token, tr.last_seq(), &a).await {
+                    Ok(()) => {}
+                    Err(Error::Rpc { status, .. }) if status.code() == Code::Aborted => {
+                        tracing::debug!(game = game_id, "stale move ({}); resyncing", status.message());
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            // Read the stream until something happens for this seat (or the game ends).
+            let after = tr.last_seq();
+            let mut stream = self
+                .retry("WatchGame", self.opts.call_timeout, transient, || {
+                    let mut c = self.games();
+                    let req = authed(
+                        pb::WatchGameRequest { game_id: game_id.to_string(), resume_after_seq: after },
+                        token,
+                    );
+                    async move { c.watch_game(req).await.map(|r| r.into_inner()) }
+                })
+                .await?;
+            let ended = loop {
+                let msg = match tokio::time::timeout(self.opts.idle_timeout, stream.message()).await {
+                    Err(_) => break Some(Status::deadline_exceeded("no message (not even a heartbeat)")),
+                    Ok(Err(s)) => break Some(s),
+                    Ok(Ok(None)) => break None,
+                    Ok(Ok(Some(m))) => m,
+                };
+                let Some(pb::watch_game_response::Kind::Event(ev)) = msg.kind else { continue };
+                tr.apply(&ev)?;
+                waits = None;
+                progress = std::time::Instant::now();
+                if tr.result().is_some() || (tr.turn().is_some() && sent_at != Some(tr.last_seq())) {
+                    // Leave the stream open only while waiting: reopened after the move.
+                    break None;
+                }
+            };
+            if tr.result().is_some() || tr.turn().is_some() {
+                continue;
+            }
+            match ended {
+                Some(s) if stream_fatal(&s) || progress.elapsed() >= self.opts.retry_for => {
+                    return Err(Error::Rpc { what: "WatchGame", status: s });
+                }
+                Some(s) => {
+                    tracing::info!(game = game_id, after = tr.last_seq(), "stream failed ({s}); resuming")
+                }
+                None if progress.elapsed() >= self.opts.retry_for => {
+                    return Err(Error::Rpc {
+                        what: "WatchGame",
+                        status: Status::unavailable("the stream keeps ending before the game is over"),
+                    });
+                }
+                None => tracing::info!(game = game_id, after = tr.last_seq(), "stream ended early; resuming"),
+            }
+            let wait = waits.get_or_insert_with(|| backoff().build()).next().unwrap_or(crate::MAX_BACKOFF);
+            tokio::time::sleep(wait).await;
+        }
+    }
+
+    /// Sends one legal move of any format (retrying transient failures: a repeat is refused
+    /// as stale, never applied twice).
+    pub async fn send_legal(
+        &self,
+        game_id: &str,
+        token: &str,
+        expected: u64,
+        a: &pb::LegalAction,
+    ) -> Result<(), Error> {
+        use pb::ActionKind as A;
+        let g = || game_id.to_string();
+        let t = self.opts.call_timeout;
+        let kind = A::try_from(a.kind).unwrap_or(A::Unspecified);
+        match kind {
+            A::Meld => {
+                self.retry("LayMeld", t, transient, || {
+                    let mut c = self.games();
+                    let req = authed(
+                        pb::LayMeldRequest { game_id: g(), expected_seq: expected, cards: a.cards.clone() },
+                        token,
+                    );
+                    async move { c.lay_meld(req).await.map(|_| ()) }
+                })
+                .await
+            }
+            A::LayOff => {
+                self.retry("LayOff", t, transient, || {
+                    let mut c = self.games();
+                    let req = authed(
+                        pb::LayOffRequest {
+                            game_id: g(),
+                            expected_seq: expected,
+                            card: a.card.clone(),
+                            meld: a.meld,
+                        },
+                        token,
+                    );
+                    async move { c.lay_off(req).await.map(|_| ()) }
+                })
+                .await
+            }
+            A::Unspecified => Err(Error::Protocol(format!("a legal move of no known kind: {}", a.kind))),
+            _ => {
+                let card = |c: &str| convert::card(c).map_err(Error::from);
+                let action = match kind {
+                    A::PassUpcard => engine::Action::Pass,
+                    A::TakeUpcard | A::DrawPile => engine::Action::DrawPile,
+                    A::DrawStock => engine::Action::DrawStock,
+                    A::Discard => engine::Action::Discard { card: card(&a.card)? },
+                    A::Knock => engine::Action::knock(card(&a.card)?),
+                    _ => engine::Action::BigGin { melds: None },
+                };
+                self.send(game_id, token, expected, &action, kind == A::TakeUpcard).await
+            }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! A seat's view of a table of any format, folded from its stream ([`TableTracker`]), held
+//! to the server's snapshot at every turn of whole games; `play_table` to game over.
+
+use std::time::Duration;
+
+use gin_proto::v1 as pb;
+use gin_sdk::{Client, TableTracker, table_strategy};
+
+use crate::common::Server;
+
+/// Plays seat 0 of a new `format` game (house bots `bots` in every other seat) turn by turn
+/// with the tracker, comparing it with the server's snapshot at each turn; the turns played.
+async fn follow(client: &Client, format: &str, bots: &str, strategy: &str) -> u32 {
+    let c = client
+        .lobby()
+        .create_game(pb::CreateGameRequest {
+            format: format.into(),
+            join: true,
+            name: "tracker".into(),
+            house_bot: bots.into(),
+            seed: 99,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let (game, token) = (c.game_id, c.seat_token);
+    let snap = client.get_game(&game, &token).await.unwrap();
+    let mut tr = TableTracker::from_snapshot(0, &snap).unwrap();
+    let mut bot = table_strategy(strategy, 7).unwrap();
+    let mut turns = 0;
+    let mut games = client.games();
+    let req = |after| {
+        let mut r =
+            tonic::Request::new(pb::WatchGameRequest { game_id: game.clone(), resume_after_seq: after });
+        r.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+        r
+    };
+    let mut stream = games.watch_game(req(tr.last_seq())).await.unwrap().into_inner();
+    loop {
+        if tr.result().is_some() {
+            return turns;
+        }
+        if let Some((seq, turn)) = tr.turn().map(|(s, t)| (s, t.clone()))
+            && seq == tr.last_seq()
+        {
+            // Nothing moves while this seat is to act: the snapshot is at the tracker's seq.
+            let s = client.get_game(&game, &token).await.unwrap();
+            assert_eq!(s.seq, tr.last_seq());
+            let hand: engine::CardSet = s.hand.iter().map(|c| c.parse::<engine::Card>().unwrap()).collect();
+            assert_eq!(tr.hand(), hand, "{format}: the hand at seq {seq}");
+            let t = s.tables.iter().find(|t| t.seats.contains(&0)).unwrap();
+            let top = t.pile.last().map(|c| c.parse::<engine::Card>().unwrap());
+            assert_eq!(tr.pile_top(), top, "{format}: the pile's top at seq {seq}");
+            let melds: Vec<engine::CardSet> = t
+                .melds
+                .iter()
+                .map(|m| m.cards.iter().map(|c| c.parse::<engine::Card>().unwrap()).collect())
+                .collect();
+            assert_eq!(tr.melds(), &melds[..], "{format}: the melds at seq {seq}");
+            assert_eq!(Some(&turn), s.turn.as_ref());
+            let a = bot.act(&tr, &turn);
+            assert!(turn.legal_actions.contains(&a));
+            client.send_legal(&game, &token, seq, &a).await.unwrap();
+            turns += 1;
+        }
+        let m =
+            tokio::time::timeout(Duration::from_secs(30), stream.message()).await.unwrap().unwrap().unwrap();
+        if let Some(pb::watch_game_response::Kind::Event(ev)) = m.kind {
+            tr.apply(&ev).unwrap();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_s_tracker_matches_the_server_at_every_turn_of_every_format() {
+    let server = Server::start().await;
+    let client = Client::connect(&format!("http://{}", server.addr)).await.unwrap();
+    // Rummy with random bots runs the stock out and turns the pile; gin-7 too.
+    for (format, bots, strategy) in [
+        (r#"{"kind":"rummy","players":3,"end":{"hands":3}}"#, "random", "random"),
+        (r#"{"kind":"rummy","players":5,"end":{"hands":2}}"#, "simple", "simple"),
+        (r#"{"kind":"gin-7","players":4,"end":{"hands":2}}"#, "random", "random"),
+        (r#"{"kind":"three-player","target":60}"#, "simple", "simple"),
+    ] {
+        let turns = follow(&client, format, bots, strategy).await;
+        assert!(turns > 20, "{format}: {turns} turns");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn play_table_plays_a_team_game_to_its_end() {
+    let server = Server::start().await;
+    let client = Client::connect(&format!("http://{}", server.addr)).await.unwrap();
+    let c = client
+        .lobby()
+        .create_game(pb::CreateGameRequest {
+            format: r#"{"kind":"teams","target":60}"#.into(),
+            join: true,
+            seat: Some(2),
+            name: "partner".into(),
+            house_bot: "simple".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(c.seat, Some(2));
+    let mut bot = table_strategy("simple", 3).unwrap();
+    let o = client.play_table(&c.game_id, &c.seat_token, bot.as_mut()).await.unwrap();
+    assert_eq!((o.seat, o.kind.as_str(), o.players), (2, "teams", 4));
+    assert_eq!(o.result.reason, pb::GameEndReason::Target as i32);
+    assert_eq!(o.totals.len(), 4);
+    assert_eq!(o.totals[0], o.totals[2], "partners share a total");
+    assert_eq!(o.won(), o.result.winners.contains(&0), "partners win together");
+    assert!(o.decisions > 10 && o.hands >= 2, "{o:?}");
+    assert!(table_strategy("strong", 1).is_err());
+}
