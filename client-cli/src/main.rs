@@ -106,6 +106,10 @@ struct PlayArgs {
     /// multistage) or a TOML/JSON rules file.
     #[arg(long, default_value = "standard", value_name = "PRESET|FILE")]
     rules: String,
+    /// The table size, for a table format (--rules three-player, teams, gin-7 or rummy, or a
+    /// format file): rummy 2–6, gin-7 3–6; default: the format's own.
+    #[arg(long, value_name = "N")]
+    players: Option<u8>,
     /// Your display name.
     #[arg(long, env = "USER", default_value = "player")]
     name: String,
@@ -229,7 +233,27 @@ fn no_color(s: &ScreenArgs) -> bool {
     s.no_color || std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
 }
 
+/// The table format `--rules` (and `--players`) name, when it is not two-player gin.
+fn table_format(spec: &str, players: Option<u8>) -> Result<Option<engine::Format>> {
+    let format = match engine::Format::preset(spec) {
+        Ok(f) => f,
+        Err(_) if Path::new(spec).exists() => {
+            let text = std::fs::read_to_string(spec).with_context(|| format!("reading {spec}"))?;
+            engine::Format::parse_any(&text).with_context(|| format!("rules file {spec}"))?
+        }
+        Err(_) => return Ok(None),
+    };
+    let format = match players {
+        Some(n) => format.with_players(n).map_err(|e| anyhow::anyhow!("--players: {}", e.message))?,
+        None => format,
+    };
+    Ok((format.kind() != engine::Kind::Gin).then_some(format))
+}
+
 async fn run_play(args: PlayArgs) -> Result<u8> {
+    if let Some(format) = table_format(&args.rules, args.players)? {
+        return run_play_table(args, format).await;
+    }
     let rules = net::rules_spec(&args.rules)?;
     for (flag, b) in [("--vs-bot", &args.vs_bot), ("--or-bot", &args.or_bot)] {
         if let Some(b) = b {
@@ -272,7 +296,63 @@ async fn run_play(args: PlayArgs) -> Result<u8> {
     front_end(client, place, &args.screen).await
 }
 
+/// `gin play` at a table of another format: the house bot takes every other seat
+/// (`--vs-bot`), or a quick match, a created game to share, a game joined.
+async fn run_play_table(args: PlayArgs, format: engine::Format) -> Result<u8> {
+    let how = match (&args.vs_bot, args.create, &args.join) {
+        (Some(b), _, _) => Seating::VsBot(b.clone()),
+        (None, true, _) => Seating::Create,
+        (None, false, Some(id)) => Seating::Join(id.clone(), args.accept_fixed_deals),
+        (None, false, None) => Seating::QuickMatch(args.or_bot.clone().map(|b| (b, args.wait))),
+    };
+    if args.turn_secs.is_some() && matches!(how, Seating::QuickMatch(_)) {
+        anyhow::bail!("--turn-secs needs --vs-bot or --create (a quick match has no clock)");
+    }
+    let client = net::connect(&args.server.server, args.server.ca_cert.as_deref()).await?;
+    if let Seating::QuickMatch(_) = how {
+        eprintln!(
+            "waiting for players asking for {} for {} (up to a minute)…",
+            format.name(),
+            format.players()
+        );
+    }
+    let clock = args.turn_secs.map(|s| gin_proto::v1::TurnClock {
+        turn_millis: s * 1000,
+        policy: gin_proto::v1::ClockPolicy::AutoPlay as i32,
+    });
+    let place = match (&how, &args.token) {
+        (Seating::Join(id, _), Some(token)) => Place { game_id: id.clone(), token: token.clone() },
+        _ => net::seat_table(&client, &how, &format, clock, &args.name).await?,
+    };
+    if matches!(how, Seating::Create) {
+        let id = printable(&place.game_id);
+        println!("game id: {id}  (share it: gin play --join {id})");
+    }
+    front_end_table(client, place, &args.screen).await
+}
+
+async fn front_end_table(client: gin_sdk::Client, place: Place, screen: &ScreenArgs) -> Result<u8> {
+    let (code, over) = if screen.plain {
+        gin_client_cli::table_run::plain(client, place.clone(), io::stdout()).await?
+    } else {
+        gin_client_cli::table_run::tui(client, place.clone()).await?
+    };
+    if !over && !place.token.is_empty() {
+        eprintln!(
+            "left game {id}; your seat is kept: come back with\n  gin play --join {id} --token {token}",
+            id = printable(&place.game_id),
+            token = printable(&place.token)
+        );
+    }
+    Ok(code)
+}
+
 async fn front_end(client: gin_sdk::Client, place: Place, screen: &ScreenArgs) -> Result<u8> {
+    // A table of another format has its own screen.
+    let snap = client.get_game(&place.game_id, &place.token).await;
+    if snap.is_ok_and(|s| s.format.is_some_and(|f| f.kind != engine::Kind::Gin.name())) {
+        return front_end_table(client, place, screen).await;
+    }
     let (code, over) = if screen.plain {
         run::plain(client, place.clone(), io::stdout()).await?
     } else {

@@ -38,6 +38,8 @@ pub enum NetEvent {
 pub enum Move {
     /// A move of the game.
     Play(Action),
+    /// A move at a table of another format, as the wire says it.
+    Table(pb::LegalAction),
     /// Resign the game.
     Resign,
 }
@@ -145,17 +147,95 @@ pub async fn seat(
             })
             .await
             .map_err(|e| anyhow::anyhow!("creating a game: {}", explain(&e)))?,
-        Seating::Join(id, accept_fixed_deals) => client
-            .join_game_with(pb::JoinGameRequest {
-                game_id: id.clone(),
-                name: name.to_string(),
-                accept_fixed_deals: *accept_fixed_deals,
-                ..Default::default()
-            })
-            .await
-            .map_err(|e| anyhow::anyhow!("joining game {id}: {}", explain(&e)))?,
+        Seating::Join(id, accept_fixed_deals) => {
+            // Read raw: a table of another format has seats past 1.
+            let j = client
+                .lobby()
+                .join_game(pb::JoinGameRequest {
+                    game_id: id.clone(),
+                    name: name.to_string(),
+                    accept_fixed_deals: *accept_fixed_deals,
+                    ..Default::default()
+                })
+                .await
+                .map_err(|status| anyhow::anyhow!("joining game {id}: {}", refusal_text(&status)))?
+                .into_inner();
+            return Ok(Place { game_id: id.clone(), token: j.seat_token });
+        }
     };
     Ok(Place { game_id: s.game_id, token: s.token })
+}
+
+/// [`seat`] at a table of another format: `format` is its document, `players` its size.
+/// (The lobby's answers are read raw: their seat may be past 1.)
+pub async fn seat_table(
+    client: &Client,
+    how: &Seating,
+    format: &engine::Format,
+    clock: Option<pb::TurnClock>,
+    name: &str,
+) -> Result<Place> {
+    let doc = format.to_value().to_string();
+    let players = u32::from(format.players());
+    let rpc = |what: &'static str| {
+        move |status| anyhow::anyhow!("{what}: {}", explain(&Error::Rpc { what, status }))
+    };
+    let mut lobby = client.lobby();
+    let (game_id, token) = match how {
+        Seating::QuickMatch(or_bot) => {
+            let (house_bot, after_secs) = or_bot.clone().unwrap_or_default();
+            let req = pb::QuickMatchRequest {
+                format: doc,
+                players,
+                name: name.to_string(),
+                house_bot,
+                house_bot_after_ms: after_secs * 1000,
+                ..Default::default()
+            };
+            let mut req = tonic::Request::new(req);
+            req.set_timeout(Duration::from_secs(70));
+            let q = lobby.quick_match(req).await.map_err(|status| {
+                if status.code() == Code::DeadlineExceeded {
+                    anyhow::anyhow!("nobody else asked for this table within a minute; try --or-bot simple")
+                } else {
+                    rpc("QuickMatch")(status)
+                }
+            })?;
+            let q = q.into_inner();
+            (q.game_id, q.seat_token)
+        }
+        Seating::VsBot(_) | Seating::Create => {
+            let house_bot = if let Seating::VsBot(b) = how { b.clone() } else { String::new() };
+            let c = lobby
+                .create_game(pb::CreateGameRequest {
+                    format: doc,
+                    players,
+                    clock,
+                    join: true,
+                    name: name.to_string(),
+                    house_bot,
+                    ..Default::default()
+                })
+                .await
+                .map_err(rpc("CreateGame"))?
+                .into_inner();
+            (c.game_id, c.seat_token)
+        }
+        Seating::Join(id, accept_fixed_deals) => {
+            let j = lobby
+                .join_game(pb::JoinGameRequest {
+                    game_id: id.clone(),
+                    name: name.to_string(),
+                    accept_fixed_deals: *accept_fixed_deals,
+                    ..Default::default()
+                })
+                .await
+                .map_err(rpc("JoinGame"))?
+                .into_inner();
+            (id.clone(), j.seat_token)
+        }
+    };
+    Ok(Place { game_id, token })
 }
 
 /// A server error for people: the status message, with what the code means. The server's
@@ -282,6 +362,7 @@ fn send_command(client: &Client, place: &Place, out: &mpsc::UnboundedSender<NetE
     tokio::spawn(async move {
         let r = match &c.action {
             Move::Play(a) => client.act(&place.game_id, &place.token, c.expected_seq, a, c.offer).await,
+            Move::Table(a) => client.send_legal(&place.game_id, &place.token, c.expected_seq, a).await,
             Move::Resign => client.resign(&place.game_id, &place.token).await,
         };
         if let Err(e) = r {

@@ -353,8 +353,9 @@ pub struct TableStep {
 pub enum Table {
     /// Two-player gin.
     Gin(Game),
-    /// Three players, rotating.
-    ThreePlayer(ThreePlayerGame),
+    /// Three players, rotating (boxed, as the other large kinds: the two-player `Game`
+    /// stays the largest arm, so a two-player table is no larger than its game).
+    ThreePlayer(Box<ThreePlayerGame>),
     /// Four in teams (boxed: two hands in play).
     Teams(Box<TeamGame>),
     /// Gin for 3 to 6 at one table.
@@ -417,9 +418,9 @@ impl Table {
                         .map_err(|e| TableError::Setup(e.to_string()))?,
                 )
             }
-            Format::ThreePlayer(rules) => Table::ThreePlayer(
+            Format::ThreePlayer(rules) => Table::ThreePlayer(Box::new(
                 ThreePlayerGame::new(PairSetup { rules, seed, decks, first_dealer }).map_err(pair_err)?,
-            ),
+            )),
             Format::Teams(rules) => Table::Teams(Box::new(
                 TeamGame::new(PairSetup { rules, seed, decks, first_dealer }).map_err(pair_err)?,
             )),

@@ -10,4 +10,5 @@ mod model;
 mod play_e2e;
 mod render;
 mod resume;
+mod tables_e2e;
 mod tui;

@@ -147,3 +147,61 @@ fn tiny_and_odd_terminals_do_not_panic() {
         screen(&app, w, h);
     }
 }
+
+/// The screen of a table of another format.
+fn table_screen(s: &gin_client_cli::tables::TableScreen, w: u16, h: u16) -> String {
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    term.draw(|f| gin_client_cli::tables::draw(f, s)).unwrap();
+    let buf = term.backend().buffer().clone();
+    let mut out = String::new();
+    for y in 0..h {
+        let mut line = String::new();
+        for x in 0..w {
+            line.push_str(buf[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn table_both(name: &str, s: &gin_client_cli::tables::TableScreen) {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let screen = table_screen(s, w, h);
+        insta::with_settings!({
+            snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots"),
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!(format!("{name}_{w}x{h}"), screen);
+        });
+    }
+}
+
+#[test]
+fn rummy_for_four_your_turn_with_melds_on_the_table() {
+    let s = fixtures::rummy_screen();
+    let text = table_screen(&s, 120, 40);
+    // Every opponent with its cards, the melds with who laid them, the legal moves.
+    assert!(text.contains("seat 1 (bea): 5 cards"), "{text}");
+    assert!(text.contains("meld 1: 4S 5S 6S 7S by seat 3 (simple, bot) (laid off: 7S by you)"), "{text}");
+    assert!(text.contains("your move: meld 9C 9D 9H | layoff 8S 1 | discard"), "{text}");
+    table_both("rummy_turn", &s);
+}
+
+#[test]
+fn a_team_game_shows_both_tables_and_the_team_scores() {
+    let s = fixtures::teams_screen();
+    let text = table_screen(&s, 120, 40);
+    assert!(text.contains("table 0: pile QH") && text.contains("table 1: pile 3C"), "{text}");
+    assert!(text.contains("teams: team 0 (seats 0 and 2) 41, team 1 (seats 1 and 3) 17"), "{text}");
+    table_both("teams_waiting", &s);
+}
+
+#[test]
+fn three_players_show_who_sits_out() {
+    let s = fixtures::three_player_screen();
+    let text = table_screen(&s, 80, 24);
+    assert!(text.contains("sitting out: seat 2 (cy) (deals this hand)"), "{text}");
+    table_both("three_player_sitting_out", &s);
+}
