@@ -28,10 +28,13 @@ pub struct BridgeArgs {
     /// Games to play, one after the other, with the same program.
     #[arg(long, value_name = "N", default_value_t = 1)]
     games: u64,
-    /// A preset name (standard, oklahoma, …) or a TOML/JSON rules file, for the games this
-    /// command starts.
+    /// A preset name (standard, oklahoma, …, or a table format: three-player, teams, gin-7,
+    /// rummy) or a TOML/JSON rules or format file, for the games this command starts.
     #[arg(long, default_value = "standard")]
     rules: String,
+    /// The table size (rummy 2–6, gin-7 3–6); default: the format's own.
+    #[arg(long, value_name = "N")]
+    players: Option<u8>,
     /// Our display name.
     #[arg(long, default_value = "bridge")]
     name: String,
@@ -67,6 +70,14 @@ async fn seat(client: &Client, a: &BridgeArgs, rules: pb::Rules) -> Result<Seate
 }
 
 pub fn run(a: BridgeArgs) -> Result<()> {
+    let format = crate::load_format(&a.rules)?;
+    let format = match a.players {
+        Some(n) => format.with_players(n)?,
+        None => format,
+    };
+    if format.kind() != engine::Kind::Gin {
+        return run_table(a, format);
+    }
     if let Some(b) = &a.vs_bot {
         gin_strategies::by_name(b, 0).map_err(|e| anyhow::anyhow!("--vs-bot: {e}"))?;
     }
@@ -101,6 +112,84 @@ pub fn run(a: BridgeArgs) -> Result<()> {
             "{games} games: {won} won, {lost} lost, {drawn} drawn; the program {how}; {:.1} s",
             started.elapsed().as_secs_f64()
         );
+        Ok(())
+    })
+}
+
+/// `gin-bot bridge` at a table of another format: each game created with `--vs-bot` house
+/// bots in every other seat (or a quick match, or `--join`); the result checked against
+/// `GetRecord`.
+fn run_table(a: BridgeArgs, format: engine::Format) -> Result<()> {
+    let games = if a.join.is_some() { 1 } else { a.games };
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    rt.block_on(async move {
+        let client = a.server.client().await?;
+        let bot = BotProcess::spawn(&a.cmd, Duration::from_millis(a.timeout_ms))?;
+        let started = Instant::now();
+        let doc = format.to_value().to_string();
+        let players = u32::from(format.players());
+        let mut won = 0;
+        let rpc = |what| move |status| gin_sdk::Error::Rpc { what, status };
+        for i in 0..games {
+            let mut lobby = client.lobby();
+            let (game_id, token) = match (&a.join, &a.vs_bot) {
+                (Some(id), _) => {
+                    let req = pb::JoinGameRequest {
+                        game_id: id.clone(),
+                        name: a.name.clone(),
+                        accept_fixed_deals: a.accept_fixed_deals,
+                        ..Default::default()
+                    };
+                    (id.clone(), lobby.join_game(req).await.map_err(rpc("JoinGame"))?.into_inner().seat_token)
+                }
+                (None, bot_name) => {
+                    let req = pb::CreateGameRequest {
+                        format: doc.clone(),
+                        players,
+                        join: true,
+                        name: a.name.clone(),
+                        house_bot: bot_name.clone().unwrap_or_default(),
+                        ..Default::default()
+                    };
+                    if bot_name.is_none() {
+                        let q = pb::QuickMatchRequest {
+                            format: doc.clone(),
+                            players,
+                            name: a.name.clone(),
+                            ..Default::default()
+                        };
+                        let q = lobby.quick_match(q).await.map_err(rpc("QuickMatch"))?.into_inner();
+                        (q.game_id, q.seat_token)
+                    } else {
+                        let c = lobby.create_game(req).await.map_err(rpc("CreateGame"))?.into_inner();
+                        (c.game_id, c.seat_token)
+                    }
+                }
+            };
+            let o = match bridge::play_table_game(&client, &game_id, &token, &bot).await {
+                Ok(o) => o,
+                Err(e) => {
+                    bot.finish(Duration::from_secs(1));
+                    bail!("[{}/{games}] game {game_id}: {e} (the game was resigned)", i + 1);
+                }
+            };
+            let rec = client.get_record(&game_id).await?;
+            if rec.result.as_ref() != Some(&o.result) {
+                bail!(
+                    "[{}/{games}] game {game_id}: GetRecord's result differs from the game-over event's",
+                    i + 1
+                );
+            }
+            won += u64::from(o.won());
+            println!(
+                "[{}/{games}] {} (result checked against GetRecord: {} hands)",
+                i + 1,
+                o.line(),
+                rec.reveals.len()
+            );
+        }
+        let how = bot.finish(Duration::from_secs(5));
+        println!("{games} games: {won} won; the program {how}; {:.1} s", started.elapsed().as_secs_f64());
         Ok(())
     })
 }

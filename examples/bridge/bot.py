@@ -5,8 +5,10 @@
 
 It reads the bridge's lines on stdin and, after each `legal` line, prints one action. Its
 play: pass the upcard and draw from the stock unless the pile's top pairs with a card of its
-hand; knock as soon as it may; otherwise discard its highest card that is not in a pair or a
-same-suit neighbour. (Protocol: README.md next to this file.)
+hand; lay every meld and lay-off it can (rummy); knock as soon as it may; otherwise discard
+its highest card that is not in a pair or a same-suit neighbour. It plays two-player gin and
+every table of another format (`gin-bot bridge --rules rummy --players 3 …`). (Protocol:
+README.md next to this file.)
 """
 
 import sys
@@ -32,6 +34,13 @@ def connected(card, hand):
 def choose(legal, hand, pile):
     if "big-gin" in legal:
         return "big-gin"
+    # Rummy (a table of another format): lay the biggest meld, then any lay-off.
+    melds = [t for t in legal if t.startswith("meld:")]
+    if melds:
+        return max(melds, key=lambda t: len(t.split(",")))
+    layoffs = [t for t in legal if t.startswith("layoff:")]
+    if layoffs:
+        return layoffs[0]
     knocks = [t for t in legal if t.startswith("knock:")]
     if knocks:
         return knocks[0]

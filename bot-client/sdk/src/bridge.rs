@@ -218,6 +218,42 @@ impl BotProcess {
         }
     }
 
+    /// Writes `lines` (a turn) and reads the program's answer line (`legal`: the tokens, for
+    /// the error texts).
+    fn ask_line(&self, lines: String, legal: &str, seq: u64) -> Result<String, BridgeError> {
+        let rx = self.from_bot.lock().expect("lock");
+        while let Ok(line) = rx.try_recv() {
+            if !ignored(&line) {
+                return Err(BridgeError::BadAnswer(format!(
+                    "the program wrote {line:?} when no answer was asked (before the turn at seq {seq})"
+                )));
+            }
+        }
+        if !self.send(lines) {
+            return Err(BridgeError::Exited(self.exit_status()));
+        }
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(line) if ignored(&line) => continue,
+                Ok(line) => return Ok(line),
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(BridgeError::Timeout(format!(
+                        "no action within {:?} for the turn at seq {seq} (legal: {legal})",
+                        self.timeout
+                    )));
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(BridgeError::Exited(format!(
+                        "{} without answering the turn at seq {seq}",
+                        self.exit_status()
+                    )));
+                }
+            }
+        }
+    }
+
     /// Closes the program's input (it should exit at end of input), waits up to `grace`
     /// for it to exit, and kills it otherwise. Returns how it ended.
     pub fn finish(&self, grace: Duration) -> String {
@@ -362,7 +398,23 @@ pub fn event_line(ev: &pb::GameEvent) -> Option<String> {
     let line = match ev.kind.as_ref()? {
         K::PlayerJoined(_) | K::TurnStarted(_) => return None,
         // The bridge plays two-player gin; the other formats' events do not occur there.
-        K::MeldLaid(_) | K::CardLaidOff(_) | K::PileTurned(_) | K::TableHandEnded(_) => return None,
+        K::MeldLaid(m) => {
+            let meld = m.meld.clone().unwrap_or_default();
+            format!("meld {} {} {}", m.seat, meld.index, meld.cards.join(" "))
+        }
+        K::CardLaidOff(l) => format!("layoff {} {} {}", l.seat, l.card, l.meld),
+        K::PileTurned(p) => format!("pileturned {} {}", p.seat, p.stock_size),
+        K::TableHandEnded(h) => {
+            let r = h.result.clone().unwrap_or_default();
+            let totals: String = r.totals.iter().map(|t| format!(" {t}")).collect();
+            format!(
+                "tablehandover {} {} {} {}{totals}",
+                r.hand_number,
+                end_word(r.end),
+                seat_or_dash(r.winner),
+                r.points
+            )
+        }
         K::HandDealt(d) => {
             let hand: String = d.your_hand.iter().map(|c| format!(" {c}")).collect();
             format!("deal {} {} {} {}{hand}", d.hand_number, d.dealer, d.upcard, d.knock_limit)
@@ -376,14 +428,7 @@ pub fn event_line(ev: &pb::GameEvent) -> Option<String> {
         K::CardDiscarded(c) => format!("discarded {} {}", c.seat, c.card),
         K::HandEnded(h) => {
             let r = h.result.clone().unwrap_or_default();
-            let end = match pb::EndKind::try_from(r.end) {
-                Ok(pb::EndKind::Dead) => "dead",
-                Ok(pb::EndKind::Knock) => "knock",
-                Ok(pb::EndKind::Undercut) => "undercut",
-                Ok(pb::EndKind::Gin) => "gin",
-                Ok(pb::EndKind::BigGin) => "big-gin",
-                _ => "?",
-            };
+            let end = end_word(r.end);
             let s = |i: usize| r.scores.get(i).copied().unwrap_or(0);
             format!(
                 "handover {} {end} {} {} {} {}",
@@ -396,6 +441,14 @@ pub fn event_line(ev: &pb::GameEvent) -> Option<String> {
         }
         K::PlayerLeft(l) => format!("left {} {}", l.seat, reason(l.reason)),
         K::ClockExpired(c) => format!("timeout {}", c.seat),
+        K::GameOver(g) if g.result.as_ref().is_some_and(|r| r.totals.is_empty() && !r.places.is_empty()) => {
+            // A table of another format: every winner (comma-separated), every total.
+            let r = g.result.clone().unwrap_or_default();
+            let winners: Vec<String> = r.winners.iter().map(u32::to_string).collect();
+            let winners = if winners.is_empty() { "-".to_string() } else { winners.join(",") };
+            let totals: String = r.table_totals.iter().map(|t| format!(" {t}")).collect();
+            format!("gameover {winners}{totals} {}", reason(r.reason))
+        }
         K::GameOver(g) => {
             let r = g.result.clone().unwrap_or_default();
             let t = |i: usize| r.totals.get(i).copied().unwrap_or(0);
@@ -403,6 +456,20 @@ pub fn event_line(ev: &pb::GameEvent) -> Option<String> {
         }
     };
     Some(line + "\n")
+}
+
+fn end_word(e: i32) -> &'static str {
+    match pb::EndKind::try_from(e) {
+        Ok(pb::EndKind::Dead) => "dead",
+        Ok(pb::EndKind::Knock) => "knock",
+        Ok(pb::EndKind::Undercut) => "undercut",
+        Ok(pb::EndKind::Gin) => "gin",
+        Ok(pb::EndKind::BigGin) => "big-gin",
+        Ok(pb::EndKind::Defence) => "defence",
+        Ok(pb::EndKind::WentOut) => "went-out",
+        Ok(pb::EndKind::Rummy) => "rummy",
+        _ => "?",
+    }
 }
 
 fn reason(r: i32) -> &'static str {
@@ -623,4 +690,166 @@ mod tests {
             assert_eq!(event_line(&ev(kind)), want.map(|w| format!("{w}\n")));
         }
     }
+}
+
+/// A table move as the protocol's token, a complete answer: `stock`, `pile`, `pass`,
+/// `discard:7S`, `knock:7S`, `big-gin`, `meld:7C,7D,7H`, `layoff:7S:2` (onto the table's
+/// meld 2).
+pub fn table_token(a: &pb::LegalAction) -> String {
+    use pb::ActionKind as A;
+    match A::try_from(a.kind).unwrap_or(A::Unspecified) {
+        A::DrawStock => "stock".into(),
+        A::DrawPile | A::TakeUpcard => "pile".into(),
+        A::PassUpcard => "pass".into(),
+        A::Discard => format!("discard:{}", a.card),
+        A::Knock => format!("knock:{}", a.card),
+        A::BigGin => "big-gin".into(),
+        A::Meld => format!("meld:{}", a.cards.join(",")),
+        A::LayOff => format!("layoff:{}:{}", a.card, a.meld),
+        A::Unspecified => "?".into(),
+    }
+}
+
+/// Reads a table answer: one of the turn's tokens ([`table_token`]), or the same with
+/// spaces for the separators (`meld 7C 7D 7H`, `layoff 7S 2`, `discard 7S`); a meld's cards
+/// in any order. It must be legal now.
+pub fn parse_table_answer(line: &str, legal: &[pb::LegalAction]) -> Result<pb::LegalAction, String> {
+    let words: Vec<&str> = line.trim().split([' ', ':', ',']).filter(|w| !w.is_empty()).collect();
+    let Some((&word, rest)) = words.split_first() else { return Err("an empty answer".into()) };
+    let word = if word == "take" { "pile" } else { word };
+    let cards: Result<CardSet, _> = rest.iter().map(|c| c.parse::<engine::Card>()).collect();
+    let found = legal.iter().find(|a| {
+        let t = table_token(a);
+        let mut tw = t.split([':', ',']);
+        if tw.next() != Some(word) {
+            return false;
+        }
+        match word {
+            "meld" => {
+                cards.as_ref().is_ok_and(|c| *c == a.cards.iter().filter_map(|x| x.parse().ok()).collect())
+            }
+            "layoff" => {
+                rest.len() == 2
+                    && rest[0].parse::<engine::Card>().ok().map(|c| c.to_string()) == Some(a.card.clone())
+                    && rest[1].parse::<u32>().ok() == Some(a.meld)
+            }
+            "discard" | "knock" => {
+                rest.len() == 1
+                    && rest[0].parse::<engine::Card>().ok().map(|c| c.to_string()) == Some(a.card.clone())
+            }
+            _ => rest.is_empty(),
+        }
+    });
+    found.cloned().ok_or_else(|| format!("{:?} is not a legal move now", line.trim()))
+}
+
+/// The lines of one turn at a table of another format (the last, `legal …`, asks for the
+/// answer):
+///
+/// ```text
+/// turn <seq> <offer|draw|play> <stock size> <your total>
+/// hand <your cards>
+/// pile <your table's discard pile as known, bottom first>
+/// melds <index>:<cards comma-separated> …   (rummy: the melds on the table)
+/// legal <token> <token> …
+/// ```
+pub fn table_turn_lines(view: &crate::TableTracker, turn: &pb::TurnInfo, seq: u64) -> String {
+    use pb::ActionKind as A;
+    let has = |k: A| turn.legal_actions.iter().any(|a| a.kind == k as i32);
+    let phase = if has(A::PassUpcard) {
+        "offer"
+    } else if has(A::DrawStock) || has(A::DrawPile) {
+        "draw"
+    } else {
+        "play"
+    };
+    let me = view.totals().get(view.seat() as usize).copied().unwrap_or(0);
+    let pile: String = view.pile_top().map(|c| format!(" {c}")).unwrap_or_default();
+    let melds: String = view
+        .melds()
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            format!(" {i}:{}", m.by_rank().iter().map(|c| c.to_string()).collect::<Vec<_>>().join(","))
+        })
+        .collect();
+    let tokens: Vec<String> = turn.legal_actions.iter().map(table_token).collect();
+    format!(
+        "turn {seq} {phase} {} {me}\nhand{}\npile{pile}\nmelds{melds}\nlegal {}\n",
+        view.stock_len(),
+        cards(view.hand()),
+        tokens.join(" ")
+    )
+}
+
+/// The program at a table of another format (see [`BridgeStrategy`]).
+pub struct BridgeTableStrategy(Arc<BotProcess>);
+
+impl BridgeTableStrategy {
+    /// The program `bot` as a table strategy.
+    pub fn new(bot: Arc<BotProcess>) -> BridgeTableStrategy {
+        BridgeTableStrategy(bot)
+    }
+}
+
+impl crate::TableStrategy for BridgeTableStrategy {
+    fn name(&self) -> &str {
+        "bridge"
+    }
+
+    fn act(&mut self, view: &crate::TableTracker, turn: &pb::TurnInfo) -> pb::LegalAction {
+        if self.0.failure().is_none() {
+            let seq = self.0.last_seq.load(Ordering::Relaxed);
+            let lines = table_turn_lines(view, turn, seq);
+            let tokens: Vec<String> = turn.legal_actions.iter().map(table_token).collect();
+            match self.0.ask_line(lines, &tokens.join(" "), seq) {
+                Ok(line) => match parse_table_answer(&line, &turn.legal_actions) {
+                    Ok(a) => return a,
+                    Err(e) => self.0.fail(BridgeError::BadAnswer(format!(
+                        "{e} (answer to the turn at seq {seq}; legal: {})",
+                        tokens.join(" ")
+                    ))),
+                },
+                Err(e) => self.0.fail(e),
+            }
+        }
+        // After a failure: the first legal move (the bridge resigns the game).
+        turn.legal_actions.first().cloned().unwrap_or_default()
+    }
+}
+
+/// Plays the seat of `token` in `game_id`, a table of another format, with the program
+/// `bot`. It first gets `table <game id> <seat> <kind> <players>`, then the seat's events
+/// and turns. On a failure of the program, the game is resigned and the failure returned.
+pub async fn play_table_game(
+    client: &Client,
+    game_id: &str,
+    token: &str,
+    bot: &Arc<BotProcess>,
+) -> Result<crate::TableOutcome, BridgeError> {
+    let snap = client.get_game(game_id, token).await?;
+    let seat = snap.viewer_seat.ok_or(BridgeError::Sdk("not seated".into()))?;
+    let f = snap.format.clone().unwrap_or_default();
+    bot.send(format!("table {} {seat} {} {}\n", printable(game_id), printable(&f.kind), f.players));
+    let mut strategy = BridgeTableStrategy(bot.clone());
+    let observer_bot = bot.clone();
+    let mut on_event = move |ev: &pb::GameEvent, _: &crate::TableTracker| {
+        observer_bot.last_seq.store(ev.seq, Ordering::Relaxed);
+        if observer_bot.failure().is_none()
+            && let Some(line) = event_line(ev)
+        {
+            observer_bot.send(line);
+        }
+    };
+    let played = tokio::select! {
+        r = client.play_table_observed(game_id, token, &mut strategy, &mut on_event) => Some(r),
+        () = bot.failed.notified() => None,
+    };
+    if let Some(e) = bot.failure() {
+        if let Err(r) = client.resign(game_id, token).await {
+            tracing::warn!(game = game_id, "resigning after the program's failure: {r}");
+        }
+        return Err(e);
+    }
+    Ok(played.expect("no failure: the game was played")?)
 }

@@ -37,6 +37,8 @@ pub struct TableTracker {
     hands_ended: u32,
     totals: Vec<i64>,
     result: Option<pb::GameResult>,
+    /// Cards in the stock of the seat's table.
+    stock: u32,
 }
 
 impl TableTracker {
@@ -53,6 +55,7 @@ impl TableTracker {
                 t.seats_at.push(tp.seats.clone());
                 if tp.seats.contains(&u32::from(seat)) {
                     t.table = i;
+                    t.stock = tp.stock_size;
                 }
                 if i == t.table {
                     t.melds = tp.melds.iter().map(|m| convert::cards(&m.cards)).collect::<Result<_, _>>()?;
@@ -85,6 +88,11 @@ impl TableTracker {
     /// The seat's cards.
     pub fn hand(&self) -> CardSet {
         self.hand
+    }
+
+    /// Cards left in the stock of the seat's table, as the last event said.
+    pub fn stock_len(&self) -> u32 {
+        self.stock
     }
 
     /// The top of the seat's table's discard pile, if known.
@@ -147,6 +155,7 @@ impl TableTracker {
                 }
                 self.seats_at[table] = d.seats.clone();
                 if d.seats.is_empty() || d.seats.contains(&me) {
+                    self.stock = d.stock_size;
                     self.hand = convert::cards(&d.your_hand)?;
                     self.table = table;
                     self.melds.clear();
@@ -154,6 +163,9 @@ impl TableTracker {
             }
             Some(K::CardDrawn(d)) => {
                 let table = self.table_of(d.seat);
+                if table == self.table {
+                    self.stock = d.stock_size;
+                }
                 if d.source == pb::DrawSource::Pile as i32 {
                     let top = self.piles.get_mut(table).and_then(Vec::pop);
                     if d.seat == me {
@@ -175,6 +187,9 @@ impl TableTracker {
             }
             Some(K::PileTurned(p)) => {
                 let table = self.table_of(p.seat);
+                if table == self.table {
+                    self.stock = p.stock_size;
+                }
                 if let Some(pile) = self.piles.get_mut(table) {
                     *pile = cards_in_order(&p.pile)?;
                 }
@@ -408,6 +423,19 @@ impl Client {
         token: &str,
         strategy: &mut dyn TableStrategy,
     ) -> Result<TableOutcome, Error> {
+        self.play_table_observed(game_id, token, strategy, &mut |_, _| {}).await
+    }
+
+    /// [`play_table`](Self::play_table), calling `on_event` with each new event of the
+    /// seat's stream once the tracker has applied it (in seq order, each once), before the
+    /// strategy is asked to act on it. The bot bridge passes the events on with it.
+    pub async fn play_table_observed(
+        &self,
+        game_id: &str,
+        token: &str,
+        strategy: &mut dyn TableStrategy,
+        on_event: &mut (dyn FnMut(&pb::GameEvent, &TableTracker) + Send),
+    ) -> Result<TableOutcome, Error> {
         let snap = self.get_game(game_id, token).await?;
         let seat = snap.viewer_seat.ok_or(Error::NotSeated)? as u8;
         let (kind, players) = match &snap.format {
@@ -488,7 +516,11 @@ impl Client {
                     Ok(Ok(Some(m))) => m,
                 };
                 let Some(pb::watch_game_response::Kind::Event(ev)) = msg.kind else { continue };
+                let before = tr.last_seq();
                 tr.apply(&ev)?;
+                if tr.last_seq() != before {
+                    on_event(&ev, &tr);
+                }
                 waits = None;
                 progress = std::time::Instant::now();
                 if tr.result().is_some() || (tr.turn().is_some() && sent_at != Some(tr.last_seq())) {

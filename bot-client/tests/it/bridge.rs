@@ -125,3 +125,54 @@ async fn a_program_that_exits_or_stays_silent_is_an_error_not_a_hang() {
     .await;
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_example_bot_plays_rummy_and_a_team_game_and_sees_every_table_event() {
+    let server = Server::start().await;
+    let url = server.url();
+    let client = Client::connect(&url).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // The example bot behind a tee: every line the bridge wrote to it is kept.
+    let seen = dir.path().join("seen.txt");
+    let cmd = format!("tee -a {} | {}", seen.display(), example_bot());
+    for (rules, players, n) in [("rummy", "3", 3usize), ("teams", "4", 4)] {
+        let (out, err, ok) = gin_bot(&[
+            "bridge",
+            "--cmd",
+            &cmd,
+            "--server",
+            &url,
+            "--rules",
+            rules,
+            "--players",
+            players,
+            "--vs-bot",
+            "simple",
+            "--games",
+            "2",
+        ])
+        .await;
+        assert!(ok, "{rules}: bridge failed:\n{out}\n{err}");
+        let results: Vec<&str> = out.lines().filter(|l| l.starts_with('[')).collect();
+        assert_eq!(results.len(), 2, "{out}");
+        for line in &results {
+            assert!(line.contains("result checked against GetRecord"), "{line}");
+            let game = line.split_whitespace().nth(1).unwrap();
+            let rec = client.get_record(game).await.unwrap();
+            let r = rec.result.unwrap();
+            assert_eq!(r.reason, pb::GameEndReason::Target as i32);
+            assert_eq!(r.table_totals.len(), n);
+            // The program's moves are seat 0's in the record.
+            let record = engine::TableRecord::parse(&rec.record_json).unwrap();
+            assert!(record.moves.iter().any(|m| m.seat == 0), "{game}");
+            assert!(line.contains(&format!("place {}", r.places[0])), "{line}");
+        }
+    }
+    let lines = std::fs::read_to_string(&seen).unwrap();
+    let starts = |w: &str| lines.lines().filter(|l| l.starts_with(w)).count();
+    assert_eq!(starts("table "), 4, "a table line per game:\n{lines}");
+    assert!(starts("meld ") > 0 && starts("melds") > 0, "rummy's melds reach the program");
+    assert!(starts("tablehandover ") >= 4, "every hand's end");
+    assert!(lines.lines().any(|l| l.starts_with("legal ") && l.contains("meld:")), "meld tokens offered");
+    assert_eq!(starts("gameover "), 4);
+}
