@@ -546,152 +546,6 @@ pub async fn check_result(client: &Client, o: &Outcome, target: u32) -> Result<u
     Ok(rec.reveals.len())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use engine::{BySeat, Card, RuleSet, hand};
-
-    fn card(s: &str) -> Card {
-        s.parse().unwrap()
-    }
-
-    #[test]
-    fn answers_are_tokens_or_the_engine_text_and_must_be_legal() {
-        let legal = Legal {
-            seat: Some(Seat::S0),
-            discards: hand("7S KD 3C"),
-            knocks: hand("KD"),
-            ..Legal::default()
-        };
-        assert_eq!(legal_tokens(&legal), ["discard:3C", "discard:7S", "discard:KD", "knock:KD"]);
-        for t in legal_tokens(&legal) {
-            assert!(parse_answer(&t, &legal).is_ok(), "{t}");
-        }
-        assert_eq!(parse_answer(" discard 7S \n", &legal), Ok(Action::Discard { card: card("7S") }));
-        assert_eq!(parse_answer("knock:KD", &legal), Ok(Action::knock(card("KD"))));
-        assert!(matches!(
-            parse_answer("knock KD [7C 7D 7H]", &legal),
-            Ok(Action::Knock { melds: Some(m), .. }) if m.len() == 1
-        ));
-        assert_eq!(parse_answer("discard:2H", &legal), Err("\"discard:2H\" is not legal now".into()));
-        assert_eq!(parse_answer("knock:7S", &legal), Err("\"knock:7S\" is not legal now".into()));
-        assert_eq!(parse_answer("stock", &legal), Err("\"stock\" is not legal now".into()));
-        let e = parse_answer("hello", &legal).unwrap_err();
-        assert!(e.starts_with("\"hello\" is not an action"), "{e}");
-        assert!(parse_answer("", &legal).is_err());
-        let offer = Legal { seat: Some(Seat::S1), pass: true, draw_pile: true, ..Legal::default() };
-        assert_eq!(legal_tokens(&offer), ["pass", "pile"]);
-        assert_eq!(parse_answer("take", &offer), Ok(Action::DrawPile));
-        let big = Legal { big_gin: true, ..Legal::default() };
-        assert_eq!(legal_tokens(&big), ["big-gin"]);
-        assert_eq!(parse_answer("big-gin", &big), Ok(Action::BigGin { melds: None }));
-    }
-
-    #[test]
-    fn a_turn_is_four_lines_ending_with_the_legal_tokens() {
-        let rules = RuleSet::standard();
-        let memory = gin_strategies::Memory::new(Seat::S1);
-        let pile = [card("2C"), card("9H")];
-        let d = Decision {
-            seat: Seat::S1,
-            rules: &rules,
-            hand: hand("7S 8S 9S 8C 8D 8H KD 2D 3D 4D 9H"),
-            pile: &pile[..1],
-            stock_len: 30,
-            taken: Some(card("9H")),
-            knock_limit: 10,
-            legal: Legal { seat: Some(Seat::S1), discards: hand("KD 2D"), ..Legal::default() },
-            scores: BySeat::new(25, 0),
-            memory: &memory,
-        };
-        assert_eq!(
-            turn_lines(&d, 41),
-            "turn 41 discard 30 10 25 0 9H\nhand 2D 3D 4D 7S 8C 8D 8H 8S 9H 9S KD\npile 2C\n\
-             legal discard:2D discard:KD\n"
-        );
-    }
-
-    #[test]
-    fn events_become_one_line_each() {
-        let ev = |kind| pb::GameEvent { seq: 5, time_unix_ms: 0, kind: Some(kind) };
-        let stock = |card: &str| {
-            K::CardDrawn(pb::CardDrawn {
-                seat: 1,
-                source: pb::DrawSource::Stock as i32,
-                card: card.into(),
-                stock_size: 20,
-            })
-        };
-        let cases = [
-            (
-                K::HandDealt(pb::HandDealt {
-                    hand_number: 2,
-                    dealer: 1,
-                    upcard: "QS".into(),
-                    knock_limit: 10,
-                    your_hand: "AC 2C 3C 4C 5C 6C 7C 8C 9C TC".split(' ').map(String::from).collect(),
-                    ..Default::default()
-                }),
-                Some("deal 2 1 QS 10 AC 2C 3C 4C 5C 6C 7C 8C 9C TC"),
-            ),
-            (stock(""), Some("drew 1 stock ?")),
-            (stock("4H"), Some("drew 1 stock 4H")),
-            (
-                K::CardDrawn(pb::CardDrawn {
-                    seat: 0,
-                    source: pb::DrawSource::Pile as i32,
-                    card: "QS".into(),
-                    stock_size: 20,
-                }),
-                Some("drew 0 pile QS"),
-            ),
-            (K::CardDiscarded(pb::CardDiscarded { seat: 0, card: "5D".into() }), Some("discarded 0 5D")),
-            (K::UpcardPassed(pb::UpcardPassed { seat: 1 }), Some("passed 1")),
-            (
-                K::HandEnded(pb::HandEnded {
-                    result: Some(pb::HandResult {
-                        hand_number: 2,
-                        end: pb::EndKind::Gin as i32,
-                        winner: Some(0),
-                        points: 41,
-                        scores: vec![66, 12],
-                        ..Default::default()
-                    }),
-                }),
-                Some("handover 2 gin 0 41 66 12"),
-            ),
-            (
-                K::HandEnded(pb::HandEnded {
-                    result: Some(pb::HandResult {
-                        hand_number: 3,
-                        end: pb::EndKind::Dead as i32,
-                        scores: vec![66, 12],
-                        ..Default::default()
-                    }),
-                }),
-                Some("handover 3 dead - 0 66 12"),
-            ),
-            (
-                K::GameOver(pb::GameOver {
-                    result: Some(pb::GameResult {
-                        reason: pb::GameEndReason::Target as i32,
-                        winner: Some(1),
-                        totals: vec![80, 230],
-                        margin: 150,
-                        ..Default::default()
-                    }),
-                }),
-                Some("gameover 1 80 230 target"),
-            ),
-            (K::TurnStarted(pb::TurnStarted::default()), None),
-            (K::PlayerJoined(pb::PlayerJoined::default()), None),
-        ];
-        for (kind, want) in cases {
-            assert_eq!(event_line(&ev(kind)), want.map(|w| format!("{w}\n")));
-        }
-    }
-}
-
 /// A table move as the protocol's token, a complete answer: `stock`, `pile`, `pass`,
 /// `discard:7S`, `knock:7S`, `big-gin`, `meld:7C,7D,7H`, `layoff:7S:2` (onto the table's
 /// meld 2).
@@ -852,4 +706,150 @@ pub async fn play_table_game(
         return Err(e);
     }
     Ok(played.expect("no failure: the game was played")?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::{BySeat, Card, RuleSet, hand};
+
+    fn card(s: &str) -> Card {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn answers_are_tokens_or_the_engine_text_and_must_be_legal() {
+        let legal = Legal {
+            seat: Some(Seat::S0),
+            discards: hand("7S KD 3C"),
+            knocks: hand("KD"),
+            ..Legal::default()
+        };
+        assert_eq!(legal_tokens(&legal), ["discard:3C", "discard:7S", "discard:KD", "knock:KD"]);
+        for t in legal_tokens(&legal) {
+            assert!(parse_answer(&t, &legal).is_ok(), "{t}");
+        }
+        assert_eq!(parse_answer(" discard 7S \n", &legal), Ok(Action::Discard { card: card("7S") }));
+        assert_eq!(parse_answer("knock:KD", &legal), Ok(Action::knock(card("KD"))));
+        assert!(matches!(
+            parse_answer("knock KD [7C 7D 7H]", &legal),
+            Ok(Action::Knock { melds: Some(m), .. }) if m.len() == 1
+        ));
+        assert_eq!(parse_answer("discard:2H", &legal), Err("\"discard:2H\" is not legal now".into()));
+        assert_eq!(parse_answer("knock:7S", &legal), Err("\"knock:7S\" is not legal now".into()));
+        assert_eq!(parse_answer("stock", &legal), Err("\"stock\" is not legal now".into()));
+        let e = parse_answer("hello", &legal).unwrap_err();
+        assert!(e.starts_with("\"hello\" is not an action"), "{e}");
+        assert!(parse_answer("", &legal).is_err());
+        let offer = Legal { seat: Some(Seat::S1), pass: true, draw_pile: true, ..Legal::default() };
+        assert_eq!(legal_tokens(&offer), ["pass", "pile"]);
+        assert_eq!(parse_answer("take", &offer), Ok(Action::DrawPile));
+        let big = Legal { big_gin: true, ..Legal::default() };
+        assert_eq!(legal_tokens(&big), ["big-gin"]);
+        assert_eq!(parse_answer("big-gin", &big), Ok(Action::BigGin { melds: None }));
+    }
+
+    #[test]
+    fn a_turn_is_four_lines_ending_with_the_legal_tokens() {
+        let rules = RuleSet::standard();
+        let memory = gin_strategies::Memory::new(Seat::S1);
+        let pile = [card("2C"), card("9H")];
+        let d = Decision {
+            seat: Seat::S1,
+            rules: &rules,
+            hand: hand("7S 8S 9S 8C 8D 8H KD 2D 3D 4D 9H"),
+            pile: &pile[..1],
+            stock_len: 30,
+            taken: Some(card("9H")),
+            knock_limit: 10,
+            legal: Legal { seat: Some(Seat::S1), discards: hand("KD 2D"), ..Legal::default() },
+            scores: BySeat::new(25, 0),
+            memory: &memory,
+        };
+        assert_eq!(
+            turn_lines(&d, 41),
+            "turn 41 discard 30 10 25 0 9H\nhand 2D 3D 4D 7S 8C 8D 8H 8S 9H 9S KD\npile 2C\n\
+             legal discard:2D discard:KD\n"
+        );
+    }
+
+    #[test]
+    fn events_become_one_line_each() {
+        let ev = |kind| pb::GameEvent { seq: 5, time_unix_ms: 0, kind: Some(kind) };
+        let stock = |card: &str| {
+            K::CardDrawn(pb::CardDrawn {
+                seat: 1,
+                source: pb::DrawSource::Stock as i32,
+                card: card.into(),
+                stock_size: 20,
+            })
+        };
+        let cases = [
+            (
+                K::HandDealt(pb::HandDealt {
+                    hand_number: 2,
+                    dealer: 1,
+                    upcard: "QS".into(),
+                    knock_limit: 10,
+                    your_hand: "AC 2C 3C 4C 5C 6C 7C 8C 9C TC".split(' ').map(String::from).collect(),
+                    ..Default::default()
+                }),
+                Some("deal 2 1 QS 10 AC 2C 3C 4C 5C 6C 7C 8C 9C TC"),
+            ),
+            (stock(""), Some("drew 1 stock ?")),
+            (stock("4H"), Some("drew 1 stock 4H")),
+            (
+                K::CardDrawn(pb::CardDrawn {
+                    seat: 0,
+                    source: pb::DrawSource::Pile as i32,
+                    card: "QS".into(),
+                    stock_size: 20,
+                }),
+                Some("drew 0 pile QS"),
+            ),
+            (K::CardDiscarded(pb::CardDiscarded { seat: 0, card: "5D".into() }), Some("discarded 0 5D")),
+            (K::UpcardPassed(pb::UpcardPassed { seat: 1 }), Some("passed 1")),
+            (
+                K::HandEnded(pb::HandEnded {
+                    result: Some(pb::HandResult {
+                        hand_number: 2,
+                        end: pb::EndKind::Gin as i32,
+                        winner: Some(0),
+                        points: 41,
+                        scores: vec![66, 12],
+                        ..Default::default()
+                    }),
+                }),
+                Some("handover 2 gin 0 41 66 12"),
+            ),
+            (
+                K::HandEnded(pb::HandEnded {
+                    result: Some(pb::HandResult {
+                        hand_number: 3,
+                        end: pb::EndKind::Dead as i32,
+                        scores: vec![66, 12],
+                        ..Default::default()
+                    }),
+                }),
+                Some("handover 3 dead - 0 66 12"),
+            ),
+            (
+                K::GameOver(pb::GameOver {
+                    result: Some(pb::GameResult {
+                        reason: pb::GameEndReason::Target as i32,
+                        winner: Some(1),
+                        totals: vec![80, 230],
+                        margin: 150,
+                        ..Default::default()
+                    }),
+                }),
+                Some("gameover 1 80 230 target"),
+            ),
+            (K::TurnStarted(pb::TurnStarted::default()), None),
+            (K::PlayerJoined(pb::PlayerJoined::default()), None),
+        ];
+        for (kind, want) in cases {
+            assert_eq!(event_line(&ev(kind)), want.map(|w| format!("{w}\n")));
+        }
+    }
 }

@@ -494,6 +494,11 @@ impl GameState {
                 seats: play_order(&part.seats, part.dealer),
             });
         }
+        if deals.is_empty() {
+            // Team play, one table done: it waits for the other, whose turn goes on (a turn
+            // event there would make its seat's move stale).
+            return;
+        }
         for d in deals {
             self.dealt = Some(self.dealt.map_or(d.hand_number, |x| x.max(d.hand_number)));
             self.push(now, LogEvent::Dealt(Box::new(d)));
@@ -1178,5 +1183,78 @@ mod size_tests {
     fn a_log_entry_is_small() {
         // Two or three entries per action, kept for the game's life: keep them small.
         assert!(std::mem::size_of::<super::Entry>() <= 32, "{}", std::mem::size_of::<super::Entry>());
+    }
+}
+
+#[cfg(test)]
+mod table_tests {
+    use super::*;
+
+    fn teams(seed: u64) -> GameState {
+        let mut st = GameState::new(GameInfo {
+            id: format!("t{seed}"),
+            format: Format::preset("teams").unwrap(),
+            seed,
+            secret: [1; 32],
+            clock: pb::TurnClock::default(),
+            house_bot: String::new(),
+            created_ms: 0,
+            fixed_deals: false,
+        });
+        for seat in 0..4 {
+            st.seat(seat, Seated { name: format!("p{seat}"), token_hash: [seat; 32], bot: false }, 0);
+        }
+        st
+    }
+
+    /// Team play: one table's moves, its hand's end included, never make the other table's
+    /// pending move stale (and never give that seat a second turn event).
+    #[test]
+    fn a_tables_hand_ending_leaves_the_other_tables_turn_alone() {
+        let mut ended_alone = 0;
+        for seed in 0..40 {
+            let mut st = teams(seed);
+            let t = st.game.as_ref().unwrap();
+            let Table::Teams(g) = t else { unreachable!() };
+            // The seat to act at table 1 waits while table 0 plays its whole hand.
+            let waiting = g.tables()[1].phase().to_act().map(|s| g.players(1)[s.index()]).unwrap();
+            let seen = st.last_seq();
+            let turns_before = st
+                .log
+                .iter()
+                .filter(|e| matches!(e.ev, LogEvent::Turn { seat, .. } if seat == waiting))
+                .count();
+            let mut n = 0;
+            loop {
+                let Some(Table::Teams(g)) = st.game.as_ref() else { unreachable!() };
+                if g.tables()[0].is_over() || g.round() > 0 {
+                    break;
+                }
+                let seat = g.tables()[0].phase().to_act().map(|s| g.players(0)[s.index()]).unwrap();
+                // Knock when it may, else the first legal move: hands end sooner.
+                let legal = st.game.as_ref().unwrap().legal(seat);
+                let m = legal.iter().find(|m| matches!(m, Move::Knock { .. })).unwrap_or(&legal[0]).clone();
+                st.play_move(seat, &m, ActionKind::Play, 0).unwrap();
+                n += 1;
+                assert!(n < 1000);
+            }
+            let Some(Table::Teams(g)) = st.game.as_ref() else { unreachable!() };
+            if g.round() > 0 {
+                continue;
+            }
+            ended_alone += 1;
+            assert!(st.table_hands.len() == 1, "seed {seed}: table 0's hand reported");
+            assert_eq!(st.check_seq(waiting, seen).map_err(|e| e.to_string()), Ok(()), "seed {seed}");
+            let turns_after = st
+                .log
+                .iter()
+                .filter(|e| matches!(e.ev, LogEvent::Turn { seat, .. } if seat == waiting))
+                .count();
+            assert_eq!(turns_after, turns_before, "seed {seed}: no second turn event for seat {waiting}");
+            // Its move at that seq goes through; a move at table 0 is refused (its hand is over).
+            let m = st.game.as_ref().unwrap().legal(waiting)[0].clone();
+            st.play_move(waiting, &m, ActionKind::Play, 0).unwrap();
+        }
+        assert!(ended_alone > 10, "{ended_alone} hands ended at one table alone");
     }
 }
