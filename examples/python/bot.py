@@ -46,6 +46,7 @@ generate_stubs()
 sys.path.insert(0, GEN)
 
 import grpc  # noqa: E402
+from google.protobuf import text_format  # noqa: E402
 from gin.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc, types_pb2  # noqa: E402
 
 K = types_pb2  # ActionKind, DrawSource, … values
@@ -189,6 +190,8 @@ def play(games, game_id, seat, token, stale_first=False, team_play=False):
                     continue  # played already, from a snapshot after an ABORTED
                 stale = (0 if team_play else last_seq - 1) if stale_first and actions == 0 else None
                 done, n = act(games, game_id, seat, token, turn, last_seq, stale)
+                if stale is not None and n == 0:  # (later ABORTEDs may have other causes)
+                    raise CheckFailed(f"game {game_id}: the stale first action was not refused with ABORTED")
                 aborted += n
                 if done is not None:
                     acted_at = done
@@ -244,7 +247,8 @@ def check_table(games, game_id, seat, result, snap, hands, actions):
     totals = list(result.table_totals)
     problems = []
     if rec.result != result:
-        problems.append(f"GetRecord's result {rec.result} differs from the game-over event's {result}")
+        one = lambda r: text_format.MessageToString(r, as_one_line=True)  # noqa: E731
+        problems.append(f"GetRecord's result {{{one(rec.result)}}} differs from the game-over event's {{{one(result)}}}")
     if result.reason != K.GAME_END_REASON_TARGET:
         problems.append(f"ended by {K.GameEndReason.Name(result.reason)}, not the target")
     if len(totals) != players:
@@ -339,8 +343,6 @@ def main():
                                                team_play=snap.format.kind == "teams")
         if snap.format.kind not in ("", "gin"):
             moves, reveals = check_table(games, game_id, seat, result, snap, hands, actions)
-            if a.stale_first_action and aborted == 0:
-                raise CheckFailed(f"game {game_id}: the stale first action was not refused with ABORTED")
             won += seat in result.winners
             f = snap.format
             team = f", team {snap.seats[seat].team}" if snap.seats[seat].HasField("team") else ""
@@ -351,8 +353,6 @@ def main():
                   f"aborted; record checked: {moves} moves of seat {seat}, {reveals} deal reveals)", flush=True)
             continue
         reveals = check(games, game_id, seat, result, snap.rules)
-        if a.stale_first_action and aborted == 0:
-            raise CheckFailed(f"game {game_id}: the stale first action was not refused with ABORTED")
         verdict = "drew" if not result.HasField("winner") else "won" if result.winner == seat else "lost"
         won += verdict == "won"
         print(f"[{i + 1}/{a.games}] {game_id} seat {seat} vs house bot {a.vs_bot}: {verdict} "

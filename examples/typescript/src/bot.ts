@@ -195,6 +195,9 @@ async function play(
         if (!turn || lastSeq <= actedAt) continue; // not our turn, a heartbeat, or played already
         const stale = staleFirst && actions === 0 ? (teamPlay ? 0n : lastSeq - 1n) : null;
         const r = await act(games, gameId, seat, md, turn, lastSeq, stale);
+        if (stale !== null && r.aborted === 0) { // (later ABORTEDs may have other causes)
+          throw new CheckFailed(`game ${gameId}: the stale first action was not refused with ABORTED`);
+        }
         aborted += r.aborted;
         if (r.done !== null) {
           actedAt = r.done;
@@ -360,9 +363,6 @@ async function main() {
     const f = snap.format;
     if (f && f.kind !== "gin") {
       const c = await checkTable(game, gameId, seat, r, snap, p);
-      if (a["stale-first-action"] && p.aborted === 0) {
-        throw new CheckFailed(`game ${gameId}: the stale first action was not refused with ABORTED`);
-      }
       const win = r.winners.includes(seat);
       if (win) won++;
       const team = snap.seats[seat].team;
@@ -377,9 +377,6 @@ async function main() {
       continue;
     }
     const reveals = await check(game, gameId, p.result, snap.rules?.target ?? 0);
-    if (a["stale-first-action"] && p.aborted === 0) {
-      throw new CheckFailed(`game ${gameId}: the stale first action was not refused with ABORTED`);
-    }
     const verdict = r.winner === undefined ? "drew" : r.winner === seat ? "won" : "lost";
     if (verdict === "won") won++;
     console.log(
