@@ -4,17 +4,23 @@
 # example), builds and starts gin-server (free port, temporary database), and has each
 # example play GAMES complete games against a house bot, each checking the result it reads
 # back (GetRecord): the Python bot, the TypeScript bot, and `gin-bot bridge` with the
-# example script of examples/bridge/. Any failure fails the script; the server is stopped
-# in every case.
+# example script of examples/bridge/. Then the Python and TypeScript bots each play a
+# three-player rummy game and a four-player team game against house bots, checking the
+# result and the table record. Any failure fails the script; the server is stopped in every
+# case.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GAMES=${GAMES:-3}
+# Short table games: rummy for three over three hands; team play to 50.
+RUMMY3='{"kind":"rummy","players":3,"end":{"hands":3}}'
+TEAMS='{"kind":"teams","target":50}'
 
 step() { printf '\n== %s\n' "$*"; }
 timed() { local t=$SECONDS; "$@"; echo "   ($((SECONDS - t)) s)"; }
 
 step "examples: build gin-server and gin-bot (debug)"
 timed cargo build --locked -p gin-server -p gin-bot --bins
+bin=${CARGO_TARGET_DIR:-target}/debug # where cargo put them
 
 step "examples: Python dependencies (pip, examples/python/requirements.txt)"
 py_setup() {
@@ -32,7 +38,7 @@ timed ts_setup
 step "examples: start gin-server"
 tmp=$(mktemp -d)
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-target/debug/gin-server --addr "127.0.0.1:$port" --db "$tmp/gin.db" >"$tmp/server.log" 2>&1 &
+"$bin/gin-server" --addr "127.0.0.1:$port" --db "$tmp/gin.db" >"$tmp/server.log" 2>&1 &
 server=$!
 stop_server() {
   kill "$server" 2>/dev/null && wait "$server" 2>/dev/null || true
@@ -57,8 +63,21 @@ timed timeout 300 node examples/typescript/dist/bot.js \
   --server "127.0.0.1:$port" --vs-bot simple --games "$GAMES" --stale-first-action || fail
 
 step "examples: gin-bot bridge with examples/bridge/bot.py, $GAMES games against the house bot"
-timed timeout 300 target/debug/gin-bot bridge --cmd "python3 examples/bridge/bot.py" \
+timed timeout 300 "$bin/gin-bot" bridge --cmd "python3 examples/bridge/bot.py" \
   --server "http://127.0.0.1:$port" --vs-bot simple --games "$GAMES" || fail
 
+step "examples: Python bot at the tables: three-player rummy (quick match, house bots) and team play"
+timed timeout 300 examples/python/.venv/bin/python examples/python/bot.py \
+  --server "127.0.0.1:$port" --vs-bot simple --format "$RUMMY3" --quick-wait-ms 200 --stale-first-action || fail
+timed timeout 300 examples/python/.venv/bin/python examples/python/bot.py \
+  --server "127.0.0.1:$port" --vs-bot simple --format "$TEAMS" --stale-first-action || fail
+
+step "examples: TypeScript bot at the tables: three-player rummy and team play against house bots"
+timed timeout 300 node examples/typescript/dist/bot.js \
+  --server "127.0.0.1:$port" --vs-bot simple --format "$RUMMY3" --stale-first-action || fail
+timed timeout 300 node examples/typescript/dist/bot.js \
+  --server "127.0.0.1:$port" --vs-bot simple --format "$TEAMS" --stale-first-action || fail
+
 echo
-echo "examples: every example played $GAMES complete games; results checked against GetRecord"
+echo "examples: every example played $GAMES complete games; the Python and TypeScript bots also a"
+echo "three-player rummy game and a team game; results checked against GetRecord"

@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """A small Gin Rummy bot in Python: grpcio, stubs generated from proto/ at start.
 
-It creates games against one of the server's house bots (or, with --quick-wait-ms, asks for
-a quick match and plays that house bot if nobody else asked in time), watches its seat's
-event stream,
-and plays the legal actions the server sends with each of its turns (with expected_seq,
-resyncing on ABORTED), to game over. After each game it reads the record back (GetRecord)
-and checks that it agrees with the game-over event: a winner, the target reached, the same
-totals. Exit status 0 only if every game finished and every check passed.
+It creates games against the server's house bots (or, with --quick-wait-ms, asks for a
+quick match and plays house bots if nobody else asked in time), at two-player gin or, with
+--format, at a table of any format (three players, teams, gin for 3 to 6, rummy: the house
+bots take every other seat). It watches its seat's event stream and plays the legal actions
+the server sends with each of its turns (with expected_seq, resyncing on ABORTED), to game
+over. After each game it reads the record back (GetRecord) and checks that it agrees with
+the game-over event: the same result, the target reached, the winners and places those of
+the totals, and (at a table) the record's own result, our moves and one reveal per hand.
+Exit status 0 only if every game finished and every check passed.
 
     python bot.py --server 127.0.0.1:50051 --vs-bot simple --games 3
+    python bot.py --format '{"kind":"rummy","players":3,"end":{"hands":3}}' --vs-bot simple
 """
 
 import argparse
@@ -43,6 +46,7 @@ generate_stubs()
 sys.path.insert(0, GEN)
 
 import grpc  # noqa: E402
+from google.protobuf import text_format  # noqa: E402
 from gin.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc, types_pb2  # noqa: E402
 
 K = types_pb2  # ActionKind, DrawSource, … values
@@ -53,10 +57,17 @@ class CheckFailed(Exception):
 
 
 def choose(turn):
-    """Picks one of the legal actions the server sent. Knock when we may (gin first, then
-    the least deadwood); otherwise discard the server's suggested best discard; draw from
-    the stock and pass the upcard."""
+    """Picks one of the legal actions the server sent, for any format. Rummy: lay a meld
+    (the one with the most cards), else lay a card off. Knock when we may (big gin first,
+    then the least deadwood); otherwise discard the server's suggested best discard; draw
+    from the stock and pass the upcard."""
     legal = list(turn.legal_actions)
+    melds = [a for a in legal if a.kind == K.ACTION_KIND_MELD]
+    if melds:
+        return max(melds, key=lambda a: len(a.cards))
+    layoffs = [a for a in legal if a.kind == K.ACTION_KIND_LAY_OFF]
+    if layoffs:
+        return layoffs[0]
     knocks = [a for a in legal if a.kind == K.ACTION_KIND_KNOCK]
     if any(a.kind == K.ACTION_KIND_BIG_GIN for a in legal):
         return next(a for a in legal if a.kind == K.ACTION_KIND_BIG_GIN)
@@ -90,11 +101,26 @@ def send(games, game_id, token, seq, action):
         games.Knock(game_pb2.KnockRequest(game_id=game_id, expected_seq=seq, discard=action.card), metadata=md, timeout=20)
     elif action.kind == K.ACTION_KIND_BIG_GIN:
         games.Knock(game_pb2.KnockRequest(game_id=game_id, expected_seq=seq, discard=""), metadata=md, timeout=20)
+    elif action.kind == K.ACTION_KIND_MELD:
+        games.LayMeld(game_pb2.LayMeldRequest(game_id=game_id, expected_seq=seq, cards=action.cards),
+                      metadata=md, timeout=20)
+    elif action.kind == K.ACTION_KIND_LAY_OFF:
+        games.LayOff(game_pb2.LayOffRequest(game_id=game_id, expected_seq=seq, card=action.card, meld=action.meld),
+                     metadata=md, timeout=20)
     else:
         raise ValueError(f"unknown action kind {action.kind}")
 
 
+def my_turn(snap, seat):
+    """Whether a snapshot says our seat is to act (with its legal actions): two-player gin
+    names one seat_to_act; the other formats list seats_to_act (team play: two at once)."""
+    if not snap.HasField("turn"):
+        return False
+    return seat in snap.seats_to_act or (snap.HasField("seat_to_act") and snap.seat_to_act == seat)
+
+
 def act(games, game_id, seat, token, turn, seq, stale):
+    # stale: None, or the stale expected_seq to send first (to show the resync)
     """Plays our turn: one of its legal actions with expected_seq = seq. On ABORTED (the seq
     is stale: nothing was applied) it resyncs with GetGame: if it is still our turn, it
     decides again from the snapshot's legal actions and seq; if not, the stream brings what
@@ -103,24 +129,26 @@ def act(games, game_id, seat, token, turn, seq, stale):
     aborted = 0
     while True:
         try:
-            send(games, game_id, token, seq - 1 if stale else seq, choose(turn))
+            send(games, game_id, token, seq if stale is None else stale, choose(turn))
             return seq, aborted
         except grpc.RpcError as e:
             if e.code() != grpc.StatusCode.ABORTED:
                 raise
         aborted += 1
-        stale = False
+        stale = None
         snap = games.GetGame(game_pb2.GetGameRequest(game_id=game_id), metadata=md, timeout=20).snapshot
         print(f"  ABORTED at seq {seq} (the game is at {snap.seq}): resyncing", file=sys.stderr)
-        if not (snap.HasField("seat_to_act") and snap.seat_to_act == seat and snap.HasField("turn")):
+        if not my_turn(snap, seat):
             return None, aborted
         turn, seq = snap.turn, snap.seq
 
 
-def play(games, game_id, seat, token, stale_first=False):
+def play(games, game_id, seat, token, stale_first=False, team_play=False):
     """Plays our seat to game over. Returns (game-over result, hands played, actions sent,
     ABORTED refusals). With stale_first, the first action goes with a stale expected_seq,
-    to show the resync."""
+    to show the resync: the seq before the turn's, or in team play 0 (two seats act at
+    once, one per table: the other table's moves do not make our expected_seq stale, and
+    the event before our turn may be one of them)."""
     md = [("authorization", f"Bearer {token}")]
     last_seq = 0  # the last seq we have seen: the snapshot's, then each event's
     acted_at = 0  # the seq of the last turn we played (a resync may play it from a snapshot)
@@ -133,10 +161,13 @@ def play(games, game_id, seat, token, stale_first=False):
                 if which == "snapshot":
                     snap = msg.snapshot
                     last_seq = snap.seq
+                    # The hands ended before the stream opened (team play: the house bots'
+                    # table may have finished one), then each hand-ended event counts one.
+                    hands = len(snap.hands) + len(snap.table_hands)
                     if snap.phase == K.PHASE_GAME_OVER:
                         stream.cancel()
-                        return snap.result, len(snap.hands), actions, aborted
-                    if not (snap.HasField("seat_to_act") and snap.seat_to_act == seat and snap.HasField("turn")):
+                        return snap.result, hands, actions, aborted
+                    if not my_turn(snap, seat):
                         continue
                     turn = snap.turn
                 elif which == "event":
@@ -145,7 +176,7 @@ def play(games, game_id, seat, token, stale_first=False):
                         continue  # already seen (after a resume)
                     last_seq = ev.seq
                     kind = ev.WhichOneof("kind")
-                    if kind == "hand_ended":
+                    if kind in ("hand_ended", "table_hand_ended"):
                         hands += 1
                     if kind == "game_over":
                         stream.cancel()
@@ -157,7 +188,10 @@ def play(games, game_id, seat, token, stale_first=False):
                     continue  # heartbeat
                 if last_seq <= acted_at:
                     continue  # played already, from a snapshot after an ABORTED
-                done, n = act(games, game_id, seat, token, turn, last_seq, stale_first and actions == 0)
+                stale = (0 if team_play else last_seq - 1) if stale_first and actions == 0 else None
+                done, n = act(games, game_id, seat, token, turn, last_seq, stale)
+                if stale is not None and n == 0:  # (later ABORTEDs may have other causes)
+                    raise CheckFailed(f"game {game_id}: the stale first action was not refused with ABORTED")
                 aborted += n
                 if done is not None:
                     acted_at = done
@@ -195,20 +229,92 @@ def check(games, game_id, seat, result, rules):
     return len(rec.reveals)
 
 
+def expected_places(totals):
+    """Each seat's place from the totals: 1 for the best, equal totals share a place."""
+    return [1 + sum(o > t for o in totals) for t in totals]
+
+
+def check_table(games, game_id, seat, result, snap, hands, actions):
+    """Reads the record of a table game (any format but two-player gin) back and checks it
+    against the game-over event: the same result; the target (or the end the format sets)
+    reached; one total per seat; the winners exactly the seats with the best total (team
+    play: both partners of the better team, each seat with its team's total); the places
+    those of the totals; the record's own result the same totals, as many moves by our seat
+    as actions we sent, and one deal reveal per hand seen ended. Returns (our moves in the
+    record, reveals)."""
+    rec = games.GetRecord(game_pb2.GetRecordRequest(game_id=game_id), timeout=20)
+    players = len(snap.seats)
+    totals = list(result.table_totals)
+    problems = []
+    if rec.result != result:
+        one = lambda r: text_format.MessageToString(r, as_one_line=True)  # noqa: E731
+        problems.append(f"GetRecord's result {{{one(rec.result)}}} differs from the game-over event's {{{one(result)}}}")
+    if result.reason != K.GAME_END_REASON_TARGET:
+        problems.append(f"ended by {K.GameEndReason.Name(result.reason)}, not the target")
+    if len(totals) != players:
+        problems.append(f"{len(totals)} table totals {totals} for {players} seats")
+    else:
+        best = max(totals)
+        if sorted(result.winners) != [s for s in range(players) if totals[s] == best]:
+            problems.append(f"winners {list(result.winners)} are not the seats with the best of {totals}")
+        if list(result.places) != expected_places(totals):
+            problems.append(f"places {list(result.places)} do not follow the totals {totals}")
+        teams = [s.team for s in snap.seats if s.HasField("team")]
+        if snap.format.kind == "teams":
+            team_totals = list(result.team_totals)
+            if len(teams) != players or len(team_totals) != 2:
+                problems.append(f"team play with teams {teams} and team totals {team_totals}")
+            else:
+                if totals != [team_totals[t] for t in teams]:
+                    problems.append(f"seat totals {totals} are not their teams' {team_totals} (teams {teams})")
+                won = [t for t in (0, 1) if team_totals[t] == max(team_totals)]
+                if sorted(result.winners) != [s for s in range(players) if teams[s] in won]:
+                    problems.append(f"winners {list(result.winners)} are not both partners of the best of "
+                                    f"the team totals {team_totals}")
+    record = json.loads(rec.record_json)  # a `table-record 2`: replayable with `gin replay`
+    rec_result = record.get("result") or {}
+    if record.get("version") != 2:
+        problems.append(f"record version {record.get('version')}, not a table-record 2")
+    if rec_result.get("totals") != totals:
+        problems.append(f"the record's result totals {rec_result.get('totals')} differ from {totals}")
+    if (rec_result.get("team_totals") or []) != list(result.team_totals):
+        problems.append(f"the record's team totals {rec_result.get('team_totals')} differ from "
+                        f"{list(result.team_totals)}")
+    if rec_result.get("winners") != list(result.winners) or rec_result.get("places") != list(result.places):
+        problems.append(f"the record's winners {rec_result.get('winners')} and places {rec_result.get('places')} "
+                        f"differ from {list(result.winners)} and {list(result.places)}")
+    ours = sum(1 for m in record.get("moves", []) if m.get("seat") == seat)
+    if ours != actions:
+        problems.append(f"the record has {ours} moves by seat {seat}, we sent {actions} actions")
+    if len(rec.reveals) != hands:
+        problems.append(f"{len(rec.reveals)} deal reveals for {hands} hands ended")
+    if problems:
+        raise CheckFailed(f"game {game_id}: " + "; ".join(problems))
+    return ours, len(rec.reveals)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--server", default=os.environ.get("GIN_SERVER", "127.0.0.1:50051"),
                    help="host:port (an http:// prefix is accepted)")
     p.add_argument("--vs-bot", default="simple", help="the house bot: random, simple or strong")
     p.add_argument("--games", type=int, default=1)
-    p.add_argument("--rules", default="standard", help="a preset name")
+    p.add_argument("--rules", default="standard", help="a preset name (two-player gin)")
+    p.add_argument("--format", default="",
+                   help="a table of another format: a preset (three-player, teams, gin-7, rummy) or a "
+                        "format as a JSON document; the house bots take every other seat")
+    p.add_argument("--players", type=int, default=0, help="with --format: the table size (0: the format's own)")
     p.add_argument("--name", default="python-example")
     p.add_argument("--quick-wait-ms", type=int, default=None,
                    help="seat each game by QuickMatch: a person asking for the same rules within this "
-                        "many ms, else the --vs-bot house bot")
+                        "many ms, else the --vs-bot house bot (house bots in every empty seat)")
     p.add_argument("--stale-first-action", action="store_true",
                    help="send each game's first action with a stale expected_seq, to show the ABORTED resync")
     a = p.parse_args()
+    if a.players and not a.format:
+        p.error("--players needs --format (two-player gin has two)")
+    # Two-player gin takes `rules`; another format takes `format` and `players` (not both).
+    table = {"format": a.format, "players": a.players} if a.format else {"rules": K.Rules(preset=a.rules)}
     target = a.server.removeprefix("http://")
     channel = grpc.insecure_channel(target)
     grpc.channel_ready_future(channel).result(timeout=15)
@@ -219,13 +325,12 @@ def main():
     for i in range(a.games):
         if a.quick_wait_ms is None:
             created = lobby.CreateGame(
-                lobby_pb2.CreateGameRequest(rules=K.Rules(preset=a.rules), join=True, name=a.name,
-                                            house_bot=a.vs_bot),
+                lobby_pb2.CreateGameRequest(**table, join=True, name=a.name, house_bot=a.vs_bot),
                 timeout=20,
             )
         else:
             created = lobby.QuickMatch(
-                lobby_pb2.QuickMatchRequest(rules=K.Rules(preset=a.rules), name=a.name, house_bot=a.vs_bot,
+                lobby_pb2.QuickMatchRequest(**table, name=a.name, house_bot=a.vs_bot,
                                             house_bot_after_ms=a.quick_wait_ms),
                 timeout=70,
             )
@@ -234,10 +339,20 @@ def main():
                                   f"expected the {a.vs_bot} house bot (nobody else is asking)")
         game_id, seat, token = created.game_id, created.seat, created.seat_token
         snap = games.GetGame(game_pb2.GetGameRequest(game_id=game_id), timeout=20).snapshot
-        result, hands, actions, aborted = play(games, game_id, seat, token, a.stale_first_action)
+        result, hands, actions, aborted = play(games, game_id, seat, token, a.stale_first_action,
+                                               team_play=snap.format.kind == "teams")
+        if snap.format.kind not in ("", "gin"):
+            moves, reveals = check_table(games, game_id, seat, result, snap, hands, actions)
+            won += seat in result.winners
+            f = snap.format
+            team = f", team {snap.seats[seat].team}" if snap.seats[seat].HasField("team") else ""
+            teams = f", team totals {list(result.team_totals)}" if result.team_totals else ""
+            print(f"[{i + 1}/{a.games}] {game_id} seat {seat} of {f.players} ({f.kind}{team}) vs house bots "
+                  f"{a.vs_bot}: {'won' if seat in result.winners else 'lost'}, place {result.places[seat]}, "
+                  f"totals {list(result.table_totals)}{teams} ({hands} hands, {actions} actions, {aborted} "
+                  f"aborted; record checked: {moves} moves of seat {seat}, {reveals} deal reveals)", flush=True)
+            continue
         reveals = check(games, game_id, seat, result, snap.rules)
-        if a.stale_first_action and aborted == 0:
-            raise CheckFailed(f"game {game_id}: the stale first action was not refused with ABORTED")
         verdict = "drew" if not result.HasField("winner") else "won" if result.winner == seat else "lost"
         won += verdict == "won"
         print(f"[{i + 1}/{a.games}] {game_id} seat {seat} vs house bot {a.vs_bot}: {verdict} "

@@ -1,13 +1,17 @@
 // A small Gin Rummy bot in TypeScript: @grpc/grpc-js, with proto/ loaded at run time by
 // @grpc/proto-loader (and types generated from the same files by proto-loader-gen-types).
 //
-// It creates games against one of the server's house bots, watches its seat's event stream,
-// and plays the legal actions the server sends with each of its turns (with expected_seq,
-// resyncing on ABORTED), to game over. After each game it reads the record back (GetRecord)
-// and checks that it agrees with the game-over event: a winner, the target reached, the same
-// totals. Exit status 0 only if every game finished and every check passed.
+// It creates games against the server's house bots, at two-player gin or, with --format, at a
+// table of any format (three players, teams, gin for 3 to 6, rummy: the house bots take every
+// other seat). It watches its seat's event stream and plays the legal actions the server
+// sends with each of its turns (with expected_seq, resyncing on ABORTED), to game over. After
+// each game it reads the record back (GetRecord) and checks that it agrees with the game-over
+// event: the same result, the target reached, the winners and places those of the totals,
+// and (at a table) the record's own result, our moves and one reveal per hand. Exit status 0
+// only if every game finished and every check passed.
 //
 //     node dist/bot.js --server 127.0.0.1:50051 --vs-bot simple --games 3
+//     node dist/bot.js --format '{"kind":"teams","target":50}' --vs-bot simple
 
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
@@ -20,6 +24,8 @@ import type { ProtoGrpcType as LobbyProto } from "./generated/lobby.js";
 import type { GameServiceClient } from "./generated/gin/v1/GameService.js";
 import type { LobbyServiceClient } from "./generated/gin/v1/LobbyService.js";
 import type { GameResult__Output as GameResult } from "./generated/gin/v1/GameResult.js";
+import type { GameSnapshot__Output as GameSnapshot } from "./generated/gin/v1/GameSnapshot.js";
+import type { GetRecordResponse__Output as GetRecordResponse } from "./generated/gin/v1/GetRecordResponse.js";
 import type { LegalAction__Output as LegalAction } from "./generated/gin/v1/LegalAction.js";
 import type { TurnInfo__Output as TurnInfo } from "./generated/gin/v1/TurnInfo.js";
 import type { WatchGameResponse__Output as WatchGameResponse } from "./generated/gin/v1/WatchGameResponse.js";
@@ -53,12 +59,17 @@ function unary<Req, Res>(
   );
 }
 
-/** Picks one of the legal actions the server sent: knock when we may (the least deadwood
- * first: gin), else the server's suggested best discard; draw from the stock, pass the
- * upcard. */
+/** Picks one of the legal actions the server sent, for any format. Rummy: lay a meld (the one
+ * with the most cards), else lay a card off. Knock when we may (big gin, then the least
+ * deadwood first: gin), else the server's suggested best discard; draw from the stock, pass
+ * the upcard. */
 function choose(turn: TurnInfo): LegalAction {
   const legal = turn.legal_actions;
   const of = (kind: string) => legal.filter((a) => a.kind === kind);
+  const melds = of("ACTION_KIND_MELD").sort((a, b) => b.cards.length - a.cards.length);
+  if (melds.length > 0) return melds[0];
+  const layoffs = of("ACTION_KIND_LAY_OFF");
+  if (layoffs.length > 0) return layoffs[0];
   const bigGin = of("ACTION_KIND_BIG_GIN");
   if (bigGin.length > 0) return bigGin[0];
   const knocks = of("ACTION_KIND_KNOCK").sort((a, b) => a.deadwood - b.deadwood);
@@ -87,6 +98,10 @@ async function send(games: GameServiceClient, gameId: string, md: grpc.Metadata,
       return unary(c, "Knock", { ...base, discard: a.card }, md);
     case "ACTION_KIND_BIG_GIN":
       return unary(c, "Knock", { ...base, discard: "" }, md);
+    case "ACTION_KIND_MELD":
+      return unary(c, "LayMeld", { ...base, cards: a.cards }, md);
+    case "ACTION_KIND_LAY_OFF":
+      return unary(c, "LayOff", { ...base, card: a.card, meld: a.meld }, md);
     default:
       throw new Error(`unknown action kind ${a.kind}`);
   }
@@ -99,10 +114,10 @@ interface Played {
   aborted: number;
 }
 
-interface Snapshot {
-  seq: string;
-  seat_to_act?: number;
-  turn: TurnInfo | null;
+/** Whether a snapshot says our seat is to act (with its legal actions): two-player gin names
+ * one seat_to_act; the other formats list seats_to_act (team play: two at once). */
+function myTurn(snap: GameSnapshot, seat: number): boolean {
+  return snap.turn !== null && (snap.seats_to_act.includes(seat) || snap.seat_to_act === seat);
 }
 
 /** Plays our turn: one of its legal actions with expected_seq = seq. On ABORTED (the seq is
@@ -111,31 +126,35 @@ interface Snapshot {
  * Returns the seq the action was accepted at (or null) and the ABORTED refusals. */
 async function act(
   games: GameServiceClient, gameId: string, seat: number, md: grpc.Metadata,
-  turn: TurnInfo, seq: bigint, stale: boolean,
+  turn: TurnInfo, seq: bigint, stale: bigint | null, // the stale expected_seq to send first, if any
 ): Promise<{ done: bigint | null; aborted: number }> {
   let aborted = 0;
   for (;;) {
     try {
-      await send(games, gameId, md, (stale ? seq - 1n : seq).toString(), choose(turn));
+      await send(games, gameId, md, (stale ?? seq).toString(), choose(turn));
       return { done: seq, aborted };
     } catch (e) {
       if ((e as grpc.ServiceError).code !== grpc.status.ABORTED) throw e;
     }
     aborted++;
-    stale = false;
-    const { snapshot: snap } = await unary<object, { snapshot: Snapshot }>(
+    stale = null;
+    const { snapshot: snap } = await unary<object, { snapshot: GameSnapshot }>(
       games as unknown as grpc.Client, "GetGame", { game_id: gameId }, md);
     console.error(`  ABORTED at seq ${seq} (the game is at ${snap.seq}): resyncing`);
-    if (snap.seat_to_act !== seat || !snap.turn) return { done: null, aborted };
+    if (!myTurn(snap, seat) || !snap.turn) return { done: null, aborted };
     turn = snap.turn;
     seq = BigInt(snap.seq);
   }
 }
 
 /** Plays our seat to game over, resuming the stream after the last seq if it drops. With
- * staleFirst, the first action goes with a stale expected_seq, to show the resync. */
+ * staleFirst, the first action goes with a stale expected_seq, to show the resync: the seq
+ * before the turn's, or in team play 0 (two seats act at once, one per table: the other
+ * table's moves do not make our expected_seq stale, and the event before our turn may be one
+ * of them). */
 async function play(
   games: GameServiceClient, gameId: string, seat: number, token: string, staleFirst: boolean,
+  teamPlay = false,
 ): Promise<Played> {
   const md = new grpc.Metadata();
   md.set("authorization", `Bearer ${token}`);
@@ -152,16 +171,19 @@ async function play(
         if (msg.kind === "snapshot" && msg.snapshot) {
           const snap = msg.snapshot;
           lastSeq = BigInt(snap.seq);
+          // The hands ended before the stream opened (team play: the house bots' table may
+          // have finished one), then each hand-ended event counts one.
+          hands = snap.hands.length + snap.table_hands.length;
           if (snap.phase === "PHASE_GAME_OVER" && snap.result) {
             stream.cancel();
-            return { result: snap.result, hands: snap.hands.length, actions, aborted };
+            return { result: snap.result, hands, actions, aborted };
           }
-          if (snap.seat_to_act === seat && snap.turn) turn = snap.turn;
+          if (myTurn(snap, seat)) turn = snap.turn;
         } else if (msg.kind === "event" && msg.event) {
           const ev = msg.event;
           if (BigInt(ev.seq) <= lastSeq) continue; // already seen (after a resume)
           lastSeq = BigInt(ev.seq);
-          if (ev.kind === "hand_ended") hands++;
+          if (ev.kind === "hand_ended" || ev.kind === "table_hand_ended") hands++;
           if (ev.kind === "game_over" && ev.game_over?.result) {
             stream.cancel();
             return { result: ev.game_over.result, hands, actions, aborted };
@@ -171,7 +193,11 @@ async function play(
           }
         }
         if (!turn || lastSeq <= actedAt) continue; // not our turn, a heartbeat, or played already
-        const r = await act(games, gameId, seat, md, turn, lastSeq, staleFirst && actions === 0);
+        const stale = staleFirst && actions === 0 ? (teamPlay ? 0n : lastSeq - 1n) : null;
+        const r = await act(games, gameId, seat, md, turn, lastSeq, stale);
+        if (stale !== null && r.aborted === 0) { // (later ABORTEDs may have other causes)
+          throw new CheckFailed(`game ${gameId}: the stale first action was not refused with ABORTED`);
+        }
         aborted += r.aborted;
         if (r.done !== null) {
           actedAt = r.done;
@@ -215,13 +241,93 @@ async function check(games: GameServiceClient, gameId: string, result: GameResul
   return rec.reveals.length;
 }
 
+/** Each seat's place from the totals: 1 for the best, equal totals share a place. */
+function placesOf(totals: number[]): number[] {
+  return totals.map((t) => 1 + totals.filter((o) => o > t).length);
+}
+
+/** Reads the record of a table game (any format but two-player gin) back and checks it
+ * against the game-over event: the same result; the target (or the end the format sets)
+ * reached; one total per seat; the winners exactly the seats with the best total (team play:
+ * both partners of the better team, each seat with its team's total); the places those of
+ * the totals; the record's own result the same totals, as many moves by our seat as actions
+ * we sent, and one deal reveal per hand seen ended. Returns our moves in the record and the
+ * reveals. */
+async function checkTable(
+  games: GameServiceClient, gameId: string, seat: number, result: GameResult, snap: GameSnapshot,
+  p: Played,
+): Promise<{ moves: number; reveals: number }> {
+  const rec = await unary<object, GetRecordResponse>(games as unknown as grpc.Client, "GetRecord", { game_id: gameId });
+  const players = snap.seats.length;
+  const totals = result.table_totals.map(Number); // int64: strings on the wire
+  const teamTotals = result.team_totals.map(Number);
+  const js = JSON.stringify;
+  const problems: string[] = [];
+  if (js(rec.result) !== js(result)) {
+    problems.push(`GetRecord's result ${js(rec.result)} differs from the game-over event's ${js(result)}`);
+  }
+  if (result.reason !== "GAME_END_REASON_TARGET") problems.push(`ended by ${result.reason}, not the target`);
+  const seats = [...Array(players).keys()];
+  const sorted = (xs: number[]) => js([...xs].sort((a, b) => a - b));
+  if (totals.length !== players) {
+    problems.push(`${totals.length} table totals ${js(totals)} for ${players} seats`);
+  } else {
+    const best = Math.max(...totals);
+    if (sorted(result.winners) !== js(seats.filter((s) => totals[s] === best))) {
+      problems.push(`winners ${js(result.winners)} are not the seats with the best of ${js(totals)}`);
+    }
+    if (js(result.places) !== js(placesOf(totals))) {
+      problems.push(`places ${js(result.places)} do not follow the totals ${js(totals)}`);
+    }
+    if (snap.format?.kind === "teams") {
+      const teams = snap.seats.map((s) => s.team);
+      if (teams.some((t) => t === undefined) || teamTotals.length !== 2) {
+        problems.push(`team play with teams ${js(teams)} and team totals ${js(teamTotals)}`);
+      } else {
+        if (js(totals) !== js(teams.map((t) => teamTotals[t!]))) {
+          problems.push(`seat totals ${js(totals)} are not their teams' ${js(teamTotals)} (teams ${js(teams)})`);
+        }
+        const best = Math.max(...teamTotals);
+        if (sorted(result.winners) !== js(seats.filter((s) => teamTotals[teams[s]!] === best))) {
+          problems.push(`winners ${js(result.winners)} are not both partners of the best of the team totals ${js(teamTotals)}`);
+        }
+      }
+    }
+  }
+  // A `table-record 2`: replayable with `gin replay`.
+  const record = JSON.parse(rec.record_json) as {
+    version?: number;
+    moves?: { seat: number }[];
+    result?: { totals?: number[]; team_totals?: number[]; winners?: number[]; places?: number[] };
+  };
+  const r = record.result ?? {};
+  if (record.version !== 2) problems.push(`record version ${record.version}, not a table-record 2`);
+  if (js(r.totals) !== js(totals)) problems.push(`the record's result totals ${js(r.totals)} differ from ${js(totals)}`);
+  if (js(r.team_totals ?? []) !== js(teamTotals)) {
+    problems.push(`the record's team totals ${js(r.team_totals)} differ from ${js(teamTotals)}`);
+  }
+  if (js(r.winners) !== js(result.winners) || js(r.places) !== js(result.places)) {
+    problems.push(`the record's winners ${js(r.winners)} and places ${js(r.places)} differ from ` +
+      `${js(result.winners)} and ${js(result.places)}`);
+  }
+  const moves = (record.moves ?? []).filter((m) => m.seat === seat).length;
+  if (moves !== p.actions) problems.push(`the record has ${moves} moves by seat ${seat}, we sent ${p.actions} actions`);
+  if (rec.reveals.length !== p.hands) problems.push(`${rec.reveals.length} deal reveals for ${p.hands} hands ended`);
+  if (problems.length > 0) throw new CheckFailed(`game ${gameId}: ${problems.join("; ")}`);
+  return { moves, reveals: rec.reveals.length };
+}
+
 async function main() {
   const { values: a } = parseArgs({
     options: {
       server: { type: "string", default: process.env.GIN_SERVER ?? "127.0.0.1:50051" },
       "vs-bot": { type: "string", default: "simple" },
       games: { type: "string", default: "1" },
-      rules: { type: "string", default: "standard" },
+      rules: { type: "string", default: "standard" }, // a preset (two-player gin)
+      // A table of another format: a preset (three-player, teams, gin-7, rummy) or a format as
+      // a JSON document; the house bots take every other seat.
+      format: { type: "string", default: "" },
+      players: { type: "string", default: "0" }, // with --format: the table size (0: the format's own)
       name: { type: "string", default: "typescript-example" },
       // Send each game's first action with a stale expected_seq, to show the ABORTED resync.
       "stale-first-action": { type: "boolean", default: false },
@@ -229,6 +335,13 @@ async function main() {
   });
   const target = a.server.replace(/^http:\/\//, "");
   const games = Number(a.games);
+  const players = Number(a.players);
+  if (players && !a.format) {
+    console.error("--players needs --format (two-player gin has two)");
+    process.exit(2);
+  }
+  // Two-player gin takes `rules`; another format takes `format` and `players` (not both).
+  const table = a.format ? { format: a.format, players } : { rules: { preset: a.rules } };
   const def = protoLoader.loadSync(["gin/v1/game.proto", "gin/v1/lobby.proto"], LOADER_OPTIONS);
   const pkg = grpc.loadPackageDefinition(def) as unknown as GameProto & LobbyProto;
   const creds = grpc.credentials.createInsecure();
@@ -241,16 +354,29 @@ async function main() {
   for (let i = 0; i < games; i++) {
     const created = await unary<object, { game_id: string; seat: number; seat_token: string }>(
       lobby as unknown as grpc.Client, "CreateGame",
-      { rules: { preset: a.rules }, join: true, name: a.name, house_bot: a["vs-bot"] });
+      { ...table, join: true, name: a.name, house_bot: a["vs-bot"] });
     const { game_id: gameId, seat, seat_token: token } = created;
-    const snap = await unary<object, { snapshot: { rules: { target: number } } }>(
+    const { snapshot: snap } = await unary<object, { snapshot: GameSnapshot }>(
       game as unknown as grpc.Client, "GetGame", { game_id: gameId });
-    const p = await play(game, gameId, seat, token, a["stale-first-action"]);
-    const reveals = await check(game, gameId, p.result, snap.snapshot.rules.target);
-    if (a["stale-first-action"] && p.aborted === 0) {
-      throw new CheckFailed(`game ${gameId}: the stale first action was not refused with ABORTED`);
-    }
+    const p = await play(game, gameId, seat, token, a["stale-first-action"], snap.format?.kind === "teams");
     const r = p.result;
+    const f = snap.format;
+    if (f && f.kind !== "gin") {
+      const c = await checkTable(game, gameId, seat, r, snap, p);
+      const win = r.winners.includes(seat);
+      if (win) won++;
+      const team = snap.seats[seat].team;
+      console.log(
+        `[${i + 1}/${games}] ${gameId} seat ${seat} of ${f.players} (${f.kind}${team === undefined ? "" : `, team ${team}`}) ` +
+          `vs house bots ${a["vs-bot"]}: ${win ? "won" : "lost"}, place ${r.places[seat]}, ` +
+          `totals [${r.table_totals.join(", ")}]` +
+          `${r.team_totals.length > 0 ? `, team totals [${r.team_totals.join(", ")}]` : ""} ` +
+          `(${p.hands} hands, ${p.actions} actions, ${p.aborted} aborted; ` +
+          `record checked: ${c.moves} moves of seat ${seat}, ${c.reveals} deal reveals)`,
+      );
+      continue;
+    }
+    const reveals = await check(game, gameId, p.result, snap.rules?.target ?? 0);
     const verdict = r.winner === undefined ? "drew" : r.winner === seat ? "won" : "lost";
     if (verdict === "won") won++;
     console.log(
