@@ -368,3 +368,62 @@ async fn full_screen_client_plays_leaves_comes_back_and_finishes_a_game() {
     assert_eq!(played.knocks, 1, "{played:?}");
     server.stop().await;
 }
+
+/// The first move the table screen's `your move:` line offers, as a command.
+fn table_move(text: &str) -> Option<String> {
+    let line = text.lines().find(|l| l.contains("your move: "))?;
+    let moves = line.split("your move: ").nth(1)?.trim_end_matches(['│', ' ']);
+    let first = moves.split(" | ").next()?;
+    Some(match first.split_once(' ') {
+        // `discard 7S 9S …`: one card.
+        Some((word @ ("discard" | "knock"), rest)) => format!("{word} {}", rest.split(' ').next()?),
+        _ => first.to_string(),
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn full_screen_client_plays_a_rummy_table_by_typed_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("g.db")).await;
+    let url = server.url();
+    let format = dir.path().join("rummy3.json");
+    std::fs::write(&format, r#"{"kind":"rummy","players":3,"end":{"hands":1}}"#).unwrap();
+    let f = format.to_str().unwrap().to_string();
+    let (moves, screen, code) = tokio::task::spawn_blocking(move || {
+        let mut t =
+            Term::spawn(&["play", "--rules", &f, "--vs-bot", "simple", "--name", "pty", "--server", &url]);
+        assert!(
+            t.wait_for(Duration::from_secs(20), |s| s.contains("rummy (3 players) for 3")),
+            "{}",
+            t.text()
+        );
+        // A typo first: the command line says what is wrong, nothing is sent.
+        assert!(t.wait_for(Duration::from_secs(20), |s| s.contains("your move: ")), "{}", t.text());
+        t.press("dance\r");
+        assert!(t.wait_for(Duration::from_secs(5), |s| s.contains("unknown command")), "{}", t.text());
+        let mut moves = 0;
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(60) {
+            if t.text().contains("game over") {
+                break;
+            }
+            if let Some(m) = table_move(&t.text()) {
+                let before = t.text();
+                t.press(&format!("{m}\r"));
+                moves += 1;
+                t.wait_for(Duration::from_secs(5), |s| s != before);
+            } else {
+                t.pump(Duration::from_millis(50));
+            }
+        }
+        let screen = t.text();
+        t.press("q");
+        (moves, screen, t.wait_exit(Duration::from_secs(10)))
+    })
+    .await
+    .unwrap();
+    assert!(screen.contains("game over: totals "), "{screen}");
+    assert!(moves > 3, "{moves} moves");
+    assert_eq!(code, 0, "{screen}");
+    server.stop().await;
+}
