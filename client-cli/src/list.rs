@@ -14,8 +14,15 @@ pub fn lines(games: &[pb::OpenGame]) -> Vec<String> {
     games
         .iter()
         .map(|g| {
-            let rules =
-                g.rules.as_ref().map_or("?".to_string(), |r| format!("{} to {}", shown(&r.name), r.target));
+            // A table of another format: its name and size, and the free seats.
+            let rules = match (&g.format, &g.rules) {
+                (Some(f), None) => {
+                    let free = g.seats.iter().filter(|s| !s.taken).count();
+                    format!("{} for {} ({free} free)", shown(&f.name), f.players)
+                }
+                (_, Some(r)) => format!("{} to {}", shown(&r.name), r.target),
+                (None, None) => "?".to_string(),
+            };
             let players: Vec<String> = g.seats.iter().filter(|s| s.taken).map(|s| shown(&s.name)).collect();
             let clock = g
                 .clock
@@ -35,6 +42,28 @@ pub fn lines(games: &[pb::OpenGame]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_table_of_another_format_says_its_size_and_free_seats() {
+        let seat = |seat, name: &str| gin_proto::v1::SeatInfo {
+            seat,
+            name: name.into(),
+            taken: !name.is_empty(),
+            ..Default::default()
+        };
+        let game = gin_proto::v1::OpenGame {
+            game_id: "r4".into(),
+            format: Some(gin_proto::v1::FormatInfo {
+                kind: "rummy".into(),
+                players: 4,
+                name: "rummy (4 players)".into(),
+                ..Default::default()
+            }),
+            seats: vec![seat(0, "ann"), seat(1, "bo"), seat(2, ""), seat(3, "")],
+            ..Default::default()
+        };
+        assert_eq!(super::lines(&[game]), ["r4  rummy (4 players) for 4 (2 free)  waiting: ann, bo"]);
+    }
+
     #[test]
     fn a_game_with_fixed_deals_says_so() {
         let game = |fixed_deals| gin_proto::v1::OpenGame {
