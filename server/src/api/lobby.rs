@@ -456,8 +456,10 @@ impl Lobby {
             }
             wait = wait.saturating_sub(after).max(Duration::from_secs(5));
         }
+        // Still queued while it waits: `leave` takes it out when this call ends.
+        let answer = tokio::time::timeout(wait, rx).await;
         drop(leave);
-        match tokio::time::timeout(wait, rx).await {
+        match answer {
             Ok(answer) => paired(answer),
             Err(_) => Err(Status::deadline_exceeded("nobody asked for the same table within 60 s")),
         }

@@ -721,3 +721,85 @@ async fn at_a_team_table_both_tables_clocks_run_out() {
     assert!(snap.result.is_none());
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quick_match_fills_a_table_with_the_callers_asking_for_the_same_format_and_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(&dir.path().join("qm.db")).await;
+    // Three clients (three connections) ask for rummy at 3, one for rummy at 4.
+    let ask = |players: u32, name: &'static str| {
+        let url = server.url();
+        async move {
+            let ch = Channel::from_shared(url).unwrap().connect().await.unwrap();
+            let mut lobby = LobbyServiceClient::new(ch);
+            lobby
+                .quick_match(pb::QuickMatchRequest {
+                    format: "rummy".into(),
+                    players,
+                    name: name.into(),
+                    ..Default::default()
+                })
+                .await
+        }
+    };
+    let lone = tokio::spawn(tokio::time::timeout(Duration::from_secs(2), ask(4, "dee")));
+    let (a, b, c) = tokio::join!(ask(3, "ann"), ask(3, "bo"), ask(3, "cy"));
+    let (a, b, c) = (a.unwrap().into_inner(), b.unwrap().into_inner(), c.unwrap().into_inner());
+    assert!(a.game_id == b.game_id && b.game_id == c.game_id, "one table for the three");
+    let mut seats = vec![a.seat, b.seat, c.seat];
+    seats.sort();
+    assert_eq!(seats, vec![0, 1, 2]);
+    assert!(a.house_bot.is_empty());
+    let ch = server.channel().await;
+    let snap = get_game(&mut Games::new(ch.clone()), &a.game_id, &a.seat_token).await;
+    assert_eq!(snap.format.unwrap().players, 3);
+    let mut names: Vec<String> = snap.seats.iter().map(|s| s.name.clone()).collect();
+    names.sort();
+    assert_eq!(names, ["ann", "bo", "cy"]);
+    assert!(snap.seats.iter().all(|s| s.taken && !s.bot));
+    // The caller asking for 4 was not seated with them: it is still waiting.
+    assert!(lone.await.unwrap().is_err(), "a table of 4 needs four callers");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quick_match_table_not_full_in_time_seats_who_came_and_house_bots() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(&dir.path().join("qmb.db")).await;
+    let ask = |name: &'static str, after: u32| {
+        let url = server.url();
+        async move {
+            let ch = Channel::from_shared(url).unwrap().connect().await.unwrap();
+            LobbyServiceClient::new(ch)
+                .quick_match(pb::QuickMatchRequest {
+                    format: "gin-7".into(),
+                    players: 4,
+                    name: name.into(),
+                    house_bot: "simple".into(),
+                    house_bot_after_ms: after,
+                    ..Default::default()
+                })
+                .await
+                .unwrap()
+                .into_inner()
+        }
+    };
+    // The first waits 400 ms, the second comes at once: at 400 ms both sit with two bots.
+    let (a, b) = tokio::join!(ask("ann", 400), async {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        ask("bo", 60_000).await
+    });
+    assert_eq!(a.game_id, b.game_id);
+    assert_eq!((a.seat, b.seat), (0, 1), "who came, in order; bots after");
+    assert_eq!(a.house_bot, "simple");
+    let snap = get_game(&mut Games::new(server.channel().await), &a.game_id, "").await;
+    let bots: Vec<bool> = snap.seats.iter().map(|s| s.bot).collect();
+    assert_eq!(bots, vec![false, false, true, true]);
+    let ch = server.channel().await;
+    let r = play_with_bots(&ch, &a.game_id, &a.seat_token, 0, 3);
+    let s = play_with_bots(&ch, &b.game_id, &b.seat_token, 1, 4);
+    let (r, s) = tokio::join!(r, s);
+    assert_eq!(r, s, "one game, one result");
+    assert_eq!(r.table_totals.len(), 4);
+    server.stop().await;
+}
