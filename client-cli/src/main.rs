@@ -337,6 +337,12 @@ async fn front_end_table(client: gin_sdk::Client, place: Place, screen: &ScreenA
     } else {
         gin_client_cli::table_run::tui(client, place.clone()).await?
     };
+    left_note(&place, over);
+    Ok(code)
+}
+
+/// Leaving a game that is not over: how to come back to the seat.
+fn left_note(place: &Place, over: bool) {
     if !over && !place.token.is_empty() {
         eprintln!(
             "left game {id}; your seat is kept: come back with\n  gin play --join {id} --token {token}",
@@ -344,7 +350,6 @@ async fn front_end_table(client: gin_sdk::Client, place: Place, screen: &ScreenA
             token = printable(&place.token)
         );
     }
-    Ok(code)
 }
 
 async fn front_end(client: gin_sdk::Client, place: Place, screen: &ScreenArgs) -> Result<u8> {
@@ -358,13 +363,7 @@ async fn front_end(client: gin_sdk::Client, place: Place, screen: &ScreenArgs) -
     } else {
         run::tui(client, place.clone(), no_color(screen)).await?
     };
-    if !over && !place.token.is_empty() {
-        eprintln!(
-            "left game {id}; your seat is kept: come back with\n  gin play --join {id} --token {token}",
-            id = printable(&place.game_id),
-            token = printable(&place.token)
-        );
-    }
+    left_note(&place, over);
     Ok(code)
 }
 

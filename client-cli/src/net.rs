@@ -147,23 +147,26 @@ pub async fn seat(
             })
             .await
             .map_err(|e| anyhow::anyhow!("creating a game: {}", explain(&e)))?,
-        Seating::Join(id, accept_fixed_deals) => {
-            // Read raw: a table of another format has seats past 1.
-            let j = client
-                .lobby()
-                .join_game(pb::JoinGameRequest {
-                    game_id: id.clone(),
-                    name: name.to_string(),
-                    accept_fixed_deals: *accept_fixed_deals,
-                    ..Default::default()
-                })
-                .await
-                .map_err(|status| anyhow::anyhow!("joining game {id}: {}", refusal_text(&status)))?
-                .into_inner();
-            return Ok(Place { game_id: id.clone(), token: j.seat_token });
-        }
+        Seating::Join(id, accept_fixed_deals) => return join(client, id, name, *accept_fixed_deals).await,
     };
     Ok(Place { game_id: s.game_id, token: s.token })
+}
+
+/// Takes the first free seat of game `id`. The answer is read raw: a table of another
+/// format has seats past 1 (the SDK's `Seated` holds a two-player seat).
+async fn join(client: &Client, id: &str, name: &str, accept_fixed_deals: bool) -> Result<Place> {
+    let j = client
+        .lobby()
+        .join_game(pb::JoinGameRequest {
+            game_id: id.to_string(),
+            name: name.to_string(),
+            accept_fixed_deals,
+            ..Default::default()
+        })
+        .await
+        .map_err(|status| anyhow::anyhow!("joining game {id}: {}", refusal_text(&status)))?
+        .into_inner();
+    Ok(Place { game_id: id.to_string(), token: j.seat_token })
 }
 
 /// [`seat`] at a table of another format: `format` is its document, `players` its size.
@@ -221,19 +224,7 @@ pub async fn seat_table(
                 .into_inner();
             (c.game_id, c.seat_token)
         }
-        Seating::Join(id, accept_fixed_deals) => {
-            let j = lobby
-                .join_game(pb::JoinGameRequest {
-                    game_id: id.clone(),
-                    name: name.to_string(),
-                    accept_fixed_deals: *accept_fixed_deals,
-                    ..Default::default()
-                })
-                .await
-                .map_err(rpc("JoinGame"))?
-                .into_inner();
-            (id.clone(), j.seat_token)
-        }
+        Seating::Join(id, accept_fixed_deals) => return join(client, id, name, *accept_fixed_deals).await,
     };
     Ok(Place { game_id, token })
 }

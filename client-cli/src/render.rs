@@ -362,8 +362,9 @@ fn draw_last_hand(f: &mut Frame, app: &App, t: &Table, area: Rect) {
     );
 }
 
-fn short_end(r: &pb::HandResult) -> &'static str {
-    match pb::EndKind::try_from(r.end).unwrap_or(pb::EndKind::Unspecified) {
+/// How a hand ended, in a word or two (every format's ends).
+pub fn end_name(end: i32) -> &'static str {
+    match pb::EndKind::try_from(end).unwrap_or(pb::EndKind::Unspecified) {
         pb::EndKind::Dead => "dead",
         pb::EndKind::Knock => "knock",
         pb::EndKind::Undercut => "undercut",
@@ -394,7 +395,7 @@ fn draw_sheet(f: &mut Frame, t: &Table, area: Rect) {
         lines.push(Line::from(format!(
             "{:<3}{:<9}{:>w$}{:>w$}",
             r.hand_number + 1,
-            short_end(r),
+            end_name(r.end),
             pts(0),
             pts(1)
         )));

@@ -19,6 +19,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
+use crate::render::end_name;
 use crate::table::shown;
 
 /// Event lines kept for the screen.
@@ -57,20 +58,6 @@ layoff CARD MELD (l, e.g. layoff 7S 2: onto the table's meld 2) | resign | quit 
 
 fn card_list(v: &[String]) -> String {
     v.iter().map(|c| shown(c)).collect::<Vec<_>>().join(" ")
-}
-
-fn kind_name(k: i32) -> &'static str {
-    match pb::EndKind::try_from(k).unwrap_or(pb::EndKind::Unspecified) {
-        pb::EndKind::Dead => "dead hand",
-        pb::EndKind::Knock => "knock",
-        pb::EndKind::Undercut => "undercut",
-        pb::EndKind::Gin => "gin",
-        pb::EndKind::BigGin => "big gin",
-        pb::EndKind::Defence => "defence",
-        pb::EndKind::WentOut => "went out",
-        pb::EndKind::Rummy => "rummy",
-        pb::EndKind::Unspecified => "?",
-    }
 }
 
 impl TableScreen {
@@ -178,11 +165,11 @@ impl TableScreen {
                     (Some(w), _) => format!("{} scored {}", n(w), r.points),
                     (None, _) => "nobody scored".into(),
                 };
-                format!("hand {} over ({}): {who}", r.hand_number, kind_name(r.end))
+                format!("hand {} over ({}): {who}", r.hand_number, end_name(r.end))
             }
             K::HandEnded(h) => {
                 let r = h.result.clone().unwrap_or_default();
-                format!("hand {} over ({})", r.hand_number, kind_name(r.end))
+                format!("hand {} over ({})", r.hand_number, end_name(r.end))
             }
             K::GameOver(g) => {
                 let r = g.result.clone().unwrap_or_default();

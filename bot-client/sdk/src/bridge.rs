@@ -176,46 +176,11 @@ impl BotProcess {
     /// Writes the turn of `d` and reads the program's action.
     fn ask(&self, d: &Decision<'_>) -> Result<Action, BridgeError> {
         let seq = self.last_seq.load(Ordering::Relaxed);
-        let rx = self.from_bot.lock().expect("lock");
-        // A line written when no answer was asked would be taken for the next answer.
-        while let Ok(line) = rx.try_recv() {
-            if !ignored(&line) {
-                return Err(BridgeError::BadAnswer(format!(
-                    "the program wrote {line:?} when no answer was asked (before the turn at seq {seq})"
-                )));
-            }
-        }
-        if !self.send(turn_lines(d, seq)) {
-            return Err(BridgeError::Exited(self.exit_status()));
-        }
-        let deadline = Instant::now() + self.timeout;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match rx.recv_timeout(left) {
-                Ok(line) if ignored(&line) => continue,
-                Ok(line) => {
-                    return parse_answer(&line, &d.legal).map_err(|e| {
-                        BridgeError::BadAnswer(format!(
-                            "{e} (answer to the turn at seq {seq}; legal: {})",
-                            legal_tokens(&d.legal).join(" ")
-                        ))
-                    });
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    return Err(BridgeError::Timeout(format!(
-                        "no action within {:?} for the turn at seq {seq} (legal: {})",
-                        self.timeout,
-                        legal_tokens(&d.legal).join(" ")
-                    )));
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Err(BridgeError::Exited(format!(
-                        "{} without answering the turn at seq {seq}",
-                        self.exit_status()
-                    )));
-                }
-            }
-        }
+        let legal = legal_tokens(&d.legal).join(" ");
+        let line = self.ask_line(turn_lines(d, seq), &legal, seq)?;
+        parse_answer(&line, &d.legal).map_err(|e| {
+            BridgeError::BadAnswer(format!("{e} (answer to the turn at seq {seq}; legal: {legal})"))
+        })
     }
 
     /// Writes `lines` (a turn) and reads the program's answer line (`legal`: the tokens, for

@@ -16,8 +16,13 @@ use ratatui::backend::TestBackend;
 use crate::fixtures::{self, NOW};
 
 fn screen(app: &App, w: u16, h: u16) -> String {
+    drawn(w, h, |f| gin_client_cli::render::draw(f, app, NOW))
+}
+
+/// What `draw` puts on a `w`×`h` screen, as text (trailing blanks trimmed).
+fn drawn(w: u16, h: u16, draw: impl FnOnce(&mut ratatui::Frame)) -> String {
     let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
-    term.draw(|f| gin_client_cli::render::draw(f, app, NOW)).unwrap();
+    term.draw(draw).unwrap();
     let buf = term.backend().buffer().clone();
     let mut out = String::new();
     for y in 0..h {
@@ -33,13 +38,17 @@ fn screen(app: &App, w: u16, h: u16) -> String {
 
 /// Compares the screen with `tests/snapshots/<name>_<w>x<h>.snap`.
 fn check(name: &str, app: &App, w: u16, h: u16) {
-    let screen = screen(app, w, h);
+    snapshot(&format!("{name}_{w}x{h}"), screen(app, w, h));
+}
+
+/// Compares `screen` with `tests/snapshots/<name>.snap`.
+fn snapshot(name: &str, screen: String) {
     insta::with_settings!({
         snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots"),
         prepend_module_to_snapshot => false,
         omit_expression => true,
     }, {
-        insta::assert_snapshot!(format!("{name}_{w}x{h}"), screen);
+        insta::assert_snapshot!(name.to_string(), screen);
     });
 }
 
@@ -150,31 +159,12 @@ fn tiny_and_odd_terminals_do_not_panic() {
 
 /// The screen of a table of another format.
 fn table_screen(s: &gin_client_cli::tables::TableScreen, w: u16, h: u16) -> String {
-    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
-    term.draw(|f| gin_client_cli::tables::draw(f, s)).unwrap();
-    let buf = term.backend().buffer().clone();
-    let mut out = String::new();
-    for y in 0..h {
-        let mut line = String::new();
-        for x in 0..w {
-            line.push_str(buf[(x, y)].symbol());
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
+    drawn(w, h, |f| gin_client_cli::tables::draw(f, s))
 }
 
 fn table_both(name: &str, s: &gin_client_cli::tables::TableScreen) {
     for (w, h) in [(80, 24), (120, 40)] {
-        let screen = table_screen(s, w, h);
-        insta::with_settings!({
-            snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots"),
-            prepend_module_to_snapshot => false,
-            omit_expression => true,
-        }, {
-            insta::assert_snapshot!(format!("{name}_{w}x{h}"), screen);
-        });
+        snapshot(&format!("{name}_{w}x{h}"), table_screen(s, w, h));
     }
 }
 
