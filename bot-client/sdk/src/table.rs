@@ -382,6 +382,46 @@ pub struct TableOutcome {
 }
 
 impl TableOutcome {
+    /// The outcome of the game `tr` followed, ended with `r`.
+    fn of(
+        game_id: &str,
+        kind: String,
+        players: u32,
+        seat: u8,
+        tr: &TableTracker,
+        decisions: u32,
+        r: pb::GameResult,
+    ) -> TableOutcome {
+        let totals = if r.table_totals.is_empty() {
+            r.totals.iter().map(|&x| i64::from(x)).collect()
+        } else {
+            r.table_totals.clone()
+        };
+        let place = match r.places.get(seat as usize) {
+            Some(&p) => p,
+            // Two-player gin: 1 for the winner (both on equal totals), else 2.
+            None if !r.totals.is_empty() => {
+                if r.winner.is_none_or(|w| w == u32::from(seat)) {
+                    1
+                } else {
+                    2
+                }
+            }
+            None => 0,
+        };
+        TableOutcome {
+            game_id: game_id.to_string(),
+            kind,
+            players,
+            seat,
+            place,
+            totals,
+            hands: tr.hands_ended(),
+            decisions,
+            result: r,
+        }
+    }
+
     /// Whether the seat won (alone or with others: a tie or a team).
     pub fn won(&self) -> bool {
         self.result.winners.contains(&u32::from(self.seat))
@@ -449,54 +489,8 @@ impl Client {
         let mut waits = None;
         let mut progress = std::time::Instant::now();
         loop {
-            if let Some(r) = tr.result().cloned() {
-                let place = r.places.get(seat as usize).copied().unwrap_or(0);
-                let totals = if r.table_totals.is_empty() {
-                    r.totals.iter().map(|&x| i64::from(x)).collect()
-                } else {
-                    r.table_totals.clone()
-                };
-                let place = if place == 0 && !r.totals.is_empty() {
-                    // Two-player gin: 1 for the winner (or both on a tie), else 2.
-                    if r.winner.is_none_or(|w| w == u32::from(seat)) { 1 } else { 2 }
-                } else {
-                    place
-                };
-                return Ok(TableOutcome {
-                    game_id: game_id.to_string(),
-                    kind,
-                    players,
-                    seat,
-                    place,
-                    totals,
-                    hands: tr.hands_ended(),
-                    decisions,
-                    result: r,
-                });
-            }
-            if let Some((_, turn)) = tr.turn()
-                && sent_at != Some(tr.last_seq())
-            {
-                let mut a = strategy.act(&tr, turn);
-                if !turn.legal_actions.contains(&a) {
-                    tracing::warn!(
-                        game = game_id,
-                        strategy = strategy.name(),
-                        "illegal move {a:?}; playing the first legal one"
-                    );
-                    a = turn.legal_actions.first().cloned().unwrap_or_default();
-                }
-                sent_at = Some(tr.last_seq());
-                decisions += 1;
-                match self.send_legal(game_id, token, tr.last_seq(), &a).await {
-                    Ok(()) => {}
-                    Err(Error::Rpc { status, .. }) if status.code() == Code::Aborted => {
-                        tracing::debug!(game = game_id, "stale move ({}); resyncing", status.message());
-                    }
-                    Err(e) => return Err(e),
-                }
-            }
-            // Read the stream until something happens for this seat (or the game ends).
+            // One stream, kept open: each event is applied, then this seat's turn (if any)
+            // is played inline, as `Client::play` does.
             let after = tr.last_seq();
             let mut stream = self
                 .retry("WatchGame", self.opts.call_timeout, transient, || {
@@ -509,6 +503,32 @@ impl Client {
                 })
                 .await?;
             let ended = loop {
+                if let Some(r) = tr.result().cloned() {
+                    return Ok(TableOutcome::of(game_id, kind, players, seat, &tr, decisions, r));
+                }
+                if let Some((_, turn)) = tr.turn()
+                    && sent_at != Some(tr.last_seq())
+                {
+                    let mut a = strategy.act(&tr, turn);
+                    if !turn.legal_actions.contains(&a) {
+                        tracing::warn!(
+                            game = game_id,
+                            strategy = strategy.name(),
+                            "illegal move {a:?}; playing the first legal one"
+                        );
+                        a = turn.legal_actions.first().cloned().unwrap_or_default();
+                    }
+                    sent_at = Some(tr.last_seq());
+                    decisions += 1;
+                    match self.send_legal(game_id, token, tr.last_seq(), &a).await {
+                        Ok(()) => {}
+                        // Stale: the stream brings what happened, then this seat decides again.
+                        Err(Error::Rpc { status, .. }) if status.code() == Code::Aborted => {
+                            tracing::debug!(game = game_id, "stale move ({}); resyncing", status.message());
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
                 let msg = match tokio::time::timeout(self.opts.idle_timeout, stream.message()).await {
                     Err(_) => break Some(Status::deadline_exceeded("no message (not even a heartbeat)")),
                     Ok(Err(s)) => break Some(s),
@@ -523,14 +543,7 @@ impl Client {
                 }
                 waits = None;
                 progress = std::time::Instant::now();
-                if tr.result().is_some() || (tr.turn().is_some() && sent_at != Some(tr.last_seq())) {
-                    // Leave the stream open only while waiting: reopened after the move.
-                    break None;
-                }
             };
-            if tr.result().is_some() || tr.turn().is_some() {
-                continue;
-            }
             match ended {
                 Some(s) if stream_fatal(&s) || progress.elapsed() >= self.opts.retry_for => {
                     return Err(Error::Rpc { what: "WatchGame", status: s });
