@@ -39,12 +39,15 @@ pub struct TableTracker {
     result: Option<pb::GameResult>,
     /// Cards in the stock of the seat's table.
     stock: u32,
+    /// The format's kind (`gin`, `three-player`, `teams`, `gin-7`, `rummy`).
+    kind: String,
 }
 
 impl TableTracker {
     /// A tracker for `seat`, from its snapshot.
     pub fn from_snapshot(seat: u8, s: &pb::GameSnapshot) -> Result<TableTracker, Error> {
-        let mut t = TableTracker { seat, last_seq: s.seq, ..Default::default() };
+        let kind = s.format.as_ref().map_or("gin".to_string(), |f| f.kind.clone());
+        let mut t = TableTracker { seat, last_seq: s.seq, kind, ..Default::default() };
         t.hand = convert::cards(&s.hand)?;
         if s.tables.is_empty() {
             // Two-player gin: the snapshot's own fields.
@@ -88,6 +91,11 @@ impl TableTracker {
     /// The seat's cards.
     pub fn hand(&self) -> CardSet {
         self.hand
+    }
+
+    /// The format's kind (`gin`, `three-player`, `teams`, `gin-7`, `rummy`).
+    pub fn kind(&self) -> &str {
+        &self.kind
     }
 
     /// Cards left in the stock of the seat's table, as the last event said.
@@ -261,9 +269,11 @@ pub trait TableStrategy: Send {
     fn act(&mut self, view: &TableTracker, turn: &pb::TurnInfo) -> pb::LegalAction;
 }
 
-/// The table strategies: `random` (any legal move) and `simple` (the classic baseline: lay
-/// every meld and lay-off it can, knock as soon as it may, take the pile's top only when it
-/// lowers the deadwood, discard to the least deadwood).
+/// The table strategies: `random` (any legal move) and `simple` (the classic baseline, as
+/// the house plays it: lay the meld worth most and every lay-off it can, knock as soon as it
+/// may, take the pile's top only when it lowers the deadwood (rummy: when it melds with two
+/// cards of the hand or lays off), discard to the least deadwood (rummy: the highest card
+/// that neither pairs nor sits near one of its suit)).
 pub const TABLE_STRATEGIES: [&str; 2] = ["random", "simple"];
 
 /// The table strategy `name`, its choices seeded by `seed`.
@@ -304,10 +314,13 @@ impl TableStrategy for RandomTable {
 struct SimpleTable;
 
 impl SimpleTable {
-    /// Whether taking `top` lowers the hand's deadwood (after the best discard).
-    fn helps(hand: CardSet, top: Card) -> bool {
-        engine::best_discard(hand.with(top))
-            .is_some_and(|b| b.arrangement.deadwood() < engine::deadwood(hand))
+    /// Whether taking `top` is worth it: it makes a meld with two cards of the hand, or lays
+    /// off onto a meld on the table (rummy).
+    fn helps(hand: CardSet, top: Card, table: &[CardSet]) -> bool {
+        let meld = |c: CardSet| engine::Meld::new(c).is_ok();
+        let melds = hand.iter().any(|a| hand.iter().any(|b| b > a && meld(CardSet::from_iter([a, b, top]))));
+        let lays = table.iter().any(|m| meld(m.with(top)));
+        melds || lays
     }
 }
 
@@ -320,7 +333,10 @@ impl TableStrategy for SimpleTable {
         use pb::ActionKind as A;
         let legal = &turn.legal_actions;
         let of = |k: A| legal.iter().filter(move |a| a.kind == k as i32);
-        if let Some(m) = of(A::Meld).max_by_key(|a| a.cards.len()) {
+        let points = |a: &&pb::LegalAction| {
+            a.cards.iter().filter_map(|c| convert::card(c).ok()).map(|c| c.value()).sum::<u32>()
+        };
+        if let Some(m) = of(A::Meld).max_by_key(points) {
             return m.clone();
         }
         if let Some(l) = of(A::LayOff).next() {
@@ -332,7 +348,15 @@ impl TableStrategy for SimpleTable {
         if let Some(k) = of(A::Knock).min_by_key(|a| a.deadwood) {
             return k.clone();
         }
-        let take = view.pile_top().is_some_and(|top| Self::helps(view.hand(), top));
+        // Gin kinds: when it lowers the deadwood (after the best discard); rummy: when it melds.
+        let take = view.pile_top().is_some_and(|top| {
+            if view.kind() == "rummy" {
+                Self::helps(view.hand(), top, view.melds())
+            } else {
+                engine::best_discard(view.hand().with(top))
+                    .is_some_and(|b| b.arrangement.deadwood() < engine::deadwood(view.hand()))
+            }
+        });
         for (kind, wanted) in
             [(A::TakeUpcard, take), (A::PassUpcard, true), (A::DrawPile, take), (A::DrawStock, true)]
         {
@@ -344,15 +368,22 @@ impl TableStrategy for SimpleTable {
         if let Some(d) = discards.iter().find(|a| a.card == turn.best_discard) {
             return (*d).clone();
         }
-        // Rummy: the highest card left in no meld.
-        let value = |c: &str| convert::card(c).map_or(0, |c| c.value());
-        let deadwood: Vec<&String> =
-            turn.best.as_ref().map(|b| b.deadwood.iter().collect()).unwrap_or_default();
+        // Rummy (no best discard): the highest card that neither pairs with another nor
+        // sits within two ranks of one of its suit (the house `simple`'s discard), else the
+        // highest.
+        let hand = view.hand();
+        let useful = |c: Card| {
+            hand.iter().any(|o| {
+                o != c
+                    && (o.rank() == c.rank()
+                        || (o.suit() == c.suit() && o.rank().index().abs_diff(c.rank().index()) <= 2))
+            })
+        };
+        let key =
+            |a: &&&pb::LegalAction| convert::card(&a.card).map_or((false, 0), |c| (!useful(c), c.value()));
         discards
             .iter()
-            .filter(|a| deadwood.contains(&&a.card))
-            .max_by_key(|a| value(&a.card))
-            .or_else(|| discards.iter().max_by_key(|a| value(&a.card)))
+            .max_by_key(key)
             .map(|a| (*a).clone())
             .unwrap_or_else(|| legal.first().cloned().unwrap_or_default())
     }
