@@ -320,6 +320,11 @@ pub struct RummyHand {
     played_before: u8,
     /// Whether the seat to act has melded or laid off this turn.
     played_now: bool,
+    /// In the play part of a turn, how many legal melds and lay-offs the hand to act has
+    /// ([`RummyHand::meld_count`], [`RummyHand::layoff_count`]): counted once each time the
+    /// hand or the table changes, not at each question.
+    melds_now: u32,
+    layoffs_now: u32,
     reshuffles: u32,
     result: Option<RummyHandResult>,
 }
@@ -343,6 +348,8 @@ impl fmt::Debug for RummyHand {
             .field("from_pile", &self.from_pile)
             .field("played_before", &(0..n).map(|s| self.played_before >> s & 1 == 1).collect::<Vec<_>>())
             .field("played_now", &self.played_now)
+            .field("melds_now", &self.melds_now)
+            .field("layoffs_now", &self.layoffs_now)
             .field("reshuffles", &self.reshuffles)
             .field("result", &self.result)
             .finish()
@@ -403,6 +410,8 @@ impl RummyHand {
             from_pile: CardSet::EMPTY,
             played_before: 0,
             played_now: false,
+            melds_now: 0,
+            layoffs_now: 0,
             reshuffles: 0,
             result: None,
         })
@@ -525,7 +534,7 @@ impl RummyHand {
             RummyPhase::Draw => self.can_draw_stock() as usize + (self.pile != 0) as usize,
             RummyPhase::Play => {
                 let hand = self.cards_of(self.to_act);
-                (self.meld_count(hand) + self.layoff_count(hand) + self.discards(hand).len()) as usize
+                (self.melds_now + self.layoffs_now + self.discards(hand).len()) as usize
             }
         }
     }
@@ -548,7 +557,7 @@ impl RummyHand {
             }
             RummyPhase::Play => {
                 let hand = self.cards_of(self.to_act);
-                let melds = self.meld_count(hand);
+                let melds = self.melds_now;
                 if i < melds {
                     let mut found = None;
                     self.each_legal_meld(hand, |m| {
@@ -562,8 +571,7 @@ impl RummyHand {
                     return found;
                 }
                 i -= melds;
-                let fits = hand & self.all_spots;
-                if !fits.is_empty() {
+                if i < self.layoffs_now {
                     if hand.len() <= 2 {
                         // Few cards: what a lay-off leaves needs checking, one by one.
                         let mut found = None;
@@ -575,21 +583,20 @@ impl RummyHand {
                             i -= 1;
                             false
                         });
-                        if found.is_some() {
-                            return found;
-                        }
-                    } else {
-                        for (meld, &spots) in self.table_spots().iter().enumerate() {
-                            let here = fits & spots;
-                            let n = here.len();
-                            if i < n {
-                                return nth_card(here, i).map(|card| RummyAction::LayOff { card, meld });
-                            }
-                            i -= n;
-                        }
+                        return found;
                     }
+                    let fits = hand & self.all_spots;
+                    for (meld, &spots) in self.table_spots().iter().enumerate() {
+                        let here = fits & spots;
+                        let n = here.len();
+                        if i < n {
+                            return nth_card(here, i).map(|card| RummyAction::LayOff { card, meld });
+                        }
+                        i -= n;
+                    }
+                    return None;
                 }
-                nth_card(self.discards(hand), i).map(RummyAction::Discard)
+                nth_card(self.discards(hand), i - self.layoffs_now).map(RummyAction::Discard)
             }
         }
     }
@@ -723,10 +730,13 @@ impl RummyHand {
     /// count.
     #[inline]
     fn layoff_count(&self, hand: CardSet) -> u32 {
+        if (hand & self.all_spots).is_empty() { 0 } else { self.layoff_count_of(hand) }
+    }
+
+    /// [`RummyHand::layoff_count`] once `hand` holds a card that fits the table.
+    #[inline(never)]
+    fn layoff_count_of(&self, hand: CardSet) -> u32 {
         let fits = hand & self.all_spots;
-        if fits.is_empty() {
-            return 0;
-        }
         if hand.len() <= 2 {
             let mut n = 0;
             self.each_legal_layoff(hand, |_| {
@@ -828,7 +838,7 @@ impl RummyHand {
     }
 
     /// Plays `action` for `seat`; on an error the hand is unchanged.
-    #[inline]
+    #[inline(always)]
     pub fn apply(&mut self, seat: u8, action: RummyAction) -> Result<(), RummyError> {
         // The moves of almost every turn, when legal, played here; every other move, and
         // every refusal, by `apply_checked`.
@@ -851,6 +861,7 @@ impl RummyHand {
                         self.hands[s].insert(c);
                         self.from_pile = CardSet::from_bits((pile as u64) << c.bit());
                         self.phase = RummyPhase::Play;
+                        self.count_plays();
                         return Ok(());
                     }
                 }
@@ -963,7 +974,18 @@ impl RummyHand {
             }
             (phase, _) => return Err(RummyError::WrongPhase(phase)),
         }
+        if self.phase == RummyPhase::Play {
+            self.count_plays();
+        }
         Ok(())
+    }
+
+    /// Counts the legal melds and lay-offs of the hand to act, in the play part of a turn.
+    #[inline]
+    fn count_plays(&mut self) {
+        let hand = self.cards_of(self.to_act);
+        self.melds_now = self.meld_count(hand);
+        self.layoffs_now = self.layoff_count(hand);
     }
 
     fn check_rest(&self, rest: CardSet) -> Result<(), RummyError> {
