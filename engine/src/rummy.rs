@@ -384,8 +384,10 @@ impl RummyHand {
         let each = rules.cards_each() as usize;
         let deck = deck.cards();
         let mut hands = [CardSet::EMPTY; 8];
-        for (i, &c) in deck[..each * n as usize].iter().enumerate() {
-            hands[(dealer as usize + 1 + i) % n as usize].insert(c);
+        let mut seat = dealer;
+        for &c in &deck[..each * n as usize] {
+            seat = if seat + 1 == n { 0 } else { seat + 1 };
+            hands[seat as usize].insert(c);
         }
         let first = deck[each * n as usize];
         let rest = &deck[each * n as usize + 1..];
@@ -682,8 +684,10 @@ impl RummyHand {
     #[inline]
     fn meld_count(&self, hand: CardSet) -> u32 {
         let b = hand.bits();
-        let [c, d, h, sp] = [0, 16, 32, 48].map(|at| (b >> at) & LANE);
-        let r3 = (c & d & h) | (c & d & sp) | (c & h & sp) | (d & h & sp);
+        // At least three of the lanes c, d, h, s: c & d & (h | s), or h & s & (c | d), with
+        // the pairs of lanes taken in one word.
+        let (p, q) = (b & b >> 16, b | b >> 16);
+        let r3 = (p & q >> 32 | p >> 32 & q) & LANE;
         let x = if self.rules.ace_high { b | (b & ACES) << 13 } else { b };
         let w = x & x >> 1 & x >> 2;
         // Most hands in play hold no meld at all.
