@@ -656,7 +656,56 @@ impl Gin7Hand {
     /// h.apply(1, &Action::DrawStock).unwrap();
     /// assert_eq!(h.cards(1).len(), 8);
     /// ```
+    #[inline]
     pub fn apply(&mut self, seat: u8, action: &Action) -> Result<Gin7Event, Gin7Error> {
+        // Almost every move of a hand, when legal, played here, inline and with no call: a
+        // draw, or a discard that neither ends the hand nor turns the pile (the stock keeps
+        // more than `dead_stock` cards). Every other move, and every refusal, by
+        // `apply_listed`, which plays these the same way.
+        if seat == self.to_act {
+            let s = seat as usize % MAX;
+            match (self.phase, action) {
+                (Gin7Phase::Draw, Action::DrawStock) if (self.stock_next as usize) < 52 => {
+                    let card = self.stock[self.stock_next as usize];
+                    self.stock_next += 1;
+                    self.cards[s].insert(card);
+                    self.held[s].insert(card);
+                    self.taken = None;
+                    self.phase = Gin7Phase::Discard;
+                    return Ok(Gin7Event::Drew { seat, card, from_stock: true });
+                }
+                (Gin7Phase::Draw, Action::DrawPile) if !self.pile.is_empty() => {
+                    let card = self.pile.pop().expect("the pile is not empty");
+                    self.cards[s].insert(card);
+                    self.held[s].insert(card);
+                    self.known[s].insert(card);
+                    self.taken = Some(card);
+                    self.phase = Gin7Phase::Discard;
+                    return Ok(Gin7Event::Drew { seat, card, from_stock: false });
+                }
+                (Gin7Phase::Discard, &Action::Discard { card })
+                    if self.cards[s].contains(card)
+                        && self.taken != Some(card)
+                        && self.stock_len() > self.rules.dead_stock as usize =>
+                {
+                    self.cards[s].remove(card);
+                    self.known[s].remove(card);
+                    self.pile.push(card);
+                    self.public.insert(card);
+                    self.taken = None;
+                    self.phase = Gin7Phase::Draw;
+                    self.to_act = if seat + 1 == self.rules.players { 0 } else { seat + 1 };
+                    return Ok(Gin7Event::Discarded { seat, card });
+                }
+                _ => {}
+            }
+        }
+        self.apply_listed(seat, action)
+    }
+
+    /// [`Gin7Hand::apply`] for every move, checked with its reason.
+    #[inline(never)]
+    fn apply_listed(&mut self, seat: u8, action: &Action) -> Result<Gin7Event, Gin7Error> {
         // The common legal moves go straight through; anything else (knocks, and every
         // refusal with its reason) goes through `check`, which the guards here mirror.
         let mine = seat == self.to_act;
