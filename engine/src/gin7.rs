@@ -70,7 +70,7 @@ use crate::cardset::CardSet;
 use crate::deal::{Deck, shuffle_turned_pile};
 use crate::hand::{Action, Legal, Pile, RuleError};
 use crate::layoff::{Layoff, best_defense};
-use crate::solver::{Arrangement, best_arrangement, deadwood, knock_discards, min_arrangements};
+use crate::solver::{Arrangement, best_arrangement, deadwood, knock_discards, meldable, min_arrangements};
 
 /// The most players at one table.
 pub const MAX_PLAYERS: u8 = 6;
@@ -544,11 +544,17 @@ impl Gin7Hand {
                     Some(c) => h.without(c),
                     None => h,
                 };
-                Legal {
-                    discards: not_taken,
-                    knocks: knock_discards(h, self.rules.knock_limit) & not_taken,
-                    ..Legal::default()
-                }
+                // The solver's own first refusal, inline: the cards in no candidate meld stay
+                // deadwood whatever is discarded, and if even discarding the highest of them
+                // leaves more than the limit, nothing can knock (most turns).
+                let limit = self.rules.knock_limit;
+                let loose = CardSet::from_bits(h.bits() & !meldable(h.bits()));
+                let knocks = if !loose.is_empty() && loose.value() - loose.max_value() > limit {
+                    CardSet::EMPTY
+                } else {
+                    knock_discards(h, limit) & not_taken
+                };
+                Legal { discards: not_taken, knocks, ..Legal::default() }
             }
         }
     }
