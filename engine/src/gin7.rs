@@ -1082,6 +1082,49 @@ impl Gin7Game {
 mod tests {
     use super::*;
 
+    /// `apply`'s inline path plays every move as the checked path does (the same event, the
+    /// same hand after, the same refusal), over random hands with and without turns of the
+    /// pile, legal moves and refused ones.
+    #[test]
+    fn apply_inline_equals_the_checked_path() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        for players in 3..=6u8 {
+            for reshuffles in [0, 12] {
+                let r = Gin7Rules { reshuffles, ..Gin7Rules::for_players(players).unwrap() };
+                for seed in 0..150u64 {
+                    let mut h = Gin7Hand::deal(&r, seed, seed % 4, (seed % players as u64) as u8).unwrap();
+                    while let Some(seat) = h.to_act() {
+                        // Refused moves: the wrong seat, a card not held, the wrong phase.
+                        let other = (seat + 1) % players;
+                        let absent = (!h.cards(seat)).first().unwrap();
+                        for (s, a) in [
+                            (other, Action::DrawStock),
+                            (seat, Action::Discard { card: absent }),
+                            (seat, Action::Discard { card: h.cards(seat).first().unwrap() }),
+                            (seat, Action::DrawPile),
+                        ] {
+                            let (mut fast, mut listed) = (h.clone(), h.clone());
+                            assert_eq!(fast.apply(s, &a), listed.apply_listed(s, &a));
+                            assert_eq!(fast, listed);
+                        }
+                        let legal = h.legal_actions();
+                        let a = legal[next(legal.len())].clone();
+                        let mut listed = h.clone();
+                        let want = listed.apply_listed(seat, &a);
+                        assert_eq!(h.apply(seat, &a), want, "seed {seed}: {a:?}");
+                        assert_eq!(h, listed);
+                    }
+                }
+            }
+        }
+    }
+
     /// The pile is turned as basic rummy turns it: its cards but the top, from the bottom up,
     /// shuffled by [`shuffle_turned_pile`] with the game's seed, the hand's number and the
     /// turn's number, go under the cards left in the stock.
