@@ -70,7 +70,7 @@ use crate::cardset::CardSet;
 use crate::deal::{Deck, shuffle_turned_pile};
 use crate::hand::{Action, Legal, Pile, RuleError};
 use crate::layoff::{Layoff, best_defense};
-use crate::solver::{Arrangement, best_arrangement, deadwood, knock_discards, min_arrangements};
+use crate::solver::{Arrangement, best_arrangement, deadwood, knock_discards, meldable, min_arrangements};
 
 /// The most players at one table.
 pub const MAX_PLAYERS: u8 = 6;
@@ -544,11 +544,17 @@ impl Gin7Hand {
                     Some(c) => h.without(c),
                     None => h,
                 };
-                Legal {
-                    discards: not_taken,
-                    knocks: knock_discards(h, self.rules.knock_limit) & not_taken,
-                    ..Legal::default()
-                }
+                // The solver's own first refusal, inline: the cards in no candidate meld stay
+                // deadwood whatever is discarded, and if even discarding the highest of them
+                // leaves more than the limit, nothing can knock (most turns).
+                let limit = self.rules.knock_limit;
+                let loose = CardSet::from_bits(h.bits() & !meldable(h.bits()));
+                let knocks = if !loose.is_empty() && loose.value() - loose.max_value() > limit {
+                    CardSet::EMPTY
+                } else {
+                    knock_discards(h, limit) & not_taken
+                };
+                Legal { discards: not_taken, knocks, ..Legal::default() }
             }
         }
     }
@@ -656,7 +662,56 @@ impl Gin7Hand {
     /// h.apply(1, &Action::DrawStock).unwrap();
     /// assert_eq!(h.cards(1).len(), 8);
     /// ```
+    #[inline]
     pub fn apply(&mut self, seat: u8, action: &Action) -> Result<Gin7Event, Gin7Error> {
+        // Almost every move of a hand, when legal, played here, inline and with no call: a
+        // draw, or a discard that neither ends the hand nor turns the pile (the stock keeps
+        // more than `dead_stock` cards). Every other move, and every refusal, by
+        // `apply_listed`, which plays these the same way.
+        if seat == self.to_act {
+            let s = seat as usize % MAX;
+            match (self.phase, action) {
+                (Gin7Phase::Draw, Action::DrawStock) if (self.stock_next as usize) < 52 => {
+                    let card = self.stock[self.stock_next as usize];
+                    self.stock_next += 1;
+                    self.cards[s].insert(card);
+                    self.held[s].insert(card);
+                    self.taken = None;
+                    self.phase = Gin7Phase::Discard;
+                    return Ok(Gin7Event::Drew { seat, card, from_stock: true });
+                }
+                (Gin7Phase::Draw, Action::DrawPile) if !self.pile.is_empty() => {
+                    let card = self.pile.pop().expect("the pile is not empty");
+                    self.cards[s].insert(card);
+                    self.held[s].insert(card);
+                    self.known[s].insert(card);
+                    self.taken = Some(card);
+                    self.phase = Gin7Phase::Discard;
+                    return Ok(Gin7Event::Drew { seat, card, from_stock: false });
+                }
+                (Gin7Phase::Discard, &Action::Discard { card })
+                    if self.cards[s].contains(card)
+                        && self.taken != Some(card)
+                        && self.stock_len() > self.rules.dead_stock as usize =>
+                {
+                    self.cards[s].remove(card);
+                    self.known[s].remove(card);
+                    self.pile.push(card);
+                    self.public.insert(card);
+                    self.taken = None;
+                    self.phase = Gin7Phase::Draw;
+                    self.to_act = if seat + 1 == self.rules.players { 0 } else { seat + 1 };
+                    return Ok(Gin7Event::Discarded { seat, card });
+                }
+                _ => {}
+            }
+        }
+        self.apply_listed(seat, action)
+    }
+
+    /// [`Gin7Hand::apply`] for every move, checked with its reason.
+    #[inline(never)]
+    fn apply_listed(&mut self, seat: u8, action: &Action) -> Result<Gin7Event, Gin7Error> {
         // The common legal moves go straight through; anything else (knocks, and every
         // refusal with its reason) goes through `check`, which the guards here mirror.
         let mine = seat == self.to_act;
@@ -1026,6 +1081,49 @@ impl Gin7Game {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `apply`'s inline path plays every move as the checked path does (the same event, the
+    /// same hand after, the same refusal), over random hands with and without turns of the
+    /// pile, legal moves and refused ones.
+    #[test]
+    fn apply_inline_equals_the_checked_path() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        for players in 3..=6u8 {
+            for reshuffles in [0, 12] {
+                let r = Gin7Rules { reshuffles, ..Gin7Rules::for_players(players).unwrap() };
+                for seed in 0..150u64 {
+                    let mut h = Gin7Hand::deal(&r, seed, seed % 4, (seed % players as u64) as u8).unwrap();
+                    while let Some(seat) = h.to_act() {
+                        // Refused moves: the wrong seat, a card not held, the wrong phase.
+                        let other = (seat + 1) % players;
+                        let absent = (!h.cards(seat)).first().unwrap();
+                        for (s, a) in [
+                            (other, Action::DrawStock),
+                            (seat, Action::Discard { card: absent }),
+                            (seat, Action::Discard { card: h.cards(seat).first().unwrap() }),
+                            (seat, Action::DrawPile),
+                        ] {
+                            let (mut fast, mut listed) = (h.clone(), h.clone());
+                            assert_eq!(fast.apply(s, &a), listed.apply_listed(s, &a));
+                            assert_eq!(fast, listed);
+                        }
+                        let legal = h.legal_actions();
+                        let a = legal[next(legal.len())].clone();
+                        let mut listed = h.clone();
+                        let want = listed.apply_listed(seat, &a);
+                        assert_eq!(h.apply(seat, &a), want, "seed {seed}: {a:?}");
+                        assert_eq!(h, listed);
+                    }
+                }
+            }
+        }
+    }
 
     /// The pile is turned as basic rummy turns it: its cards but the top, from the bottom up,
     /// shuffled by [`shuffle_turned_pile`] with the game's seed, the hand's number and the

@@ -283,33 +283,77 @@ pub struct RummyHandResult {
     pub points: u32,
 }
 
+/// The most melds a table can hold (three cards each).
+const MAX_MELDS: usize = 52 / 3;
+
 /// One hand of basic rummy.
-#[derive(Clone, Debug)]
+///
+/// The hot state lives in the struct itself, not behind pointers: each seat's cards in a
+/// fixed array, the stock and the pile in one array of cards (the stock from its start, top
+/// last; the pile from its end down, top first), the lay-off spots of the table's melds in
+/// another.
+#[derive(Clone)]
 pub struct RummyHand {
     rules: RummyRules,
     seed: u64,
     number: u64,
     dealer: u8,
-    hands: Vec<CardSet>,
-    /// Top last.
-    stock: Vec<Card>,
-    /// Top last.
-    pile: Vec<Card>,
+    /// Each seat's cards (seats `0..players`; the rest empty).
+    hands: [CardSet; 8],
+    /// The stock in `cards[..stock]` (top last) and the pile in `cards[64 - pile..]` (top
+    /// first): together at most 52 cards, so the two never meet.
+    cards: [Card; 64],
+    stock: u8,
+    pile: u8,
     table: Vec<TableMeld>,
-    /// Each table meld's lay-off spots ([`RummyHand::spots`]), kept with the table.
-    spots: Vec<CardSet>,
+    /// Each table meld's lay-off spots ([`RummyHand::spots`]), kept with the table
+    /// (`spots[..table.len()]`).
+    spots: [CardSet; MAX_MELDS],
     /// All of them together: a hand holding none has no lay-off.
     all_spots: CardSet,
     to_act: u8,
     phase: RummyPhase,
     /// The card taken from the pile this turn, which may not be discarded (none, or one).
     from_pile: CardSet,
-    /// Whether each seat has laid a meld or laid off a card in this hand before this turn.
-    played_before: Vec<bool>,
+    /// Whether each seat has laid a meld or laid off a card in this hand before this turn
+    /// (bit `seat`).
+    played_before: u8,
     /// Whether the seat to act has melded or laid off this turn.
     played_now: bool,
+    /// In the play part of a turn, how many legal melds and lay-offs the hand to act has
+    /// ([`RummyHand::meld_count`], [`RummyHand::layoff_count`]): counted once each time the
+    /// hand or the table changes, not at each question.
+    melds_now: u32,
+    layoffs_now: u32,
     reshuffles: u32,
     result: Option<RummyHandResult>,
+}
+
+impl fmt::Debug for RummyHand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.rules.players as usize;
+        f.debug_struct("RummyHand")
+            .field("rules", &self.rules)
+            .field("seed", &self.seed)
+            .field("number", &self.number)
+            .field("dealer", &self.dealer)
+            .field("hands", &&self.hands[..n])
+            .field("stock", &self.stock())
+            .field("pile", &self.pile().collect::<Vec<_>>())
+            .field("table", &self.table)
+            .field("spots", &self.table_spots())
+            .field("all_spots", &self.all_spots)
+            .field("to_act", &self.to_act)
+            .field("phase", &self.phase)
+            .field("from_pile", &self.from_pile)
+            .field("played_before", &(0..n).map(|s| self.played_before >> s & 1 == 1).collect::<Vec<_>>())
+            .field("played_now", &self.played_now)
+            .field("melds_now", &self.melds_now)
+            .field("layoffs_now", &self.layoffs_now)
+            .field("reshuffles", &self.reshuffles)
+            .field("result", &self.result)
+            .finish()
+    }
 }
 
 impl RummyHand {
@@ -338,33 +382,38 @@ impl RummyHand {
             return Err(RummyRulesError(format!("dealer: seat {dealer} at a table of {n}")));
         }
         let each = rules.cards_each() as usize;
-        let cards = deck.cards();
-        let mut hands = vec![CardSet::EMPTY; n as usize];
-        for (i, &c) in cards[..each * n as usize].iter().enumerate() {
-            hands[(dealer as usize + 1 + i) % n as usize].insert(c);
+        let deck = deck.cards();
+        let mut hands = [CardSet::EMPTY; 8];
+        let mut seat = dealer;
+        for &c in &deck[..each * n as usize] {
+            seat = if seat + 1 == n { 0 } else { seat + 1 };
+            hands[seat as usize].insert(c);
         }
-        let first = cards[each * n as usize];
-        // Both hold up to the whole deck: neither grows while the hand is played.
-        let mut stock = Vec::with_capacity(52);
-        stock.extend(cards[each * n as usize + 1..].iter().rev());
-        let mut pile = Vec::with_capacity(52);
-        pile.push(first);
+        let first = deck[each * n as usize];
+        let rest = &deck[each * n as usize + 1..];
+        let mut cards = [first; 64];
+        for (at, &c) in cards.iter_mut().zip(rest.iter().rev()) {
+            *at = c;
+        }
         Ok(RummyHand {
             rules: rules.clone(),
             seed,
             number,
             dealer,
             hands,
-            stock,
-            pile,
+            cards,
+            stock: rest.len() as u8,
+            pile: 1,
             table: Vec::new(),
-            spots: Vec::new(),
+            spots: [CardSet::EMPTY; MAX_MELDS],
             all_spots: CardSet::EMPTY,
             to_act: (dealer + 1) % n,
             phase: RummyPhase::Draw,
             from_pile: CardSet::EMPTY,
-            played_before: vec![false; n as usize],
+            played_before: 0,
             played_now: false,
+            melds_now: 0,
+            layoffs_now: 0,
             reshuffles: 0,
             result: None,
         })
@@ -393,7 +442,33 @@ impl RummyHand {
 
     /// Seat `s`'s cards.
     pub fn hand(&self, s: u8) -> CardSet {
-        self.hands[s as usize]
+        if s < self.rules.players {
+            self.hands[s as usize]
+        } else {
+            panic!("seat {s} at a table of {}", self.rules.players)
+        }
+    }
+
+    /// The cards of seat `s` (below the table size), no bounds check.
+    #[inline]
+    fn cards_of(&self, s: u8) -> CardSet {
+        self.hands[s as usize & 7]
+    }
+
+    /// The stock, top last.
+    fn stock(&self) -> &[Card] {
+        &self.cards[..self.stock as usize]
+    }
+
+    /// The pile from its bottom card up.
+    fn pile(&self) -> impl Iterator<Item = Card> + '_ {
+        self.cards[64 - self.pile as usize..].iter().rev().copied()
+    }
+
+    /// The lay-off spots of the table's melds.
+    #[inline]
+    fn table_spots(&self) -> &[CardSet] {
+        &self.spots[..self.table.len()]
     }
 
     /// The melds on the table, in the order they were laid.
@@ -403,17 +478,17 @@ impl RummyHand {
 
     /// The discard pile's top card.
     pub fn pile_top(&self) -> Option<Card> {
-        self.pile.last().copied()
+        (self.pile > 0).then(|| self.cards[64 - self.pile as usize])
     }
 
     /// Cards in the discard pile.
     pub fn pile_len(&self) -> usize {
-        self.pile.len()
+        self.pile as usize
     }
 
     /// Cards in the stock.
     pub fn stock_len(&self) -> usize {
-        self.stock.len()
+        self.stock as usize
     }
 
     /// The card the seat to act took from the discard pile this turn, which it may not
@@ -431,7 +506,7 @@ impl RummyHand {
     /// be turned into one).
     #[inline]
     fn can_draw_stock(&self) -> bool {
-        !self.stock.is_empty() || (self.pile.len() >= 2 && self.reshuffles < self.rules.max_reshuffles)
+        self.stock != 0 || (self.pile >= 2 && self.reshuffles < self.rules.max_reshuffles)
     }
 
     /// Every legal move of the seat to act, in a fixed order: draws (stock, pile); melds
@@ -458,10 +533,10 @@ impl RummyHand {
     pub fn legal_count(&self) -> usize {
         match self.phase {
             RummyPhase::Over => 0,
-            RummyPhase::Draw => self.can_draw_stock() as usize + !self.pile.is_empty() as usize,
+            RummyPhase::Draw => self.can_draw_stock() as usize + (self.pile != 0) as usize,
             RummyPhase::Play => {
-                let hand = self.hands[self.to_act as usize];
-                (self.meld_count(hand) + self.layoff_count(hand) + self.discards(hand).len()) as usize
+                let hand = self.cards_of(self.to_act);
+                (self.melds_now + self.layoffs_now + self.discards(hand).len()) as usize
             }
         }
     }
@@ -474,7 +549,7 @@ impl RummyHand {
             RummyPhase::Over => None,
             RummyPhase::Draw => {
                 let stock = self.can_draw_stock();
-                if i >= stock as u32 + !self.pile.is_empty() as u32 {
+                if i >= stock as u32 + (self.pile != 0) as u32 {
                     return None;
                 }
                 // Random play picks either at random: the variant computed, not branched to
@@ -483,8 +558,8 @@ impl RummyHand {
                 Some(if pile { RummyAction::DrawPile } else { RummyAction::DrawStock })
             }
             RummyPhase::Play => {
-                let hand = self.hands[self.to_act as usize];
-                let melds = self.meld_count(hand);
+                let hand = self.cards_of(self.to_act);
+                let melds = self.melds_now;
                 if i < melds {
                     let mut found = None;
                     self.each_legal_meld(hand, |m| {
@@ -498,8 +573,7 @@ impl RummyHand {
                     return found;
                 }
                 i -= melds;
-                let fits = hand & self.all_spots;
-                if !fits.is_empty() {
+                if i < self.layoffs_now {
                     if hand.len() <= 2 {
                         // Few cards: what a lay-off leaves needs checking, one by one.
                         let mut found = None;
@@ -511,21 +585,20 @@ impl RummyHand {
                             i -= 1;
                             false
                         });
-                        if found.is_some() {
-                            return found;
-                        }
-                    } else {
-                        for (meld, &spots) in self.spots.iter().enumerate() {
-                            let here = fits & spots;
-                            let n = here.len();
-                            if i < n {
-                                return nth_card(here, i).map(|card| RummyAction::LayOff { card, meld });
-                            }
-                            i -= n;
-                        }
+                        return found;
                     }
+                    let fits = hand & self.all_spots;
+                    for (meld, &spots) in self.table_spots().iter().enumerate() {
+                        let here = fits & spots;
+                        let n = here.len();
+                        if i < n {
+                            return nth_card(here, i).map(|card| RummyAction::LayOff { card, meld });
+                        }
+                        i -= n;
+                    }
+                    return None;
                 }
-                nth_card(self.discards(hand), i).map(RummyAction::Discard)
+                nth_card(self.discards(hand), i - self.layoffs_now).map(RummyAction::Discard)
             }
         }
     }
@@ -538,12 +611,12 @@ impl RummyHand {
                 if self.can_draw_stock() && f(RummyAction::DrawStock) {
                     return;
                 }
-                if !self.pile.is_empty() {
+                if self.pile != 0 {
                     f(RummyAction::DrawPile);
                 }
             }
             RummyPhase::Play => {
-                let hand = self.hands[self.to_act as usize];
+                let hand = self.cards_of(self.to_act);
                 let mut stop = false;
                 self.each_legal_meld(hand, |a| {
                     stop = f(a);
@@ -583,7 +656,7 @@ impl RummyHand {
         if fits.is_empty() {
             return;
         }
-        for (i, &spots) in self.spots.iter().enumerate() {
+        for (i, &spots) in self.table_spots().iter().enumerate() {
             for c in (fits & spots).iter() {
                 if (hand.len() > 2 || self.leaves_a_play(hand.without(c)))
                     && f(RummyAction::LayOff { card: c, meld: i })
@@ -611,8 +684,10 @@ impl RummyHand {
     #[inline]
     fn meld_count(&self, hand: CardSet) -> u32 {
         let b = hand.bits();
-        let [c, d, h, sp] = [0, 16, 32, 48].map(|at| (b >> at) & LANE);
-        let r3 = (c & d & h) | (c & d & sp) | (c & h & sp) | (d & h & sp);
+        // At least three of the lanes c, d, h, s: c & d & (h | s), or h & s & (c | d), with
+        // the pairs of lanes taken in one word.
+        let (p, q) = (b & b >> 16, b | b >> 16);
+        let r3 = (p & q >> 32 | p >> 32 & q) & LANE;
         let x = if self.rules.ace_high { b | (b & ACES) << 13 } else { b };
         let w = x & x >> 1 & x >> 2;
         // Most hands in play hold no meld at all.
@@ -659,10 +734,13 @@ impl RummyHand {
     /// count.
     #[inline]
     fn layoff_count(&self, hand: CardSet) -> u32 {
+        if (hand & self.all_spots).is_empty() { 0 } else { self.layoff_count_of(hand) }
+    }
+
+    /// [`RummyHand::layoff_count`] once `hand` holds a card that fits the table.
+    #[inline(never)]
+    fn layoff_count_of(&self, hand: CardSet) -> u32 {
         let fits = hand & self.all_spots;
-        if fits.is_empty() {
-            return 0;
-        }
         if hand.len() <= 2 {
             let mut n = 0;
             self.each_legal_layoff(hand, |_| {
@@ -671,7 +749,7 @@ impl RummyHand {
             });
             return n;
         }
-        self.spots.iter().map(|&s| (fits & s).len()).sum()
+        self.table_spots().iter().map(|&s| (fits & s).len()).sum()
     }
 
     /// Whether a hand left as `rest` after a meld or lay-off is allowed: empty only when the
@@ -764,21 +842,30 @@ impl RummyHand {
     }
 
     /// Plays `action` for `seat`; on an error the hand is unchanged.
-    #[inline]
+    #[inline(always)]
     pub fn apply(&mut self, seat: u8, action: RummyAction) -> Result<(), RummyError> {
         // The moves of almost every turn, when legal, played here; every other move, and
         // every refusal, by `apply_checked`.
         if seat == self.to_act {
-            let s = seat as usize;
+            let s = seat as usize & 7;
             match (self.phase, action) {
                 (RummyPhase::Draw, RummyAction::DrawStock | RummyAction::DrawPile) => {
-                    // One path for both (random play picks one at random: no branch on it).
+                    // One path for both (random play picks one at random: no branch on it):
+                    // the stock's top is `cards[stock - 1]`, the pile's `cards[64 - pile]`.
                     let pile = action == RummyAction::DrawPile;
-                    let from = if pile { &mut self.pile } else { &mut self.stock };
-                    if let Some(c) = from.pop() {
+                    let (len, at) = if pile {
+                        (self.pile, 64 - self.pile as usize)
+                    } else {
+                        (self.stock, self.stock as usize)
+                    };
+                    if len != 0 {
+                        let c = self.cards[(at - !pile as usize) & 63];
+                        self.pile -= pile as u8;
+                        self.stock -= !pile as u8;
                         self.hands[s].insert(c);
                         self.from_pile = CardSet::from_bits((pile as u64) << c.bit());
                         self.phase = RummyPhase::Play;
+                        self.count_plays();
                         return Ok(());
                     }
                 }
@@ -786,7 +873,7 @@ impl RummyHand {
                     if self.hands[s].contains(card) && !self.from_pile.contains(card) =>
                 {
                     self.hands[s].remove(card);
-                    self.pile.push(card);
+                    self.push_pile(card);
                     if !self.out_if_empty(seat) {
                         self.next_turn();
                     }
@@ -803,10 +890,10 @@ impl RummyHand {
         if self.phase == RummyPhase::Over || seat != self.to_act {
             return Err(RummyError::NotYourTurn { to_act: self.to_act() });
         }
-        let s = seat as usize;
+        let s = seat as usize & 7;
         match (self.phase, action) {
             (RummyPhase::Draw, RummyAction::DrawStock) => {
-                if self.stock.is_empty() {
+                if self.stock == 0 {
                     if !self.can_draw_stock() {
                         return Err(RummyError::Illegal(
                             "the stock is empty and the pile may not be turned into a new one".into(),
@@ -814,13 +901,17 @@ impl RummyHand {
                     }
                     self.turn_pile();
                 }
-                let c = self.stock.pop().expect("a stock card");
+                self.stock -= 1;
+                let c = self.cards[self.stock as usize];
                 self.hands[s].insert(c);
                 self.phase = RummyPhase::Play;
             }
             (RummyPhase::Draw, RummyAction::DrawPile) => {
-                let c =
-                    self.pile.pop().ok_or_else(|| RummyError::Illegal("the discard pile is empty".into()))?;
+                if self.pile == 0 {
+                    return Err(RummyError::Illegal("the discard pile is empty".into()));
+                }
+                let c = self.cards[64 - self.pile as usize];
+                self.pile -= 1;
                 self.hands[s].insert(c);
                 self.from_pile = CardSet::single(c);
                 self.phase = RummyPhase::Play;
@@ -838,9 +929,10 @@ impl RummyHand {
                 }
                 self.check_rest(hand - cards)?;
                 self.hands[s] = hand - cards;
+                let spots = self.spots(cards);
+                self.spots[self.table.len()] = spots;
+                self.all_spots |= spots;
                 self.table.push(TableMeld { cards, by: seat, layoffs: Vec::new() });
-                self.spots.push(self.spots(cards));
-                self.all_spots |= self.spots[self.spots.len() - 1];
                 self.played_now = true;
                 self.out_if_empty(seat);
             }
@@ -865,7 +957,7 @@ impl RummyHand {
                 t.layoffs.push((seat, card));
                 let cards = t.cards;
                 self.spots[meld] = self.spots(cards);
-                self.all_spots = self.spots.iter().fold(CardSet::EMPTY, |a, &b| a | b);
+                self.all_spots = self.table_spots().iter().fold(CardSet::EMPTY, |a, &b| a | b);
                 self.played_now = true;
                 self.out_if_empty(seat);
             }
@@ -879,14 +971,25 @@ impl RummyHand {
                     )));
                 }
                 self.hands[s].remove(card);
-                self.pile.push(card);
+                self.push_pile(card);
                 if !self.out_if_empty(seat) {
                     self.next_turn();
                 }
             }
             (phase, _) => return Err(RummyError::WrongPhase(phase)),
         }
+        if self.phase == RummyPhase::Play {
+            self.count_plays();
+        }
         Ok(())
+    }
+
+    /// Counts the legal melds and lay-offs of the hand to act, in the play part of a turn.
+    #[inline]
+    fn count_plays(&mut self) {
+        let hand = self.cards_of(self.to_act);
+        self.melds_now = self.meld_count(hand);
+        self.layoffs_now = self.layoff_count(hand);
     }
 
     fn check_rest(&self, rest: CardSet) -> Result<(), RummyError> {
@@ -901,10 +1004,17 @@ impl RummyHand {
         }))
     }
 
+    /// Puts `card` on the pile.
+    #[inline]
+    fn push_pile(&mut self, card: Card) {
+        self.pile += 1;
+        self.cards[(64 - self.pile as usize) & 63] = card;
+    }
+
     /// Ends the hand if `seat`'s hand is empty; whether it did.
     #[inline]
     fn out_if_empty(&mut self, seat: u8) -> bool {
-        if !self.hands[seat as usize].is_empty() {
+        if !self.cards_of(seat).is_empty() {
             return false;
         }
         self.go_out(seat);
@@ -914,18 +1024,19 @@ impl RummyHand {
     /// Ends the hand: `seat` went out.
     #[inline(never)]
     fn go_out(&mut self, seat: u8) {
-        let rummy = !self.played_before[seat as usize];
+        let rummy = self.played_before >> seat & 1 == 0;
         let left: CardSet = self.hands.iter().fold(CardSet::EMPTY, |a, &h| a | h);
         let base = self.rules.points(left);
         let points = if rummy && self.rules.rummy_doubles { base * 2 } else { base };
-        self.result = Some(RummyHandResult { winner: Some(seat), rummy, left: self.hands.clone(), points });
+        let left = self.hands[..self.rules.players as usize].to_vec();
+        self.result = Some(RummyHandResult { winner: Some(seat), rummy, left, points });
         self.phase = RummyPhase::Over;
     }
 
     #[inline]
     fn next_turn(&mut self) {
         if self.played_now {
-            self.played_before[self.to_act as usize] = true;
+            self.played_before |= 1 << self.to_act;
         }
         self.played_now = false;
         self.from_pile = CardSet::EMPTY;
@@ -941,23 +1052,31 @@ impl RummyHand {
     /// Ends the hand dead: nobody scores.
     #[inline(never)]
     fn die(&mut self) {
-        self.result =
-            Some(RummyHandResult { winner: None, rummy: false, left: self.hands.clone(), points: 0 });
+        let left = self.hands[..self.rules.players as usize].to_vec();
+        self.result = Some(RummyHandResult { winner: None, rummy: false, left, points: 0 });
         self.phase = RummyPhase::Over;
     }
 
     /// The pile but its top card, shuffled, becomes the stock.
     fn turn_pile(&mut self) {
         self.reshuffles += 1;
-        let top = self.pile.pop().expect("the pile has two cards or more");
-        // From the pile's bottom card up, shuffled as the deck is.
-        let mut cards = std::mem::take(&mut self.pile);
-        shuffle_turned_pile(&mut cards, self.seed, self.number, self.reshuffles);
-        // cards[0] is the top: the stock's top is its last.
-        cards.reverse();
-        // The empty stock's buffer becomes the pile's.
-        self.pile = std::mem::replace(&mut self.stock, cards);
-        self.pile.push(top);
+        debug_assert!(self.stock == 0 && self.pile >= 2);
+        let top = self.cards[64 - self.pile as usize];
+        // From the pile's bottom card up (less its top), shuffled as the deck is.
+        let n = self.pile as usize - 1;
+        let mut turned = [top; 52];
+        for (t, &c) in turned.iter_mut().zip(self.cards[64 - n..].iter().rev()) {
+            *t = c;
+        }
+        let turned = &mut turned[..n];
+        shuffle_turned_pile(turned, self.seed, self.number, self.reshuffles);
+        // turned[0] is the top: the stock's top is its last.
+        for (at, &c) in self.cards.iter_mut().zip(turned.iter().rev()) {
+            *at = c;
+        }
+        self.stock = n as u8;
+        self.pile = 1;
+        self.cards[63] = top;
     }
 }
 
