@@ -408,6 +408,8 @@ pub struct TableOutcome {
     pub hands: u32,
     /// Moves this bot sent.
     pub decisions: u32,
+    /// Times the event stream was reopened.
+    pub resumes: u32,
     /// The server's result as sent.
     pub result: pb::GameResult,
 }
@@ -420,7 +422,7 @@ impl TableOutcome {
         players: u32,
         seat: u8,
         tr: &TableTracker,
-        decisions: u32,
+        (decisions, resumes): (u32, u32),
         r: pb::GameResult,
     ) -> TableOutcome {
         let totals = if r.table_totals.is_empty() {
@@ -449,6 +451,7 @@ impl TableOutcome {
             totals,
             hands: tr.hands_ended(),
             decisions,
+            resumes,
             result: r,
         }
     }
@@ -518,6 +521,7 @@ impl Client {
         // The seq a move was last sent at: decide again only once something new arrived.
         let mut sent_at = None;
         let mut waits = None;
+        let mut resumes = 0;
         let mut progress = std::time::Instant::now();
         loop {
             // One stream, kept open: each event is applied, then this seat's turn (if any)
@@ -535,7 +539,7 @@ impl Client {
                 .await?;
             let ended = loop {
                 if let Some(r) = tr.result().cloned() {
-                    return Ok(TableOutcome::of(game_id, kind, players, seat, &tr, decisions, r));
+                    return Ok(TableOutcome::of(game_id, kind, players, seat, &tr, (decisions, resumes), r));
                 }
                 if let Some((_, turn)) = tr.turn()
                     && sent_at != Some(tr.last_seq())
@@ -592,6 +596,7 @@ impl Client {
             }
             let wait = waits.get_or_insert_with(|| backoff().build()).next().unwrap_or(crate::MAX_BACKOFF);
             tokio::time::sleep(wait).await;
+            resumes += 1;
         }
     }
 

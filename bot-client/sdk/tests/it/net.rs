@@ -125,3 +125,77 @@ async fn a_stream_cut_mid_game_resumes_and_the_game_finishes() {
     assert_eq!(mine, me.n, "one applied action per decision");
     server.stop().await;
 }
+
+/// The table `simple`, which asks the proxy to cut the connections at its `at`-th move.
+struct TableCutAt {
+    inner: Box<dyn gin_sdk::TableStrategy>,
+    n: u32,
+    at: u32,
+    cut: Arc<AtomicBool>,
+}
+
+impl gin_sdk::TableStrategy for TableCutAt {
+    fn name(&self) -> &str {
+        "table-cut-at"
+    }
+    fn act(&mut self, view: &gin_sdk::TableTracker, turn: &pb::TurnInfo) -> pb::LegalAction {
+        self.n += 1;
+        if self.n == self.at {
+            self.cut.store(true, Ordering::Relaxed);
+        }
+        self.inner.act(view, turn)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_game_s_stream_cut_mid_game_resumes_and_every_move_is_applied_once() {
+    let server = Server::start().await;
+    let proxy = Proxy::start(server.addr).await;
+    let opts = Options { retry_for: Duration::from_secs(30), ..Options::default() };
+    let client = Client::connect_with(&format!("http://{}", proxy.addr), opts).await.unwrap();
+    let c = client
+        .lobby()
+        .create_game(pb::CreateGameRequest {
+            format: r#"{"kind":"rummy","players":3,"end":{"hands":2}}"#.into(),
+            join: true,
+            name: "cut".into(),
+            house_bot: "simple".into(),
+            seed: 22,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let cut = Arc::new(AtomicBool::new(false));
+    let watcher = {
+        let (cut, p) = (cut.clone(), proxy.clone());
+        tokio::spawn(async move {
+            loop {
+                if cut.load(Ordering::Relaxed) {
+                    p.cut();
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+        })
+    };
+    let mut me = TableCutAt { inner: gin_sdk::table_strategy("simple", 4).unwrap(), n: 0, at: 6, cut };
+    let o =
+        tokio::time::timeout(Duration::from_secs(120), client.play_table(&c.game_id, &c.seat_token, &mut me))
+            .await
+            .expect("the game finishes")
+            .unwrap();
+    watcher.await.unwrap();
+    assert_eq!(proxy.cuts.load(Ordering::Relaxed), 1);
+    assert!(me.n > 6, "the cut came mid-game: {} moves", me.n);
+    assert!(o.resumes >= 1, "the stream was resumed: {o:?}");
+    assert_eq!(o.result.reason, pb::GameEndReason::Target as i32);
+    let direct = Client::connect(&server.url()).await.unwrap();
+    let rec = direct.get_record(&c.game_id).await.unwrap();
+    assert_eq!(rec.result.as_ref(), Some(&o.result));
+    let record = engine::TableRecord::parse(&rec.record_json).unwrap();
+    let mine = record.moves.iter().filter(|m| m.seat == o.seat).count() as u32;
+    assert_eq!(mine, me.n, "one applied move per decision");
+    assert_eq!(o.decisions, me.n);
+    server.stop().await;
+}
