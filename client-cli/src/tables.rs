@@ -30,7 +30,7 @@ const LOG: usize = 200;
 pub struct TableScreen {
     /// The latest snapshot for this viewer (refreshed after events).
     pub snap: pb::GameSnapshot,
-    /// What happened, oldest first (at most [`LOG`] lines).
+    /// What happened, oldest first (the last 200 lines).
     pub log: Vec<String>,
     /// The command being typed (full screen).
     pub input: String,
