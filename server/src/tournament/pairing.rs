@@ -13,6 +13,44 @@ pub fn round_robin(n: u32) -> Vec<(u32, u32)> {
     v
 }
 
+/// A round robin at tables of `size` (3 to 6) among `n` entrants: every `size`-subset of the
+/// entrants, in lexicographic order, each played in every seating of [`table_seatings`]. Each
+/// entrant holds each seat equally often and meets each other entrant equally often (at a
+/// team table: as partner and as opponent equally often). Each inner list is a game's
+/// entrants by seat.
+pub fn table_round_robin(n: u32, size: u32, teams: bool) -> Vec<Vec<u32>> {
+    let mut out = Vec::new();
+    let mut subset: Vec<u32> = (0..size).collect();
+    if size == 0 || size > n {
+        return out;
+    }
+    loop {
+        out.extend(table_seatings(&subset, teams));
+        // The next subset in lexicographic order.
+        let Some(i) = (0..size as usize).rev().find(|&i| subset[i] < n - size + i as u32) else { break };
+        subset[i] += 1;
+        for j in i + 1..size as usize {
+            subset[j] = subset[j - 1] + 1;
+        }
+    }
+    out
+}
+
+/// The seatings of one table's entrants: every rotation (each entrant once in each seat); at
+/// a team table (four, partners in seats 0 and 2, 1 and 3), every rotation of each of the
+/// three ways to make two pairs (each pair of entrants partners in one of them).
+pub fn table_seatings(entrants: &[u32], teams: bool) -> Vec<Vec<u32>> {
+    let rotations = |order: &[u32]| -> Vec<Vec<u32>> {
+        (0..order.len()).map(|r| (0..order.len()).map(|k| order[(k + r) % order.len()]).collect()).collect()
+    };
+    match (teams, entrants) {
+        (true, &[a, b, c, d]) => {
+            [[a, b, c, d], [a, c, b, d], [a, b, d, c]].iter().flat_map(|o| rotations(o)).collect()
+        }
+        _ => rotations(entrants),
+    }
+}
+
 /// Entrant 0 against each other entrant.
 pub fn gauntlet(n: u32) -> Vec<(u32, u32)> {
     (1..n).map(|j| (0, j)).collect()
@@ -78,6 +116,53 @@ pub fn swiss_default_rounds(n: u32) -> u32 {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashMap;
+
+    #[test]
+    fn a_table_round_robin_gives_every_entrant_every_seat_and_every_opponent_equally() {
+        for (n, size, teams) in
+            [(3, 3, false), (5, 3, false), (6, 4, false), (7, 6, false), (4, 4, true), (6, 4, true)]
+        {
+            let games = super::table_round_robin(n, size, teams);
+            let subsets = (0..size).fold(1u64, |c, k| c * (n - k) as u64 / (k + 1) as u64);
+            let per = if teams { 12 } else { size as u64 };
+            assert_eq!(games.len() as u64, subsets * per, "{n} at {size}");
+            let mut seat = HashMap::new();
+            let mut met = HashMap::new();
+            let mut partners = HashMap::new();
+            for g in &games {
+                assert_eq!(g.len(), size as usize);
+                let mut sorted = g.clone();
+                sorted.sort();
+                sorted.dedup();
+                assert_eq!(sorted.len(), size as usize, "distinct entrants: {g:?}");
+                for (s, &e) in g.iter().enumerate() {
+                    *seat.entry((e, s)).or_insert(0) += 1;
+                    for (t, &f) in g.iter().enumerate() {
+                        if e < f {
+                            *met.entry((e, f)).or_insert(0) += 1;
+                            if teams && s % 2 == t % 2 {
+                                *partners.entry((e, f)).or_insert(0) += 1;
+                            }
+                        }
+                    }
+                }
+            }
+            fn same<K: std::fmt::Debug>(m: &HashMap<K, u32>, len: usize, what: &str) {
+                assert_eq!(m.len(), len, "{what}");
+                let first = *m.values().next().unwrap();
+                assert!(m.values().all(|&v| v == first), "{what} unequal: {m:?}");
+            }
+            let at = format!("{n} at {size}");
+            same(&seat, (n * size) as usize, &format!("{at}: seats"));
+            same(&met, (n * (n - 1) / 2) as usize, &format!("{at}: meetings"));
+            if teams {
+                same(&partners, (n * (n - 1) / 2) as usize, &format!("{at}: partnerships"));
+            }
+        }
+        assert!(super::table_round_robin(2, 3, false).is_empty(), "fewer entrants than seats");
+    }
+
     use super::*;
 
     #[test]
