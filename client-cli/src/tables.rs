@@ -100,14 +100,21 @@ impl TableScreen {
     pub fn on_event(&mut self, ev: &pb::GameEvent) -> Option<String> {
         // The viewer's own move, or a new hand or the end: its turn is over until the server
         // gives the next one.
+        // (In team play the other table's deals and ends are not the viewer's.)
         let v = self.viewer();
+        let mine =
+            |seats: &[u32]| if seats.is_empty() || v.is_some_and(|v| seats.contains(&v)) { v } else { None };
         let by_me = match ev.kind.as_ref() {
             Some(K::CardDrawn(d)) => Some(d.seat),
             Some(K::CardDiscarded(d)) => Some(d.seat),
             Some(K::MeldLaid(d)) => Some(d.seat),
             Some(K::CardLaidOff(d)) => Some(d.seat),
             Some(K::UpcardPassed(d)) => Some(d.seat),
-            Some(K::HandDealt(_) | K::TableHandEnded(_) | K::HandEnded(_) | K::GameOver(_)) => v,
+            Some(K::HandDealt(d)) => mine(&d.seats),
+            Some(K::TableHandEnded(h)) => {
+                mine(&h.result.as_ref().map(|r| r.seats.clone()).unwrap_or_default())
+            }
+            Some(K::HandEnded(_) | K::GameOver(_)) => v,
             _ => None,
         };
         if by_me.is_some() && by_me == v {
@@ -483,7 +490,7 @@ mod tests {
         s.on_event(&other);
         assert!(s.my_turn().is_some(), "another seat's move (the other table's) leaves it");
         let mine = pb::GameEvent {
-            seq: 6,
+            seq: 7,
             kind: Some(K::CardDrawn(pb::CardDrawn {
                 seat: 1,
                 source: pb::DrawSource::Stock as i32,
@@ -492,7 +499,27 @@ mod tests {
             })),
             ..Default::default()
         };
+        // The other table's hand ends (team play): still this seat's turn.
+        let other_table = pb::GameEvent {
+            seq: 6,
+            kind: Some(K::TableHandEnded(pb::TableHandEnded {
+                result: Some(pb::TableHandResult { seats: vec![2, 3], ..Default::default() }),
+            })),
+            ..Default::default()
+        };
+        s.on_event(&other_table);
+        assert!(s.my_turn().is_some(), "the other table's hand end leaves it");
         assert_eq!(s.on_event(&mine).as_deref(), Some("you drew 2C from the stock"));
         assert!(s.my_turn().is_none());
+        let mut s = screen(pb::Phase::Draw, vec![la(pb::ActionKind::DrawStock, "", &[], 0)]);
+        let own_table = pb::GameEvent {
+            seq: 7,
+            kind: Some(K::TableHandEnded(pb::TableHandEnded {
+                result: Some(pb::TableHandResult { seats: vec![1, 0], ..Default::default() }),
+            })),
+            ..Default::default()
+        };
+        s.on_event(&own_table);
+        assert!(s.my_turn().is_none(), "its own table's hand end ends it");
     }
 }

@@ -234,16 +234,18 @@ impl TableTracker {
             Some(K::PlayerJoined(_) | K::PlayerLeft(_) | K::ClockExpired(_) | K::UpcardPassed(_)) => {}
             None => return Err(Error::Protocol("an event with no kind".into())),
         }
-        // Any other event ends the seat's pending turn (the server sends a new one).
+        // The seat's own move, a deal or a hand's end at its table, or the game's end, ends
+        // its pending turn (the server sends the next one). In team play the other table's
+        // deals and ends are not this seat's.
+        let at_mine = |seats: &[u32]| seats.is_empty() || seats.contains(&me);
         if matches!(ev.kind, Some(K::CardDrawn(ref d)) if d.seat == me)
             || matches!(ev.kind, Some(K::CardDiscarded(ref d)) if d.seat == me)
             || matches!(ev.kind, Some(K::MeldLaid(ref d)) if d.seat == me)
             || matches!(ev.kind, Some(K::CardLaidOff(ref d)) if d.seat == me)
             || matches!(ev.kind, Some(K::UpcardPassed(ref d)) if d.seat == me)
-            || matches!(
-                ev.kind,
-                Some(K::HandDealt(_) | K::GameOver(_) | K::HandEnded(_) | K::TableHandEnded(_))
-            )
+            || matches!(ev.kind, Some(K::HandDealt(ref d)) if at_mine(&d.seats))
+            || matches!(ev.kind, Some(K::TableHandEnded(ref h)) if h.result.as_ref().is_none_or(|r| at_mine(&r.seats)))
+            || matches!(ev.kind, Some(K::GameOver(_) | K::HandEnded(_)))
         {
             self.turn = None;
         }
@@ -655,5 +657,44 @@ impl Client {
                 self.send(game_id, token, expected, &action, kind == A::TakeUpcard).await
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(seq: u64, kind: K) -> pb::GameEvent {
+        pb::GameEvent { seq, time_unix_ms: 0, kind: Some(kind) }
+    }
+
+    /// Team play: the other table's hand ending leaves this seat's pending turn; its own
+    /// table's ends it.
+    #[test]
+    fn only_its_own_tables_events_end_a_seats_turn() {
+        let snap = pb::GameSnapshot {
+            seq: 10,
+            viewer_seat: Some(0),
+            seats_to_act: vec![0, 3],
+            turn: Some(pb::TurnInfo::default()),
+            tables: vec![
+                pb::TableInPlay { seats: vec![1, 0], pile: vec!["2C".into()], ..Default::default() },
+                pb::TableInPlay { seats: vec![2, 3], pile: vec!["3C".into()], ..Default::default() },
+            ],
+            ..Default::default()
+        };
+        let mut t = TableTracker::from_snapshot(0, &snap).unwrap();
+        assert!(t.turn().is_some());
+        let end = |seats: Vec<u32>| {
+            K::TableHandEnded(pb::TableHandEnded {
+                result: Some(pb::TableHandResult { seats, ..Default::default() }),
+            })
+        };
+        t.apply(&ev(11, K::CardDiscarded(pb::CardDiscarded { seat: 3, card: "9S".into() }))).unwrap();
+        t.apply(&ev(12, end(vec![2, 3]))).unwrap();
+        assert!(t.turn().is_some(), "the other table's end");
+        assert_eq!(t.pile_top(), Some("2C".parse().unwrap()), "the other table's discard went on its pile");
+        t.apply(&ev(13, end(vec![1, 0]))).unwrap();
+        assert!(t.turn().is_none(), "its own table's end");
     }
 }

@@ -93,9 +93,11 @@ async fn plain_mode_plays_rummy_and_a_team_game_against_house_bots() {
     let client = gin_sdk::Client::connect(&url).await.unwrap();
     let format = dir.path().join("rummy3.json");
     std::fs::write(&format, r#"{"kind":"rummy","players":3,"end":{"hands":2}}"#).unwrap();
+    let teams = dir.path().join("teams.json");
+    std::fs::write(&teams, r#"{"kind":"teams","target":40}"#).unwrap();
     for args in [
         vec!["--rules", format.to_str().unwrap(), "--vs-bot", "simple"],
-        vec!["--rules", "teams", "--vs-bot", "simple"],
+        vec!["--rules", teams.to_str().unwrap(), "--vs-bot", "simple"],
     ] {
         let u = url.clone();
         let a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
@@ -110,7 +112,7 @@ async fn plain_mode_plays_rummy_and_a_team_game_against_house_bots() {
         assert!(lines.iter().any(|l| l.starts_with("refused: ")), "the refused move says why:\n{text}");
         // Every opponent with its card count; the seats to act.
         assert!(lines.iter().any(|l| l.contains("(simple, bot): ") && l.contains(" cards")), "{text}");
-        if args[1] == "teams" {
+        if args[1].ends_with("teams.json") {
             assert!(lines.iter().any(|l| l.starts_with("teams: team 0 (seats 0 and 2) ")), "{text}");
             assert!(lines.iter().any(|l| l.starts_with("table 1: pile ")), "two tables:\n{text}");
         } else {
