@@ -44,7 +44,16 @@ pub struct TableTracker {
 }
 
 impl TableTracker {
-    /// A tracker for `seat`, from its snapshot.
+    /// A tracker for `seat` at a game of `kind`, before its events: fed the seat's stream
+    /// from seq 1 (the first seat taken), it knows all the seat may know, the cards under
+    /// the top of a rummy pile included (a snapshot shows only the top).
+    pub fn new(seat: u8, kind: &str) -> TableTracker {
+        TableTracker { seat, last_seq: 1, kind: kind.to_string(), ..Default::default() }
+    }
+
+    /// A tracker for `seat`, from its snapshot. The piles are as the snapshot shows them: in
+    /// rummy only the top, so after the top is taken the card under it is unknown until the
+    /// next discard ([`TableTracker::new`] and the stream from its start know it).
     pub fn from_snapshot(seat: u8, s: &pb::GameSnapshot) -> Result<TableTracker, Error> {
         let kind = s.format.as_ref().map_or("gin".to_string(), |f| f.kind.clone());
         let mut t = TableTracker { seat, last_seq: s.seq, kind, ..Default::default() };
@@ -518,7 +527,10 @@ impl Client {
             Some(f) => (f.kind.clone(), f.players),
             None => ("gin".to_string(), snap.seats.len() as u32),
         };
-        let mut tr = TableTracker::from_snapshot(seat, &snap)?;
+        // From the game's first events: the whole of what the seat may know (a snapshot
+        // shows only the top of a rummy pile). Seq 1 is the first seat taken: a seated caller
+        // means it exists.
+        let mut tr = TableTracker::new(seat, &kind);
         let mut decisions = 0;
         // The seq a move was last sent at: decide again only once something new arrived.
         let mut sent_at = None;

@@ -25,8 +25,10 @@ async fn follow(client: &Client, format: &str, bots: &str, strategy: &str) -> u3
         .unwrap()
         .into_inner();
     let (game, token) = (c.game_id, c.seat_token);
-    let snap = client.get_game(&game, &token).await.unwrap();
-    let mut tr = TableTracker::from_snapshot(0, &snap).unwrap();
+    // From the first event (a snapshot shows only the top of a rummy pile; the house bots
+    // may have played before this seat looks).
+    let kind = client.get_game(&game, &token).await.unwrap().format.unwrap().kind;
+    let mut tr = TableTracker::new(0, &kind);
     let mut bot = table_strategy(strategy, 7).unwrap();
     let mut turns = 0;
     let mut games = client.games();
