@@ -669,25 +669,12 @@ impl Client {
         // The waits before reopening the stream, from the first again after any progress.
         let mut waits: Option<<ExponentialBuilder as BackoffBuilder>::Backoff> = None;
         loop {
-            let after = tr.last_seq();
-            let mut stream = self
-                .retry("WatchGame", self.opts.call_timeout, transient, || {
-                    let mut c = self.games();
-                    let req = authed(
-                        pb::WatchGameRequest { game_id: game_id.to_string(), resume_after_seq: after },
-                        token,
-                    );
-                    async move { c.watch_game(req).await.map(|r| r.into_inner()) }
-                })
-                .await?;
+            let mut stream = self.watch(game_id, token, tr.last_seq()).await?;
             let ended = loop {
-                let msg = match tokio::time::timeout(self.opts.idle_timeout, stream.message()).await {
-                    Err(_) => break Some(Status::deadline_exceeded("no message (not even a heartbeat)")),
-                    Ok(Err(s)) => break Some(s),
-                    Ok(Ok(None)) => break None,
-                    Ok(Ok(Some(m))) => m,
+                let ev = match self.next_event(&mut stream).await {
+                    Ok(ev) => ev,
+                    Err(why) => break why,
                 };
-                let Some(pb::watch_game_response::Kind::Event(ev)) = msg.kind else { continue };
                 let before = tr.last_seq();
                 tr.apply(&ev).map_err(|e| Error::Protocol(e.to_string()))?;
                 if tr.last_seq() != before {
@@ -703,28 +690,60 @@ impl Client {
                     decisions += 1;
                 }
             };
-            match &ended {
-                Some(s) if stream_fatal(s) => {
-                    return Err(Error::Rpc { what: "WatchGame", status: s.clone() });
-                }
-                Some(s) if progress.elapsed() >= self.opts.retry_for => {
-                    return Err(Error::Rpc { what: "WatchGame", status: s.clone() });
-                }
-                None if progress.elapsed() >= self.opts.retry_for => {
-                    return Err(Error::Rpc {
-                        what: "WatchGame",
-                        status: Status::unavailable("the stream keeps ending before the game is over"),
-                    });
-                }
-                Some(s) => {
-                    tracing::info!(game = game_id, after = tr.last_seq(), "stream failed ({s}); resuming")
-                }
-                None => tracing::info!(game = game_id, after = tr.last_seq(), "stream ended early; resuming"),
-            }
-            let wait = waits.get_or_insert_with(|| backoff().build()).next().unwrap_or(MAX_BACKOFF);
-            tokio::time::sleep(wait).await;
+            self.before_resume(game_id, tr.last_seq(), ended, progress, &mut waits).await?;
             resumes += 1;
         }
+    }
+
+    /// The next event of a seat's stream, heartbeats skipped; `Err` with why the stream
+    /// ended (`None`: the server closed it), after `Options::idle_timeout` without a message
+    /// too.
+    async fn next_event(
+        &self,
+        stream: &mut tonic::Streaming<pb::WatchGameResponse>,
+    ) -> Result<pb::GameEvent, Option<Status>> {
+        loop {
+            let msg = match tokio::time::timeout(self.opts.idle_timeout, stream.message()).await {
+                Err(_) => return Err(Some(Status::deadline_exceeded("no message (not even a heartbeat)"))),
+                Ok(Err(s)) => return Err(Some(s)),
+                Ok(Ok(None)) => return Err(None),
+                Ok(Ok(Some(m))) => m,
+            };
+            if let Some(pb::watch_game_response::Kind::Event(ev)) = msg.kind {
+                return Ok(ev);
+            }
+        }
+    }
+
+    /// After a seat's stream ended (`ended`: why, `None` when the server closed it) before
+    /// the game was over: the error to give up with (a fatal status, or no progress since
+    /// `progress` for `Options::retry_for`), else the backoff's next wait before reopening it
+    /// after seq `after`.
+    async fn before_resume(
+        &self,
+        game_id: &str,
+        after: u64,
+        ended: Option<Status>,
+        progress: Instant,
+        waits: &mut Option<<ExponentialBuilder as BackoffBuilder>::Backoff>,
+    ) -> Result<(), Error> {
+        let stalled = progress.elapsed() >= self.opts.retry_for;
+        match ended {
+            Some(s) if stream_fatal(&s) || stalled => {
+                return Err(Error::Rpc { what: "WatchGame", status: s });
+            }
+            None if stalled => {
+                return Err(Error::Rpc {
+                    what: "WatchGame",
+                    status: Status::unavailable("the stream keeps ending before the game is over"),
+                });
+            }
+            Some(s) => tracing::info!(game = game_id, after, "stream failed ({s}); resuming"),
+            None => tracing::info!(game = game_id, after, "stream ended early; resuming"),
+        }
+        let wait = waits.get_or_insert_with(|| backoff().build()).next().unwrap_or(MAX_BACKOFF);
+        tokio::time::sleep(wait).await;
+        Ok(())
     }
 
     /// Asks the strategy for the pending turn of `tr` and sends the action. A stale action

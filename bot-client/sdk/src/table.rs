@@ -8,14 +8,13 @@
 //! choose: its cards, the discard pile of its table, the melds on the table (rummy), the
 //! scores.
 
-use backon::BackoffBuilder;
 use engine::{Card, CardSet};
 use gin_proto::convert;
 use gin_proto::v1 as pb;
 use gin_proto::v1::game_event::Kind as K;
-use tonic::{Code, Status};
+use tonic::Code;
 
-use crate::{Client, Error, authed, backoff, stream_fatal, transient};
+use crate::{Client, Error, authed, transient};
 
 /// One seat's view of a table of any format, from its events (and a snapshot to start).
 #[derive(Clone, Debug, Default)]
@@ -540,17 +539,7 @@ impl Client {
         loop {
             // One stream, kept open: each event is applied, then this seat's turn (if any)
             // is played inline, as `Client::play` does.
-            let after = tr.last_seq();
-            let mut stream = self
-                .retry("WatchGame", self.opts.call_timeout, transient, || {
-                    let mut c = self.games();
-                    let req = authed(
-                        pb::WatchGameRequest { game_id: game_id.to_string(), resume_after_seq: after },
-                        token,
-                    );
-                    async move { c.watch_game(req).await.map(|r| r.into_inner()) }
-                })
-                .await?;
+            let mut stream = self.watch(game_id, token, tr.last_seq()).await?;
             let ended = loop {
                 if let Some(r) = tr.result().cloned() {
                     return Ok(TableOutcome::of(game_id, kind, players, seat, &tr, (decisions, resumes), r));
@@ -578,13 +567,10 @@ impl Client {
                         Err(e) => return Err(e),
                     }
                 }
-                let msg = match tokio::time::timeout(self.opts.idle_timeout, stream.message()).await {
-                    Err(_) => break Some(Status::deadline_exceeded("no message (not even a heartbeat)")),
-                    Ok(Err(s)) => break Some(s),
-                    Ok(Ok(None)) => break None,
-                    Ok(Ok(Some(m))) => m,
+                let ev = match self.next_event(&mut stream).await {
+                    Ok(ev) => ev,
+                    Err(why) => break why,
                 };
-                let Some(pb::watch_game_response::Kind::Event(ev)) = msg.kind else { continue };
                 let before = tr.last_seq();
                 tr.apply(&ev)?;
                 if tr.last_seq() != before {
@@ -593,23 +579,7 @@ impl Client {
                 waits = None;
                 progress = std::time::Instant::now();
             };
-            match ended {
-                Some(s) if stream_fatal(&s) || progress.elapsed() >= self.opts.retry_for => {
-                    return Err(Error::Rpc { what: "WatchGame", status: s });
-                }
-                Some(s) => {
-                    tracing::info!(game = game_id, after = tr.last_seq(), "stream failed ({s}); resuming")
-                }
-                None if progress.elapsed() >= self.opts.retry_for => {
-                    return Err(Error::Rpc {
-                        what: "WatchGame",
-                        status: Status::unavailable("the stream keeps ending before the game is over"),
-                    });
-                }
-                None => tracing::info!(game = game_id, after = tr.last_seq(), "stream ended early; resuming"),
-            }
-            let wait = waits.get_or_insert_with(|| backoff().build()).next().unwrap_or(crate::MAX_BACKOFF);
-            tokio::time::sleep(wait).await;
+            self.before_resume(game_id, tr.last_seq(), ended, progress, &mut waits).await?;
             resumes += 1;
         }
     }
