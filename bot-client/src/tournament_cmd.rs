@@ -104,9 +104,14 @@ pub struct CreateArgs {
     /// Play each deal twice, seats swapped.
     #[arg(long)]
     duplicate: bool,
-    /// A preset name or a TOML/JSON rules file.
+    /// A preset name (standard, oklahoma, …, or a table format: three-player, teams, gin-7,
+    /// rummy) or a TOML/JSON rules or format file. Tables play round robin only: every
+    /// group of --players entrants meets at a table, in every seating.
     #[arg(long, default_value = "standard")]
     rules: String,
+    /// The table size (rummy 2–6, gin-7 3–6); default: the format's own.
+    #[arg(long, value_name = "N")]
+    players: Option<u8>,
     /// A turn clock of this many seconds (decimals allowed: 0.5), as `gin play --turn-secs`;
     /// without it, no clock.
     #[arg(long, value_name = "SECS", value_parser = parse_turn_secs)]
@@ -234,6 +239,16 @@ pub fn run(cmd: TournamentCmd) -> Result<()> {
 }
 
 async fn create(a: CreateArgs) -> Result<()> {
+    let format = crate::load_format(&a.rules)?;
+    let format = match a.players {
+        Some(n) => format.with_players(n)?,
+        None => format,
+    };
+    // Two-player gin as its rules; a table as its format's full document.
+    let (rules, game_format) = match &format {
+        engine::Format::Gin(_) => (Some(wire_rules(&a.rules)?), String::new()),
+        table => (None, table.to_value().to_string()),
+    };
     let spec = pb::TournamentSpec {
         name: a.name,
         format: match a.pairing {
@@ -244,7 +259,9 @@ async fn create(a: CreateArgs) -> Result<()> {
         entrants: a.entrants,
         games_per_pairing: a.games_per_pairing,
         duplicate: a.duplicate,
-        rules: Some(wire_rules(&a.rules)?),
+        rules,
+        game_format,
+        players: 0,
         clock: Some(pb::TurnClock {
             turn_millis: a.turn_secs.or(a.clock_ms).unwrap_or(0),
             policy: match a.clock_policy {
@@ -288,17 +305,25 @@ async fn join(a: JoinArgs) -> Result<()> {
             printable(&token)
         ),
         EntrantEvent::Played(o) => println!("{}", o.line()),
+        EntrantEvent::PlayedTable(o) => println!("{}", o.line()),
         EntrantEvent::Failed { game_id, error } => {
             eprintln!("game {}: {}", printable(&game_id), printable(&error))
         }
     })
     .await?;
-    let st = pb::TournamentState {
+    // The whole final state (its counts and format) when the server gives it; else the
+    // standings the stream ended with.
+    let full = TournamentServiceClient::new(client.channel())
+        .get_tournament(pb::GetTournamentRequest { tournament_id: id.clone() })
+        .await
+        .ok()
+        .and_then(|r| r.into_inner().state);
+    let st = full.unwrap_or(pb::TournamentState {
         tournament_id: id,
         status: pb::TournamentStatus::Finished as i32,
         standings: Some(standings),
         ..Default::default()
-    };
+    });
     print!("{}", standings_table(&st));
     Ok(())
 }

@@ -15,6 +15,7 @@ use gin_strategies::rng::derive;
 use tokio::task::{AbortHandle, JoinSet};
 use tonic::Code;
 
+use crate::table::{TableOutcome, table_strategy};
 use crate::{Client, Error, Outcome};
 
 /// What an entrant reports as it goes.
@@ -31,8 +32,10 @@ pub enum EntrantEvent {
         /// Entrants needed.
         needed: u32,
     },
-    /// A game ended.
+    /// A two-player game ended.
     Played(Outcome),
+    /// A table game ended.
+    PlayedTable(TableOutcome),
     /// A game could not be played to its end.
     Failed {
         /// The game.
@@ -58,8 +61,10 @@ pub struct Entry {
 
 /// Enters the tournament `entry` names on `client` (or re-enters with its token) and plays
 /// every assignment with the strategy `strategy` (seeded from `seed` and the game's number of
-/// arrival), until the final standings, which it returns. Transient failures (a dropped
-/// stream, a restarting server) are retried for the client's `retry_for`.
+/// arrival), until the final standings, which it returns. A table game (its assignment's
+/// format is not two-player gin) is played with the table strategy of that name
+/// ([`table_strategy`]: `random` or `simple`). Transient failures (a dropped stream, a
+/// restarting server) are retried for the client's `retry_for`.
 pub async fn play_tournament(
     client: &Client,
     entry: Entry,
@@ -68,12 +73,23 @@ pub async fn play_tournament(
     mut report: impl FnMut(EntrantEvent) + Send,
 ) -> Result<pb::Standings, Error> {
     let Entry { tournament_id: tid, name, mut token, accept_fixed_deals } = entry;
-    by_name(strategy, 0).map_err(|e| Error::Protocol(e.to_string()))?;
+    // The strategy must play the tournament's games: a table strategy at tables.
+    let state = TournamentServiceClient::new(client.channel())
+        .get_tournament(pb::GetTournamentRequest { tournament_id: tid.clone() })
+        .await
+        .ok()
+        .and_then(|r| r.into_inner().state);
+    let tables = state.and_then(|s| s.game_format).is_some_and(|f| !f.kind.is_empty() && f.kind != "gin");
+    if tables {
+        table_strategy(strategy, 0)?;
+    } else {
+        by_name(strategy, 0).map_err(|e| Error::Protocol(e.to_string()))?;
+    }
     // Each game started: the token it is played with and its task. A server that restarted
     // keeps no seat token: it hands a game in play again with a new one, and the game is
     // played on with that (the old token identifies nobody any more).
     let mut started: HashMap<String, Started> = HashMap::new();
-    let mut games: JoinSet<(String, Result<Outcome, Error>)> = JoinSet::new();
+    let mut games: JoinSet<(String, Result<Played, Error>)> = JoinSet::new();
     let mut since = Instant::now();
     // The waits before re-entering, from the first again after any message.
     let mut waits = rejoin_backoff().build();
@@ -124,14 +140,29 @@ pub async fn play_tournament(
                                         g.n
                                     }
                                 };
-                                let mut s = by_name(strategy, derive(seed, n))
-                                    .map_err(|e| Error::Protocol(e.to_string()))?;
                                 let c = client.clone();
                                 let (id, token) = (a.game_id.clone(), a.seat_token.clone());
-                                let task = games.spawn(async move {
-                                    let r = c.play(&a.game_id, &a.seat_token, s.as_mut()).await;
-                                    (a.game_id, r)
-                                });
+                                let table = a.game_format.as_ref().is_some_and(|f| !f.kind.is_empty() && f.kind != "gin");
+                                let task = if table {
+                                    let strategy = strategy.to_owned();
+                                    games.spawn(async move {
+                                        let r = match table_strategy(&strategy, derive(seed, n)) {
+                                            Ok(mut s) => c
+                                                .play_table(&a.game_id, &a.seat_token, s.as_mut())
+                                                .await
+                                                .map(Played::Table),
+                                            Err(e) => Err(e),
+                                        };
+                                        (a.game_id, r)
+                                    })
+                                } else {
+                                    let mut s = by_name(strategy, derive(seed, n))
+                                        .map_err(|e| Error::Protocol(e.to_string()))?;
+                                    games.spawn(async move {
+                                        let r = c.play(&a.game_id, &a.seat_token, s.as_mut()).await.map(Played::Gin);
+                                        (a.game_id, r)
+                                    })
+                                };
                                 started.insert(id, Started { token, refused: String::new(), task, n });
                             }
                             Some(Kind::Finished(st)) => {
@@ -181,6 +212,12 @@ fn next_wait(waits: &mut <ExponentialBuilder as BackoffBuilder>::Backoff) -> Dur
     waits.next().unwrap_or(Duration::from_secs(2))
 }
 
+/// A game played to its end.
+enum Played {
+    Gin(Outcome),
+    Table(TableOutcome),
+}
+
 /// A game this entrant started.
 struct Started {
     /// The seat token it is played with.
@@ -200,10 +237,11 @@ struct Started {
 fn report_game(
     report: &mut impl FnMut(EntrantEvent),
     started: &mut HashMap<String, Started>,
-    r: Result<(String, Result<Outcome, Error>), tokio::task::JoinError>,
+    r: Result<(String, Result<Played, Error>), tokio::task::JoinError>,
 ) -> bool {
     match r {
-        Ok((_, Ok(o))) => report(EntrantEvent::Played(o)),
+        Ok((_, Ok(Played::Gin(o)))) => report(EntrantEvent::Played(o)),
+        Ok((_, Ok(Played::Table(o)))) => report(EntrantEvent::PlayedTable(o)),
         Ok((game_id, Err(Error::Rpc { status, .. }))) if status.code() == Code::Unauthenticated => {
             if let Some(g) = started.get_mut(&game_id) {
                 g.refused = std::mem::take(&mut g.token);
@@ -251,12 +289,23 @@ pub fn standings_table(st: &pb::TournamentState) -> String {
             st.sprt_upper
         );
     }
+    let tables = st.game_format.as_ref().is_some_and(|f| !f.kind.is_empty() && f.kind != "gin");
+    if let Some(f) = st.game_format.as_ref().filter(|_| tables) {
+        let _ = writeln!(s, "games: {} for {}", printable(&f.name), f.players);
+    }
+    // Two-player: points for and against; tables: the summed totals and the mean place.
+    let (p1, p2) = if tables { ("points", "place") } else { ("pts for", "pts agn") };
     let _ = writeln!(
         s,
         "{:>4}  {:<20}{:>6}{:>6}{:>6}{:>6}{:>9}{:>9}{:>8}  {:<26}",
-        "rank", "entrant", "games", "wins", "loss", "draw", "pts for", "pts agn", "score", "Elo [95%]"
+        "rank", "entrant", "games", "wins", "loss", "draw", p1, p2, "score", "Elo [95%]"
     );
     for (i, r) in st.standings.iter().flat_map(|x| &x.rows).enumerate() {
+        let (c1, c2) = if tables {
+            (r.table_points.to_string(), format!("{:.2}", r.mean_place))
+        } else {
+            (r.points_for.to_string(), r.points_against.to_string())
+        };
         let _ = writeln!(
             s,
             "{:>4}  {:<20}{:>6}{:>6}{:>6}{:>6}{:>9}{:>9}{:>7.1}%  {:+.0} [{:+.0}, {:+.0}]",
@@ -266,13 +315,37 @@ pub fn standings_table(st: &pb::TournamentState) -> String {
             r.wins,
             r.losses,
             r.draws,
-            r.points_for,
-            r.points_against,
+            c1,
+            c2,
             100.0 * r.score,
             r.elo,
             r.elo_low,
             r.elo_high
         );
+    }
+    let teams: Vec<&pb::TeamStanding> = st.standings.iter().flat_map(|x| &x.teams).collect();
+    if !teams.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n{:>4}  {:<32}{:>6}{:>6}{:>6}{:>6}{:>9}{:>8}",
+            "rank", "partners", "games", "wins", "loss", "draw", "points", "score"
+        );
+        for (i, t) in teams.into_iter().enumerate() {
+            let who: Vec<String> =
+                t.names.iter().zip(&t.entrants).map(|(n, e)| format!("{} #{e}", printable(n))).collect();
+            let _ = writeln!(
+                s,
+                "{:>4}  {:<32}{:>6}{:>6}{:>6}{:>6}{:>9}{:>7.1}%",
+                i + 1,
+                who.join(" & "),
+                t.games,
+                t.wins,
+                t.losses,
+                t.draws,
+                t.points,
+                100.0 * t.score
+            );
+        }
     }
     s
 }
@@ -296,6 +369,18 @@ mod tests {
             status: pb::TournamentStatus::Running as i32,
             standings: Some(pb::Standings {
                 rows: vec![row(0, "\u{202e}ecila"), row(1, "\u{9b}31mbob\u{200d}"), row(2, "Łukasz 李雷")],
+                teams: vec![pb::TeamStanding {
+                    entrants: vec![0, 1],
+                    names: vec!["\u{202e}ecila".into(), "\u{9b}31mbob\u{200d}".into()],
+                    games: 2,
+                    ..Default::default()
+                }],
+            }),
+            game_format: Some(pb::FormatInfo {
+                kind: "teams".into(),
+                players: 4,
+                name: "teams\x1b[2J".into(),
+                ..Default::default()
             }),
             sprt_state: "continue\u{2028}".into(),
             ..Default::default()
@@ -308,5 +393,8 @@ mod tests {
         assert!(table.contains("\\u{202e}ecila #0"), "{table}");
         assert!(table.contains("\\u{9b}31mbob\\u{200d} #1"), "{table}");
         assert!(table.contains("Łukasz 李雷 #2"), "{table}");
+        assert!(table.contains("games: teams\\u{1b}[2J for 4"), "{table}");
+        assert!(table.contains("\\u{202e}ecila #0 & \\u{9b}31mbob\\u{200d} #1"), "{table}");
+        assert!(table.contains("points"), "tables show their totals: {table}");
     }
 }

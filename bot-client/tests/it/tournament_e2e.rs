@@ -147,6 +147,86 @@ async fn three_bot_processes_play_a_round_robin_to_its_standings() {
     server.stop().await;
 }
 
+/// A rummy tournament at tables of three: `create --rules rummy --players 3`, three `join`
+/// processes each playing every game at its table, standings with the tables' columns. A
+/// strategy with no table form is refused before entering.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rummy_tournament_at_tables_of_three() {
+    let server = Server::start().await;
+    let url = server.url();
+    let (out, err) = run(&[
+        "tournament",
+        "create",
+        "--server",
+        &url,
+        "--entrants",
+        "3",
+        "--games-per-pairing",
+        "3",
+        "--duplicate",
+        "--rules",
+        "rummy",
+        "--players",
+        "3",
+        "--seed",
+        "9",
+    ])
+    .await;
+    let id = out.trim().to_string();
+    assert!(err.contains("up to 3 games"), "{err}");
+    let refused = Command::new(BIN)
+        .args(["tournament", "join", "--server", &url, &id, "--strategy", "strong", "--accept-fixed-deals"])
+        .output()
+        .await
+        .unwrap();
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("unknown table strategy \"strong\""), "{said}");
+    let mut joins = Vec::new();
+    for (i, strategy) in ["simple", "simple", "random"].into_iter().enumerate() {
+        let name = format!("{strategy}{i}");
+        let child = Command::new(BIN)
+            .args(["tournament", "join", "--server", &url, &id, "--strategy", strategy, "--name", &name])
+            .arg("--accept-fixed-deals")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        joins.push(child);
+    }
+    for child in joins {
+        let out =
+            tokio::time::timeout(Duration::from_secs(120), child.wait_with_output()).await.unwrap().unwrap();
+        let so = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(out.status.success(), "{so}\n{}", String::from_utf8_lossy(&out.stderr));
+        // Each entrant played the table's 3 games, one in each seat.
+        let played: Vec<&str> = so.lines().filter(|l| l.contains(" at rummy for 3: place ")).collect();
+        assert_eq!(played.len(), 3, "{so}");
+        for seat in 0..3 {
+            assert_eq!(played.iter().filter(|l| l.contains(&format!(" seat {seat} at "))).count(), 1, "{so}");
+        }
+        assert!(so.contains("games: rummy (3 players) for 3") && so.contains("place"), "{so}");
+    }
+    let (json, _) = run(&["tournament", "results", "--server", &url, &id, "--format", "json"]).await;
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["game_format"]["kind"], "rummy");
+    let games = v["games"].as_array().unwrap();
+    assert_eq!(games.len(), 3);
+    for s in v["standings"].as_array().unwrap() {
+        let e = s["entrant"].as_u64().unwrap();
+        let pts: i64 = games
+            .iter()
+            .map(|g| {
+                let seat = g["seats"].as_array().unwrap().iter().position(|x| x.as_u64() == Some(e)).unwrap();
+                g["totals"][seat].as_i64().unwrap()
+            })
+            .sum();
+        assert_eq!(s["table_points"].as_i64(), Some(pts), "{s}");
+    }
+    server.stop().await;
+}
+
 /// Two `gin-bot tournament join` processes play on through a restart of the server, which
 /// keeps no seat token: a game in play when it stopped is handed again with a new token on
 /// re-entry, and played on with it. Every game ends, and no entrant reports a failed game.

@@ -1,5 +1,6 @@
 //! `gin-load tournament`: a tournament's throughput on this machine. Starts a `gin-server`
-//! and two `gin-bot tournament join` processes, plays a two-entrant duplicate round robin,
+//! and one `gin-bot tournament join` process per entrant, plays a duplicate round robin (two
+//! entrants at two-player gin; at a table format, `--entrants` at tables of `--players`),
 //! prints the standings and games/s (until the move here, `gin-bot tournament bench`: the
 //! same flags and output).
 
@@ -18,7 +19,8 @@ use tonic::transport::Channel;
 /// What to play.
 #[derive(clap::Args, Debug, Clone)]
 pub struct TournamentArgs {
-    /// Games to play.
+    /// Games to play (tables: per table of the round robin, rounded up to a whole number of
+    /// seatings).
     #[arg(long, default_value_t = 2000)]
     games: u32,
     /// Games in play at once.
@@ -27,9 +29,15 @@ pub struct TournamentArgs {
     /// Strategy of both entrants.
     #[arg(long, default_value = "simple")]
     strategy: String,
-    /// Rules (preset or file).
+    /// Rules: a preset or file, or a table format (three-player, teams, gin-7, rummy).
     #[arg(long, default_value = "standard")]
     rules: String,
+    /// The table size of a table format (default: the format's own).
+    #[arg(long, value_name = "N")]
+    players: Option<u8>,
+    /// Entrants (one bot process each; default: the table size).
+    #[arg(long, value_name = "N")]
+    entrants: Option<u32>,
     /// The gin-server executable (default: `gin-server` next to this one).
     #[arg(long)]
     server_exe: Option<PathBuf>,
@@ -67,18 +75,34 @@ fn exe(
     Ok(exe)
 }
 
-/// The rules for the wire: a preset by name, or a rules file as a full custom rule set.
-fn wire_rules(spec: &str) -> anyhow::Result<pb::Rules> {
-    if RuleSet::preset(spec).is_ok() {
-        return Ok(gin_sdk::preset(spec));
-    }
-    let path = Path::new(spec);
-    if !path.exists() {
-        bail!("{spec:?} is neither a preset ({}) nor a rules file", engine::PRESETS.join(", "));
-    }
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let rules = RuleSet::parse_any(&text).with_context(|| format!("rules file {}", path.display()))?;
-    Ok(gin_sdk::custom(&rules))
+/// The games for the wire: two-player gin's rules (a preset by name, or a rules file as a
+/// full custom rule set), or a table format's document (`TournamentSpec.game_format`).
+fn wire_game(spec: &str, players: Option<u8>) -> anyhow::Result<(Option<pb::Rules>, String, u32)> {
+    let format = match engine::Format::preset(spec) {
+        Ok(f) => f,
+        Err(_) => {
+            let path = Path::new(spec);
+            if !path.exists() {
+                let names: Vec<&str> = engine::Format::preset_names().collect();
+                bail!("{spec:?} is neither a preset ({}) nor a rules file", names.join(", "));
+            }
+            let text =
+                std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+            engine::Format::parse_any(&text).with_context(|| format!("rules file {}", path.display()))?
+        }
+    };
+    let format = match players {
+        Some(n) => format.with_players(n)?,
+        None => format,
+    };
+    let size = u32::from(format.players());
+    Ok(match format {
+        engine::Format::Gin(_) if RuleSet::preset(spec).is_ok() => {
+            (Some(gin_sdk::preset(spec)), String::new(), size)
+        }
+        engine::Format::Gin(rules) => (Some(gin_sdk::custom(&rules)), String::new(), size),
+        table => (None, table.to_value().to_string(), size),
+    })
 }
 
 /// A status from the server as an error, its message escaped.
@@ -123,13 +147,16 @@ pub async fn run(a: &TournamentArgs) -> anyhow::Result<()> {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let mut t = TournamentServiceClient::new(channel.context("the server did not come up")?);
+    let (rules, game_format, size) = wire_game(&a.rules, a.players)?;
+    let entrants = a.entrants.unwrap_or(size);
     let spec = pb::TournamentSpec {
         name: "bench".into(),
         format: pb::TournamentFormat::RoundRobin as i32,
-        entrants: 2,
+        entrants,
         games_per_pairing: a.games,
         duplicate: true,
-        rules: Some(wire_rules(&a.rules)?),
+        rules,
+        game_format,
         parallel: a.parallel,
         seed: 1,
         ..Default::default()
@@ -143,9 +170,10 @@ pub async fn run(a: &TournamentArgs) -> anyhow::Result<()> {
     let mut watch =
         t.watch_tournament(pb::WatchTournamentRequest { tournament_id: id.clone() }).await?.into_inner();
     // The bench chose the seed (every run plays the same deals): its entrants accept that.
-    let names = ["bot-a", "bot-b"];
+    let names: Vec<String> =
+        (0..entrants).map(|i| format!("bot-{}", (b'a' + (i % 26) as u8) as char)).collect();
     let mut bots = Vec::new();
-    for name in names {
+    for name in &names {
         let log = std::fs::File::create(dir.join(format!("{name}.log")))?;
         let child = Command::new(&bot_exe)
             .args(["tournament", "join", "--server", &url, "--id", &id, "--strategy", &a.strategy])
@@ -172,7 +200,7 @@ pub async fn run(a: &TournamentArgs) -> anyhow::Result<()> {
             },
             // An entrant that failed would leave the tournament waiting forever: say why.
             _ = tokio::time::sleep(Duration::from_millis(500)) => {
-                for (bot, name) in bots.iter_mut().zip(names) {
+                for (bot, name) in bots.iter_mut().zip(&names) {
                     if let Some(status) = bot.0.try_wait()?.filter(|s| !s.success()) {
                         let log = std::fs::read_to_string(dir.join(format!("{name}.log"))).unwrap_or_default();
                         bail!("{name} ({} tournament join) failed ({status}): {}", bot_exe.display(), log.trim());
@@ -191,12 +219,13 @@ pub async fn run(a: &TournamentArgs) -> anyhow::Result<()> {
         println!(
             "{}",
             serde_json::json!({"games": last.games_done, "seconds": secs, "games_per_sec": rate,
-                "parallel": a.parallel, "strategy": a.strategy, "rules": a.rules})
+                "parallel": a.parallel, "strategy": a.strategy, "rules": a.rules,
+                "players": size, "entrants": entrants})
         );
     } else {
         print!("{}", standings_table(&last));
         println!(
-            "{} games in {:.2} s: {:.1} games/s (two {} bot processes, {} games at once, {})",
+            "{} games in {:.2} s: {:.1} games/s ({entrants} {} bot processes, {} games at once, {} for {size})",
             last.games_done, secs, rate, a.strategy, a.parallel, a.rules
         );
     }

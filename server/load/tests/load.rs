@@ -207,9 +207,24 @@ async fn gin_load_tournament_plays_a_round_with_two_bot_processes() {
     let last = stdout.lines().last().unwrap();
     assert!(
         last.starts_with("6 games in ")
-            && last.ends_with("(two simple bot processes, 3 games at once, oklahoma)"),
+            && last.ends_with("(2 simple bot processes, 3 games at once, oklahoma for 2)"),
         "{last}"
     );
+    // At tables: rummy for 3 among 4 bot processes, 3 games at each of the 4 tables.
+    let mut table: Vec<String> = ["tournament", "--games", "3", "--parallel", "4", "--rules", "rummy"]
+        .iter()
+        .chain(&["--players", "3", "--entrants", "4"])
+        .map(|s| s.to_string())
+        .collect();
+    table.extend(["--server-exe".into(), server.display().to_string()]);
+    table.extend(["--bot-exe".into(), bot.display().to_string()]);
+    let r = gin_load(table).await;
+    assert_eq!(
+        (r["games"].as_u64(), r["players"].as_u64(), r["entrants"].as_u64()),
+        (Some(12), Some(3), Some(4)),
+        "{r}"
+    );
+    assert!(r["games_per_sec"].as_f64().unwrap() > 0.0, "{r}");
     // A missing executable is named, with how to build it.
     let out = Command::new(env!("CARGO_BIN_EXE_gin-load"))
         .args(["tournament", "--bot-exe", "/nonexistent/gin-bot"])

@@ -549,22 +549,33 @@ fn tournament_rows_are_stored_refused_and_come_back_from_the_journal() {
         ])
         .unwrap();
         b.commit(&[
-            Write::Tournament(T::Book { tournament_id: tid(), game: booked(0, [0, 1]) }),
+            Write::Tournament(T::Book { tournament_id: tid(), game: booked(0, vec![0, 1]) }),
             create(&new_game("g0", 1)),
         ])
         .unwrap();
-        b.commit(&[Write::Tournament(T::Book { tournament_id: tid(), game: booked(1, [1, 0]) })]).unwrap();
-        let result = ResultRow { number: 0, winner: Some(1), totals: [12, 130] };
+        b.commit(&[Write::Tournament(T::Book { tournament_id: tid(), game: booked(1, vec![1, 0]) })])
+            .unwrap();
+        let result = ResultRow { number: 0, winner: Some(1), totals: vec![12, 130], places: Vec::new() };
         b.commit(&[Write::Tournament(T::Result { tournament_id: tid(), result: result.clone() })]).unwrap();
+        // A table's game: three seats, signed totals, places (a shared first place).
+        b.commit(&[Write::Tournament(T::Book { tournament_id: tid(), game: booked(2, vec![2, 0, 1]) })])
+            .unwrap();
+        let table_result =
+            ResultRow { number: 2, winner: None, totals: vec![61, 61, -7], places: vec![1, 1, 3] };
+        b.commit(&[Write::Tournament(T::Result { tournament_id: tid(), result: table_result.clone() })])
+            .unwrap();
         // Refused, and nothing of its batch is written: a number taken, an unknown tournament.
         for bad in [
-            T::Book { tournament_id: tid(), game: booked(1, [0, 1]) },
+            T::Book { tournament_id: tid(), game: booked(1, vec![0, 1]) },
             T::Entrant {
                 tournament_id: "nope".into(),
                 entrant: EntrantRow { idx: 0, name: "x".into(), token_hash: [0; 32] },
             },
             T::Status { tournament_id: "nope".into(), status: 2 },
-            T::Result { tournament_id: tid(), result: ResultRow { number: 7, winner: None, totals: [0, 0] } },
+            T::Result {
+                tournament_id: tid(),
+                result: ResultRow { number: 7, winner: None, totals: vec![0, 0], places: Vec::new() },
+            },
         ] {
             let e = b.commit(&[create(&new_game("lost", 2)), Write::Tournament(bad.clone())]).unwrap_err();
             assert!(matches!(e, StoreError::Refused(_)), "{bad:?}: {e:?}");
@@ -581,7 +592,14 @@ fn tournament_rows_are_stored_refused_and_come_back_from_the_journal() {
             t.entrants.iter().map(|e| (e.idx, e.name.as_str(), e.token_hash[0])).collect::<Vec<_>>(),
             [(0, "ann", 0), (1, "bo", 1)]
         );
-        assert_eq!(t.games, vec![(booked(0, [0, 1]), Some(result)), (booked(1, [1, 0]), None)]);
+        assert_eq!(
+            t.games,
+            vec![
+                (booked(0, vec![0, 1]), Some(result)),
+                (booked(1, vec![1, 0]), None),
+                (booked(2, vec![2, 0, 1]), Some(table_result)),
+            ]
+        );
         s
     };
     // SQLite lost every tournament row (its commits do not sync): the journal gives them back.

@@ -42,6 +42,11 @@ CREATE TABLE IF NOT EXISTS tournament_games (
     winner        INTEGER,
     total0        INTEGER,
     total1        INTEGER,
+    -- Tables (more than two seats, or a table's places): JSON arrays; NULL for two-player
+    -- gin, whose seats, totals and winner are the columns above.
+    seats         TEXT,
+    totals        TEXT,
+    places        TEXT,
     PRIMARY KEY (tournament_id, number)
 ) WITHOUT ROWID;
 ";
@@ -52,10 +57,10 @@ const INSERT_ENTRANT: &str =
     "INSERT INTO tournament_entrants (tournament_id, idx, name, token_hash) VALUES (?1, ?2, ?3, ?4)";
 const UPDATE_STATUS: &str = "UPDATE tournaments SET status = ?2 WHERE id = ?1";
 const INSERT_BOOKED: &str = "INSERT INTO tournament_games \
-    (tournament_id, number, round, game_id, seat0, seat1, token0, token1, deal_seed, done) \
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, '', '', ?7, 0)";
-const UPDATE_RESULT: &str = "UPDATE tournament_games SET done = 1, winner = ?3, total0 = ?4, total1 = ?5 \
-    WHERE tournament_id = ?1 AND number = ?2";
+    (tournament_id, number, round, game_id, seat0, seat1, token0, token1, deal_seed, done, seats) \
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, '', '', ?7, 0, ?8)";
+const UPDATE_RESULT: &str = "UPDATE tournament_games SET done = 1, winner = ?3, total0 = ?4, total1 = ?5, \
+    totals = ?6, places = ?7 WHERE tournament_id = ?1 AND number = ?2";
 
 /// A new tournament's row.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -92,8 +97,8 @@ pub struct BookedRow {
     pub round: u32,
     /// The game's id.
     pub game_id: String,
-    /// The entrant in each seat.
-    pub seats: [u32; 2],
+    /// The entrant in each seat (two, or a table's).
+    pub seats: Vec<u32>,
     /// The deal seed.
     pub deal_seed: u64,
 }
@@ -103,10 +108,35 @@ pub struct BookedRow {
 pub struct ResultRow {
     /// The game's number in the tournament.
     pub number: u32,
-    /// The winning seat (`None`: a draw).
+    /// The winning seat (`None`: a draw, or at a table a shared first place).
     pub winner: Option<u32>,
-    /// Each seat's total.
-    pub totals: [u32; 2],
+    /// Each seat's total (signed at tables).
+    pub totals: Vec<i64>,
+    /// Tables: each seat's place, 1 the best (empty for two-player gin).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub places: Vec<u32>,
+}
+
+/// A list as its JSON column: `None` (NULL) for two-player gin's two seats and no places.
+fn json_column<T: Serialize>(v: &[T], two_player: bool) -> Option<String> {
+    (!two_player).then(|| serde_json::to_string(v).expect("numbers serialize"))
+}
+
+/// A JSON column read back (`None`: NULL).
+fn from_json_column<T: for<'de> Deserialize<'de>>(
+    text: Option<String>,
+    what: &str,
+) -> Result<Option<Vec<T>>, rusqlite::Error> {
+    text.map(|t| {
+        serde_json::from_str(&t).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(
+                0,
+                rusqlite::types::Type::Text,
+                format!("{what}: {e}").into(),
+            )
+        })
+    })
+    .transpose()
 }
 
 /// One write to a tournament's rows. Its serde form is the journal's row record (inside
@@ -178,6 +208,13 @@ pub(super) fn prepare(conn: &Connection) -> Result<(), StoreError> {
     if conn.prepare("SELECT fixed_deals FROM tournaments LIMIT 0").is_err() {
         conn.execute_batch("ALTER TABLE tournaments ADD COLUMN fixed_deals INTEGER NOT NULL DEFAULT 0")?;
     }
+    if conn.prepare("SELECT seats FROM tournament_games LIMIT 0").is_err() {
+        conn.execute_batch(
+            "ALTER TABLE tournament_games ADD COLUMN seats TEXT; \
+             ALTER TABLE tournament_games ADD COLUMN totals TEXT; \
+             ALTER TABLE tournament_games ADD COLUMN places TEXT;",
+        )?;
+    }
     let stored: bool = conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM tournament_games WHERE token0 <> '' OR token1 <> '')",
         [],
@@ -222,14 +259,23 @@ pub(super) fn apply(conn: &Connection, w: &TournamentWrite, replay: bool) -> Res
                 g.number,
                 g.round,
                 g.game_id,
-                g.seats[0],
-                g.seats[1],
-                g.deal_seed as i64
+                g.seats.first().copied().unwrap_or(0),
+                g.seats.get(1).copied().unwrap_or(0),
+                g.deal_seed as i64,
+                json_column(&g.seats, g.seats.len() == 2)
             ])
         }
-        TournamentWrite::Result { tournament_id, result: r } => conn
-            .prepare_cached(UPDATE_RESULT)?
-            .execute(params![tournament_id, r.number, r.winner, r.totals[0], r.totals[1]]),
+        TournamentWrite::Result { tournament_id, result: r } => {
+            conn.prepare_cached(UPDATE_RESULT)?.execute(params![
+                tournament_id,
+                r.number,
+                r.winner,
+                r.totals.first().copied().unwrap_or(0),
+                r.totals.get(1).copied().unwrap_or(0),
+                json_column(&r.totals, r.places.is_empty() && r.totals.len() == 2),
+                json_column(&r.places, r.places.is_empty()),
+            ])
+        }
     }
     .map_err(context)?;
     let updates = matches!(w, TournamentWrite::Status { .. } | TournamentWrite::Result { .. });
@@ -263,8 +309,8 @@ pub(super) fn load(conn: &Connection) -> Result<Vec<StoredTournament>, StoreErro
         "SELECT idx, name, token_hash FROM tournament_entrants WHERE tournament_id = ?1 ORDER BY idx",
     )?;
     let mut games = conn.prepare(
-        "SELECT number, round, game_id, seat0, seat1, deal_seed, done, winner, total0, total1 \
-         FROM tournament_games WHERE tournament_id = ?1 ORDER BY number",
+        "SELECT number, round, game_id, seat0, seat1, deal_seed, done, winner, total0, total1, \
+         seats, totals, places FROM tournament_games WHERE tournament_id = ?1 ORDER BY number",
     )?;
     for t in &mut out {
         let id = &t.tournament.id;
@@ -278,18 +324,30 @@ pub(super) fn load(conn: &Connection) -> Result<Vec<StoredTournament>, StoreErro
             t.entrants.push(EntrantRow { idx, name, token_hash });
         }
         for g in games.query_map([id], |r| {
+            let seats = from_json_column(r.get(10)?, "seats")?;
             let booked = BookedRow {
                 number: r.get(0)?,
                 round: r.get(1)?,
                 game_id: r.get(2)?,
-                seats: [r.get(3)?, r.get(4)?],
+                seats: match seats {
+                    Some(s) => s,
+                    None => vec![r.get(3)?, r.get(4)?],
+                },
                 deal_seed: r.get::<_, i64>(5)? as u64,
             };
-            let result = (r.get::<_, i64>(6)? != 0).then_some(ResultRow {
-                number: booked.number,
-                winner: r.get(7)?,
-                totals: [r.get::<_, Option<u32>>(8)?.unwrap_or(0), r.get::<_, Option<u32>>(9)?.unwrap_or(0)],
-            });
+            let result = if r.get::<_, i64>(6)? != 0 {
+                let totals = match from_json_column(r.get(11)?, "totals")? {
+                    Some(t) => t,
+                    None => vec![
+                        r.get::<_, Option<i64>>(8)?.unwrap_or(0),
+                        r.get::<_, Option<i64>>(9)?.unwrap_or(0),
+                    ],
+                };
+                let places = from_json_column(r.get(12)?, "places")?.unwrap_or_default();
+                Some(ResultRow { number: booked.number, winner: r.get(7)?, totals, places })
+            } else {
+                None
+            };
             Ok((booked, result))
         })? {
             t.games.push(g?);

@@ -10,7 +10,7 @@ use gin_proto::v1 as pb;
 use tonic::Status;
 
 use super::spec::Planned;
-use super::state::{BookedGame, TournamentCell};
+use super::state::{BookedGame, GameOutcome, TournamentCell};
 use super::{Tournaments, storage_status};
 use crate::game::GameError;
 use crate::game::shared::{NewSeat, new_token, random_bytes};
@@ -25,7 +25,7 @@ impl Tournaments {
                 return;
             }
             // Start games.
-            let to_create: Vec<(u32, Planned, [String; 2])> = {
+            let to_create: Vec<(u32, Planned, Vec<String>)> = {
                 let mut st = cell.state.lock().expect("lock");
                 if st.status != pb::TournamentStatus::Running {
                     return;
@@ -43,7 +43,7 @@ impl Tournaments {
                 for p in picked {
                     let number = st.next_number;
                     st.next_number += 1;
-                    let names = p.seats.map(|e| st.entrants[e as usize].name.clone());
+                    let names = p.seats.iter().map(|&e| st.entrants[e as usize].name.clone()).collect();
                     v.push((number, p, names));
                 }
                 st.creating += v.len() as u32;
@@ -55,7 +55,10 @@ impl Tournaments {
             let mut creations = tokio::task::JoinSet::new();
             for (number, p, names) in to_create {
                 let (t, c) = (self.clone(), cell.clone());
-                creations.spawn(async move { (p, t.create_game(&c, number, p, names).await) });
+                creations.spawn(async move {
+                    let r = t.create_game(&c, number, p.clone(), names).await;
+                    (p, r)
+                });
             }
             let mut failed = false;
             while let Some(r) = creations.join_next().await {
@@ -81,7 +84,7 @@ impl Tournaments {
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
             // Book finished games.
-            let (running, idle) = {
+            let (running, idle, tables) = {
                 let st = cell.state.lock().expect("lock");
                 let r: Vec<(u32, String, bool)> = st
                     .games
@@ -90,7 +93,7 @@ impl Tournaments {
                     .map(|g| (g.number, g.game_id.clone(), g.created))
                     .collect();
                 let idle = r.is_empty() && st.creating == 0 && st.planned.is_empty();
-                (r, idle)
+                (r, idle, st.spec.tables())
             };
             let mut finished = Vec::new();
             for (number, game_id, created) in running {
@@ -107,7 +110,8 @@ impl Tournaments {
                         let booked = {
                             let st = cell.state.lock().expect("lock");
                             st.games.iter().find(|g| g.number == number).cloned().map(|g| {
-                                let names = g.seats.map(|e| st.entrants[e as usize].name.clone());
+                                let names =
+                                    g.seats.iter().map(|&e| st.entrants[e as usize].name.clone()).collect();
                                 (g, names)
                             })
                         };
@@ -131,9 +135,7 @@ impl Tournaments {
                 };
                 let gs = gc.state.lock().await;
                 if let Some(r) = &gs.ended {
-                    let totals =
-                        [r.totals.first().copied().unwrap_or(0), r.totals.get(1).copied().unwrap_or(0)];
-                    finished.push((number, r.winner, totals));
+                    finished.push((number, GameOutcome::of(r, tables)));
                 }
             }
             // `idle`: nothing left to play or book (e.g. after a restart): advance anyway.
@@ -141,9 +143,9 @@ impl Tournaments {
                 let (rows, over, id) = {
                     let mut st = cell.state.lock().expect("lock");
                     let mut rows = Vec::new();
-                    for &(number, winner, totals) in &finished {
-                        if st.finish_game(number, winner, totals) {
-                            rows.push((number, winner, totals));
+                    for (number, outcome) in finished {
+                        if st.finish_game(number, &outcome) {
+                            rows.push((number, outcome));
                         }
                     }
                     let over = st.advance();
@@ -151,9 +153,9 @@ impl Tournaments {
                 };
                 let mut writes: Vec<TournamentWrite> = rows
                     .into_iter()
-                    .map(|(number, winner, totals)| TournamentWrite::Result {
+                    .map(|(number, o)| TournamentWrite::Result {
                         tournament_id: id.clone(),
-                        result: ResultRow { number, winner, totals },
+                        result: ResultRow { number, winner: o.winner, totals: o.totals, places: o.places },
                     })
                     .collect();
                 if over {
@@ -189,21 +191,22 @@ impl Tournaments {
         cell: &TournamentCell,
         number: u32,
         p: Planned,
-        names: [String; 2],
+        names: Vec<String>,
     ) -> Result<(), Status> {
         let tid = cell.state.lock().expect("lock").id.clone();
         let game_id = hex::encode(random_bytes::<8>());
-        let tokens = [Some(new_token()), Some(new_token())];
+        let tokens = p.seats.iter().map(|_| Some(new_token())).collect();
         let g = BookedGame {
             number,
             round: p.round,
             game_id: game_id.clone(),
-            seats: p.seats,
-            tokens: tokens.clone(),
+            seats: p.seats.clone(),
+            tokens,
             deal_seed: p.deal_seed,
             done: false,
             winner: None,
-            totals: [0, 0],
+            totals: Vec::new(),
+            places: Vec::new(),
             created: false,
         };
         let booking = self
@@ -249,7 +252,7 @@ impl Tournaments {
     ) -> Result<String, GameError> {
         let known = |cell: &TournamentCell| {
             let st = cell.state.lock().expect("lock");
-            st.games.iter().find(|g| g.number == number).and_then(|g| g.tokens[seat].clone())
+            st.games.iter().find(|g| g.number == number).and_then(|g| g.tokens.get(seat).cloned().flatten())
         };
         let _one_at_a_time = cell.new_tokens.lock().await;
         if let Some(t) = known(cell) {
@@ -258,25 +261,26 @@ impl Tournaments {
         let s = u8::try_from(seat).map_err(|_| GameError::Invalid(format!("seat {seat}")))?;
         let token = self.0.shared.new_seat_token(game_id, s).await?;
         let mut st = cell.state.lock().expect("lock");
-        if let Some(g) = st.games.iter_mut().find(|g| g.number == number) {
-            g.tokens[seat] = Some(token.clone());
+        if let Some(t) = st.games.iter_mut().find(|g| g.number == number).and_then(|g| g.tokens.get_mut(seat))
+        {
+            *t = Some(token.clone());
         }
         Ok(token)
     }
 
-    /// Creates booked game `g` (both seats taken, with its tokens: new ones if it has none,
+    /// Creates booked game `g` (every seat taken, with its tokens: new ones if it has none,
     /// after a restart) unless it exists.
     async fn ensure_game(
         &self,
         cell: &TournamentCell,
         g: &BookedGame,
-        names: [String; 2],
+        names: Vec<String>,
         reserved: bool,
     ) -> Result<(), Status> {
         let sh = &self.0.shared;
-        let (rules, clock, fixed, creator) = {
+        let (format, clock, fixed, creator) = {
             let st = cell.state.lock().expect("lock");
-            (st.spec.rules.clone(), st.spec.clock, st.spec.fixed, st.creator)
+            (st.spec.game.clone(), st.spec.clock, st.spec.fixed, st.creator)
         };
         // The creator's reservation for this game, given back if it is not created here.
         let creator = creator.filter(|_| reserved);
@@ -291,11 +295,12 @@ impl Tournaments {
                 return Err(e.into());
             }
         }
-        let tokens = g.tokens.clone().map(|t| t.unwrap_or_else(new_token));
-        let [n0, n1] = names;
-        let seat = |name, token: &String| NewSeat { name, token: token.clone(), bot: true };
-        let seats = vec![seat(n0, &tokens[0]), seat(n1, &tokens[1])];
-        let format = engine::Format::Gin(rules);
+        let tokens: Vec<String> = g.tokens.iter().map(|t| t.clone().unwrap_or_else(new_token)).collect();
+        let seats = names
+            .into_iter()
+            .zip(&tokens)
+            .map(|(name, token)| NewSeat { name, token: token.clone(), bot: true })
+            .collect();
         sh.create_seated_game(
             g.game_id.clone(),
             format,
@@ -309,7 +314,7 @@ impl Tournaments {
         .await?;
         let mut st = cell.state.lock().expect("lock");
         if let Some(b) = st.games.iter_mut().find(|b| b.number == g.number) {
-            b.tokens = tokens.map(Some);
+            b.tokens = tokens.into_iter().map(Some).collect();
         }
         Ok(())
     }

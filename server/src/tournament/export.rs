@@ -19,8 +19,24 @@ fn format_name(f: i32) -> &'static str {
     }
 }
 
+/// Whether the tournament's games are tables (any format but two-player gin).
+fn tables(s: &pb::TournamentState) -> bool {
+    s.game_format.as_ref().is_some_and(|f| !f.kind.is_empty() && f.kind != "gin")
+}
+
+/// A game's entrants by seat (older states: the two seats).
+fn entrants(g: &pb::TournamentGame) -> Vec<u32> {
+    if g.entrants.is_empty() { vec![g.seat0, g.seat1] } else { g.entrants.clone() }
+}
+
+/// Numbers (or names) joined by spaces, for one CSV field.
+fn joined<T: ToString>(v: impl IntoIterator<Item = T>) -> String {
+    v.into_iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ")
+}
+
 /// The results as JSON: the tournament, its standings (best first) and its games.
 pub fn export_json(s: &pb::TournamentState, names: &[String]) -> String {
+    let tables = tables(s);
     let spec = s.spec.clone().unwrap_or_default();
     let rules = match spec.rules.and_then(|r| r.kind) {
         Some(pb::rules::Kind::Custom(r)) => serde_json::json!(r.name),
@@ -33,23 +49,33 @@ pub fn export_json(s: &pb::TournamentState, names: &[String]) -> String {
         .flat_map(|st| &st.rows)
         .enumerate()
         .map(|(rank, r)| {
-            serde_json::json!({
+            let mut v = serde_json::json!({
                 "rank": rank + 1, "entrant": r.entrant, "name": r.name, "games": r.games,
                 "wins": r.wins, "losses": r.losses, "draws": r.draws,
                 "points_for": r.points_for, "points_against": r.points_against,
                 "score": r.score, "elo": r.elo, "elo_low": r.elo_low, "elo_high": r.elo_high,
-            })
+            });
+            if tables {
+                v["table_points"] = serde_json::json!(r.table_points);
+                v["mean_place"] = serde_json::json!(r.mean_place);
+            }
+            v
         })
         .collect();
     let games: Vec<_> = s
         .games
         .iter()
         .map(|g| {
-            serde_json::json!({
+            let mut v = serde_json::json!({
                 "number": g.number, "round": g.round, "game_id": g.game_id,
-                "seats": [g.seat0, g.seat1], "deal_seed": g.deal_seed, "done": g.done,
+                "seats": entrants(g), "deal_seed": g.deal_seed, "done": g.done,
                 "winner_seat": g.winner, "totals": g.totals,
-            })
+            });
+            if tables {
+                v["totals"] = serde_json::json!(g.table_totals);
+                v["places"] = serde_json::json!(g.places);
+            }
+            v
         })
         .collect();
     let v = serde_json::json!({
@@ -71,15 +97,39 @@ pub fn export_json(s: &pb::TournamentState, names: &[String]) -> String {
         "standings": standings,
         "games": games,
     });
+    let mut v = v;
+    if let Some(f) = &s.game_format {
+        v["game_format"] = serde_json::json!({"kind": f.kind, "players": f.players, "name": f.name});
+    }
+    let teams: Vec<_> = s
+        .standings
+        .iter()
+        .flat_map(|st| &st.teams)
+        .enumerate()
+        .map(|(rank, t)| {
+            serde_json::json!({
+                "rank": rank + 1, "entrants": t.entrants, "names": t.names, "games": t.games,
+                "wins": t.wins, "losses": t.losses, "draws": t.draws, "points": t.points,
+                "score": t.score,
+            })
+        })
+        .collect();
+    if !teams.is_empty() {
+        v["team_standings"] = serde_json::json!(teams);
+    }
     serde_json::to_string_pretty(&v).expect("JSON values serialize")
 }
 
 /// The results as CSV: one line per game, a blank line, then one line per standing (best
-/// first). Fields are quoted where they must be (a name with a comma, a quote or a line break).
+/// first); at team tables, a blank line and one line per partnership. Fields are quoted where
+/// they must be (a name with a comma, a quote or a line break). At tables, a game's entrants,
+/// places and totals are each one field, seat by seat, separated by spaces (names by " | ").
 pub fn export_csv(s: &pb::TournamentState, names: &[String]) -> String {
+    if tables(s) {
+        return export_tables_csv(s, names);
+    }
     let name = |e: u32| names.get(e as usize).map_or("", String::as_str).to_owned();
     let opt = |v: Option<u32>| v.map_or(String::new(), |v| v.to_string());
-    let mut games = csv::Writer::from_writer(Vec::new());
     let mut rows: Vec<Vec<String>> = vec![
         "number,round,game_id,seat0,seat0_name,seat1,seat1_name,deal_seed,done,winner_seat,total0,total1"
             .split(',')
@@ -102,7 +152,6 @@ pub fn export_csv(s: &pb::TournamentState, names: &[String]) -> String {
             opt(g.totals.get(1).copied()),
         ]);
     }
-    let mut standings = csv::Writer::from_writer(Vec::new());
     let mut table: Vec<Vec<String>> = vec![
         "rank,entrant,name,games,wins,losses,draws,points_for,points_against,score,elo,elo_low,elo_high"
             .split(',')
@@ -126,17 +175,88 @@ pub fn export_csv(s: &pb::TournamentState, names: &[String]) -> String {
             format!("{:.1}", r.elo_high),
         ]);
     }
-    let write = |w: &mut csv::Writer<Vec<u8>>, rows: Vec<Vec<String>>| {
+    csv_sections(vec![rows, table])
+}
+
+/// CSV tables, one after the other, each after a blank line.
+fn csv_sections(sections: Vec<Vec<Vec<String>>>) -> String {
+    let mut out = Vec::new();
+    for (i, rows) in sections.into_iter().enumerate() {
+        let mut w = csv::Writer::from_writer(Vec::new());
         for row in rows {
             w.write_record(&row).expect("writing CSV into memory");
         }
-    };
-    write(&mut games, rows);
-    write(&mut standings, table);
-    let mut out = games.into_inner().expect("writing CSV into memory");
-    out.push(b'\n');
-    out.extend(standings.into_inner().expect("writing CSV into memory"));
+        if i > 0 {
+            out.push(b'\n');
+        }
+        out.extend(w.into_inner().expect("writing CSV into memory"));
+    }
     String::from_utf8(out).expect("CSV of UTF-8 text is UTF-8")
+}
+
+/// A header line's fields.
+fn header(h: &str) -> Vec<String> {
+    h.split(',').map(String::from).collect()
+}
+
+/// [`export_csv`] at tables.
+fn export_tables_csv(s: &pb::TournamentState, names: &[String]) -> String {
+    let name = |e: u32| names.get(e as usize).map_or("", String::as_str).to_owned();
+    let mut games = vec![header("number,round,game_id,entrants,names,deal_seed,done,places,totals")];
+    for g in &s.games {
+        let e = entrants(g);
+        games.push(vec![
+            g.number.to_string(),
+            g.round.to_string(),
+            g.game_id.clone(),
+            joined(&e),
+            e.iter().map(|&x| name(x)).collect::<Vec<_>>().join(" | "),
+            g.deal_seed.to_string(),
+            g.done.to_string(),
+            joined(&g.places),
+            joined(&g.table_totals),
+        ]);
+    }
+    let mut table = vec![header(
+        "rank,entrant,name,games,wins,losses,draws,points,mean_place,score,elo,elo_low,elo_high",
+    )];
+    for (rank, r) in s.standings.iter().flat_map(|st| &st.rows).enumerate() {
+        table.push(vec![
+            (rank + 1).to_string(),
+            r.entrant.to_string(),
+            r.name.clone(),
+            r.games.to_string(),
+            r.wins.to_string(),
+            r.losses.to_string(),
+            r.draws.to_string(),
+            r.table_points.to_string(),
+            format!("{:.3}", r.mean_place),
+            format!("{:.4}", r.score),
+            format!("{:.1}", r.elo),
+            format!("{:.1}", r.elo_low),
+            format!("{:.1}", r.elo_high),
+        ]);
+    }
+    let mut sections = vec![games, table];
+    let teams: Vec<&pb::TeamStanding> = s.standings.iter().flat_map(|st| &st.teams).collect();
+    if !teams.is_empty() {
+        let mut rows = vec![header("team_rank,entrants,names,games,wins,losses,draws,points,score")];
+        for (rank, t) in teams.into_iter().enumerate() {
+            rows.push(vec![
+                (rank + 1).to_string(),
+                joined(&t.entrants),
+                t.names.join(" | "),
+                t.games.to_string(),
+                t.wins.to_string(),
+                t.losses.to_string(),
+                t.draws.to_string(),
+                t.points.to_string(),
+                format!("{:.4}", t.score),
+            ]);
+        }
+        sections.push(rows);
+    }
+    csv_sections(sections)
 }
 
 #[cfg(test)]
@@ -157,6 +277,7 @@ mod export_tests {
                     done: true,
                     winner: Some(1),
                     totals: vec![12, 130],
+                    ..Default::default()
                 },
                 pb::TournamentGame {
                     number: 1,
@@ -181,6 +302,7 @@ mod export_tests {
                     elo_high: 801.0,
                     ..Default::default()
                 }],
+                ..Default::default()
             }),
             ..Default::default()
         };
@@ -194,5 +316,66 @@ mod export_tests {
              rank,entrant,name,games,wins,losses,draws,points_for,points_against,score,elo,elo_low,elo_high\n\
              1,1,\"Smith, \"\"Bo\"\"\",1,1,0,0,130,12,1.0000,400.0,-1.2,801.0\n"
         );
+    }
+
+    #[test]
+    fn a_team_tournament_exports_every_seat_and_the_partnerships() {
+        let state = pb::TournamentState {
+            game_format: Some(pb::FormatInfo { kind: "teams".into(), players: 4, ..Default::default() }),
+            games: vec![pb::TournamentGame {
+                number: 3,
+                round: 1,
+                game_id: "g3".into(),
+                seat0: 2,
+                seat1: 0,
+                entrants: vec![2, 0, 3, 1],
+                deal_seed: 9,
+                done: true,
+                table_totals: vec![110, -20, 110, -20],
+                places: vec![1, 2, 1, 2],
+                ..Default::default()
+            }],
+            standings: Some(pb::Standings {
+                rows: vec![pb::Standing {
+                    entrant: 2,
+                    name: "Zoë".into(),
+                    games: 1,
+                    wins: 1,
+                    score: 1.0,
+                    table_points: 110,
+                    mean_place: 1.0,
+                    ..Default::default()
+                }],
+                teams: vec![pb::TeamStanding {
+                    entrants: vec![2, 3],
+                    names: vec!["Zoë".into(), "Di".into()],
+                    games: 1,
+                    wins: 1,
+                    points: 110,
+                    score: 1.0,
+                    ..Default::default()
+                }],
+            }),
+            ..Default::default()
+        };
+        let names = ["Al".to_string(), "Bea".to_string(), "Zoë".to_string(), "Di".to_string()];
+        assert_eq!(
+            export_csv(&state, &names),
+            "number,round,game_id,entrants,names,deal_seed,done,places,totals\n\
+             3,1,g3,2 0 3 1,Zoë | Al | Di | Bea,9,true,1 2 1 2,110 -20 110 -20\n\
+             \n\
+             rank,entrant,name,games,wins,losses,draws,points,mean_place,score,elo,elo_low,elo_high\n\
+             1,2,Zoë,1,1,0,0,110,1.000,1.0000,0.0,0.0,0.0\n\
+             \n\
+             team_rank,entrants,names,games,wins,losses,draws,points,score\n\
+             1,2 3,Zoë | Di,1,1,0,0,110,1.0000\n"
+        );
+        let v: serde_json::Value = serde_json::from_str(&export_json(&state, &names)).unwrap();
+        assert_eq!(v["games"][0]["seats"], serde_json::json!([2, 0, 3, 1]));
+        assert_eq!(v["games"][0]["totals"], serde_json::json!([110, -20, 110, -20]));
+        assert_eq!(v["games"][0]["places"], serde_json::json!([1, 2, 1, 2]));
+        assert_eq!(v["standings"][0]["table_points"], 110);
+        assert_eq!(v["team_standings"][0]["entrants"], serde_json::json!([2, 3]));
+        assert_eq!(v["game_format"]["kind"], "teams");
     }
 }

@@ -13,19 +13,24 @@ pub fn round_robin(n: u32) -> Vec<(u32, u32)> {
     v
 }
 
-/// A round robin at tables of `size` (3 to 6) among `n` entrants: every `size`-subset of the
-/// entrants, in lexicographic order, each played in every seating of [`table_seatings`]. Each
-/// entrant holds each seat equally often and meets each other entrant equally often (at a
-/// team table: as partner and as opponent equally often). Each inner list is a game's
-/// entrants by seat.
+/// A round robin at tables of `size` (3 to 6) among `n` entrants: every subset of
+/// [`table_subsets`], each played in every seating of [`table_seatings`]. Each entrant holds
+/// each seat equally often and meets each other entrant equally often (at a team table: as
+/// partner and as opponent equally often). Each inner list is a game's entrants by seat.
 pub fn table_round_robin(n: u32, size: u32, teams: bool) -> Vec<Vec<u32>> {
+    table_subsets(n, size).iter().flat_map(|s| table_seatings(s, teams)).collect()
+}
+
+/// Every `size`-subset of `n` entrants, in lexicographic order (none if `size` is 0 or more
+/// than `n`).
+pub fn table_subsets(n: u32, size: u32) -> Vec<Vec<u32>> {
     let mut out = Vec::new();
     let mut subset: Vec<u32> = (0..size).collect();
     if size == 0 || size > n {
         return out;
     }
     loop {
-        out.extend(table_seatings(&subset, teams));
+        out.push(subset.clone());
         // The next subset in lexicographic order.
         let Some(i) = (0..size as usize).rev().find(|&i| subset[i] < n - size + i as u32) else { break };
         subset[i] += 1;
@@ -34,6 +39,19 @@ pub fn table_round_robin(n: u32, size: u32, teams: bool) -> Vec<Vec<u32>> {
         }
     }
     out
+}
+
+/// How many seatings [`table_seatings`] gives a table of `size` (12 at a team table).
+pub fn seatings_per_table(size: u32, teams: bool) -> u32 {
+    if teams && size == 4 { 12 } else { size }
+}
+
+/// How many `size`-subsets `n` entrants have (saturating).
+pub fn subsets_count(n: u32, size: u32) -> u64 {
+    if size > n {
+        return 0;
+    }
+    (0..size as u64).fold(1u64, |c, k| c.saturating_mul(n as u64 - k) / (k + 1))
 }
 
 /// The seatings of one table's entrants: every rotation (each entrant once in each seat); at
@@ -124,8 +142,8 @@ mod tests {
             [(3, 3, false), (5, 3, false), (6, 4, false), (7, 6, false), (4, 4, true), (6, 4, true)]
         {
             let games = super::table_round_robin(n, size, teams);
-            let subsets = (0..size).fold(1u64, |c, k| c * (n - k) as u64 / (k + 1) as u64);
-            let per = if teams { 12 } else { size as u64 };
+            let subsets = super::subsets_count(n, size);
+            let per = super::seatings_per_table(size, teams) as u64;
             assert_eq!(games.len() as u64, subsets * per, "{n} at {size}");
             let mut seat = HashMap::new();
             let mut met = HashMap::new();

@@ -200,6 +200,7 @@ impl TournamentService for Tournaments {
                 version.borrow_and_update();
                 let (assignments, finished) = {
                     let st = cell.state.lock().expect("lock");
+                    let game_format = crate::game::wire::format_info(&st.spec.game);
                     let mut v = Vec::new();
                     for g in st.games.iter().filter(|g| !g.done && g.created) {
                         let Some(seat) = g.seats.iter().position(|&x| x == entrant) else { continue };
@@ -209,9 +210,11 @@ impl TournamentService for Tournaments {
                         let a = pb::Assignment {
                             game_id: g.game_id.clone(),
                             seat: seat as u32,
-                            seat_token: g.tokens[seat].clone().unwrap_or_default(),
-                            opponent: g.seats[1 - seat],
+                            seat_token: g.tokens.get(seat).cloned().flatten().unwrap_or_default(),
+                            opponent: g.seats[(seat + 1) % g.seats.len()],
                             round: g.round,
+                            game_format: Some(game_format.clone()),
+                            entrants: g.seats.clone(),
                         };
                         v.push((g.number, a));
                     }

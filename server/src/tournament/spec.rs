@@ -1,7 +1,7 @@
 //! A tournament's spec, validated, with its defaults filled in, and its plan: which games
 //! each round plays, in what order, on which deals.
 
-use engine::RuleSet;
+use engine::{Format, Kind};
 use gin_proto::v1 as pb;
 use gin_strategies::rng::derive;
 use gin_strategies::stats::Sprt;
@@ -29,8 +29,8 @@ pub struct Spec {
     pub per_pairing: u32,
     /// Each deal is played twice, seats swapped.
     pub duplicate: bool,
-    /// The games' rules.
-    pub rules: RuleSet,
+    /// The games' format: two-player gin on its rules, or a table (round robin only).
+    pub game: Format,
     /// The games' clock.
     pub clock: pb::TurnClock,
     /// The most games in play at once.
@@ -63,8 +63,36 @@ impl Spec {
         if !(1..=10_000).contains(&p.games_per_pairing) {
             return Err(Status::invalid_argument("spec.games_per_pairing: 1 to 10000"));
         }
-        let per_pairing = if p.duplicate { p.games_per_pairing.div_ceil(2) * 2 } else { p.games_per_pairing };
-        let rules = crate::api::convert::stored_rules(p.rules.as_ref())?;
+        let table =
+            crate::api::convert::format(&p.game_format, p.players, p.rules.as_ref()).map_err(|e| {
+                let m = e.message();
+                let m = if m.starts_with("format") { format!("game_{m}") } else { m.to_owned() };
+                Status::invalid_argument(format!("spec.{m}"))
+            })?;
+        let game = match table {
+            None => Format::Gin(crate::api::convert::stored_rules(p.rules.as_ref())?),
+            Some(f) => f,
+        };
+        let size = u32::from(game.players());
+        let per_pairing = if let Format::Gin(_) = game {
+            if p.duplicate { p.games_per_pairing.div_ceil(2) * 2 } else { p.games_per_pairing }
+        } else {
+            if format != pb::TournamentFormat::RoundRobin {
+                return Err(Status::invalid_argument(format!(
+                    "spec.format: tables of {size} play round robin only"
+                )));
+            }
+            if p.sprt.is_some() {
+                return Err(Status::invalid_argument("spec.sprt: two-player gin only"));
+            }
+            if p.entrants < size {
+                return Err(Status::invalid_argument(format!(
+                    "spec.entrants: at least the table size, {size}"
+                )));
+            }
+            let m = pairing::seatings_per_table(size, game.kind() == Kind::Teams);
+            p.games_per_pairing.div_ceil(m) * m
+        };
         let clock = crate::api::convert::clock(p.clock)?;
         let parallel = if p.parallel == 0 { 16 } else { p.parallel };
         if parallel > MAX_PARALLEL {
@@ -101,22 +129,36 @@ impl Spec {
         let seed = if fixed { p.seed } else { u64::from_le_bytes(random_bytes::<8>()) };
         let n = p.entrants as u64;
         let pairs = match format {
+            _ if !matches!(game, Format::Gin(_)) => pairing::subsets_count(p.entrants, size),
             pb::TournamentFormat::Gauntlet => n - 1,
             pb::TournamentFormat::Swiss => n / 2 * rounds as u64,
             _ => n * (n - 1) / 2,
         };
-        if pairs * per_pairing as u64 > MAX_GAMES {
+        let games = pairs.saturating_mul(per_pairing as u64);
+        if games > MAX_GAMES {
             return Err(Status::invalid_argument(format!(
-                "spec: {} games in all; at most {MAX_GAMES} per tournament",
-                pairs * per_pairing as u64
+                "spec: {games} games in all; at most {MAX_GAMES} per tournament"
             )));
         }
         p.seed = seed;
         p.format = format as i32;
         p.parallel = parallel;
         p.rounds = if format == pb::TournamentFormat::Swiss { rounds } else { 0 };
-        p.rules =
-            Some(pb::Rules { kind: Some(pb::rules::Kind::Custom(crate::game::wire::rule_set(&rules))) });
+        // Read back as stored: two-player gin as its full rule set, a table as its format's
+        // full document (so a later change of a preset does not change a stored tournament).
+        match &game {
+            Format::Gin(rules) => {
+                p.rules = Some(pb::Rules {
+                    kind: Some(pb::rules::Kind::Custom(crate::game::wire::rule_set(rules))),
+                });
+                p.game_format.clear();
+                p.players = 0;
+            }
+            table => {
+                p.game_format = table.to_value().to_string();
+                p.players = size;
+            }
+        }
         p.clock = Some(clock);
         if let (Some(s), Some(v)) = (&sprt, p.sprt.as_mut()) {
             v.alpha = s.alpha;
@@ -128,7 +170,7 @@ impl Spec {
             entrants: p.entrants,
             per_pairing,
             duplicate: p.duplicate,
-            rules,
+            game,
             clock,
             parallel,
             rounds,
@@ -138,9 +180,27 @@ impl Spec {
         })
     }
 
-    /// Games per round's pairings.
+    /// The table size (2: two-player gin).
+    pub fn size(&self) -> u32 {
+        u32::from(self.game.players())
+    }
+
+    /// Whether the games are tables (any format but two-player gin).
+    pub fn tables(&self) -> bool {
+        !matches!(self.game, Format::Gin(_))
+    }
+
+    /// Whether the games are team tables (partners in seats 0 and 2, 1 and 3).
+    pub fn teams(&self) -> bool {
+        self.game.kind() == Kind::Teams
+    }
+
+    /// Games per round's pairings (tables: the tables of the round robin).
     pub fn pairs_per_round(&self) -> u32 {
         let n = self.entrants;
+        if self.tables() {
+            return pairing::subsets_count(n, self.size()) as u32;
+        }
         match self.format {
             pb::TournamentFormat::Gauntlet => n - 1,
             pb::TournamentFormat::Swiss => n / 2,
@@ -162,22 +222,47 @@ impl Spec {
                 let deal = if self.duplicate { k / 2 } else { k };
                 v.push(Planned {
                     round,
-                    seats: if k % 2 == 0 { [i, j] } else { [j, i] },
-                    deal_seed: derive(derive(self.seed, round as u64), ((p as u64) << 20) | deal as u64),
+                    seats: if k % 2 == 0 { vec![i, j] } else { vec![j, i] },
+                    deal_seed: self.deal_seed(round, p, deal),
                 });
             }
         }
         v
     }
+
+    /// The games of a table round robin (one round), in play order: each table's games go
+    /// through its seatings in turn ([`pairing::table_seatings`]); with duplicate deals, the
+    /// games of one pass over the seatings share a deal.
+    pub fn plan_tables(&self) -> Vec<Planned> {
+        let seatings = pairing::seatings_per_table(self.size(), self.teams());
+        let mut v = Vec::new();
+        for (p, subset) in pairing::table_subsets(self.entrants, self.size()).iter().enumerate() {
+            let all = pairing::table_seatings(subset, self.teams());
+            for k in 0..self.per_pairing {
+                let deal = if self.duplicate { k / seatings } else { k };
+                v.push(Planned {
+                    round: 1,
+                    seats: all[(k % seatings) as usize].clone(),
+                    deal_seed: self.deal_seed(1, p, deal),
+                });
+            }
+        }
+        v
+    }
+
+    /// The deal of the `deal`th deal of pairing (or table) `p` of round `round`.
+    fn deal_seed(&self, round: u32, p: usize, deal: u32) -> u64 {
+        derive(derive(self.seed, round as u64), ((p as u64) << 20) | deal as u64)
+    }
 }
 
 /// A game of the plan, not booked yet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Planned {
     /// Its round.
     pub round: u32,
     /// The entrant in each seat.
-    pub seats: [u32; 2],
+    pub seats: Vec<u32>,
     /// Its deal.
     pub deal_seed: u64,
 }

@@ -20,15 +20,19 @@ pub(crate) struct BookedGame {
     pub(crate) number: u32,
     pub(crate) round: u32,
     pub(crate) game_id: String,
-    pub(crate) seats: [u32; 2],
+    /// The entrant in each seat.
+    pub(crate) seats: Vec<u32>,
     /// The seats' tokens, in memory only: the store keeps their hashes (with the game's
     /// seats), never the tokens. `None` after a restart, until the entrant re-enters and is
     /// handed a new one (`Tournaments::seat_token`).
-    pub(crate) tokens: [Option<String>; 2],
+    pub(crate) tokens: Vec<Option<String>>,
     pub(crate) deal_seed: u64,
     pub(crate) done: bool,
     pub(crate) winner: Option<u32>,
-    pub(crate) totals: [u32; 2],
+    /// Final totals per seat, once done.
+    pub(crate) totals: Vec<i64>,
+    /// Each seat's place once done, 1 the best (equal places: a draw between those seats).
+    pub(crate) places: Vec<u32>,
     /// The game exists on the server (not stored: a booked game is created right after its
     /// booking, or by the driver after a crash between the two). Its seats are assigned only
     /// then.
@@ -74,6 +78,11 @@ impl Tournament {
 
     /// Plans round `round` (the first, or the next Swiss round after the last is done).
     pub(crate) fn plan_round(&mut self, round: u32) {
+        if self.spec.tables() {
+            self.round = round;
+            self.planned = self.spec.plan_tables().into();
+            return;
+        }
         let spec = &self.spec;
         let pairs = match spec.format {
             pb::TournamentFormat::Gauntlet => pairing::gauntlet(spec.entrants),
@@ -116,21 +125,51 @@ impl Tournament {
         out
     }
 
-    /// Entrant `e`'s per-game scores.
+    /// Entrant `e`'s per-game scores ([`BookedGame::score`]).
     pub(crate) fn tally(&self, e: u32) -> Tally {
         let mut t = Tally::default();
+        let teams = self.spec.teams();
         for g in self.games.iter().filter(|g| g.done) {
             let Some(s) = g.seats.iter().position(|&x| x == e) else { continue };
-            t.add(match g.winner {
-                Some(w) if w as usize == s => 1.0,
-                Some(_) => 0.0,
-                None => 0.5,
-            });
+            t.add(g.score(s, teams));
         }
         t
     }
 
+    /// The partnerships' standings (team tables; empty otherwise), best first.
+    pub(crate) fn team_standings(&self) -> Vec<pb::TeamStanding> {
+        if !self.spec.teams() {
+            return Vec::new();
+        }
+        let mut rows: std::collections::BTreeMap<(u32, u32), pb::TeamStanding> = Default::default();
+        for g in self.games.iter().filter(|g| g.done) {
+            for s in 0..2 {
+                let (a, b) = (g.seats[s], g.seats[s + 2]);
+                let key = (a.min(b), a.max(b));
+                let r = rows.entry(key).or_insert_with(|| pb::TeamStanding {
+                    entrants: vec![key.0, key.1],
+                    names: [key.0, key.1].iter().map(|&e| self.entrants[e as usize].name.clone()).collect(),
+                    ..Default::default()
+                });
+                let score = g.score(s, true);
+                r.games += 1;
+                match g.outcome(s) {
+                    Outcome::Win => r.wins += 1,
+                    Outcome::Loss => r.losses += 1,
+                    Outcome::Draw => r.draws += 1,
+                }
+                r.points += g.totals.get(s).copied().unwrap_or(0);
+                // A running mean of the games' scores.
+                r.score += (score - r.score) / r.games as f64;
+            }
+        }
+        let mut rows: Vec<pb::TeamStanding> = rows.into_values().collect();
+        rows.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.points.cmp(&a.points)));
+        rows
+    }
+
     pub(crate) fn standings(&self) -> pb::Standings {
+        let tables = self.spec.tables();
         let mut rows: Vec<pb::Standing> = (0..self.entrants.len() as u32)
             .map(|e| {
                 let mut r = pb::Standing {
@@ -138,16 +177,26 @@ impl Tournament {
                     name: self.entrants[e as usize].name.clone(),
                     ..Default::default()
                 };
+                let mut places = 0u64;
                 for g in self.games.iter().filter(|g| g.done) {
                     let Some(s) = g.seats.iter().position(|&x| x == e) else { continue };
                     r.games += 1;
-                    match g.winner {
-                        Some(w) if w as usize == s => r.wins += 1,
-                        Some(_) => r.losses += 1,
-                        None => r.draws += 1,
+                    match g.outcome(s) {
+                        Outcome::Win => r.wins += 1,
+                        Outcome::Loss => r.losses += 1,
+                        Outcome::Draw => r.draws += 1,
                     }
-                    r.points_for += g.totals[s] as u64;
-                    r.points_against += g.totals[1 - s] as u64;
+                    let total = g.totals.get(s).copied().unwrap_or(0);
+                    if tables {
+                        r.table_points += total;
+                        places += u64::from(g.places.get(s).copied().unwrap_or(1));
+                    } else {
+                        r.points_for += total.max(0) as u64;
+                        r.points_against += g.totals.get(1 - s).copied().unwrap_or(0).max(0) as u64;
+                    }
+                }
+                if tables && r.games > 0 {
+                    r.mean_place = places as f64 / r.games as f64;
                 }
                 let t = self.tally(e);
                 r.score = t.mean();
@@ -157,16 +206,11 @@ impl Tournament {
                 r
             })
             .collect();
+        let points = |r: &pb::Standing| r.points_for as i64 - r.points_against as i64 + r.table_points;
         rows.sort_by(|a, b| {
-            b.score
-                .total_cmp(&a.score)
-                .then(
-                    (b.points_for as i64 - b.points_against as i64)
-                        .cmp(&(a.points_for as i64 - a.points_against as i64)),
-                )
-                .then(a.entrant.cmp(&b.entrant))
+            b.score.total_cmp(&a.score).then(points(b).cmp(&points(a))).then(a.entrant.cmp(&b.entrant))
         });
-        pb::Standings { rows }
+        pb::Standings { rows, teams: self.team_standings() }
     }
 
     pub(crate) fn state(&self, with_games: bool) -> pb::TournamentState {
@@ -176,6 +220,7 @@ impl Tournament {
             spec.seed = 0; // every deal derives from it: secret until the end
         }
         let (lo, hi) = self.spec.sprt.map(|s| s.bounds()).unwrap_or((0.0, 0.0));
+        let tables = self.spec.tables();
         pb::TournamentState {
             tournament_id: self.id.clone(),
             spec: Some(spec),
@@ -196,7 +241,14 @@ impl Tournament {
                         deal_seed: if over { g.deal_seed } else { 0 },
                         done: g.done,
                         winner: g.winner,
-                        totals: if g.done { g.totals.to_vec() } else { Vec::new() },
+                        totals: if g.done && !tables {
+                            g.totals.iter().map(|&t| t.max(0) as u32).collect()
+                        } else {
+                            Vec::new()
+                        },
+                        entrants: g.seats.clone(),
+                        table_totals: if g.done && tables { g.totals.clone() } else { Vec::new() },
+                        places: if g.done { g.places.clone() } else { Vec::new() },
                     })
                     .collect()
             } else {
@@ -211,18 +263,20 @@ impl Tournament {
             sprt_lower: lo,
             sprt_upper: hi,
             fixed_deals: self.spec.fixed,
+            game_format: Some(crate::game::wire::format_info(&self.spec.game)),
         }
     }
 
     /// Books a finished game's result; returns false if it was already booked.
-    pub(crate) fn finish_game(&mut self, number: u32, winner: Option<u32>, totals: [u32; 2]) -> bool {
+    pub(crate) fn finish_game(&mut self, number: u32, result: &GameOutcome) -> bool {
         let Some(g) = self.games.iter_mut().find(|g| g.number == number) else { return false };
         if g.done {
             return false;
         }
         g.done = true;
-        g.winner = winner;
-        g.totals = totals;
+        g.winner = result.winner;
+        g.totals = result.totals.clone();
+        g.places = result.places(g.seats.len());
         true
     }
 
@@ -251,6 +305,81 @@ impl Tournament {
             return true;
         }
         false
+    }
+}
+
+/// A finished game's result as the tournament books it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct GameOutcome {
+    /// The single winning seat (two-player: the winner; `None`: a draw or a shared win).
+    pub(crate) winner: Option<u32>,
+    /// Final totals per seat.
+    pub(crate) totals: Vec<i64>,
+    /// Each seat's place, 1 the best (empty: two-player, from `winner`).
+    pub(crate) places: Vec<u32>,
+}
+
+impl GameOutcome {
+    /// The result of a game that ended (`pb::GameResult`): two-player totals and winner, or
+    /// a table's signed totals and places.
+    pub(crate) fn of(r: &pb::GameResult, tables: bool) -> GameOutcome {
+        if tables {
+            GameOutcome { winner: r.winner, totals: r.table_totals.clone(), places: r.places.clone() }
+        } else {
+            let totals = (0..2).map(|s| i64::from(r.totals.get(s).copied().unwrap_or(0))).collect();
+            GameOutcome { winner: r.winner, totals, places: Vec::new() }
+        }
+    }
+
+    /// Each of `seats` seats' place: as given; two-player (or a table that ended with no
+    /// places): the winner first and the other seats second, every seat first without one.
+    pub(crate) fn places(&self, seats: usize) -> Vec<u32> {
+        if self.places.len() == seats {
+            return self.places.clone();
+        }
+        (0..seats as u32).map(|s| if self.winner.is_some_and(|w| w != s) { 2 } else { 1 }).collect()
+    }
+}
+
+/// A seat's result in one game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    Win,
+    Loss,
+    Draw,
+}
+
+impl BookedGame {
+    /// Seat `s`'s score in this finished game: the mean, over its opponents (at a team table
+    /// not its partner), of 1 for a better place, 0.5 for the same, 0 for a worse one. Two
+    /// players: 1 for a win, 0.5 for a draw, 0 for a loss.
+    pub(crate) fn score(&self, s: usize, teams: bool) -> f64 {
+        let mine = self.places[s];
+        let (mut sum, mut n) = (0.0, 0u32);
+        for (o, &theirs) in self.places.iter().enumerate() {
+            if o == s || (teams && o % 2 == s % 2) {
+                continue;
+            }
+            n += 1;
+            sum += match mine.cmp(&theirs) {
+                std::cmp::Ordering::Less => 1.0,
+                std::cmp::Ordering::Equal => 0.5,
+                std::cmp::Ordering::Greater => 0.0,
+            };
+        }
+        if n == 0 { 0.5 } else { sum / n as f64 }
+    }
+
+    /// Seat `s`'s result: a win is the first place when not every seat shares it; a draw,
+    /// every seat in the same place.
+    pub(crate) fn outcome(&self, s: usize) -> Outcome {
+        if self.places.iter().all(|&p| p == self.places[s]) {
+            Outcome::Draw
+        } else if self.places[s] == 1 {
+            Outcome::Win
+        } else {
+            Outcome::Loss
+        }
     }
 }
 
@@ -319,18 +448,23 @@ impl Tournament {
         let games: Vec<BookedGame> = s
             .games
             .into_iter()
-            .map(|(b, result)| BookedGame {
-                number: b.number,
-                round: b.round,
-                game_id: b.game_id,
-                seats: b.seats,
-                tokens: [None, None],
-                deal_seed: b.deal_seed,
-                done: result.is_some(),
-                winner: result.as_ref().and_then(|r| r.winner),
-                totals: result.map_or([0, 0], |r| r.totals),
-                // Checked by the driver before the seats are assigned.
-                created: false,
+            .map(|(b, result)| {
+                let outcome =
+                    result.map(|r| GameOutcome { winner: r.winner, totals: r.totals, places: r.places });
+                BookedGame {
+                    number: b.number,
+                    round: b.round,
+                    game_id: b.game_id,
+                    tokens: vec![None; b.seats.len()],
+                    places: outcome.as_ref().map_or(Vec::new(), |o| o.places(b.seats.len())),
+                    seats: b.seats,
+                    deal_seed: b.deal_seed,
+                    done: outcome.is_some(),
+                    winner: outcome.as_ref().and_then(|r| r.winner),
+                    totals: outcome.map_or(Vec::new(), |r| r.totals),
+                    // Checked by the driver before the seats are assigned.
+                    created: false,
+                }
             })
             .collect();
         let status = pb::TournamentStatus::try_from(t.status).unwrap_or(pb::TournamentStatus::Waiting);
@@ -377,5 +511,130 @@ impl Tournament {
             byes: HashSet::new(),
             sprt: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table_spec(format: &str, entrants: u32, per_table: u32, duplicate: bool) -> Spec {
+        Spec::new(pb::TournamentSpec {
+            entrants,
+            games_per_pairing: per_table,
+            duplicate,
+            game_format: format.into(),
+            seed: 5,
+            ..Default::default()
+        })
+        .unwrap()
+    }
+
+    /// A running tournament of `spec` with its whole plan booked (not played).
+    fn booked(spec: Spec) -> Tournament {
+        let mut t = Tournament::new("t".into(), spec, None);
+        for e in 0..t.spec.entrants {
+            t.entrants.push(Entrant { name: format!("e{e}"), token_hash: [0; 32] });
+        }
+        t.status = pb::TournamentStatus::Running;
+        t.plan_round(1);
+        let planned: Vec<Planned> = t.planned.drain(..).collect();
+        for (number, p) in planned.into_iter().enumerate() {
+            t.games.push(BookedGame {
+                number: number as u32,
+                round: p.round,
+                game_id: format!("g{number}"),
+                tokens: vec![None; p.seats.len()],
+                seats: p.seats,
+                deal_seed: p.deal_seed,
+                done: false,
+                winner: None,
+                totals: Vec::new(),
+                places: Vec::new(),
+                created: true,
+            });
+        }
+        t
+    }
+
+    #[test]
+    fn a_team_round_robin_partners_every_pair_and_rotates_each_deal_over_its_seatings() {
+        let t = booked(table_spec("teams", 4, 1, true));
+        // One table of four: its 12 seatings (3 partnerships × 4 rotations) on one deal.
+        assert_eq!(t.spec.total_games(), 12);
+        assert_eq!(t.games.len(), 12);
+        let deals: std::collections::HashSet<u64> = t.games.iter().map(|g| g.deal_seed).collect();
+        assert_eq!(deals.len(), 1);
+        let seatings: std::collections::HashSet<Vec<u32>> = t.games.iter().map(|g| g.seats.clone()).collect();
+        assert_eq!(seatings.len(), 12, "12 different seatings");
+        // Without duplicate deals, each game has a deal of its own.
+        let t = booked(table_spec("teams", 5, 12, false));
+        assert_eq!(t.games.len(), 5 * 12);
+        let deals: std::collections::HashSet<u64> = t.games.iter().map(|g| g.deal_seed).collect();
+        assert_eq!(deals.len(), 60);
+        // Games per table are rounded up to a whole number of seatings.
+        assert_eq!(table_spec("rummy", 4, 5, false).per_pairing, 8, "4 seatings at rummy for 4");
+        assert_eq!(table_spec("teams", 4, 13, true).per_pairing, 24);
+    }
+
+    #[test]
+    fn team_standings_score_partners_together_and_never_against_each_other() {
+        let mut t = booked(table_spec("teams", 4, 1, true));
+        // Seats 0 and 2 are a team, 1 and 3 the other. In every game, the team of seat 0
+        // wins with 120 to 40.
+        let numbers: Vec<u32> = t.games.iter().map(|g| g.number).collect();
+        for n in numbers {
+            let won = GameOutcome { winner: None, totals: vec![120, 40, 120, 40], places: vec![1, 2, 1, 2] };
+            assert!(t.finish_game(n, &won));
+            assert!(!t.finish_game(n, &won), "booked once");
+        }
+        let st = t.standings();
+        // Each entrant sat in seat 0 or 2 in half of the 12 seatings: 6 wins, 6 losses.
+        for r in &st.rows {
+            assert_eq!((r.games, r.wins, r.losses, r.draws), (12, 6, 6, 0), "{r:?}");
+            assert!((r.score - 0.5).abs() < 1e-12, "a partner's place is never a pairwise result");
+            assert_eq!(r.table_points, 6 * 120 + 6 * 40);
+            assert!((r.mean_place - 1.5).abs() < 1e-12);
+        }
+        // Six partnerships, each 4 games together (both on the winning team in 2 of them).
+        assert_eq!(st.teams.len(), 6);
+        for team in &st.teams {
+            assert_eq!(team.entrants.len(), 2);
+            assert!(team.entrants[0] < team.entrants[1]);
+            assert_eq!(team.names, team.entrants.iter().map(|e| format!("e{e}")).collect::<Vec<_>>());
+            assert_eq!((team.games, team.wins, team.losses), (4, 2, 2), "{team:?}");
+            assert_eq!(team.points, 2 * 120 + 2 * 40);
+            assert!((team.score - 0.5).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn a_table_game_scores_each_seat_pairwise_by_place() {
+        let g = BookedGame {
+            number: 0,
+            round: 1,
+            game_id: "g".into(),
+            seats: vec![0, 1, 2, 3],
+            tokens: vec![None; 4],
+            deal_seed: 0,
+            done: true,
+            winner: None,
+            totals: vec![50, 50, 10, -5],
+            places: vec![1, 1, 3, 4],
+            created: true,
+        };
+        // Seat 0: tie with seat 1 (0.5), better than 2 and 3 (1 each): 2.5 / 3.
+        assert!((g.score(0, false) - 2.5 / 3.0).abs() < 1e-12);
+        assert!((g.score(2, false) - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(g.score(3, false), 0.0);
+        assert_eq!((g.outcome(0), g.outcome(1), g.outcome(3)), (Outcome::Win, Outcome::Win, Outcome::Loss));
+        let all_tied = BookedGame { places: vec![1, 1, 1, 1], ..g.clone() };
+        assert_eq!(all_tied.outcome(2), Outcome::Draw);
+        assert_eq!(all_tied.score(2, false), 0.5);
+        // Two players: the winner gets 1, places from the winner.
+        let two = GameOutcome { winner: Some(1), totals: vec![30, 140], places: Vec::new() };
+        assert_eq!(two.places(2), vec![2, 1]);
+        let drawn = GameOutcome { winner: None, ..two };
+        assert_eq!(drawn.places(2), vec![1, 1]);
     }
 }

@@ -10,6 +10,7 @@ mod leaks;
 mod malformed;
 mod restart;
 mod resume;
+mod table_tournament;
 mod tables;
 mod text;
 mod tls;
