@@ -232,6 +232,21 @@ async fn a_rummy_tournament_at_tables_of_three() {
 /// re-entry, and played on with it. Every game ends, and no entrant reports a failed game.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn entrants_play_on_through_a_server_restart() {
+    play_through_a_restart(&["--rules", "standard", "--games", "6"], &["a", "b"], 6).await;
+}
+
+/// The same at a rummy table of three: the seats of a table's game in play come back with
+/// new tokens to all three entrants.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn table_entrants_play_on_through_a_server_restart() {
+    play_through_a_restart(&["--rules", "rummy", "--players", "3", "--games", "3"], &["a", "b", "c"], 3)
+        .await;
+}
+
+/// A tournament of `spec` (create's flags), one game at a time, among the entrants `names`:
+/// the server stops while the second game is being played and starts again; every game is
+/// played to its end and booked, `games` in all.
+async fn play_through_a_restart(spec: &[&str], names: &[&str], games: usize) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("t.db");
     let first = Server::start().await;
@@ -239,28 +254,14 @@ async fn entrants_play_on_through_a_server_restart() {
     first.stop().await;
     let server = Server::start_at(&db, addr).await;
     let url = server.url();
-    let (out, _) = run(&[
-        "tournament",
-        "create",
-        "--server",
-        &url,
-        "--entrants",
-        "2",
-        "--games",
-        "6",
-        "--parallel",
-        "1",
-        "--rules",
-        "standard",
-        "--seed",
-        "9",
-        "--name",
-        "restart",
-    ])
-    .await;
+    let entrants = names.len().to_string();
+    let mut args = vec!["tournament", "create", "--server", &url, "--entrants", &entrants, "--parallel", "1"];
+    args.extend(["--seed", "9", "--name", "restart"]);
+    args.extend(spec);
+    let (out, _) = run(&args).await;
     let id = out.trim().to_string();
     let mut joins = Vec::new();
-    for name in ["a", "b"] {
+    for name in names {
         let args =
             ["tournament", "join", "--server", &url, "--id", &id, "--strategy", "simple", "--name", name];
         let child = Command::new(BIN)
@@ -301,6 +302,8 @@ async fn entrants_play_on_through_a_server_restart() {
     let (json, _) = results().await;
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["status"], "finished");
-    assert_eq!(v["games"].as_array().unwrap().len(), 6);
+    let booked = v["games"].as_array().unwrap();
+    assert_eq!(booked.len(), games);
+    assert!(booked.iter().all(|g| g["done"] == true && g["seats"].as_array().unwrap().len() == names.len()));
     server.stop().await;
 }
