@@ -129,9 +129,7 @@ fn run_table(a: BridgeArgs, format: engine::Format) -> Result<()> {
         let doc = format.to_value().to_string();
         let players = u32::from(format.players());
         let mut won = 0;
-        let rpc = |what| move |status| gin_sdk::Error::Rpc { what, status };
         for i in 0..games {
-            let mut lobby = client.lobby();
             let (game_id, token) = match (&a.join, &a.vs_bot) {
                 (Some(id), _) => {
                     let req = pb::JoinGameRequest {
@@ -140,7 +138,7 @@ fn run_table(a: BridgeArgs, format: engine::Format) -> Result<()> {
                         accept_fixed_deals: a.accept_fixed_deals,
                         ..Default::default()
                     };
-                    (id.clone(), lobby.join_game(req).await.map_err(rpc("JoinGame"))?.into_inner().seat_token)
+                    (id.clone(), client.join_table(req).await?.token)
                 }
                 (None, bot_name) => {
                     let req = pb::CreateGameRequest {
@@ -158,11 +156,11 @@ fn run_table(a: BridgeArgs, format: engine::Format) -> Result<()> {
                             name: a.name.clone(),
                             ..Default::default()
                         };
-                        let q = lobby.quick_match(q).await.map_err(rpc("QuickMatch"))?.into_inner();
-                        (q.game_id, q.seat_token)
+                        let (q, _) = client.quick_match_table(q).await?;
+                        (q.game_id, q.token)
                     } else {
-                        let c = lobby.create_game(req).await.map_err(rpc("CreateGame"))?.into_inner();
-                        (c.game_id, c.seat_token)
+                        let c = client.create_table(req).await?;
+                        (c.game_id, c.token)
                     }
                 }
             };

@@ -251,21 +251,15 @@ fn run_tables(a: PlayArgs, format: engine::Format) -> Result<()> {
                         accept_fixed_deals: a.accept_fixed_deals,
                         ..Default::default()
                     };
-                    // Raw: the SDK's `Seated` holds a two-player seat.
-                    let j = client
-                        .lobby()
-                        .join_game(req)
-                        .await
-                        .map_err(|status| sdk::Error::Rpc { what: "JoinGame", status })?
-                        .into_inner();
+                    let j = client.join_table(req).await?;
                     eprintln!(
                         "joined game {} as seat {}; back to it with --join {} --token {}",
                         printable(game),
                         j.seat,
                         printable(game),
-                        printable(&j.seat_token)
+                        printable(&j.token)
                     );
-                    j.seat_token
+                    j.token
                 }
             };
             let mut bot = sdk::table_strategy(&a.strategy, a.strategy_seed)?;
@@ -279,19 +273,15 @@ fn run_tables(a: PlayArgs, format: engine::Format) -> Result<()> {
                 let (game_id, token) = match &a.vs_bot {
                     Some(bot) => {
                         let c = client
-                            .lobby()
-                            .create_game(pb::CreateGameRequest {
+                            .create_table(pb::CreateGameRequest {
                                 format: doc.clone(),
                                 players,
-                                join: true,
                                 name: name.clone(),
                                 house_bot: bot.clone(),
                                 ..Default::default()
                             })
-                            .await
-                            .map_err(|status| sdk::Error::Rpc { what: "CreateGame", status })?
-                            .into_inner();
-                        (c.game_id, c.seat_token)
+                            .await?;
+                        (c.game_id, c.token)
                     }
                     None => {
                         let req = pb::QuickMatchRequest {
@@ -300,13 +290,8 @@ fn run_tables(a: PlayArgs, format: engine::Format) -> Result<()> {
                             name: name.clone(),
                             ..Default::default()
                         };
-                        let q = client
-                            .lobby()
-                            .quick_match(req)
-                            .await
-                            .map_err(|status| sdk::Error::Rpc { what: "QuickMatch", status })?
-                            .into_inner();
-                        (q.game_id, q.seat_token)
+                        let (q, _) = client.quick_match_table(req).await?;
+                        (q.game_id, q.token)
                     }
                 };
                 let mut bot = sdk::table_strategy(&a.strategy, a.strategy_seed.wrapping_add(i))?;

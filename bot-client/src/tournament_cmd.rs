@@ -340,6 +340,8 @@ async fn watch(a: IdArgs) -> Result<()> {
     });
     let mut last = None;
     let mut printed = std::time::Instant::now() - Duration::from_secs(60);
+    // When this watch first saw the tournament, and its games done then: the rate since.
+    let mut since: Option<(std::time::Instant, u32)> = None;
     loop {
         let stream = t.watch_tournament(pb::WatchTournamentRequest { tournament_id: a.id.get() }).await;
         let mut s = match stream {
@@ -362,7 +364,13 @@ async fn watch(a: IdArgs) -> Result<()> {
                         || st.status == pb::TournamentStatus::Finished as i32
                     {
                         printed = std::time::Instant::now();
-                        eprintln!("{}/{} games, {} running", st.games_done, st.games_total, st.games_running);
+                        let first = *since.get_or_insert((printed, st.games_done));
+                        let eta = eta_secs(first, (printed, st.games_done), st.games_total)
+                            .map_or(String::new(), |s| format!(", ETA {s:.0} s"));
+                        eprintln!(
+                            "{}/{} games, {} running{eta}",
+                            st.games_done, st.games_total, st.games_running
+                        );
                     }
                     last = Some(st);
                 }
@@ -413,6 +421,14 @@ async fn results(a: ResultsArgs) -> Result<()> {
     Ok(())
 }
 
+/// Seconds left at the rate seen between `first` and `now` (instant, games done), for
+/// `total` games; `None` before any game ended in between.
+fn eta_secs(first: (std::time::Instant, u32), now: (std::time::Instant, u32), total: u32) -> Option<f64> {
+    let done = now.1.checked_sub(first.1).filter(|&d| d > 0)?;
+    let secs = now.0.duration_since(first.0).as_secs_f64();
+    Some(secs / done as f64 * total.saturating_sub(now.1) as f64)
+}
+
 /// A status from the server as an error, its message escaped.
 fn refused(s: &tonic::Status) -> anyhow::Error {
     anyhow::anyhow!("{}: {}", s.code(), printable(s.message()))
@@ -435,6 +451,16 @@ mod tests {
         let shown = export_text(csv, true);
         assert_eq!(shown, "number,seat0\n1,\\u{202e}ecila\\u{1b}[2J\n");
         assert_eq!(export_text(csv, false), csv);
+    }
+
+    #[test]
+    fn the_eta_is_the_rate_seen_so_far() {
+        let t0 = std::time::Instant::now();
+        let t1 = t0 + Duration::from_secs(10);
+        // 20 games in 10 s, 60 left: 30 s.
+        assert_eq!(eta_secs((t0, 5), (t1, 25), 85), Some(30.0));
+        assert_eq!(eta_secs((t0, 5), (t1, 5), 85), None, "no game ended yet");
+        assert_eq!(eta_secs((t0, 5), (t1, 85), 85), Some(0.0));
     }
 
     #[test]

@@ -152,25 +152,25 @@ pub async fn seat(
     Ok(Place { game_id: s.game_id, token: s.token })
 }
 
-/// Takes the first free seat of game `id`. The answer is read raw: a table of another
-/// format has seats past 1 (the SDK's `Seated` holds a two-player seat).
+/// Takes the first free seat of game `id` (of any format: a table's seats go past 1).
 async fn join(client: &Client, id: &str, name: &str, accept_fixed_deals: bool) -> Result<Place> {
     let j = client
-        .lobby()
-        .join_game(pb::JoinGameRequest {
+        .join_table(pb::JoinGameRequest {
             game_id: id.to_string(),
             name: name.to_string(),
             accept_fixed_deals,
             ..Default::default()
         })
         .await
-        .map_err(|status| anyhow::anyhow!("joining game {id}: {}", refusal_text(&status)))?
-        .into_inner();
-    Ok(Place { game_id: id.to_string(), token: j.seat_token })
+        .map_err(|e| match e {
+            Error::Rpc { status, .. } => anyhow::anyhow!("joining game {id}: {}", refusal_text(&status)),
+            e => anyhow::anyhow!("joining game {id}: {e}"),
+        })?;
+    Ok(Place { game_id: id.to_string(), token: j.token })
 }
 
 /// [`seat`] at a table of another format: `format` is its document, `players` its size.
-/// (The lobby's answers are read raw: their seat may be past 1.)
+/// (Raw lobby calls: a quick match's own 70 s deadline, and errors explained as [`seat`]'s.)
 pub async fn seat_table(
     client: &Client,
     how: &Seating,

@@ -138,6 +138,17 @@ pub enum Error {
     NotSeated,
     /// The server's messages contradict each other.
     Protocol(String),
+    /// A two-player lobby call (`call`) was given a table's seat past 1: the server seated
+    /// the caller, and the seat is here, to be played as a table's (`table_call` takes such
+    /// seats in the first place).
+    TableSeat {
+        /// The two-player call.
+        call: &'static str,
+        /// The call for tables.
+        table_call: &'static str,
+        /// The seat taken.
+        seated: TableSeated,
+    },
 }
 
 /// The server's words (a status message, what it sent) are shown escaped
@@ -152,6 +163,13 @@ impl std::fmt::Display for Error {
             }
             Error::NotSeated => f.write_str("the seat token is not a seat of this game"),
             Error::Protocol(e) => write!(f, "unexpected message from the server: {}", printable(e)),
+            Error::TableSeat { call, table_call, seated } => write!(
+                f,
+                "{call}: seated at seat {} of game {}, a table's seat: take table seats with {table_call} \
+                 (the seat and its token are in this error)",
+                seated.seat,
+                printable(&seated.game_id)
+            ),
         }
     }
 }
@@ -174,6 +192,32 @@ pub struct Seated {
     pub seat: Seat,
     /// The seat token (secret).
     pub token: String,
+}
+
+/// A seat the bot holds at a game of any format (a table's seats go past 1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableSeated {
+    /// The game.
+    pub game_id: String,
+    /// The seat, from 0.
+    pub seat: u8,
+    /// The seat token (secret).
+    pub token: String,
+}
+
+impl TableSeated {
+    /// The same seat of a two-player game; an error naming the table calls for a seat past 1.
+    fn two_player(self, call: &'static str, table_call: &'static str) -> Result<Seated, Error> {
+        match convert::seat(u32::from(self.seat)) {
+            Ok(seat) => Ok(Seated { game_id: self.game_id, seat, token: self.token }),
+            Err(_) => Err(Error::TableSeat { call, table_call, seated: self }),
+        }
+    }
+}
+
+/// A seat number from the server as a table's seat.
+fn table_seat(seat: u32) -> Result<u8, Error> {
+    u8::try_from(seat).map_err(|_| Error::Protocol(format!("seat {seat}: not a seat")))
 }
 
 /// How a game ended, for the seat that played it.
@@ -477,6 +521,16 @@ impl Client {
         &self,
         req: pb::QuickMatchRequest,
     ) -> Result<(Seated, Option<String>), Error> {
+        let (seated, bot) = self.quick_match_table(req).await?;
+        Ok((seated.two_player("quick_match_with", "quick_match_table")?, bot))
+    }
+
+    /// [`quick_match_with`](Self::quick_match_with) for any format (`req.format`,
+    /// `req.players`): the seat may be past 1.
+    pub async fn quick_match_table(
+        &self,
+        req: pb::QuickMatchRequest,
+    ) -> Result<(TableSeated, Option<String>), Error> {
         let not_deadline = |s: &Status| s.code() != Code::DeadlineExceeded && transient(s);
         let r = self
             .retry("QuickMatch", Duration::from_secs(75), not_deadline, || {
@@ -485,13 +539,19 @@ impl Client {
                 async move { c.quick_match(req).await.map(|r| r.into_inner()) }
             })
             .await?;
-        let seated = Seated { game_id: r.game_id, seat: convert::seat(r.seat)?, token: r.seat_token };
+        let seated = TableSeated { game_id: r.game_id, seat: table_seat(r.seat)?, token: r.seat_token };
         Ok((seated, Some(r.house_bot).filter(|b| !b.is_empty())))
     }
 
     /// Creates a game as `req` says and takes a seat in it (`join` is forced on). Set
     /// `req.house_bot` to a strategy name to play the server's built-in bot.
     pub async fn create_game(&self, req: pb::CreateGameRequest) -> Result<Seated, Error> {
+        self.create_table(req).await?.two_player("create_game", "create_table")
+    }
+
+    /// [`create_game`](Self::create_game) for any format (`req.format`, `req.players`,
+    /// `req.house_bots`).
+    pub async fn create_table(&self, req: pb::CreateGameRequest) -> Result<TableSeated, Error> {
         let req = pb::CreateGameRequest { join: true, ..req };
         // Not retried on a lost answer (a retry would create a second game); rate limits are.
         let r = self
@@ -507,7 +567,7 @@ impl Client {
             )
             .await?;
         let seat = r.seat.ok_or_else(|| Error::Protocol("CreateGame with join returned no seat".into()))?;
-        Ok(Seated { game_id: r.game_id, seat: convert::seat(seat)?, token: r.seat_token })
+        Ok(TableSeated { game_id: r.game_id, seat: table_seat(seat)?, token: r.seat_token })
     }
 
     /// Takes the first free seat of `game_id`. A game with fixed deals (its creator chose the
@@ -524,6 +584,12 @@ impl Client {
     /// Takes a seat of a game as `req` says (a given seat; `accept_fixed_deals` to join a game
     /// whose creator chose the seed and may know every hand).
     pub async fn join_game_with(&self, req: pb::JoinGameRequest) -> Result<Seated, Error> {
+        self.join_table(req).await?.two_player("join_game_with", "join_table")
+    }
+
+    /// [`join_game_with`](Self::join_game_with) at a game of any format: the seat may be
+    /// past 1.
+    pub async fn join_table(&self, req: pb::JoinGameRequest) -> Result<TableSeated, Error> {
         let game_id = req.game_id.clone();
         let r = self
             .retry(
@@ -537,7 +603,7 @@ impl Client {
                 },
             )
             .await?;
-        Ok(Seated { game_id, seat: convert::seat(r.seat)?, token: r.seat_token })
+        Ok(TableSeated { game_id, seat: table_seat(r.seat)?, token: r.seat_token })
     }
 
     /// The snapshot `token` ("" for a spectator) may see of `game_id` now.

@@ -118,3 +118,43 @@ async fn play_table_plays_a_team_game_to_its_end() {
     assert!(o.decisions > 10 && o.hands >= 2, "{o:?}");
     assert!(table_strategy("strong", 1).is_err());
 }
+
+/// The SDK's table lobby calls take seats past 1; its two-player calls refuse such a seat
+/// naming the call that takes it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn table_seats_past_one_are_taken_with_the_table_calls() {
+    let server = Server::start().await;
+    let client = Client::connect(&format!("http://{}", server.addr)).await.unwrap();
+    let creator = client
+        .create_table(pb::CreateGameRequest {
+            format: "rummy".into(),
+            players: 4,
+            name: "host".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(creator.seat, 0);
+    let join = |name: &str| pb::JoinGameRequest {
+        game_id: creator.game_id.clone(),
+        name: name.into(),
+        ..Default::default()
+    };
+    let second = client.join_table(join("second")).await.unwrap();
+    assert_eq!(second.seat, 1);
+    let e = client.join_game_with(join("third")).await.unwrap_err();
+    let said = e.to_string();
+    assert!(said.contains("seat 2") && said.contains("join_table"), "{said}");
+    let gin_sdk::Error::TableSeat { seated: third, .. } = e else { panic!("{e:?}") };
+    assert!(!said.contains(&third.token), "no token in the message: {said}");
+    // The server seated the caller: the error hands the seat over, to be played.
+    assert_eq!(third.seat, 2);
+    let snap = client.get_game(&third.game_id, &third.token).await.unwrap();
+    assert_eq!(snap.viewer_seat, Some(2));
+    let fourth = client.join_table(join("fourth")).await.unwrap();
+    assert_eq!(fourth.seat, 3);
+    let snap = client.get_game(&creator.game_id, &fourth.token).await.unwrap();
+    assert_eq!(snap.viewer_seat, Some(3));
+    let names: Vec<&str> = snap.seats.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["host", "second", "third", "fourth"]);
+}
