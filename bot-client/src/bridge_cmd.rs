@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use gin_proto::v1 as pb;
-use gin_sdk::bridge::{self, BotProcess};
+use gin_sdk::bridge::{self, BotProcess, OnError};
 use gin_sdk::{Client, Seated};
 
 #[derive(clap::Args)]
@@ -41,9 +41,54 @@ pub struct BridgeArgs {
     /// How long the program may take to answer one turn, in milliseconds.
     #[arg(long, default_value_t = 10_000)]
     timeout_ms: u64,
+    /// With --vs-bot: the program's seat (0 or 1 at two-player gin; any of a table's).
+    /// Without it, the server's choice (seat 0).
+    #[arg(long, value_name = "N", requires = "vs_bot")]
+    seat: Option<u32>,
+    /// With --vs-bot: the deal seed of every game (fixed deals: the same seed and rules deal
+    /// the same hands, so `--seat 0` then `--seat 1` plays a mirrored pair). Game i of
+    /// --games N uses SEED+i.
+    #[arg(long, value_name = "SEED", requires = "vs_bot")]
+    seed: Option<u64>,
+    /// What a bad or late answer, or a line written when no answer was asked, does: stop
+    /// (resign the game and stop), resign-game (resign it and play the next game), skip
+    /// (tell the program, play a safe move for that turn, go on). Under the last two a
+    /// stray line is reported and ignored.
+    #[arg(long, value_enum, default_value = "stop")]
+    on_error: OnErrorArg,
 }
 
-async fn seat(client: &Client, a: &BridgeArgs, rules: pb::Rules) -> Result<Seated> {
+/// `--on-error`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum OnErrorArg {
+    Stop,
+    ResignGame,
+    Skip,
+}
+
+impl BridgeArgs {
+    fn on_error(&self) -> OnError {
+        match self.on_error {
+            OnErrorArg::Stop => OnError::Stop,
+            OnErrorArg::ResignGame => OnError::ResignGame,
+            OnErrorArg::Skip => OnError::Skip,
+        }
+    }
+
+    /// Game `i`'s seed (0: the server draws one).
+    fn seed(&self, i: u64) -> u64 {
+        self.seed.map_or(0, |s| s.wrapping_add(i))
+    }
+}
+
+/// Prints what the program got away with under a lenient --on-error.
+fn report_notes(bot: &BotProcess, game: u64, games: u64) {
+    for n in bot.take_notes() {
+        eprintln!("[{game}/{games}] {}", gin_proto::text::printable(&n));
+    }
+}
+
+async fn seat(client: &Client, a: &BridgeArgs, rules: pb::Rules, i: u64) -> Result<Seated> {
     Ok(match (&a.join, &a.vs_bot) {
         (Some(id), _) => {
             client
@@ -61,6 +106,8 @@ async fn seat(client: &Client, a: &BridgeArgs, rules: pb::Rules) -> Result<Seate
                     rules: Some(rules),
                     name: a.name.clone(),
                     house_bot: bot.clone(),
+                    seat: a.seat,
+                    seed: a.seed(i),
                     ..Default::default()
                 })
                 .await?
@@ -86,15 +133,26 @@ pub fn run(a: BridgeArgs) -> Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(async move {
         let client = a.server.client().await?;
-        let bot = BotProcess::spawn(&a.cmd, Duration::from_millis(a.timeout_ms))?;
+        let bot = BotProcess::spawn_with(&a.cmd, Duration::from_millis(a.timeout_ms), a.on_error())?;
         let started = Instant::now();
-        let (mut won, mut lost, mut drawn) = (0, 0, 0);
+        let (mut won, mut lost, mut drawn, mut resigned) = (0, 0, 0, 0);
         for i in 0..games {
-            let seated = seat(&client, &a, rules.clone()).await?;
+            let seated = seat(&client, &a, rules.clone(), i).await?;
             let target = client.get_game(&seated.game_id, &seated.token).await?.rules.map_or(0, |r| r.target);
-            let o = match bridge::play_game(&client, &seated, &bot).await {
+            let played = bridge::play_game(&client, &seated, &bot).await;
+            report_notes(&bot, i + 1, games);
+            let o = match played {
                 Ok(o) => o,
                 Err(e) => {
+                    if bot.forgive().is_some() {
+                        eprintln!(
+                            "[{}/{games}] game {}: {e} (the game was resigned; going on)",
+                            i + 1,
+                            seated.game_id
+                        );
+                        resigned += 1;
+                        continue;
+                    }
                     bot.finish(Duration::from_secs(1));
                     bail!("[{}/{games}] game {}: {e} (the game was resigned)", i + 1, seated.game_id);
                 }
@@ -108,8 +166,10 @@ pub fn run(a: BridgeArgs) -> Result<()> {
             println!("[{}/{games}] {} (result checked against GetRecord: {hands} hands)", i + 1, o.line());
         }
         let how = bot.finish(Duration::from_secs(5));
+        let resigned =
+            if resigned > 0 { format!(", {resigned} resigned after a bad answer") } else { String::new() };
         println!(
-            "{games} games: {won} won, {lost} lost, {drawn} drawn; the program {how}; {:.1} s",
+            "{games} games: {won} won, {lost} lost, {drawn} drawn{resigned}; the program {how}; {:.1} s",
             started.elapsed().as_secs_f64()
         );
         Ok(())
@@ -124,7 +184,7 @@ fn run_table(a: BridgeArgs, format: engine::Format) -> Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(async move {
         let client = a.server.client().await?;
-        let bot = BotProcess::spawn(&a.cmd, Duration::from_millis(a.timeout_ms))?;
+        let bot = BotProcess::spawn_with(&a.cmd, Duration::from_millis(a.timeout_ms), a.on_error())?;
         let started = Instant::now();
         let doc = format.to_value().to_string();
         let players = u32::from(format.players());
@@ -147,6 +207,8 @@ fn run_table(a: BridgeArgs, format: engine::Format) -> Result<()> {
                         join: true,
                         name: a.name.clone(),
                         house_bot: bot_name.clone().unwrap_or_default(),
+                        seat: a.seat,
+                        seed: a.seed(i),
                         ..Default::default()
                     };
                     if bot_name.is_none() {
@@ -164,9 +226,18 @@ fn run_table(a: BridgeArgs, format: engine::Format) -> Result<()> {
                     }
                 }
             };
-            let o = match bridge::play_table_game(&client, &game_id, &token, &bot).await {
+            let played = bridge::play_table_game(&client, &game_id, &token, &bot).await;
+            report_notes(&bot, i + 1, games);
+            let o = match played {
                 Ok(o) => o,
                 Err(e) => {
+                    if bot.forgive().is_some() {
+                        eprintln!(
+                            "[{}/{games}] game {game_id}: {e} (the game was resigned; going on)",
+                            i + 1
+                        );
+                        continue;
+                    }
                     bot.finish(Duration::from_secs(1));
                     bail!("[{}/{games}] game {game_id}: {e} (the game was resigned)", i + 1);
                 }

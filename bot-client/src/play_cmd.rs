@@ -53,6 +53,22 @@ pub struct PlayArgs {
     // `--seed`: the older spelling, still taken (`--seed` elsewhere seeds the deals).
     #[arg(long, value_name = "N", default_value_t = 1, alias = "seed")]
     strategy_seed: u64,
+    /// With --vs-bot: our seat (0 or 1 at two-player gin; any of a table's). Without it,
+    /// the server's choice (seat 0).
+    #[arg(long, value_name = "N", requires = "vs_bot")]
+    seat: Option<u32>,
+    /// With --vs-bot: the deal seed of every game (fixed deals: `--seat 0` then `--seat 1`
+    /// with the same seed plays a mirrored pair). Game i uses SEED+i. (`--seed` here is the
+    /// older spelling of --strategy-seed.)
+    #[arg(long, value_name = "SEED", requires = "vs_bot")]
+    deal_seed: Option<u64>,
+}
+
+impl PlayArgs {
+    /// Game `i`'s deal seed (0: the server draws one).
+    fn deal_seed(&self, i: u64) -> u64 {
+        self.deal_seed.map_or(0, |s| s.wrapping_add(i))
+    }
 }
 
 /// Totals over the games played.
@@ -211,6 +227,8 @@ async fn one_game(client: &Client, a: &PlayArgs, rules: pb::Rules, i: u64) -> Re
                     rules: Some(rules),
                     name,
                     house_bot: bot.clone(),
+                    seat: a.seat,
+                    seed: a.deal_seed(i),
                     ..Default::default()
                 })
                 .await?
@@ -278,6 +296,8 @@ fn run_tables(a: PlayArgs, format: engine::Format) -> Result<()> {
                                 players,
                                 name: name.clone(),
                                 house_bot: bot.clone(),
+                                seat: a.seat,
+                                seed: a.deal_seed(i),
                                 ..Default::default()
                             })
                             .await?;

@@ -32,12 +32,29 @@ use engine::{Action, CardSet, Legal, Seat};
 use gin_proto::text::printable;
 use gin_proto::v1 as pb;
 use gin_proto::v1::game_event::Kind as K;
-use gin_strategies::{Choice, Decision, Strategy, fallback, is_listed};
+use gin_strategies::{Choice, Decision, Strategy, fallback, is_listed, server_melds};
 
 use crate::{Client, Outcome, SeatTracker, Seated};
 
-/// The protocol's version, sent in the first line (`bridge 1`).
-pub const PROTOCOL_VERSION: u32 = 1;
+/// The protocol's version, sent in the first line (`bridge 2`). Version 2 only adds to
+/// version 1: words at the end of the `game` line (every rule), and lines (`at` before each
+/// event, the showdown before `handover`, `refused`, `error`): a version 1 program that
+/// ignores what it does not know plays on.
+pub const PROTOCOL_VERSION: u32 = 2;
+
+/// What the bridge does when its program answers badly or late, or writes a line when no
+/// answer was asked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OnError {
+    /// Resign the game and stop (every error is fatal).
+    #[default]
+    Stop,
+    /// Resign the game and go on with the next one; a stray line is reported and ignored.
+    ResignGame,
+    /// Tell the program (`error <what>`), play a safe legal move for that turn, and go on
+    /// with the game; a stray line is reported and ignored.
+    Skip,
+}
 
 /// Why the bridge stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,12 +108,25 @@ pub struct BotProcess {
     /// The first failure; once set, the bridge stops talking to the program.
     failure: Mutex<Option<BridgeError>>,
     failed: tokio::sync::Notify,
+    /// What an error of the program does.
+    on_error: OnError,
+    /// What was forgiven under a lenient [`OnError`], for the bridge to report.
+    notes: Mutex<Vec<String>>,
 }
 
 impl BotProcess {
     /// Starts `cmd` with `sh -c` and sends it the protocol's first line. `timeout` bounds
-    /// each wait for an answer.
+    /// each wait for an answer. Every error of the program is fatal ([`OnError::Stop`]).
     pub fn spawn(cmd: &str, timeout: Duration) -> Result<Arc<BotProcess>, BridgeError> {
+        BotProcess::spawn_with(cmd, timeout, OnError::Stop)
+    }
+
+    /// [`spawn`](Self::spawn) with what an error of the program does.
+    pub fn spawn_with(
+        cmd: &str,
+        timeout: Duration,
+        on_error: OnError,
+    ) -> Result<Arc<BotProcess>, BridgeError> {
         let mut child = Command::new("sh")
             .arg("-c")
             .arg(cmd)
@@ -135,6 +165,8 @@ impl BotProcess {
             last_seq: AtomicU64::new(0),
             failure: Mutex::new(None),
             failed: tokio::sync::Notify::new(),
+            on_error,
+            notes: Mutex::new(Vec::new()),
         });
         bot.send(format!("bridge {PROTOCOL_VERSION}\n"));
         Ok(bot)
@@ -148,6 +180,39 @@ impl BotProcess {
     /// The first failure, if any.
     pub fn failure(&self) -> Option<BridgeError> {
         self.failure.lock().expect("lock").clone()
+    }
+
+    /// Takes the failure of the last game back, so that the next game is played, when
+    /// [`OnError::ResignGame`] forgives it: an answer that was bad or late (not a program
+    /// that is gone). Returns it.
+    pub fn forgive(&self) -> Option<BridgeError> {
+        let mut f = self.failure.lock().expect("lock");
+        let forgivable = matches!(&*f, Some(BridgeError::BadAnswer(_) | BridgeError::Timeout(_)));
+        if self.on_error == OnError::ResignGame && forgivable { f.take() } else { None }
+    }
+
+    /// What was forgiven since the last call (stray lines, bad answers under
+    /// [`OnError::Skip`]), one line each, for the bridge to report.
+    pub fn take_notes(&self) -> Vec<String> {
+        std::mem::take(&mut *self.notes.lock().expect("lock"))
+    }
+
+    fn note(&self, text: String) {
+        tracing::debug!("bridge: {text}");
+        self.notes.lock().expect("lock").push(text);
+    }
+
+    /// An error of the program at a turn: under [`OnError::Skip`], a bad or late answer is
+    /// told to the program (`error <what>`) and noted, and the turn gets a safe move;
+    /// otherwise it is the failure.
+    fn handle(&self, e: BridgeError) {
+        match (&e, self.on_error) {
+            (BridgeError::BadAnswer(m) | BridgeError::Timeout(m), OnError::Skip) => {
+                self.send(format!("error {}\n", printable(m)));
+                self.note(format!("{e}; a safe move was played instead"));
+            }
+            _ => self.fail(e),
+        }
     }
 
     fn fail(&self, e: BridgeError) {
@@ -188,11 +253,16 @@ impl BotProcess {
     fn ask_line(&self, lines: String, legal: &str, seq: u64) -> Result<String, BridgeError> {
         let rx = self.from_bot.lock().expect("lock");
         while let Ok(line) = rx.try_recv() {
-            if !ignored(&line) {
-                return Err(BridgeError::BadAnswer(format!(
-                    "the program wrote {line:?} when no answer was asked (before the turn at seq {seq})"
-                )));
+            if ignored(&line) {
+                continue;
             }
+            let what =
+                format!("the program wrote {line:?} when no answer was asked (before the turn at seq {seq})");
+            if self.on_error == OnError::Stop {
+                return Err(BridgeError::BadAnswer(what));
+            }
+            // A debug print, or a late answer: reported, not fatal.
+            self.note(format!("{what}: ignored"));
         }
         if !self.send(lines) {
             return Err(BridgeError::Exited(self.exit_status()));
@@ -202,6 +272,13 @@ impl BotProcess {
             let left = deadline.saturating_duration_since(Instant::now());
             match rx.recv_timeout(left) {
                 Ok(line) if ignored(&line) => continue,
+                // Under a lenient mode, a line that is no move at all (a debug print) is
+                // reported and the answer still awaited.
+                Ok(line) if self.on_error != OnError::Stop && !looks_like_answer(&line) => {
+                    self.note(format!(
+                        "the program wrote {line:?}, which is no move, while asked for the turn at seq {seq}: ignored"
+                    ));
+                }
                 Ok(line) => return Ok(line),
                 Err(RecvTimeoutError::Timeout) => {
                     return Err(BridgeError::Timeout(format!(
@@ -250,6 +327,14 @@ impl Drop for BotProcess {
     }
 }
 
+/// Whether a line of the program starts like a move (its first word, before a space or a
+/// colon, names one): else, under a lenient [`OnError`], it is a stray line.
+fn looks_like_answer(line: &str) -> bool {
+    let word = line.trim().split([' ', ':']).next().unwrap_or("");
+    ["pass", "stock", "pile", "take", "discard", "knock", "big-gin", "meld", "layoff"]
+        .contains(&word.to_ascii_lowercase().as_str())
+}
+
 /// Lines from the program that are not answers: empty, or comments starting with `#`.
 fn ignored(line: &str) -> bool {
     let t = line.trim();
@@ -269,10 +354,23 @@ impl Strategy for BridgeStrategy {
         if self.0.failure().is_none() {
             match self.0.ask(d) {
                 Ok(a) => return a,
-                Err(e) => self.0.fail(e),
+                Err(e) => self.0.handle(e),
             }
         }
         fallback(d)
+    }
+
+    /// The server refused the melds the program named: it is told why (`refused <reason>`)
+    /// and asked again, with the same turn.
+    fn melds_refused(&mut self, d: &Decision<'_>, action: &Action, reason: &str) -> Action {
+        if self.0.failure().is_none() {
+            self.0.send(format!("refused {}\n", printable(reason)));
+            match self.0.ask(d) {
+                Ok(a) => return a,
+                Err(e) => self.0.handle(e),
+            }
+        }
+        server_melds(action)
     }
 }
 
@@ -395,8 +493,10 @@ pub fn event_line(ev: &pb::GameEvent) -> Option<String> {
             let r = h.result.clone().unwrap_or_default();
             let end = end_word(r.end);
             let s = |i: usize| r.scores.get(i).copied().unwrap_or(0);
+            let showdown =
+                r.showdown.as_ref().map(|sd| showdown_lines(r.hand_number, sd)).unwrap_or_default();
             format!(
-                "handover {} {end} {} {} {} {}",
+                "{showdown}handover {} {end} {} {} {} {}",
                 r.hand_number,
                 seat_or_dash(r.winner),
                 r.points,
@@ -421,6 +521,79 @@ pub fn event_line(ev: &pb::GameEvent) -> Option<String> {
         }
     };
     Some(line + "\n")
+}
+
+/// The showdown of a knock (gin, big gin), before its `handover` line:
+///
+/// ```text
+/// showdown <hand> <knocker> <face-down discard, or - for big gin>
+/// melds <seat> <deadwood value> <meld> <meld> …     each meld's cards comma-separated
+/// deadwood <seat> <cards…>                          (the line may be just `deadwood <seat>`)
+/// …                                                  the knocker's two lines, then the defender's
+/// layoffs <card>:<knocker's meld index> …           the defender's lay-offs (may be just `layoffs`)
+/// revealed <seat> <cards…>                          each hand as laid down (knocker first)
+/// ```
+///
+/// The knocker's melds are the ones it named, or the server's minimum-deadwood arrangement;
+/// the defender's melds and lay-offs are the server's, the best for the defender.
+pub fn showdown_lines(hand: u32, sd: &pb::Showdown) -> String {
+    let defender = 1 - sd.knocker.min(1);
+    let discard = if sd.discard.is_empty() { "-" } else { &sd.discard };
+    let mut out = format!("showdown {hand} {} {discard}\n", sd.knocker);
+    let arrangement = |seat: u32, a: &pb::Arrangement| {
+        let melds: String = a.melds.iter().map(|m| format!(" {}", m.cards.join(","))).collect();
+        let deadwood: String = a.deadwood.iter().map(|c| format!(" {c}")).collect();
+        format!("melds {seat} {}{melds}\ndeadwood {seat}{deadwood}\n", a.deadwood_value)
+    };
+    let (k, d) =
+        (sd.knocker_melds.clone().unwrap_or_default(), sd.defender_melds.clone().unwrap_or_default());
+    out += &arrangement(sd.knocker, &k);
+    out += &arrangement(defender, &d);
+    let layoffs: String = sd.layoffs.iter().map(|l| format!(" {}:{}", l.card, l.meld)).collect();
+    out += &format!("layoffs{layoffs}\n");
+    let hand_of = |a: &pb::Arrangement, extra: Vec<&String>| -> String {
+        let mut cards: Vec<&String> = a.melds.iter().flat_map(|m| &m.cards).chain(&a.deadwood).collect();
+        cards.extend(extra);
+        cards.iter().map(|c| format!(" {c}")).collect()
+    };
+    out += &format!("revealed {}{}\n", sd.knocker, hand_of(&k, Vec::new()));
+    out += &format!("revealed {defender}{}\n", hand_of(&d, sd.layoffs.iter().map(|l| &l.card).collect()));
+    out
+}
+
+/// The line before each event's: `at <seq> <server time, Unix milliseconds>`.
+fn at_line(ev: &pb::GameEvent) -> String {
+    format!("at {} {}\n", ev.seq, ev.time_unix_ms)
+}
+
+/// Every rule of `r` as `key=value` words (for the `game` line): bonuses, big gin, knock
+/// limit, the upcard, the target and how it is reached, stages.
+pub fn rule_words(r: &pb::RuleSet) -> String {
+    let b = |x: bool| u8::from(x);
+    let target_rule = pb::TargetRule::try_from(r.target_rule).map_or("?".to_string(), |t| {
+        t.as_str_name().trim_start_matches("TARGET_RULE_").to_ascii_lowercase().replace('_', "-")
+    });
+    let shutout = pb::Shutout::try_from(r.shutout).map_or("?".to_string(), |t| {
+        t.as_str_name().trim_start_matches("SHUTOUT_").to_ascii_lowercase().replace('_', "-")
+    });
+    format!(
+        "gin_bonus={} big_gin={} big_gin_bonus={} undercut_bonus={} upcard_offer={} knock_limit={} \
+         knock_limit_from_upcard={} spade_upcard_doubles={} target={} target_rule={target_rule} game_bonus={} \
+         box_bonus={} shutout={shutout} shutout_bonus={} stages={}",
+        r.gin_bonus,
+        b(r.big_gin),
+        r.big_gin_bonus,
+        r.undercut_bonus,
+        b(r.upcard_offer),
+        r.knock_limit,
+        b(r.knock_limit_from_upcard),
+        b(r.spade_upcard_doubles),
+        r.target,
+        r.game_bonus,
+        r.box_bonus,
+        r.shutout_bonus,
+        r.stages
+    )
 }
 
 fn end_word(e: i32) -> &'static str {
@@ -460,7 +633,7 @@ pub async fn play_game(
     let rules = snap.rules.clone().unwrap_or_default();
     // The server's text, escaped: a control character (a newline) would break the protocol.
     let (id, name) = (printable(&seated.game_id), printable(&rules.name));
-    bot.send(format!("game {id} {} {name} {}\n", seated.seat.index(), rules.target));
+    bot.send(format!("game {id} {} {name} {} {}\n", seated.seat.index(), rules.target, rule_words(&rules)));
     let mut strategy = BridgeStrategy(bot.clone());
     let observer_bot = bot.clone();
     let mut on_event = move |ev: &pb::GameEvent, _: &SeatTracker| {
@@ -468,7 +641,7 @@ pub async fn play_game(
         if observer_bot.failure().is_none()
             && let Some(line) = event_line(ev)
         {
-            observer_bot.send(line);
+            observer_bot.send(at_line(ev) + &line);
         }
     };
     let played = tokio::select! {
@@ -624,15 +797,16 @@ impl crate::TableStrategy for BridgeTableStrategy {
             match self.0.ask_line(lines, &tokens.join(" "), seq) {
                 Ok(line) => match parse_table_answer(&line, &turn.legal_actions) {
                     Ok(a) => return a,
-                    Err(e) => self.0.fail(BridgeError::BadAnswer(format!(
+                    Err(e) => self.0.handle(BridgeError::BadAnswer(format!(
                         "{e} (answer to the turn at seq {seq}; legal: {})",
                         tokens.join(" ")
                     ))),
                 },
-                Err(e) => self.0.fail(e),
+                Err(e) => self.0.handle(e),
             }
         }
-        // After a failure: the first legal move (the bridge resigns the game).
+        // After a failure (the bridge resigns the game), or a bad answer forgiven: the first
+        // legal move.
         turn.legal_actions.first().cloned().unwrap_or_default()
     }
 }
@@ -657,7 +831,7 @@ pub async fn play_table_game(
         if observer_bot.failure().is_none()
             && let Some(line) = event_line(ev)
         {
-            observer_bot.send(line);
+            observer_bot.send(at_line(ev) + &line);
         }
     };
     let played = tokio::select! {
@@ -815,6 +989,64 @@ mod tests {
         ];
         for (kind, want) in cases {
             assert_eq!(event_line(&ev(kind)), want.map(|w| format!("{w}\n")));
+        }
+    }
+
+    #[test]
+    fn a_showdown_is_eight_lines_before_handover_and_the_game_line_has_every_rule() {
+        let arr = |melds: &[&str], deadwood: &[&str], value| pb::Arrangement {
+            melds: melds
+                .iter()
+                .map(|m| pb::Meld { cards: m.split(' ').map(String::from).collect() })
+                .collect(),
+            deadwood: deadwood.iter().map(|c| c.to_string()).collect(),
+            deadwood_value: value,
+        };
+        let sd = pb::Showdown {
+            knocker: 1,
+            discard: "KS".into(),
+            knocker_melds: Some(arr(&["7C 7D 7H", "3S 4S 5S"], &["AH", "2D"], 3)),
+            defender_melds: Some(arr(&["TC JC QC"], &["9D", "KH"], 19)),
+            layoffs: vec![
+                pb::Layoff { card: "7S".into(), meld: 0 },
+                pb::Layoff { card: "6S".into(), meld: 1 },
+            ],
+        };
+        let ended = pb::GameEvent {
+            seq: 40,
+            time_unix_ms: 1_700_000_000_123,
+            kind: Some(K::HandEnded(pb::HandEnded {
+                result: Some(pb::HandResult {
+                    hand_number: 2,
+                    end: pb::EndKind::Knock as i32,
+                    winner: Some(1),
+                    points: 16,
+                    showdown: Some(sd.clone()),
+                    scores: vec![10, 41],
+                    ..Default::default()
+                }),
+            })),
+        };
+        assert_eq!(
+            event_line(&ended).unwrap(),
+            "showdown 2 1 KS\n\
+             melds 1 3 7C,7D,7H 3S,4S,5S\n\
+             deadwood 1 AH 2D\n\
+             melds 0 19 TC,JC,QC\n\
+             deadwood 0 9D KH\n\
+             layoffs 7S:0 6S:1\n\
+             revealed 1 7C 7D 7H 3S 4S 5S AH 2D\n\
+             revealed 0 TC JC QC 9D KH 7S 6S\n\
+             handover 2 knock 1 16 10 41\n"
+        );
+        assert_eq!(at_line(&ended), "at 40 1700000000123\n");
+        // Big gin: no face-down discard, no lay-offs.
+        let big = pb::Showdown { discard: String::new(), layoffs: Vec::new(), ..sd };
+        let lines = showdown_lines(0, &big);
+        assert!(lines.starts_with("showdown 0 1 -\n") && lines.contains("\nlayoffs\n"), "{lines}");
+        let words = rule_words(&gin_proto::rules::to_pb(&engine::RuleSet::preset("oklahoma").unwrap()));
+        for w in ["knock_limit_from_upcard=1", "target_rule=at-least", "stages=1", "gin_bonus=25"] {
+            assert!(words.split(' ').any(|x| x == w), "{w} in {words}");
         }
     }
 }

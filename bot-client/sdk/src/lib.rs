@@ -86,7 +86,7 @@ use tonic::metadata::MetadataValue;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tonic::{Code, Request, Status};
 
-use gin_strategies::{Strategy, fallback, is_listed};
+use gin_strategies::{Strategy, fallback, is_listed, server_melds};
 pub use table::{TableOutcome, TableStrategy, TableTracker, table_strategy};
 pub use tracker::{SeatTracker, TrackError};
 
@@ -329,6 +329,9 @@ fn authed<T>(msg: T, token: &str) -> Request<T> {
     }
     r
 }
+
+/// How many times one turn's named melds may be refused before the server arranges them.
+const MAX_MELD_REFUSALS: u32 = 3;
 
 /// Statuses a retry may fix: the server or the connection is away, a call timed out, a
 /// rate limit. (Actions are safe to retry: a repeated one is refused as stale.)
@@ -843,6 +846,9 @@ impl Client {
             );
             action = instead;
         }
+        // Named melds refused this turn (the strategy is asked again each time, up to a
+        // bound: then the server arranges them).
+        let mut refusals = 0;
         loop {
             let status = match self.send(game_id, token, expected, &action, legal.pass).await {
                 Ok(()) => return Ok(()),
@@ -854,22 +860,26 @@ impl Client {
                     tracing::debug!(game = game_id, "stale action ({}); resyncing", status.message());
                     return Ok(());
                 }
-                // Named melds the server refuses: let it arrange them.
+                // Named melds the server refuses: the strategy says what instead (by default,
+                // the same knock with the server's melds; the bridge asks its program).
                 Code::FailedPrecondition
                     if matches!(
                         &action,
                         Action::Knock { melds: Some(_), .. } | Action::BigGin { melds: Some(_) }
                     ) =>
                 {
-                    tracing::warn!(
+                    refusals += 1;
+                    let instead = if refusals > MAX_MELD_REFUSALS {
+                        server_melds(&action)
+                    } else {
+                        strategy.melds_refused(&d, &action, status.message())
+                    };
+                    tracing::info!(
                         game = game_id,
-                        "`{action}` refused ({}); knocking with the server's melds",
+                        "`{action}` refused ({}); playing `{instead}`",
                         status.message()
                     );
-                    action = match action {
-                        Action::Knock { discard, .. } => Action::knock(discard),
-                        _ => Action::BigGin { melds: None },
-                    };
+                    action = if is_listed(&legal, &instead) { instead } else { fallback(&d) };
                 }
                 // The game may have moved on (a turn clock, the game ended): resync if so.
                 Code::FailedPrecondition => {

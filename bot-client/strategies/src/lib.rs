@@ -36,5 +36,5 @@ pub mod tables;
 
 pub use memory::{Memory, Seen};
 pub use strategy::{
-    Choice, Decision, STRATEGIES, Strategy, Turn, UnknownStrategy, by_name, fallback, is_listed,
+    Choice, Decision, STRATEGIES, Strategy, Turn, UnknownStrategy, by_name, fallback, is_listed, server_melds,
 };

@@ -160,6 +160,22 @@ pub trait Strategy: Send {
     fn name(&self) -> &str;
     /// The action to take. It must be one of `d.legal` (a knock may name its melds).
     fn act(&mut self, d: &Decision<'_>) -> Action;
+    /// The server refused the melds `action` named (a knock or big gin), saying `reason`:
+    /// the action to send instead, for the same turn `d`. By default the same knock with
+    /// the melds left to the server (its minimum-deadwood arrangement).
+    fn melds_refused(&mut self, d: &Decision<'_>, action: &Action, reason: &str) -> Action {
+        let _ = (d, reason);
+        server_melds(action)
+    }
+}
+
+/// `action` with its melds left to the server: a knock or big gin naming none.
+pub fn server_melds(action: &Action) -> Action {
+    match action {
+        Action::Knock { discard, .. } => Action::knock(*discard),
+        Action::BigGin { .. } => Action::BigGin { melds: None },
+        a => a.clone(),
+    }
 }
 
 /// Whether `action` is one of `legal` (a knock's named melds are for the server to check).

@@ -176,3 +176,233 @@ async fn the_example_bot_plays_rummy_and_a_team_game_and_sees_every_table_event(
     assert!(lines.lines().any(|l| l.starts_with("legal ") && l.contains("meld:")), "meld tokens offered");
     assert_eq!(starts("gameover "), 4);
 }
+
+/// The lines of a recorded session: `(kind, words)`.
+fn session(path: &std::path::Path) -> Vec<(String, Vec<String>)> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let mut w = l.split_whitespace().map(String::from);
+            Some((w.next()?, w.collect()))
+        })
+        .collect()
+}
+
+fn card_set(words: &[String]) -> engine::CardSet {
+    words.iter().map(|c| c.parse::<engine::Card>().unwrap()).collect()
+}
+
+/// A program that records every line it is sent (`tee`) and plays with the example bot:
+/// every hand's showdown it was told (who knocked, the face-down discard, both sides' melds,
+/// deadwood and lay-offs, both hands) is the engine's replay of the game's record; the
+/// `game` line carries every rule; each event line comes after an `at <seq> <time>` line
+/// with increasing seqs and times.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recording_program_is_told_every_showdown_and_every_rule() {
+    let server = Server::start().await;
+    let url = server.url();
+    let client = Client::connect(&url).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let rec_path = dir.path().join("session.txt");
+    let cmd = format!("tee {} | {}", rec_path.display(), example_bot());
+    let (out, err, ok) = gin_bot(&[
+        "bridge", "--cmd", &cmd, "--server", &url, "--vs-bot", "simple", "--games", "2", "--seat", "1",
+        "--seed", "41",
+    ])
+    .await;
+    assert!(ok, "bridge failed:\n{out}\n{err}");
+    let lines = session(&rec_path);
+    assert_eq!(lines[0], ("bridge".to_string(), vec!["2".to_string()]));
+    let games: Vec<&Vec<String>> = lines.iter().filter(|(k, _)| k == "game").map(|(_, w)| w).collect();
+    assert_eq!(games.len(), 2);
+    let mut showdowns = 0;
+    for (g, words) in games.iter().enumerate() {
+        let (id, seat) = (&words[0], &words[1]);
+        assert_eq!(seat, "1", "--seat 1");
+        let r = engine::RuleSet::preset("standard").unwrap();
+        for rule in [
+            format!("gin_bonus={}", r.gin_bonus),
+            format!("big_gin={}", u8::from(r.big_gin)),
+            format!("big_gin_bonus={}", r.big_gin_bonus),
+            format!("undercut_bonus={}", r.undercut_bonus),
+            format!("knock_limit={}", r.knock_limit),
+            format!("target={}", r.target),
+        ] {
+            assert!(words.contains(&rule), "{rule} in {words:?}");
+        }
+        let rec = client.get_record(id).await.unwrap();
+        let record = engine::GameRecord::from_json(&rec.record_json).unwrap();
+        assert_eq!(record.setup.seed, 41 + g as u64, "--seed: game i is dealt from SEED+i");
+        let game = record.replay().unwrap();
+        // This game's lines: from its `game` line to the next.
+        let start = lines.iter().position(|(k, w)| k == "game" && &w[0] == id).unwrap();
+        let end =
+            lines[start + 1..].iter().position(|(k, _)| k == "game").map_or(lines.len(), |e| start + 1 + e);
+        let mine = &lines[start..end];
+        // `at` lines: increasing seqs and times, each followed by an event line.
+        let ats: Vec<(u64, i64)> = mine
+            .iter()
+            .filter(|(k, _)| k == "at")
+            .map(|(_, w)| (w[0].parse().unwrap(), w[1].parse().unwrap()))
+            .collect();
+        assert!(ats.len() > 20, "{} at lines", ats.len());
+        assert!(ats.windows(2).all(|p| p[1].0 > p[0].0 && p[1].1 >= p[0].1), "{ats:?}");
+        for (i, (k, _)) in mine.iter().enumerate() {
+            if k == "at" {
+                let next = &mine[i + 1].0;
+                assert!(
+                    !["at", "turn", "hand", "legal"].contains(&next.as_str()),
+                    "an event after `at`: {next}"
+                );
+            }
+        }
+        for h in game.hands() {
+            let Some(sd) = &h.result.showdown else { continue };
+            showdowns += 1;
+            let at = mine
+                .iter()
+                .position(|(k, w)| k == "showdown" && w[0] == h.number.to_string())
+                .unwrap_or_else(|| panic!("hand {} of {id}: no showdown line", h.number));
+            let block = &mine[at..at + 8];
+            let knocker = sd.knocker.index().to_string();
+            let defender = sd.knocker.other().index().to_string();
+            let discard = sd.discard.map_or("-".to_string(), |c| c.to_string());
+            assert_eq!(block[0].1, vec![h.number.to_string(), knocker.clone(), discard]);
+            for (j, seat, arr, deadwood) in [
+                (1, &knocker, &sd.knocker_arrangement, sd.knocker_deadwood),
+                (3, &defender, &sd.defender_arrangement, sd.defender_deadwood),
+            ] {
+                let (kind, w) = &block[j];
+                assert_eq!((kind.as_str(), &w[0], &w[1]), ("melds", seat, &deadwood.to_string()));
+                let melds: Vec<engine::CardSet> = w[2..]
+                    .iter()
+                    .map(|m| m.split(',').map(|c| c.parse::<engine::Card>().unwrap()).collect())
+                    .collect();
+                let want: Vec<engine::CardSet> = arr.melds().iter().map(|m| m.cards()).collect();
+                assert_eq!(melds, want, "hand {}: melds of seat {seat}", h.number);
+                assert_eq!(block[j + 1].0, "deadwood");
+                assert_eq!(&block[j + 1].1[0], seat);
+                assert_eq!(card_set(&block[j + 1].1[1..]), arr.deadwood_cards());
+            }
+            assert_eq!(block[5].0, "layoffs");
+            let layoffs: Vec<String> = sd.layoffs.iter().map(|l| format!("{}:{}", l.card, l.meld)).collect();
+            assert_eq!(block[5].1, layoffs);
+            assert_eq!((block[6].0.as_str(), &block[6].1[0]), ("revealed", &knocker));
+            assert_eq!(card_set(&block[6].1[1..]), sd.knocker_arrangement.cards());
+            let laid_off: engine::CardSet = sd.layoffs.iter().map(|l| l.card).collect();
+            assert_eq!(card_set(&block[7].1[1..]), sd.defender_arrangement.cards() | laid_off);
+            // All of it is the hand's end event: after its `at` line, before `handover`.
+            assert_eq!(mine[at - 1].0, "at");
+            assert_eq!(mine[at + 8].0, "handover", "{:?}", &mine[at..at + 9]);
+        }
+    }
+    assert!(showdowns >= 2, "whole games have knocks");
+    server.stop().await;
+}
+
+/// A program with a quirk (`mode`), else the example bot's play: `stray` prints a debug line
+/// before each answer; `illegal-once` answers its first question with a move that is not
+/// legal (and says on stderr what the bridge told it); `illegal-first-game` does so all
+/// through its first game; `bad-melds` names melds it does not hold at its first knock, then, told
+/// `refused`, knocks plainly.
+fn quirky(dir: &std::path::Path, mode: &str) -> String {
+    let script = dir.join("quirky.py");
+    let bot_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/bridge");
+    std::fs::write(
+        &script,
+        format!(
+            r#"import sys
+sys.path.insert(0, {bot_dir:?})
+from bot import choose
+mode = sys.argv[1]
+hand, pile, asked, games, knocked = [], [], 0, 0, False
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    kind, args = words[0], words[1:]
+    if kind in ("error", "refused"):
+        print("quirky was told: " + line.strip(), file=sys.stderr, flush=True)
+    if kind == "game":
+        games += 1
+    elif kind == "hand":
+        hand = args
+    elif kind == "pile":
+        pile = args
+    elif kind == "legal":
+        asked += 1
+        answer = choose(args, hand, pile)
+        if mode == "stray":
+            print("debug: thinking about " + answer, flush=True)
+        if mode == "illegal-once" and asked == 1:
+            answer = "discard AS"
+        if mode == "illegal-first-game" and games == 1:
+            answer = "discard AS"
+        if mode == "bad-melds" and answer.startswith("knock:") and kind == "legal" and not knocked:
+            knocked = True
+            answer = "knock " + answer[6:] + " [AS 2S 3S]"
+            if "AS" in hand:
+                answer = "knock " + answer.split()[1] + " [KH KD KC]"
+        print(answer, flush=True)
+"#
+        ),
+    )
+    .unwrap();
+    format!("python3 {} {mode}", script.display())
+}
+
+/// Runs the bridge with `cmd` against `simple` for `games` games with `extra` flags:
+/// (stdout, stderr), having checked it succeeded.
+async fn bridge_ok(server: &Server, cmd: &str, games: &str, extra: &[&str]) -> (String, String) {
+    let url = server.url();
+    let mut args = vec!["bridge", "--cmd", cmd, "--server", &url, "--vs-bot", "simple", "--games", games];
+    args.extend_from_slice(extra);
+    let (out, err, ok) = gin_bot(&args).await;
+    assert!(ok, "`{cmd}` {extra:?} failed:\n{out}\n{err}");
+    (out, err)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lenient_bridge_reports_stray_lines_and_bad_answers_and_plays_on() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    // Debug prints before every answer: each reported with its text, none fatal.
+    let (out, err) = bridge_ok(&server, &quirky(dir.path(), "stray"), "1", &["--on-error", "skip"]).await;
+    assert!(out.contains("1 games: "), "{out}");
+    assert!(err.contains("wrote \"debug: thinking about") && err.contains("ignored"), "{err}");
+    // Without a lenient mode the same program stops the bridge.
+    let url = server.url();
+    let cmd = quirky(dir.path(), "stray");
+    let (_, err, ok) = gin_bot(&["bridge", "--cmd", &cmd, "--server", &url, "--vs-bot", "simple"]).await;
+    assert!(!ok && err.contains("debug: thinking about"), "{err}");
+    // One illegal answer under skip: the program is told, a safe move is played, the game
+    // goes on to its end.
+    let (out, err) =
+        bridge_ok(&server, &quirky(dir.path(), "illegal-once"), "1", &["--on-error", "skip"]).await;
+    assert!(out.contains("result checked against GetRecord"), "{out}");
+    assert!(
+        err.contains("quirky was told: error ") && err.contains("\"discard AS\" is not legal now"),
+        "{err}"
+    );
+    assert!(err.contains("a safe move was played instead"), "{err}");
+    // Illegal answers in the first game under resign-game: it is resigned, the second is
+    // played to its end.
+    let (out, err) =
+        bridge_ok(&server, &quirky(dir.path(), "illegal-first-game"), "2", &["--on-error", "resign-game"])
+            .await;
+    assert!(err.contains("[1/2] game ") && err.contains("(the game was resigned; going on)"), "{err}");
+    assert!(out.contains("[2/2] ") && out.contains("1 resigned after a bad answer"), "{out}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn melds_the_server_refuses_are_told_to_the_program_never_replaced() {
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (out, err) = bridge_ok(&server, &quirky(dir.path(), "bad-melds"), "1", &[]).await;
+    assert!(out.contains("result checked against GetRecord"), "{out}");
+    // The program was told why, and answered again (a plain knock), in the same turn.
+    assert!(err.contains("quirky was told: refused "), "{err}");
+    server.stop().await;
+}
