@@ -175,3 +175,50 @@ async fn gin_bot_play_plays_tables_of_every_format_against_house_bots() {
     let (_, err, ok) = gin_bot(&["play", "--server", &url, "--rules", "rummy", "--strategy", "strong"]).await;
     assert!(!ok && err.contains("--strategy"), "{err}");
 }
+
+/// `--seat 1 --deal-seed S` plays seat 1 of fixed deals S, S+1…; the same seed from seat 0
+/// deals the same hands (a mirrored pair).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gin_bot_play_takes_a_seat_and_a_deal_seed_for_mirrored_pairs() {
+    let server = Server::start().await;
+    let url = server.url();
+    let client = Client::connect(&url).await.unwrap();
+    let mut decks = Vec::new();
+    for seat in ["1", "0"] {
+        let (out, err, ok) = gin_bot(&[
+            "play",
+            "--server",
+            &url,
+            "--vs-bot",
+            "simple",
+            "--games",
+            "2",
+            "--seat",
+            seat,
+            "--deal-seed",
+            "90",
+        ])
+        .await;
+        assert!(ok, "stdout:\n{out}\nstderr:\n{err}");
+        let ids = game_ids(&out);
+        assert_eq!(ids.len(), 2, "{out}");
+        let mut mine = Vec::new();
+        for (i, id) in ids.iter().enumerate() {
+            let snap = client.get_game(id, "").await.unwrap();
+            let s: usize = seat.parse().unwrap();
+            assert!(!snap.seats[s].bot && snap.seats[1 - s].bot, "{:?}", snap.seats);
+            assert!(snap.fixed_deals, "a chosen seed is a fixed deal");
+            let rec = client.get_record(id).await.unwrap();
+            let record = engine::GameRecord::from_json(&rec.record_json).unwrap();
+            assert_eq!(record.setup.seed, 90 + i as u64);
+            mine.push(rec.reveals[0].deck.clone());
+        }
+        decks.push(mine);
+    }
+    assert_eq!(decks[0], decks[1], "the same seeds deal the same first hands from either seat");
+    assert!(
+        gin_bot(&["play", "--server", &url, "--seat", "1"]).await.1.contains("--vs-bot"),
+        "--seat needs --vs-bot"
+    );
+    server.stop().await;
+}
