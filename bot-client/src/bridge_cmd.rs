@@ -50,6 +50,10 @@ pub struct BridgeArgs {
     /// --games N uses SEED+i.
     #[arg(long, value_name = "SEED", requires = "vs_bot")]
     seed: Option<u64>,
+    /// With --vs-bot, two-player gin: the seat that deals the first hand (0 or 1; default:
+    /// drawn from the seed).
+    #[arg(long, value_name = "SEAT", requires = "vs_bot")]
+    first_dealer: Option<u32>,
     /// What a bad or late answer, or a line written when no answer was asked, does: stop
     /// (resign the game and stop), resign-game (resign it and play the next game), skip
     /// (tell the program, play a safe move for that turn, go on). Under the last two a
@@ -108,6 +112,7 @@ async fn seat(client: &Client, a: &BridgeArgs, rules: pb::Rules, i: u64) -> Resu
                     house_bot: bot.clone(),
                     seat: a.seat,
                     seed: a.seed(i),
+                    first_dealer: a.first_dealer,
                     ..Default::default()
                 })
                 .await?
@@ -180,6 +185,9 @@ pub fn run(a: BridgeArgs) -> Result<()> {
 /// bots in every other seat (or a quick match, or `--join`); the result checked against
 /// `GetRecord`.
 fn run_table(a: BridgeArgs, format: engine::Format) -> Result<()> {
+    if a.first_dealer.is_some() {
+        bail!("--first-dealer: two-player gin only (a table's dealer follows its format's rules)");
+    }
     let games = if a.join.is_some() { 1 } else { a.games };
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(async move {

@@ -62,6 +62,10 @@ pub struct PlayArgs {
     /// older spelling of --strategy-seed.)
     #[arg(long, value_name = "SEED", requires = "vs_bot")]
     deal_seed: Option<u64>,
+    /// With --vs-bot, two-player gin: the seat that deals the first hand (0 or 1; default:
+    /// drawn from the seed).
+    #[arg(long, value_name = "SEAT", requires = "vs_bot")]
+    first_dealer: Option<u32>,
 }
 
 impl PlayArgs {
@@ -229,6 +233,7 @@ async fn one_game(client: &Client, a: &PlayArgs, rules: pb::Rules, i: u64) -> Re
                     house_bot: bot.clone(),
                     seat: a.seat,
                     seed: a.deal_seed(i),
+                    first_dealer: a.first_dealer,
                     ..Default::default()
                 })
                 .await?
@@ -247,6 +252,9 @@ async fn one_game(client: &Client, a: &PlayArgs, rules: pb::Rules, i: u64) -> Re
 /// bots in every other seat (or a quick match for the same format), our seat played by a
 /// table strategy (`random`, `simple`).
 fn run_tables(a: PlayArgs, format: engine::Format) -> Result<()> {
+    if a.first_dealer.is_some() {
+        bail!("--first-dealer: two-player gin only (a table's dealer follows its format's rules)");
+    }
     sdk::table_strategy(&a.strategy, 0).map_err(|e| anyhow::anyhow!("--strategy: {e}"))?;
     if a.parallel == 0 {
         bail!("--parallel: at least 1");

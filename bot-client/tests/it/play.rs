@@ -176,7 +176,8 @@ async fn gin_bot_play_plays_tables_of_every_format_against_house_bots() {
     assert!(!ok && err.contains("--strategy"), "{err}");
 }
 
-/// `--seat 1 --deal-seed S` plays seat 1 of fixed deals S, S+1…; the same seed from seat 0
+/// `--seat 1 --deal-seed S --first-dealer 1` plays seat 1 of fixed deals S, S+1…, seat 1
+/// dealing first; the same seed from seat 0
 /// deals the same hands (a mirrored pair).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gin_bot_play_takes_a_seat_and_a_deal_seed_for_mirrored_pairs() {
@@ -197,6 +198,8 @@ async fn gin_bot_play_takes_a_seat_and_a_deal_seed_for_mirrored_pairs() {
             seat,
             "--deal-seed",
             "90",
+            "--first-dealer",
+            "1",
         ])
         .await;
         assert!(ok, "stdout:\n{out}\nstderr:\n{err}");
@@ -211,6 +214,7 @@ async fn gin_bot_play_takes_a_seat_and_a_deal_seed_for_mirrored_pairs() {
             let rec = client.get_record(id).await.unwrap();
             let record = engine::GameRecord::from_json(&rec.record_json).unwrap();
             assert_eq!(record.setup.seed, 90 + i as u64);
+            assert_eq!(record.setup.first_dealer.map(|s| s.index()), Some(1), "--first-dealer 1");
             mine.push(rec.reveals[0].deck.clone());
         }
         decks.push(mine);

@@ -92,10 +92,22 @@ impl LobbyService for Lobby {
                 )));
             }
         };
+        let first_dealer = match (r.first_dealer, &format) {
+            (None, _) => None,
+            (Some(d @ (0 | 1)), engine::Format::Gin(_)) => Some(d as u8),
+            (Some(d), engine::Format::Gin(_)) => {
+                return Err(Status::invalid_argument(format!("first_dealer: {d}; a seat, 0 or 1")));
+            }
+            (Some(_), _) => {
+                return Err(Status::invalid_argument(
+                    "first_dealer: two-player gin only (a table's dealer follows its format's rules)",
+                ));
+            }
+        };
         if r.join {
             clean_name(&r.name)?;
         }
-        let id = s.create_game(format, clock, r.house_bot.clone(), r.seed, ip).await?;
+        let id = s.create_game_dealt_by(format, clock, r.house_bot.clone(), r.seed, first_dealer, ip).await?;
         in_game(&id);
         let mut resp = pb::CreateGameResponse { game_id: id.clone(), seat: None, seat_token: String::new() };
         let cell = s.game(&id).await?;

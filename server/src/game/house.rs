@@ -376,6 +376,7 @@ mod tests {
             house_bot: "simple".into(),
             created_ms: 0,
             fixed_deals: false,
+            first_dealer: None,
         });
         for (seat, name) in [(0, "alice"), (1, "simple")] {
             st.seat(seat, Seated { name: name.into(), token_hash: [0; 32], bot: seat == 1 }, 0);

@@ -334,6 +334,7 @@ impl Shared {
             house_bot,
             created_ms: now_ms(),
             fixed_deals,
+            first_dealer: None,
         }
     }
 
@@ -348,10 +349,25 @@ impl Shared {
         seed: u64,
         caller: Option<IpAddr>,
     ) -> Result<String, GameError> {
+        self.create_game_dealt_by(format, clock, house_bot, seed, None, caller).await
+    }
+
+    /// [`Shared::create_game`] with the first dealer chosen (two-player gin; checked by the
+    /// caller).
+    pub async fn create_game_dealt_by(
+        &self,
+        format: engine::Format,
+        clock: pb::TurnClock,
+        house_bot: String,
+        seed: u64,
+        first_dealer: Option<u8>,
+        caller: Option<IpAddr>,
+    ) -> Result<String, GameError> {
         self.reserve(caller)?;
         let id = hex::encode(random_bytes::<8>());
         let (seed, fixed) = if seed == 0 { (random_seed(), false) } else { (seed, true) };
-        let info = Shared::new_info(id.clone(), format, clock, house_bot, seed, fixed);
+        let info =
+            GameInfo { first_dealer, ..Shared::new_info(id.clone(), format, clock, house_bot, seed, fixed) };
         if let Err(e) = self.store.write(vec![Write::CreateGame(new_game(&info))]).await {
             self.release_caller(caller);
             return Err(e.into());
@@ -567,6 +583,7 @@ fn new_game(info: &GameInfo) -> NewGame {
         house_bot: info.house_bot.clone(),
         created_ms: info.created_ms,
         fixed_deals: info.fixed_deals,
+        first_dealer: info.first_dealer,
     }
 }
 
@@ -606,6 +623,7 @@ fn replay(sg: &StoredGame) -> Result<GameState, String> {
         house_bot: g.house_bot.clone(),
         created_ms: g.created_ms,
         fixed_deals: g.fixed_deals,
+        first_dealer: g.first_dealer,
     };
     let mut st = GameState::new(info);
     for s in &sg.seats {

@@ -193,6 +193,8 @@ pub struct GameInfo {
     /// The creator chose the seed, so it may know every deal: shown to everyone, and a player
     /// joins only if it accepts that (`JoinGameRequest.accept_fixed_deals`).
     pub fixed_deals: bool,
+    /// Two-player gin: the first dealer its creator chose (`None`: drawn from the seed).
+    pub first_dealer: Option<u8>,
 }
 
 /// How a game ends before a seat reaches the target. A game that has not started (a seat is
@@ -421,8 +423,11 @@ impl GameState {
         if self.game.is_none() && self.seats.iter().all(Option::is_some) {
             let t = match &self.info.format {
                 Format::Gin(rules) => Table::Gin(
-                    Game::new(GameSetup::new(rules.clone(), self.info.seed))
-                        .expect("rules were validated at creation"),
+                    Game::new(GameSetup {
+                        first_dealer: self.info.first_dealer.and_then(Seat::new),
+                        ..GameSetup::new(rules.clone(), self.info.seed)
+                    })
+                    .expect("rules were validated at creation"),
                 ),
                 f => Table::new(engine::TableSetup::new(f.clone(), self.info.seed))
                     .expect("the format was validated at creation"),
@@ -1200,6 +1205,7 @@ mod table_tests {
             house_bot: String::new(),
             created_ms: 0,
             fixed_deals: false,
+            first_dealer: None,
         });
         for seat in 0..4 {
             st.seat(seat, Seated { name: format!("p{seat}"), token_hash: [seat; 32], bot: false }, 0);

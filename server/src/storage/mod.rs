@@ -61,6 +61,8 @@ pub struct NewGame {
     pub created_ms: i64,
     /// Its creator chose the seed (so it may know every deal): see `state::GameInfo::fixed_deals`.
     pub fixed_deals: bool,
+    /// Two-player gin: the first dealer its creator chose (`None`: drawn from the seed).
+    pub first_dealer: Option<u8>,
 }
 
 /// A taken seat.

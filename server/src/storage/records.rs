@@ -50,6 +50,9 @@ pub struct Created {
     /// Since schema version 4.
     #[serde(default)]
     fixed_deals: bool,
+    /// Since 2026-11-24 (a nullable column, no new schema version).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    first_dealer: Option<u8>,
 }
 
 /// A seat taken: [`SeatRow`].
@@ -87,6 +90,7 @@ impl RowRecord {
                     house_bot: g.house_bot.clone(),
                     created_ms: g.created_ms,
                     fixed_deals: g.fixed_deals,
+                    first_dealer: g.first_dealer,
                 }),
             ),
             Write::TakeSeat { game_id, seat: s } => (
@@ -135,6 +139,7 @@ impl Created {
             house_bot: self.house_bot,
             created_ms: self.created_ms,
             fixed_deals: self.fixed_deals,
+            first_dealer: self.first_dealer,
         }
     }
 }

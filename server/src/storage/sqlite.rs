@@ -36,7 +36,8 @@ CREATE TABLE IF NOT EXISTS games (
     record_json  TEXT,
     finished_ms  INTEGER,
     actions_json TEXT,
-    fixed_deals  INTEGER NOT NULL DEFAULT 0
+    fixed_deals  INTEGER NOT NULL DEFAULT 0,
+    first_dealer INTEGER
 );
 CREATE TABLE IF NOT EXISTS seats (
     game_id    TEXT    NOT NULL REFERENCES games (id),
@@ -60,8 +61,8 @@ CREATE TABLE IF NOT EXISTS actions (
 ";
 
 const INSERT_GAME: &str = "INSERT INTO games \
-    (id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, created_ms, fixed_deals) \
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+    (id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, created_ms, fixed_deals, first_dealer) \
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
 const INSERT_SEAT: &str = "INSERT INTO seats \
     (game_id, seat, name, token_hash, bot, joined_ms, join_order) \
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, \
@@ -201,6 +202,11 @@ impl SqliteBackend {
                 )));
             }
         }
+        // A column added without a new schema version (nullable; older servers ignore it):
+        // before the journal's row records are applied again below.
+        if tx.prepare("SELECT first_dealer FROM games LIMIT 0").is_err() {
+            tx.execute_batch("ALTER TABLE games ADD COLUMN first_dealer INTEGER").map_err(context)?;
+        }
         // The tournaments' tables: before the journal's row records are applied again below.
         super::tournaments::prepare(&tx)?;
         tx.commit().map_err(context)?;
@@ -332,7 +338,8 @@ fn insert_game(conn: &Connection, sql: &str, g: &NewGame) -> rusqlite::Result<us
         g.clock_policy,
         g.house_bot,
         g.created_ms,
-        g.fixed_deals
+        g.fixed_deals,
+        g.first_dealer
     ])
 }
 
@@ -608,7 +615,7 @@ fn load_games(tx: &Connection, journal: &Journal, which: Which<'_>) -> Result<Ve
     {
         let mut stmt = tx.prepare(&format!(
             "SELECT id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, created_ms, \
-             result_json, finished_ms, actions_json, fixed_deals FROM games {games_where} ORDER BY rowid"
+             result_json, finished_ms, actions_json, fixed_deals, first_dealer FROM games {games_where} ORDER BY rowid"
         ))?;
         let mut rows = stmt.query(id_param.as_slice())?;
         while let Some(row) = rows.next()? {
@@ -632,6 +639,7 @@ fn load_games(tx: &Connection, journal: &Journal, which: Which<'_>) -> Result<Ve
                     house_bot: row.get(6)?,
                     created_ms: row.get(7)?,
                     fixed_deals: row.get(11)?,
+                    first_dealer: row.get(12)?,
                 },
                 seats: Vec::new(),
                 actions: Vec::new(),

@@ -965,3 +965,53 @@ async fn a_call_over_the_servers_timeout_is_cut_off() {
     lobby.list_games(pb::ListGamesRequest::default()).await.unwrap();
     server.stop().await;
 }
+
+/// `CreateGame.first_dealer` deals the first hand from the seat asked, whatever the seed
+/// would draw; a bad seat, or a table format, is refused and creates nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_creator_may_choose_the_first_dealer_of_two_player_gin() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(&dir.path().join("g.db")).await;
+    let ch = server.channel().await;
+    let mut lobby = LobbyServiceClient::new(ch.clone());
+    let mut games = GameServiceClient::new(ch.clone());
+    // A seed whose own first dealer is seat 0, and one whose is seat 1.
+    let seeds: Vec<u64> =
+        [0u8, 1].iter().map(|&d| (1..).find(|&s| engine::first_dealer(s) == d).unwrap()).collect();
+    for (seed, drawn) in seeds.into_iter().zip([0u32, 1]) {
+        for asked in [None, Some(0u32), Some(1)] {
+            let c = lobby
+                .create_game(pb::CreateGameRequest {
+                    join: true,
+                    name: "me".into(),
+                    house_bot: "simple".into(),
+                    seed,
+                    first_dealer: asked,
+                    ..Default::default()
+                })
+                .await
+                .unwrap()
+                .into_inner();
+            let snap = games
+                .get_game(authed(pb::GetGameRequest { game_id: c.game_id.clone() }, &c.seat_token))
+                .await
+                .unwrap()
+                .into_inner();
+            assert_eq!(snap.snapshot.unwrap().dealer, asked.unwrap_or(drawn), "seed {seed}, asked {asked:?}");
+        }
+    }
+    for (req, field) in [
+        (pb::CreateGameRequest { first_dealer: Some(2), ..Default::default() }, "first_dealer: 2"),
+        (
+            pb::CreateGameRequest { format: "rummy".into(), first_dealer: Some(0), ..Default::default() },
+            "first_dealer: two-player gin only",
+        ),
+    ] {
+        let e = lobby.create_game(req).await.unwrap_err();
+        assert_eq!(e.code(), Code::InvalidArgument);
+        assert!(e.message().contains(field), "{}", e.message());
+    }
+    let listed = lobby.list_games(pb::ListGamesRequest::default()).await.unwrap().into_inner();
+    assert_eq!(listed.games.len(), 0, "the refused calls created nothing; the others are full");
+    server.stop().await;
+}
