@@ -326,6 +326,9 @@ pub struct RummyHand {
     melds_now: u32,
     layoffs_now: u32,
     reshuffles: u32,
+    /// The aces ([`ACES`]) when they are high, else none: the cards copied above the king
+    /// when counting runs.
+    high_aces: u64,
     result: Option<RummyHandResult>,
 }
 
@@ -415,6 +418,7 @@ impl RummyHand {
             melds_now: 0,
             layoffs_now: 0,
             reshuffles: 0,
+            high_aces: if rules.ace_high { ACES } else { 0 },
             result: None,
         })
     }
@@ -509,6 +513,15 @@ impl RummyHand {
         self.stock != 0 || (self.pile >= 2 && self.reshuffles < self.rules.max_reshuffles)
     }
 
+    /// In the draw part of a turn both draws are always legal: the stock can be drawn from
+    /// (the deal leaves a stock, and a turn whose stock cannot be made again is a dead hand
+    /// instead, [`RummyHand::next_turn`]) and the pile has a card (the deal's first discard,
+    /// then every turn's discard; a turn of the pile leaves its top card).
+    #[inline]
+    fn both_draws_legal(&self) -> bool {
+        self.can_draw_stock() && self.pile != 0
+    }
+
     /// Every legal move of the seat to act, in a fixed order: draws (stock, pile); melds
     /// (sets by rank, a four's subsets after it; then runs by suit, lowest card, length);
     /// lay-offs (by meld, then card); discards (by card). Empty once the hand is over.
@@ -533,7 +546,10 @@ impl RummyHand {
     pub fn legal_count(&self) -> usize {
         match self.phase {
             RummyPhase::Over => 0,
-            RummyPhase::Draw => self.can_draw_stock() as usize + (self.pile != 0) as usize,
+            RummyPhase::Draw => {
+                debug_assert!(self.both_draws_legal());
+                2
+            }
             RummyPhase::Play => {
                 let hand = self.cards_of(self.to_act);
                 (self.melds_now + self.layoffs_now + self.discards(hand).len()) as usize
@@ -548,14 +564,13 @@ impl RummyHand {
         match self.phase {
             RummyPhase::Over => None,
             RummyPhase::Draw => {
-                let stock = self.can_draw_stock();
-                if i >= stock as u32 + (self.pile != 0) as u32 {
+                debug_assert!(self.both_draws_legal());
+                if i >= 2 {
                     return None;
                 }
                 // Random play picks either at random: the variant computed, not branched to
-                // (`&`, not `&&`; the two variants' tags are 0 and 1).
-                let pile = (i != 0) | !stock;
-                Some(if pile { RummyAction::DrawPile } else { RummyAction::DrawStock })
+                // (the two variants' tags are 0 and 1).
+                Some(if i != 0 { RummyAction::DrawPile } else { RummyAction::DrawStock })
             }
             RummyPhase::Play => {
                 let hand = self.cards_of(self.to_act);
@@ -608,10 +623,8 @@ impl RummyHand {
         match self.phase {
             RummyPhase::Over => {}
             RummyPhase::Draw => {
-                if self.can_draw_stock() && f(RummyAction::DrawStock) {
-                    return;
-                }
-                if self.pile != 0 {
+                debug_assert!(self.both_draws_legal());
+                if !f(RummyAction::DrawStock) {
                     f(RummyAction::DrawPile);
                 }
             }
@@ -688,7 +701,7 @@ impl RummyHand {
         // the pairs of lanes taken in one word.
         let (p, q) = (b & b >> 16, b | b >> 16);
         let r3 = (p & q >> 32 | p >> 32 & q) & LANE;
-        let x = if self.rules.ace_high { b | (b & ACES) << 13 } else { b };
+        let x = b | (b & self.high_aces) << 13;
         let w = x & x >> 1 & x >> 2;
         // Most hands in play hold no meld at all.
         if r3 | w == 0 { 0 } else { self.meld_count_of(hand, r3, x, w) }
@@ -1035,9 +1048,7 @@ impl RummyHand {
 
     #[inline]
     fn next_turn(&mut self) {
-        if self.played_now {
-            self.played_before |= 1 << self.to_act;
-        }
+        self.played_before |= (self.played_now as u8) << self.to_act;
         self.played_now = false;
         self.from_pile = CardSet::EMPTY;
         self.to_act = if self.to_act + 1 == self.rules.players { 0 } else { self.to_act + 1 };
