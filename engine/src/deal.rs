@@ -144,13 +144,13 @@ impl ChaCha8 {
         ChaCha8(rng)
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn next_u32(&mut self) -> u32 {
         rand_chacha::rand_core::Rng::next_u32(&mut self.0)
     }
 
     /// Uniform in `0..n` (Lemire's method), `n >= 1`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn below(&mut self, n: u32) -> u32 {
         let mut m = self.next_u32() as u64 * n as u64;
         if (m as u32) < n {
