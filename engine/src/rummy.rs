@@ -883,7 +883,7 @@ impl RummyHand {
                     }
                 }
                 (RummyPhase::Play, RummyAction::Discard(card))
-                    if self.hands[s].contains(card) && !self.from_pile.contains(card) =>
+                    if self.discards(self.hands[s]).contains(card) =>
                 {
                     self.hands[s].remove(card);
                     self.push_pile(card);
@@ -1092,33 +1092,26 @@ impl RummyHand {
 }
 
 /// The `i`-th card of `set` in bit order, branch-free (random play picks `i` at random, and
-/// a loop over the set bits would mispredict its exit), broadword (Vigna's select): the
-/// bytes' running counts in one word (a popcount's first steps, then a multiply), the byte
-/// holding the card found by comparing `i` with all eight at once, then a table for the
-/// card within the byte.
+/// a loop over the set bits would mispredict its exit): a binary search by popcounts (the
+/// half of the word, then the quarter within it, then the byte holding the card, each step
+/// a conditional move), then a table for the card within the byte.
 #[inline]
 fn nth_card(set: CardSet, i: u32) -> Option<Card> {
-    const L8: u64 = 0x0101_0101_0101_0101;
-    const H8: u64 = 0x8080_8080_8080_8080;
     let x = set.bits();
-    let mut s = x - (x >> 1 & 0x5555_5555_5555_5555);
-    s = (s & 0x3333_3333_3333_3333) + (s >> 2 & 0x3333_3333_3333_3333);
-    s = (s + (s >> 4)) & 0x0F0F_0F0F_0F0F_0F0F;
-    // Byte `k`: the cards in bytes 0..=k (at most 64: no byte overflows).
-    let sums = s.wrapping_mul(L8);
-    if i >= (sums >> 56) as u32 {
+    if i >= x.count_ones() {
         return None;
     }
-    // The high bit of byte `k` set when `sums[k] <= i` (`i + 128 - sums[k]` borrows from no
-    // other byte): the bytes before the card's, a prefix as the sums only grow.
-    let before = ((i as u64 * L8) | H8).wrapping_sub(sums) & H8;
-    // Their number times 8: the card's byte's first bit (below 64, as `i` is below the count).
-    let at = 64 - before.leading_zeros();
-    let skipped = ((sums << 8) >> at) as u32 & 0xFF;
+    let (mut at, mut i) = (0u32, i);
+    for width in [32u32, 16, 8] {
+        // The cards in the lower `width` bits from `at`.
+        let low = (x >> at & ((1u64 << width) - 1)).count_ones();
+        let up = i >= low;
+        at += if up { width } else { 0 };
+        i -= if up { low } else { 0 };
+    }
     let byte = (x >> at) as usize & 0xFF;
     // Below 8 (the card is in this byte): masked, the index needs no bounds check.
-    let k = (i - skipped) as usize & 7;
-    Card::from_bit((at + SELECT_IN_BYTE[byte << 3 | k] as u32) as u8)
+    Card::from_bit((at + SELECT_IN_BYTE[byte << 3 | (i as usize & 7)] as u32) as u8)
 }
 
 /// `SELECT_IN_BYTE[b << 3 | k]`: the position of the `k`-th set bit of the byte `b` (8 when
