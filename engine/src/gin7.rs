@@ -371,8 +371,9 @@ pub struct Gin7Hand {
     pile: Pile,
     to_act: u8,
     phase: Gin7Phase,
-    /// The card taken from the pile this turn (it may not be discarded).
-    taken: Option<Card>,
+    /// The card taken from the pile this turn, which may not be discarded (none, or one: a
+    /// set, so that a draw sets it and a discard's check reads it without a branch).
+    taken: CardSet,
     result: Option<Box<Gin7HandResult>>,
 }
 
@@ -433,7 +434,7 @@ impl Gin7Hand {
             pile: Pile::starting_with(upcard),
             to_act: (dealer + 1) % n,
             phase: Gin7Phase::Draw,
-            taken: None,
+            taken: CardSet::EMPTY,
             result: None,
         })
     }
@@ -520,7 +521,7 @@ impl Gin7Hand {
 
     /// The card the seat to act took from the pile this turn, if any.
     pub fn taken_from_pile(&self) -> Option<Card> {
-        self.taken
+        self.taken.first()
     }
 
     /// The result, once the hand is over.
@@ -540,10 +541,7 @@ impl Gin7Hand {
             }
             Gin7Phase::Discard => {
                 let h = self.cards[self.to_act as usize];
-                let not_taken = match self.taken {
-                    Some(c) => h.without(c),
-                    None => h,
-                };
+                let not_taken = h - self.taken;
                 // The solver's own first refusal, inline: the cards in no candidate meld stay
                 // deadwood whatever is discarded, and if even discarding the highest of them
                 // leaves more than the limit, nothing can knock (most turns).
@@ -630,7 +628,7 @@ impl Gin7Hand {
         if !hand.contains(card) {
             return Err(Gin7Error::Illegal(RuleError::NotInHand(card)));
         }
-        if self.taken == Some(card) {
+        if self.taken.contains(card) {
             return Err(Gin7Error::Illegal(RuleError::JustTaken(card)));
         }
         Ok(())
@@ -669,36 +667,36 @@ impl Gin7Hand {
         // more than `dead_stock` cards). Every other move, and every refusal, by
         // `apply_listed`, which plays these the same way.
         if seat == self.to_act {
-            let s = seat as usize % MAX;
+            let s = seat as usize;
             match (self.phase, action) {
-                (Gin7Phase::Draw, Action::DrawStock) if (self.stock_next as usize) < 52 => {
-                    let card = self.stock[self.stock_next as usize];
-                    self.stock_next += 1;
-                    self.cards[s].insert(card);
-                    self.held[s].insert(card);
-                    self.taken = None;
-                    self.phase = Gin7Phase::Discard;
-                    return Ok(Gin7Event::Drew { seat, card, from_stock: true });
-                }
-                (Gin7Phase::Draw, Action::DrawPile) if !self.pile.is_empty() => {
-                    let card = self.pile.pop().expect("the pile is not empty");
-                    self.cards[s].insert(card);
-                    self.held[s].insert(card);
-                    self.known[s].insert(card);
-                    self.taken = Some(card);
-                    self.phase = Gin7Phase::Discard;
-                    return Ok(Gin7Event::Drew { seat, card, from_stock: false });
+                (Gin7Phase::Draw, Action::DrawStock | Action::DrawPile) => {
+                    // One path for both (random play picks one at random: no branch on it).
+                    let pile = matches!(action, Action::DrawPile);
+                    let (stock_top, pile_top) =
+                        (self.stock[(self.stock_next as usize).min(51)], self.pile.top_or_any());
+                    let can = if pile { !self.pile.is_empty() } else { (self.stock_next as usize) < 52 };
+                    if can {
+                        let card = if pile { pile_top } else { stock_top };
+                        self.stock_next += !pile as u8;
+                        self.pile.drop_top(pile);
+                        self.cards[s].insert(card);
+                        self.held[s].insert(card);
+                        self.known[s] |= CardSet::from_bits((pile as u64) << card.bit());
+                        self.taken = CardSet::from_bits((pile as u64) << card.bit());
+                        self.phase = Gin7Phase::Discard;
+                        return Ok(Gin7Event::Drew { seat, card, from_stock: !pile });
+                    }
                 }
                 (Gin7Phase::Discard, &Action::Discard { card })
                     if self.cards[s].contains(card)
-                        && self.taken != Some(card)
+                        && !self.taken.contains(card)
                         && self.stock_len() > self.rules.dead_stock as usize =>
                 {
                     self.cards[s].remove(card);
                     self.known[s].remove(card);
                     self.pile.push(card);
                     self.public.insert(card);
-                    self.taken = None;
+                    self.taken = CardSet::EMPTY;
                     self.phase = Gin7Phase::Draw;
                     self.to_act = if seat + 1 == self.rules.players { 0 } else { seat + 1 };
                     return Ok(Gin7Event::Discarded { seat, card });
@@ -719,7 +717,7 @@ impl Gin7Hand {
             (Gin7Phase::Draw, Action::DrawStock) if mine => None,
             (Gin7Phase::Draw, Action::DrawPile) if mine && !self.pile.is_empty() => None,
             (Gin7Phase::Discard, Action::Discard { card })
-                if mine && self.cards[seat as usize].contains(*card) && self.taken != Some(*card) =>
+                if mine && self.cards[seat as usize].contains(*card) && !self.taken.contains(*card) =>
             {
                 None
             }
@@ -732,7 +730,7 @@ impl Gin7Hand {
                 self.stock_next += 1;
                 self.cards[s].insert(card);
                 self.held[s].insert(card);
-                self.taken = None;
+                self.taken = CardSet::EMPTY;
                 self.phase = Gin7Phase::Discard;
                 Gin7Event::Drew { seat, card, from_stock: true }
             }
@@ -741,7 +739,7 @@ impl Gin7Hand {
                 self.cards[s].insert(card);
                 self.held[s].insert(card);
                 self.known[s].insert(card);
-                self.taken = Some(card);
+                self.taken = CardSet::single(card);
                 self.phase = Gin7Phase::Discard;
                 Gin7Event::Drew { seat, card, from_stock: false }
             }
@@ -751,7 +749,7 @@ impl Gin7Hand {
                 self.known[s].remove(card);
                 self.pile.push(card);
                 self.public.insert(card);
-                self.taken = None;
+                self.taken = CardSet::EMPTY;
                 let low = self.stock_len() <= self.rules.dead_stock as usize;
                 if low && (self.turns >= self.rules.reshuffles || self.pile.len() < 2) {
                     self.dead();
@@ -868,7 +866,7 @@ impl Gin7Hand {
             }
         }
         self.phase = Gin7Phase::Over;
-        self.taken = None;
+        self.taken = CardSet::EMPTY;
         self.result = Some(Box::new(Gin7HandResult {
             end,
             knocker: Some(knocker),
