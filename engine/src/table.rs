@@ -102,6 +102,7 @@ impl From<RummyAction> for Move {
 
 impl Move {
     /// The gin action, or why this is not one.
+    #[inline]
     pub fn to_gin(&self) -> Result<Action, TableError> {
         Ok(match self {
             Move::Pass => Action::Pass,
