@@ -662,10 +662,19 @@ impl Gin7Hand {
     /// ```
     #[inline]
     pub fn apply(&mut self, seat: u8, action: &Action) -> Result<Gin7Event, Gin7Error> {
-        // Almost every move of a hand, when legal, played here, inline and with no call: a
-        // draw, or a discard that neither ends the hand nor turns the pile (the stock keeps
-        // more than `dead_stock` cards). Every other move, and every refusal, by
-        // `apply_listed`, which plays these the same way.
+        match self.apply_common(seat, action) {
+            Some(event) => Ok(event),
+            None => self.apply_listed(seat, action),
+        }
+    }
+
+    /// Almost every move of a hand, when legal, played inline and with no call: a draw, or a
+    /// discard that neither ends the hand nor turns the pile (the stock keeps more than
+    /// `dead_stock` cards); `None` (nothing changed) for every other move and every refusal,
+    /// which [`Gin7Hand::apply_listed`] plays (it plays these the same way). The event comes
+    /// back small, in registers (a `Result` with the error beside it went through memory).
+    #[inline(always)]
+    fn apply_common(&mut self, seat: u8, action: &Action) -> Option<Gin7Event> {
         if seat == self.to_act {
             let s = seat as usize;
             match (self.phase, action) {
@@ -684,7 +693,7 @@ impl Gin7Hand {
                         self.known[s] |= CardSet::from_bits((pile as u64) << card.bit());
                         self.taken = CardSet::from_bits((pile as u64) << card.bit());
                         self.phase = Gin7Phase::Discard;
-                        return Ok(Gin7Event::Drew { seat, card, from_stock: !pile });
+                        return Some(Gin7Event::Drew { seat, card, from_stock: !pile });
                     }
                 }
                 (Gin7Phase::Discard, &Action::Discard { card })
@@ -699,12 +708,12 @@ impl Gin7Hand {
                     self.taken = CardSet::EMPTY;
                     self.phase = Gin7Phase::Draw;
                     self.to_act = if seat + 1 == self.rules.players { 0 } else { seat + 1 };
-                    return Ok(Gin7Event::Discarded { seat, card });
+                    return Some(Gin7Event::Discarded { seat, card });
                 }
                 _ => {}
             }
         }
-        self.apply_listed(seat, action)
+        None
     }
 
     /// [`Gin7Hand::apply`] for every move, checked with its reason.
@@ -1032,11 +1041,34 @@ impl Gin7Game {
 
     /// Applies `action` by `seat` to the hand in play; when it ends the hand, books it and
     /// deals the next (unless the game is over). On `Err` nothing changed.
+    #[inline]
     pub fn apply(&mut self, seat: u8, action: &Action) -> Result<Gin7Step, Gin7Error> {
+        match self.apply_common(seat, action) {
+            Some(event) => Ok(Gin7Step { event, hand_over: false, game_over: false }),
+            None => self.apply_rest(seat, action),
+        }
+    }
+
+    /// A draw, or a discard that neither ends the hand nor turns the pile, inline: its event
+    /// (the hand and the game go on), small enough to stay in registers up to the caller;
+    /// `None` (nothing changed) for every other move, which [`Gin7Game::apply`] plays.
+    #[inline(always)]
+    pub(crate) fn apply_common(&mut self, seat: u8, action: &Action) -> Option<Gin7Event> {
+        if self.over {
+            return None;
+        }
+        let event = self.hand.apply_common(seat, action)?;
+        self.actions.push((seat, action.clone()));
+        Some(event)
+    }
+
+    /// [`Gin7Game::apply`] of every other move (and every refusal).
+    #[inline(never)]
+    fn apply_rest(&mut self, seat: u8, action: &Action) -> Result<Gin7Step, Gin7Error> {
         if self.over {
             return Err(Gin7Error::NotYourTurn { to_act: None });
         }
-        let event = self.hand.apply(seat, action)?;
+        let event = self.hand.apply_listed(seat, action)?;
         self.actions.push((seat, action.clone()));
         let mut step = Gin7Step { event, hand_over: false, game_over: false };
         if let Some(r) = self.hand.result().cloned() {
