@@ -1071,12 +1071,22 @@ impl Gin7Game {
         let event = self.hand.apply_listed(seat, action)?;
         self.actions.push((seat, action.clone()));
         let mut step = Gin7Step { event, hand_over: false, game_over: false };
-        if let Some(r) = self.hand.result().cloned() {
+        if let Some(r) = self.hand.result() {
             step.hand_over = true;
             for (s, sr) in r.seats.iter().enumerate() {
                 self.points[s] += sr.points;
                 self.penalties[s] += sr.penalty;
             }
+            self.over = match self.setup.rules.end {
+                Gin7End::Points(t) => self.points.iter().any(|&p| p >= t),
+                Gin7End::Hands(n) => self.hands.len() as u32 + 1 >= n,
+            };
+            // The result moves to the summary when the next hand replaces this one (a copy
+            // only for the last hand, which stays readable in the hand).
+            let r = match self.over {
+                true => r.clone(),
+                false => *self.hand.result.take().expect("the hand is over"),
+            };
             let dealer = self.hand.dealer();
             self.hands.push(Gin7HandSummary {
                 number: self.hand_number,
@@ -1085,10 +1095,6 @@ impl Gin7Game {
                 points: self.points.clone(),
                 penalties: self.penalties.clone(),
             });
-            self.over = match self.setup.rules.end {
-                Gin7End::Points(t) => self.points.iter().any(|&p| p >= t),
-                Gin7End::Hands(n) => self.hands.len() as u32 >= n,
-            };
             step.game_over = self.over;
             if !self.over {
                 self.hand_number += 1;
