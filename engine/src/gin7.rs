@@ -1053,13 +1053,29 @@ impl Gin7Game {
     /// (the hand and the game go on), small enough to stay in registers up to the caller;
     /// `None` (nothing changed) for every other move, which [`Gin7Game::apply`] plays.
     #[inline(always)]
-    pub(crate) fn apply_common(&mut self, seat: u8, action: &Action) -> Option<Gin7Event> {
+    fn apply_common(&mut self, seat: u8, action: &Action) -> Option<Gin7Event> {
         if self.over {
             return None;
         }
         let event = self.hand.apply_common(seat, action)?;
         self.actions.push((seat, action.clone()));
         Some(event)
+    }
+
+    /// [`Gin7Game::apply_common`] of an action the caller owns: logged without a copy, or
+    /// given back when not played.
+    #[inline(always)]
+    pub(crate) fn apply_common_owned(&mut self, seat: u8, action: Action) -> Result<Gin7Event, Action> {
+        if self.over {
+            return Err(action);
+        }
+        match self.hand.apply_common(seat, &action) {
+            Some(event) => {
+                self.actions.push((seat, action));
+                Ok(event)
+            }
+            None => Err(action),
+        }
     }
 
     /// [`Gin7Game::apply`] of every other move (and every refusal).

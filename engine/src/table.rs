@@ -654,9 +654,9 @@ impl Table {
                 let a = m.to_gin()?;
                 // A draw or a discard that goes on (almost every move) inline, its event in
                 // registers; every other move through the game's apply.
-                let step = match g.apply_common(seat, &a) {
-                    Some(event) => crate::gin7::Gin7Step { event, hand_over: false, game_over: false },
-                    None => g.apply(seat, &a).map_err(|e| match e {
+                let step = match g.apply_common_owned(seat, a) {
+                    Ok(event) => crate::gin7::Gin7Step { event, hand_over: false, game_over: false },
+                    Err(a) => g.apply(seat, &a).map_err(|e| match e {
                         Gin7Error::NotYourTurn { .. } => {
                             TableError::NotYourTurn { to_act: vec![], why: e.to_string() }
                         }
