@@ -575,6 +575,11 @@ impl RummyHand {
             RummyPhase::Play => {
                 let hand = self.cards_of(self.to_act);
                 let melds = self.melds_now;
+                // The discards, last in the list, first here: most turns have nothing else.
+                let plays = melds + self.layoffs_now;
+                if i >= plays {
+                    return nth_card(self.discards(hand), i - plays).map(RummyAction::Discard);
+                }
                 if i < melds {
                     let mut found = None;
                     self.each_legal_meld(hand, |m| {
@@ -613,7 +618,7 @@ impl RummyHand {
                     }
                     return None;
                 }
-                nth_card(self.discards(hand), i - self.layoffs_now).map(RummyAction::Discard)
+                None
             }
         }
     }
