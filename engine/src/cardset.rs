@@ -325,6 +325,48 @@ pub fn hand(s: &str) -> CardSet {
     }
 }
 
+/// The `i`-th card of `set` in bit order, branch-free (random play picks `i` at random, and
+/// a loop over the set bits would mispredict its exit): a binary search by popcounts (the
+/// half of the word, then the quarter within it, then the byte holding the card, each step
+/// a conditional move), then a table for the card within the byte.
+#[inline]
+pub(crate) fn nth_card(set: CardSet, i: u32) -> Option<Card> {
+    let x = set.bits();
+    if i >= x.count_ones() {
+        return None;
+    }
+    let (mut at, mut i) = (0u32, i);
+    for width in [32u32, 16, 8] {
+        // The cards in the lower `width` bits from `at`.
+        let low = (x >> at & ((1u64 << width) - 1)).count_ones();
+        let up = i >= low;
+        at += if up { width } else { 0 };
+        i -= if up { low } else { 0 };
+    }
+    let byte = (x >> at) as usize & 0xFF;
+    // Below 8 (the card is in this byte): masked, the index needs no bounds check.
+    Card::from_bit((at + SELECT_IN_BYTE[byte << 3 | (i as usize & 7)] as u32) as u8)
+}
+
+/// `SELECT_IN_BYTE[b << 3 | k]`: the position of the `k`-th set bit of the byte `b` (8 when
+/// it has fewer).
+const SELECT_IN_BYTE: [u8; 2048] = {
+    let mut t = [8u8; 2048];
+    let mut b = 0;
+    while b < 256 {
+        let (mut k, mut bit) = (0, 0);
+        while bit < 8 {
+            if b >> bit & 1 == 1 {
+                t[b << 3 | k] = bit as u8;
+                k += 1;
+            }
+            bit += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

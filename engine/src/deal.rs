@@ -57,8 +57,21 @@ impl std::error::Error for DeckError {}
 impl Deck {
     /// The deck for hand number `hand` of a game with seed `seed` (see the module docs).
     pub fn shuffled(seed: u64, hand: u64) -> Deck {
+        // The deck in `Card::all` order (dense index order), built once at compile time.
+        const ORDERED: [Card; 52] = {
+            let mut d = [Card::new(crate::card::Rank::ACE, crate::card::Suit::Clubs); 52];
+            let mut i = 0;
+            while i < 52 {
+                d[i] = match Card::from_dense(i as u8) {
+                    Some(c) => c,
+                    None => panic!("52 cards"),
+                };
+                i += 1;
+            }
+            d
+        };
         let mut rng = ChaCha8::new(seed, hand);
-        let mut d: [Card; 52] = std::array::from_fn(|i| Card::from_dense(i as u8).expect("52 cards"));
+        let mut d = ORDERED;
         for i in (1..52u32).rev() {
             let j = rng.below(i + 1) as usize;
             d.swap(i as usize, j);
@@ -144,13 +157,13 @@ impl ChaCha8 {
         ChaCha8(rng)
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn next_u32(&mut self) -> u32 {
         rand_chacha::rand_core::Rng::next_u32(&mut self.0)
     }
 
     /// Uniform in `0..n` (Lemire's method), `n >= 1`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn below(&mut self, n: u32) -> u32 {
         let mut m = self.next_u32() as u64 * n as u64;
         if (m as u32) < n {

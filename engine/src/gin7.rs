@@ -371,8 +371,9 @@ pub struct Gin7Hand {
     pile: Pile,
     to_act: u8,
     phase: Gin7Phase,
-    /// The card taken from the pile this turn (it may not be discarded).
-    taken: Option<Card>,
+    /// The card taken from the pile this turn, which may not be discarded (none, or one: a
+    /// set, so that a draw sets it and a discard's check reads it without a branch).
+    taken: CardSet,
     result: Option<Box<Gin7HandResult>>,
 }
 
@@ -433,7 +434,7 @@ impl Gin7Hand {
             pile: Pile::starting_with(upcard),
             to_act: (dealer + 1) % n,
             phase: Gin7Phase::Draw,
-            taken: None,
+            taken: CardSet::EMPTY,
             result: None,
         })
     }
@@ -520,7 +521,7 @@ impl Gin7Hand {
 
     /// The card the seat to act took from the pile this turn, if any.
     pub fn taken_from_pile(&self) -> Option<Card> {
-        self.taken
+        self.taken.first()
     }
 
     /// The result, once the hand is over.
@@ -540,10 +541,7 @@ impl Gin7Hand {
             }
             Gin7Phase::Discard => {
                 let h = self.cards[self.to_act as usize];
-                let not_taken = match self.taken {
-                    Some(c) => h.without(c),
-                    None => h,
-                };
+                let not_taken = h - self.taken;
                 // The solver's own first refusal, inline: the cards in no candidate meld stay
                 // deadwood whatever is discarded, and if even discarding the highest of them
                 // leaves more than the limit, nothing can knock (most turns).
@@ -630,7 +628,7 @@ impl Gin7Hand {
         if !hand.contains(card) {
             return Err(Gin7Error::Illegal(RuleError::NotInHand(card)));
         }
-        if self.taken == Some(card) {
+        if self.taken.contains(card) {
             return Err(Gin7Error::Illegal(RuleError::JustTaken(card)));
         }
         Ok(())
@@ -664,49 +662,58 @@ impl Gin7Hand {
     /// ```
     #[inline]
     pub fn apply(&mut self, seat: u8, action: &Action) -> Result<Gin7Event, Gin7Error> {
-        // Almost every move of a hand, when legal, played here, inline and with no call: a
-        // draw, or a discard that neither ends the hand nor turns the pile (the stock keeps
-        // more than `dead_stock` cards). Every other move, and every refusal, by
-        // `apply_listed`, which plays these the same way.
+        match self.apply_common(seat, action) {
+            Some(event) => Ok(event),
+            None => self.apply_listed(seat, action),
+        }
+    }
+
+    /// Almost every move of a hand, when legal, played inline and with no call: a draw, or a
+    /// discard that neither ends the hand nor turns the pile (the stock keeps more than
+    /// `dead_stock` cards); `None` (nothing changed) for every other move and every refusal,
+    /// which [`Gin7Hand::apply_listed`] plays (it plays these the same way). The event comes
+    /// back small, in registers (a `Result` with the error beside it went through memory).
+    #[inline(always)]
+    fn apply_common(&mut self, seat: u8, action: &Action) -> Option<Gin7Event> {
         if seat == self.to_act {
-            let s = seat as usize % MAX;
+            let s = seat as usize;
             match (self.phase, action) {
-                (Gin7Phase::Draw, Action::DrawStock) if (self.stock_next as usize) < 52 => {
-                    let card = self.stock[self.stock_next as usize];
-                    self.stock_next += 1;
-                    self.cards[s].insert(card);
-                    self.held[s].insert(card);
-                    self.taken = None;
-                    self.phase = Gin7Phase::Discard;
-                    return Ok(Gin7Event::Drew { seat, card, from_stock: true });
-                }
-                (Gin7Phase::Draw, Action::DrawPile) if !self.pile.is_empty() => {
-                    let card = self.pile.pop().expect("the pile is not empty");
-                    self.cards[s].insert(card);
-                    self.held[s].insert(card);
-                    self.known[s].insert(card);
-                    self.taken = Some(card);
-                    self.phase = Gin7Phase::Discard;
-                    return Ok(Gin7Event::Drew { seat, card, from_stock: false });
+                (Gin7Phase::Draw, Action::DrawStock | Action::DrawPile) => {
+                    // One path for both (random play picks one at random: no branch on it).
+                    let pile = matches!(action, Action::DrawPile);
+                    let (stock_top, pile_top) =
+                        (self.stock[(self.stock_next as usize).min(51)], self.pile.top_or_any());
+                    let can = if pile { !self.pile.is_empty() } else { (self.stock_next as usize) < 52 };
+                    if can {
+                        let card = if pile { pile_top } else { stock_top };
+                        self.stock_next += !pile as u8;
+                        self.pile.drop_top(pile);
+                        self.cards[s].insert(card);
+                        self.held[s].insert(card);
+                        self.known[s] |= CardSet::from_bits((pile as u64) << card.bit());
+                        self.taken = CardSet::from_bits((pile as u64) << card.bit());
+                        self.phase = Gin7Phase::Discard;
+                        return Some(Gin7Event::Drew { seat, card, from_stock: !pile });
+                    }
                 }
                 (Gin7Phase::Discard, &Action::Discard { card })
                     if self.cards[s].contains(card)
-                        && self.taken != Some(card)
+                        && !self.taken.contains(card)
                         && self.stock_len() > self.rules.dead_stock as usize =>
                 {
                     self.cards[s].remove(card);
                     self.known[s].remove(card);
                     self.pile.push(card);
                     self.public.insert(card);
-                    self.taken = None;
+                    self.taken = CardSet::EMPTY;
                     self.phase = Gin7Phase::Draw;
                     self.to_act = if seat + 1 == self.rules.players { 0 } else { seat + 1 };
-                    return Ok(Gin7Event::Discarded { seat, card });
+                    return Some(Gin7Event::Discarded { seat, card });
                 }
                 _ => {}
             }
         }
-        self.apply_listed(seat, action)
+        None
     }
 
     /// [`Gin7Hand::apply`] for every move, checked with its reason.
@@ -719,7 +726,7 @@ impl Gin7Hand {
             (Gin7Phase::Draw, Action::DrawStock) if mine => None,
             (Gin7Phase::Draw, Action::DrawPile) if mine && !self.pile.is_empty() => None,
             (Gin7Phase::Discard, Action::Discard { card })
-                if mine && self.cards[seat as usize].contains(*card) && self.taken != Some(*card) =>
+                if mine && self.cards[seat as usize].contains(*card) && !self.taken.contains(*card) =>
             {
                 None
             }
@@ -732,7 +739,7 @@ impl Gin7Hand {
                 self.stock_next += 1;
                 self.cards[s].insert(card);
                 self.held[s].insert(card);
-                self.taken = None;
+                self.taken = CardSet::EMPTY;
                 self.phase = Gin7Phase::Discard;
                 Gin7Event::Drew { seat, card, from_stock: true }
             }
@@ -741,7 +748,7 @@ impl Gin7Hand {
                 self.cards[s].insert(card);
                 self.held[s].insert(card);
                 self.known[s].insert(card);
-                self.taken = Some(card);
+                self.taken = CardSet::single(card);
                 self.phase = Gin7Phase::Discard;
                 Gin7Event::Drew { seat, card, from_stock: false }
             }
@@ -751,7 +758,7 @@ impl Gin7Hand {
                 self.known[s].remove(card);
                 self.pile.push(card);
                 self.public.insert(card);
-                self.taken = None;
+                self.taken = CardSet::EMPTY;
                 let low = self.stock_len() <= self.rules.dead_stock as usize;
                 if low && (self.turns >= self.rules.reshuffles || self.pile.len() < 2) {
                     self.dead();
@@ -868,7 +875,7 @@ impl Gin7Hand {
             }
         }
         self.phase = Gin7Phase::Over;
-        self.taken = None;
+        self.taken = CardSet::EMPTY;
         self.result = Some(Box::new(Gin7HandResult {
             end,
             knocker: Some(knocker),
@@ -1034,19 +1041,68 @@ impl Gin7Game {
 
     /// Applies `action` by `seat` to the hand in play; when it ends the hand, books it and
     /// deals the next (unless the game is over). On `Err` nothing changed.
+    #[inline]
     pub fn apply(&mut self, seat: u8, action: &Action) -> Result<Gin7Step, Gin7Error> {
+        match self.apply_common(seat, action) {
+            Some(event) => Ok(Gin7Step { event, hand_over: false, game_over: false }),
+            None => self.apply_rest(seat, action),
+        }
+    }
+
+    /// A draw, or a discard that neither ends the hand nor turns the pile, inline: its event
+    /// (the hand and the game go on), small enough to stay in registers up to the caller;
+    /// `None` (nothing changed) for every other move, which [`Gin7Game::apply`] plays.
+    #[inline(always)]
+    fn apply_common(&mut self, seat: u8, action: &Action) -> Option<Gin7Event> {
+        if self.over {
+            return None;
+        }
+        let event = self.hand.apply_common(seat, action)?;
+        self.actions.push((seat, action.clone()));
+        Some(event)
+    }
+
+    /// [`Gin7Game::apply_common`] of an action the caller owns: logged without a copy, or
+    /// given back when not played.
+    #[inline(always)]
+    pub(crate) fn apply_common_owned(&mut self, seat: u8, action: Action) -> Result<Gin7Event, Action> {
+        if self.over {
+            return Err(action);
+        }
+        match self.hand.apply_common(seat, &action) {
+            Some(event) => {
+                self.actions.push((seat, action));
+                Ok(event)
+            }
+            None => Err(action),
+        }
+    }
+
+    /// [`Gin7Game::apply`] of every other move (and every refusal).
+    #[inline(never)]
+    fn apply_rest(&mut self, seat: u8, action: &Action) -> Result<Gin7Step, Gin7Error> {
         if self.over {
             return Err(Gin7Error::NotYourTurn { to_act: None });
         }
-        let event = self.hand.apply(seat, action)?;
+        let event = self.hand.apply_listed(seat, action)?;
         self.actions.push((seat, action.clone()));
         let mut step = Gin7Step { event, hand_over: false, game_over: false };
-        if let Some(r) = self.hand.result().cloned() {
+        if let Some(r) = self.hand.result() {
             step.hand_over = true;
             for (s, sr) in r.seats.iter().enumerate() {
                 self.points[s] += sr.points;
                 self.penalties[s] += sr.penalty;
             }
+            self.over = match self.setup.rules.end {
+                Gin7End::Points(t) => self.points.iter().any(|&p| p >= t),
+                Gin7End::Hands(n) => self.hands.len() as u32 + 1 >= n,
+            };
+            // The result moves to the summary when the next hand replaces this one (a copy
+            // only for the last hand, which stays readable in the hand).
+            let r = match self.over {
+                true => r.clone(),
+                false => *self.hand.result.take().expect("the hand is over"),
+            };
             let dealer = self.hand.dealer();
             self.hands.push(Gin7HandSummary {
                 number: self.hand_number,
@@ -1055,10 +1111,6 @@ impl Gin7Game {
                 points: self.points.clone(),
                 penalties: self.penalties.clone(),
             });
-            self.over = match self.setup.rules.end {
-                Gin7End::Points(t) => self.points.iter().any(|&p| p >= t),
-                Gin7End::Hands(n) => self.hands.len() as u32 >= n,
-            };
             step.game_over = self.over;
             if !self.over {
                 self.hand_number += 1;

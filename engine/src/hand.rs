@@ -10,7 +10,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::card::{Card, Suit};
-use crate::cardset::CardSet;
+use crate::cardset::{CardSet, nth_card};
 use crate::deal::Deck;
 use crate::layoff::{Defense, Layoff, best_defense};
 use crate::meld::Meld;
@@ -413,18 +413,14 @@ impl Legal {
             }
             i -= 1;
         }
-        if self.draw_stock {
-            if i == 0 {
-                return Some(Action::DrawStock);
-            }
-            i -= 1;
+        // The draws: random play picks either at random, so the variant is computed, not
+        // branched to (the pile when `i` is past the stock's place or the stock is not legal).
+        let draws = self.draw_stock as u32 + self.draw_pile as u32;
+        if i < draws {
+            let pile = (i != 0) | !self.draw_stock;
+            return Some(if pile { Action::DrawPile } else { Action::DrawStock });
         }
-        if self.draw_pile {
-            if i == 0 {
-                return Some(Action::DrawPile);
-            }
-            i -= 1;
-        }
+        i -= draws;
         let nd = self.discards.len();
         if i < nd {
             return nth_card(self.discards, i).map(|card| Action::Discard { card });
@@ -470,6 +466,17 @@ impl Pile {
         self.cards[self.len as usize] = c;
         self.len += 1;
     }
+    /// The top card, or when the pile is empty any card (a read with no branch, for a
+    /// caller that then uses it only if the pile has a card).
+    #[inline]
+    pub(crate) fn top_or_any(&self) -> Card {
+        self.cards[(self.len.max(1) as usize - 1).min(51)]
+    }
+    /// Takes the top card off when `take` (the pile has one then): no branch.
+    #[inline]
+    pub(crate) fn drop_top(&mut self, take: bool) {
+        self.len -= take as u8;
+    }
     pub(crate) fn pop(&mut self) -> Option<Card> {
         self.len = self.len.checked_sub(1)?;
         Some(self.cards[self.len as usize])
@@ -488,26 +495,6 @@ impl fmt::Debug for Pile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.as_slice().fmt(f)
     }
-}
-
-/// The `i`-th card of `set` in bit order: a branchless binary search on popcounts (random
-/// play picks `i` at random, and a loop over the set bits would mispredict its exit).
-#[inline]
-fn nth_card(set: CardSet, mut i: u32) -> Option<Card> {
-    let mut x = set.bits();
-    if i >= x.count_ones() {
-        return None;
-    }
-    let mut pos = 0u32;
-    for width in [32u32, 16, 8, 4, 2, 1] {
-        let c = (x & ((1u64 << width) - 1)).count_ones();
-        let high = i >= c;
-        i -= if high { c } else { 0 };
-        let shift = if high { width } else { 0 };
-        x >>= shift;
-        pos += shift;
-    }
-    Card::from_bit(pos as u8)
 }
 
 /// One hand in play.

@@ -79,6 +79,17 @@ fn options(defender: CardSet, meld: Meld) -> Vec<Vec<Card>> {
 /// `melds`. Exact: every combination of layoff groups is tried with the solver on the rest.
 /// Among equal results the first in a fixed order wins (fewer layoffs on earlier melds first).
 pub fn best_defense(defender: CardSet, melds: &[Meld]) -> Defense {
+    // No card of the defender fits any of the melds (most defences): every meld's only
+    // option is the empty group, and the search would answer the defender's own best
+    // arrangement with no lay-off.
+    if melds.iter().all(|m| (m.layoff_spots() & defender).is_empty()) {
+        return Defense { arrangement: best_arrangement(defender), layoffs: Vec::new() };
+    }
+    search(defender, melds)
+}
+
+/// [`best_defense`] by trying every combination of lay-off groups.
+fn search(defender: CardSet, melds: &[Meld]) -> Defense {
     let opts: Vec<Vec<Vec<Card>>> = melds.iter().map(|&m| options(defender, m)).collect();
     let mut idx = vec![0usize; melds.len()];
     let mut best: Option<(u32, Vec<usize>)> = None;
@@ -160,6 +171,31 @@ mod tests {
         assert_eq!(d.layoffs.len(), 1);
         let d = best_defense(hand("KC"), &melds(&["8C 8D 8H 8S"]));
         assert!(d.layoffs.is_empty());
+    }
+
+    /// The shortcut (no card fits any meld) answers as the search does.
+    #[test]
+    fn no_fitting_card_answers_as_the_search() {
+        let all: Vec<Meld> = ["3S 4S 5S", "7C 7D 7H", "9D TD JD QD", "KC KD KH KS", "AH 2H 3H", "JC QC KC"]
+            .iter()
+            .map(|m| m.parse().unwrap())
+            .collect();
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut shortcuts = 0;
+        for _ in 0..5000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let melds: Vec<Meld> =
+                all.iter().enumerate().filter(|&(k, _)| x >> (52 + k) & 1 == 0).map(|(_, &m)| m).collect();
+            let taken = melds.iter().fold(CardSet::EMPTY, |a, m| a | m.cards());
+            let defender = CardSet::from_bits(x & x >> 9) - taken;
+            if melds.iter().all(|m| (m.layoff_spots() & defender).is_empty()) {
+                shortcuts += 1;
+            }
+            assert_eq!(best_defense(defender, &melds), search(defender, &melds), "{defender} {melds:?}");
+        }
+        assert!(shortcuts > 100, "{shortcuts}");
     }
 
     #[test]

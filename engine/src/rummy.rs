@@ -30,7 +30,7 @@
 use std::fmt;
 
 use crate::card::{Card, Rank};
-use crate::cardset::{CardSet, LANE};
+use crate::cardset::{CardSet, LANE, nth_card};
 use crate::deal::{Deck, shuffle_turned_pile};
 
 /// How a hand may end by going out.
@@ -326,6 +326,9 @@ pub struct RummyHand {
     melds_now: u32,
     layoffs_now: u32,
     reshuffles: u32,
+    /// The aces ([`ACES`]) when they are high, else none: the cards copied above the king
+    /// when counting runs.
+    high_aces: u64,
     result: Option<RummyHandResult>,
 }
 
@@ -415,6 +418,7 @@ impl RummyHand {
             melds_now: 0,
             layoffs_now: 0,
             reshuffles: 0,
+            high_aces: if rules.ace_high { ACES } else { 0 },
             result: None,
         })
     }
@@ -509,6 +513,15 @@ impl RummyHand {
         self.stock != 0 || (self.pile >= 2 && self.reshuffles < self.rules.max_reshuffles)
     }
 
+    /// In the draw part of a turn both draws are always legal: the stock can be drawn from
+    /// (the deal leaves a stock, and a turn whose stock cannot be made again is a dead hand
+    /// instead, [`RummyHand::next_turn`]) and the pile has a card (the deal's first discard,
+    /// then every turn's discard; a turn of the pile leaves its top card).
+    #[inline]
+    fn both_draws_legal(&self) -> bool {
+        self.can_draw_stock() && self.pile != 0
+    }
+
     /// Every legal move of the seat to act, in a fixed order: draws (stock, pile); melds
     /// (sets by rank, a four's subsets after it; then runs by suit, lowest card, length);
     /// lay-offs (by meld, then card); discards (by card). Empty once the hand is over.
@@ -533,7 +546,10 @@ impl RummyHand {
     pub fn legal_count(&self) -> usize {
         match self.phase {
             RummyPhase::Over => 0,
-            RummyPhase::Draw => self.can_draw_stock() as usize + (self.pile != 0) as usize,
+            RummyPhase::Draw => {
+                debug_assert!(self.both_draws_legal());
+                2
+            }
             RummyPhase::Play => {
                 let hand = self.cards_of(self.to_act);
                 (self.melds_now + self.layoffs_now + self.discards(hand).len()) as usize
@@ -548,18 +564,22 @@ impl RummyHand {
         match self.phase {
             RummyPhase::Over => None,
             RummyPhase::Draw => {
-                let stock = self.can_draw_stock();
-                if i >= stock as u32 + (self.pile != 0) as u32 {
+                debug_assert!(self.both_draws_legal());
+                if i >= 2 {
                     return None;
                 }
                 // Random play picks either at random: the variant computed, not branched to
-                // (`&`, not `&&`; the two variants' tags are 0 and 1).
-                let pile = (i != 0) | !stock;
-                Some(if pile { RummyAction::DrawPile } else { RummyAction::DrawStock })
+                // (the two variants' tags are 0 and 1).
+                Some(if i != 0 { RummyAction::DrawPile } else { RummyAction::DrawStock })
             }
             RummyPhase::Play => {
                 let hand = self.cards_of(self.to_act);
                 let melds = self.melds_now;
+                // The discards, last in the list, first here: most turns have nothing else.
+                let plays = melds + self.layoffs_now;
+                if i >= plays {
+                    return nth_card(self.discards(hand), i - plays).map(RummyAction::Discard);
+                }
                 if i < melds {
                     let mut found = None;
                     self.each_legal_meld(hand, |m| {
@@ -598,7 +618,7 @@ impl RummyHand {
                     }
                     return None;
                 }
-                nth_card(self.discards(hand), i - self.layoffs_now).map(RummyAction::Discard)
+                None
             }
         }
     }
@@ -608,10 +628,8 @@ impl RummyHand {
         match self.phase {
             RummyPhase::Over => {}
             RummyPhase::Draw => {
-                if self.can_draw_stock() && f(RummyAction::DrawStock) {
-                    return;
-                }
-                if self.pile != 0 {
+                debug_assert!(self.both_draws_legal());
+                if !f(RummyAction::DrawStock) {
                     f(RummyAction::DrawPile);
                 }
             }
@@ -688,7 +706,7 @@ impl RummyHand {
         // the pairs of lanes taken in one word.
         let (p, q) = (b & b >> 16, b | b >> 16);
         let r3 = (p & q >> 32 | p >> 32 & q) & LANE;
-        let x = if self.rules.ace_high { b | (b & ACES) << 13 } else { b };
+        let x = b | (b & self.high_aces) << 13;
         let w = x & x >> 1 & x >> 2;
         // Most hands in play hold no meld at all.
         if r3 | w == 0 { 0 } else { self.meld_count_of(hand, r3, x, w) }
@@ -870,7 +888,7 @@ impl RummyHand {
                     }
                 }
                 (RummyPhase::Play, RummyAction::Discard(card))
-                    if self.hands[s].contains(card) && !self.from_pile.contains(card) =>
+                    if self.discards(self.hands[s]).contains(card) =>
                 {
                     self.hands[s].remove(card);
                     self.push_pile(card);
@@ -1035,9 +1053,7 @@ impl RummyHand {
 
     #[inline]
     fn next_turn(&mut self) {
-        if self.played_now {
-            self.played_before |= 1 << self.to_act;
-        }
+        self.played_before |= (self.played_now as u8) << self.to_act;
         self.played_now = false;
         self.from_pile = CardSet::EMPTY;
         self.to_act = if self.to_act + 1 == self.rules.players { 0 } else { self.to_act + 1 };
@@ -1079,55 +1095,6 @@ impl RummyHand {
         self.cards[63] = top;
     }
 }
-
-/// The `i`-th card of `set` in bit order, branch-free (random play picks `i` at random, and
-/// a loop over the set bits would mispredict its exit), broadword (Vigna's select): the
-/// bytes' running counts in one word (a popcount's first steps, then a multiply), the byte
-/// holding the card found by comparing `i` with all eight at once, then a table for the
-/// card within the byte.
-#[inline]
-fn nth_card(set: CardSet, i: u32) -> Option<Card> {
-    const L8: u64 = 0x0101_0101_0101_0101;
-    const H8: u64 = 0x8080_8080_8080_8080;
-    let x = set.bits();
-    let mut s = x - (x >> 1 & 0x5555_5555_5555_5555);
-    s = (s & 0x3333_3333_3333_3333) + (s >> 2 & 0x3333_3333_3333_3333);
-    s = (s + (s >> 4)) & 0x0F0F_0F0F_0F0F_0F0F;
-    // Byte `k`: the cards in bytes 0..=k (at most 64: no byte overflows).
-    let sums = s.wrapping_mul(L8);
-    if i >= (sums >> 56) as u32 {
-        return None;
-    }
-    // The high bit of byte `k` set when `sums[k] <= i` (`i + 128 - sums[k]` borrows from no
-    // other byte): the bytes before the card's, a prefix as the sums only grow.
-    let before = ((i as u64 * L8) | H8).wrapping_sub(sums) & H8;
-    // Their number times 8: the card's byte's first bit (below 64, as `i` is below the count).
-    let at = 64 - before.leading_zeros();
-    let skipped = ((sums << 8) >> at) as u32 & 0xFF;
-    let byte = (x >> at) as usize & 0xFF;
-    // Below 8 (the card is in this byte): masked, the index needs no bounds check.
-    let k = (i - skipped) as usize & 7;
-    Card::from_bit((at + SELECT_IN_BYTE[byte << 3 | k] as u32) as u8)
-}
-
-/// `SELECT_IN_BYTE[b << 3 | k]`: the position of the `k`-th set bit of the byte `b` (8 when
-/// it has fewer).
-const SELECT_IN_BYTE: [u8; 2048] = {
-    let mut t = [8u8; 2048];
-    let mut b = 0;
-    while b < 256 {
-        let (mut k, mut bit) = (0, 0);
-        while bit < 8 {
-            if b >> bit & 1 == 1 {
-                t[b << 3 | k] = bit as u8;
-                k += 1;
-            }
-            bit += 1;
-        }
-        b += 1;
-    }
-    t
-};
 
 /// A whole game of basic rummy: hands until the end, the deal passing to the left.
 #[derive(Clone, Debug)]

@@ -102,6 +102,7 @@ impl From<RummyAction> for Move {
 
 impl Move {
     /// The gin action, or why this is not one.
+    #[inline]
     pub fn to_gin(&self) -> Result<Action, TableError> {
         Ok(match self {
             Move::Pass => Action::Pass,
@@ -651,12 +652,17 @@ impl Table {
             }
             Table::Gin7(g) => {
                 let a = m.to_gin()?;
-                let step = g.apply(seat, &a).map_err(|e| match e {
-                    Gin7Error::NotYourTurn { .. } => {
-                        TableError::NotYourTurn { to_act: vec![], why: e.to_string() }
-                    }
-                    e => TableError::Illegal(e.to_string()),
-                })?;
+                // A draw or a discard that goes on (almost every move) inline, its event in
+                // registers; every other move through the game's apply.
+                let step = match g.apply_common_owned(seat, a) {
+                    Ok(event) => crate::gin7::Gin7Step { event, hand_over: false, game_over: false },
+                    Err(a) => g.apply(seat, &a).map_err(|e| match e {
+                        Gin7Error::NotYourTurn { .. } => {
+                            TableError::NotYourTurn { to_act: vec![], why: e.to_string() }
+                        }
+                        e => TableError::Illegal(e.to_string()),
+                    })?,
+                };
                 use crate::gin7::Gin7Event as E;
                 let event = match step.event {
                     E::Drew { seat, card, from_stock } => {
