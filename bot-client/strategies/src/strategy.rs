@@ -198,7 +198,7 @@ pub fn fallback(d: &Decision<'_>) -> Action {
 }
 
 /// Strategy names accepted by [`by_name`].
-pub const STRATEGIES: [&str; 3] = ["random", "simple", "strong"];
+pub const STRATEGIES: [&str; 4] = ["random", "simple", "strong", "strong-v1"];
 
 /// The strategy called `name`, its choices seeded by `seed`.
 pub fn by_name(name: &str, seed: u64) -> Result<Box<dyn Strategy>, UnknownStrategy> {
@@ -206,6 +206,7 @@ pub fn by_name(name: &str, seed: u64) -> Result<Box<dyn Strategy>, UnknownStrate
         "random" => Box::new(crate::random::RandomStrategy::new(seed)),
         "simple" => Box::new(crate::simple::SimpleStrategy::new(seed)),
         "strong" => Box::new(crate::strong::StrongStrategy::new(seed)),
+        "strong-v1" => Box::new(crate::strong_v1::StrongV1Strategy::new(seed)),
         _ => return Err(UnknownStrategy(name.to_string())),
     })
 }
