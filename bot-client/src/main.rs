@@ -41,7 +41,7 @@ enum Cmd {
 
 #[derive(clap::Args)]
 struct SelfplayArgs {
-    /// Strategy A: random, simple or strong.
+    /// Strategy A: random, simple, strong, strong-v1, gin-hunter, early-knocker or defensive.
     #[arg(long)]
     a: String,
     /// Strategy B.

@@ -13,7 +13,8 @@ use gin_sdk::{self as sdk, Client, Outcome, Seated};
 pub struct PlayArgs {
     #[command(flatten)]
     server: crate::tournament_cmd::ServerArg,
-    /// The strategy playing our seats: random, simple or strong.
+    /// The strategy playing our seats: random, simple, strong, strong-v1, gin-hunter,
+    /// early-knocker or defensive.
     #[arg(long, default_value = "simple")]
     strategy: String,
     /// Games to play (ignored with --join).

@@ -146,7 +146,8 @@ pub struct JoinArgs {
     server: ServerArg,
     #[command(flatten)]
     id: TournamentId,
-    /// The strategy to play: random, simple or strong.
+    /// The strategy to play: random, simple, strong, strong-v1, gin-hunter, early-knocker or
+    /// defensive.
     #[arg(long, default_value = "simple")]
     strategy: String,
     /// The entrant's display name (default: the strategy's name).

@@ -2,7 +2,9 @@
 //!
 //! - [`strategy`]: the [`Strategy`] trait, a synchronous function of what one seat may see
 //!   ([`Decision`]) to an action, and the built-in strategies [`random`], [`simple`] and
-//!   [`strong`], by name through [`by_name`].
+//!   [`strong`], with [`strong_v1`] (`strong` frozen as it was, the yardstick of its progress),
+//!   and opponents of other styles ([`styles`]: `gin-hunter`, `early-knocker`,
+//!   `defensive`), by name through [`by_name`].
 //! - [`memory`]: what a seat remembers of the hand in play, fed by redacted events.
 //! - [`local`] and [`selfplay`]: fast in-process games and matches on all cores, with
 //!   duplicate deals; [`stats`]: Elo with its interval, SPRT; [`rng`]: the strategies' seeded
@@ -32,6 +34,8 @@ pub mod simple;
 pub mod stats;
 pub mod strategy;
 pub mod strong;
+pub mod strong_v1;
+pub mod styles;
 pub mod tables;
 
 pub use memory::{Memory, Seen};

@@ -53,6 +53,8 @@ pub struct SideStats {
     pub decisions: u64,
     /// Time spent deciding (when measured).
     pub think_ns: u64,
+    /// The slowest decision's time (when measured).
+    pub max_think_ns: u64,
 }
 
 impl SideStats {
@@ -74,6 +76,7 @@ impl SideStats {
         self.undercuts += o.undercuts;
         self.decisions += o.decisions;
         self.think_ns += o.think_ns;
+        self.max_think_ns = self.max_think_ns.max(o.max_think_ns);
     }
 }
 
@@ -136,6 +139,7 @@ impl std::error::Error for SelfPlayError {}
 struct Timed<'a> {
     inner: &'a mut dyn Strategy,
     ns: u64,
+    max_ns: u64,
     decisions: u64,
     timing: bool,
 }
@@ -151,7 +155,9 @@ impl Strategy for Timed<'_> {
         }
         let t = Instant::now();
         let a = self.inner.act(d);
-        self.ns += t.elapsed().as_nanos() as u64;
+        let ns = t.elapsed().as_nanos() as u64;
+        self.ns += ns;
+        self.max_ns = self.max_ns.max(ns);
         a
     }
 }
@@ -209,8 +215,8 @@ impl SelfPlay {
                 .map_err(SelfPlayError::Unknown)?;
             let mut sb = by_name(&self.b, derive(self.seed ^ 0xB, u * 2 + k as u64))
                 .map_err(SelfPlayError::Unknown)?;
-            let mut ta = Timed { inner: sa.as_mut(), ns: 0, decisions: 0, timing: self.timing };
-            let mut tb = Timed { inner: sb.as_mut(), ns: 0, decisions: 0, timing: self.timing };
+            let mut ta = Timed { inner: sa.as_mut(), ns: 0, max_ns: 0, decisions: 0, timing: self.timing };
+            let mut tb = Timed { inner: sb.as_mut(), ns: 0, max_ns: 0, decisions: 0, timing: self.timing };
             let players: [&mut dyn Strategy; 2] =
                 if a_seat == Seat::S0 { [&mut ta, &mut tb] } else { [&mut tb, &mut ta] };
             let game = play_game(setup, players).map_err(SelfPlayError::Illegal)?;
@@ -220,8 +226,10 @@ impl SelfPlay {
             unit.hands += game.hands().len() as u64;
             unit.a.decisions += ta.decisions;
             unit.a.think_ns += ta.ns;
+            unit.a.max_think_ns = unit.a.max_think_ns.max(ta.max_ns);
             unit.b.decisions += tb.decisions;
             unit.b.think_ns += tb.ns;
+            unit.b.max_think_ns = unit.b.max_think_ns.max(tb.max_ns);
             unit.a.points += r.totals[a_seat] as u64;
             unit.b.points += r.totals[b_seat] as u64;
             match r.winner {
@@ -372,6 +380,14 @@ impl Report {
         }
         let _ =
             writeln!(s, "draws: {}   hands per game: {:.2}", self.draws, self.hands as f64 / g.max(1) as f64);
+        if self.a.max_think_ns > 0 || self.b.max_think_ns > 0 {
+            let _ = writeln!(
+                s,
+                "slowest decision: A {:.1} ms, B {:.1} ms",
+                self.a.max_think_ns as f64 / 1e6,
+                self.b.max_think_ns as f64 / 1e6
+            );
+        }
         if let Some(e) = self.elo {
             let _ = writeln!(
                 s,

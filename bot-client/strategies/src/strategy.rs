@@ -7,6 +7,7 @@
 use engine::{Action, BySeat, Card, CardSet, Game, Legal, RuleSet, Seat};
 
 use crate::memory::Memory;
+use crate::styles::{Style, StyleStrategy};
 
 /// What kind of choice a decision is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -214,7 +215,8 @@ pub fn fallback(d: &Decision<'_>) -> Action {
 }
 
 /// Strategy names accepted by [`by_name`].
-pub const STRATEGIES: [&str; 3] = ["random", "simple", "strong"];
+pub const STRATEGIES: [&str; 7] =
+    ["random", "simple", "strong", "strong-v1", "gin-hunter", "early-knocker", "defensive"];
 
 /// The strategy called `name`, its choices seeded by `seed`.
 pub fn by_name(name: &str, seed: u64) -> Result<Box<dyn Strategy>, UnknownStrategy> {
@@ -222,6 +224,10 @@ pub fn by_name(name: &str, seed: u64) -> Result<Box<dyn Strategy>, UnknownStrate
         "random" => Box::new(crate::random::RandomStrategy::new(seed)),
         "simple" => Box::new(crate::simple::SimpleStrategy::new(seed)),
         "strong" => Box::new(crate::strong::StrongStrategy::new(seed)),
+        "strong-v1" => Box::new(crate::strong_v1::StrongV1Strategy::new(seed)),
+        "gin-hunter" => Box::new(StyleStrategy::new(Style::GinHunter, seed)),
+        "early-knocker" => Box::new(StyleStrategy::new(Style::EarlyKnocker, seed)),
+        "defensive" => Box::new(StyleStrategy::new(Style::Defensive, seed)),
         _ => return Err(UnknownStrategy(name.to_string())),
     })
 }

@@ -3,4 +3,5 @@
 
 mod strategies;
 mod strong;
+mod styles;
 mod tables;

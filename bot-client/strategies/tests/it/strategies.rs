@@ -161,6 +161,8 @@ fn selfplay_reproduces_and_adds_up() {
     let e = r1.elo.unwrap();
     assert!(e.low <= e.elo && e.elo <= e.high && e.elo > 200.0, "{e:?}");
     assert!(r1.a.decisions > 0 && r1.a.think_ns > 0);
+    assert!(r1.a.max_think_ns > 0 && r1.a.max_think_ns <= r1.a.think_ns);
+    assert!(r1.text().contains("slowest decision: A "), "{}", r1.text());
     // The JSON form carries the same numbers.
     let v = serde_json::to_value(&r1).unwrap();
     assert_eq!(v["a"]["wins"], r1.a.wins);

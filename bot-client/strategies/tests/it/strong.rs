@@ -158,3 +158,61 @@ fn does_not_feed_the_opponents_known_meld() {
         assert!(matches!(a, Action::Discard { .. }), "{a}");
     }
 }
+
+/// A digest of the games `make` plays against `simple` (seat swapped each game) under
+/// `rules_names`: every action in order, FNV-1a over their text.
+fn digest_games(mut make: impl FnMut(u64) -> Box<dyn Strategy>) -> (u64, Vec<BySeat<u32>>) {
+    let rules = rule_sets();
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let mut scores = Vec::new();
+    for (g, rules) in rules.into_iter().enumerate() {
+        let seed = 40 + g as u64;
+        let mut bot = make(seed);
+        let mut simple = SimpleStrategy::new(seed + 1);
+        let players: [&mut dyn Strategy; 2] =
+            if g % 2 == 0 { [bot.as_mut(), &mut simple] } else { [&mut simple, bot.as_mut()] };
+        let game = play_game(GameSetup::new(rules, seed), players).expect("legal play");
+        for (seat, a) in game.actions() {
+            for b in format!("{}:{a};", seat.index()).bytes() {
+                h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+        scores.push(game.result().expect("over").totals);
+    }
+    (h, scores)
+}
+
+#[test]
+fn strong_v1_plays_the_games_it_played_when_frozen() {
+    use gin_strategies::strong_v1::{StrongV1Strategy, Tuning as V1Tuning};
+    let v1 = digest_games(|seed| {
+        Box::new(StrongV1Strategy::with_tuning(
+            seed,
+            V1Tuning { draw_samples: 6, discard_rollouts: 20, candidates: 3, ..V1Tuning::default() },
+        ))
+    });
+    // Pinned when `strong` was frozen as `strong-v1` (issue 18): the same decisions for the
+    // same seeds, whatever `strong` has become since.
+    let pinned = (
+        2_163_471_782_578_858_635u64,
+        vec![BySeat::new(156, 457), BySeat::new(266, 395), BySeat::new(118, 48), BySeat::new(106, 38)],
+    );
+    assert_eq!(v1, pinned);
+    assert_eq!(gin_strategies::by_name("strong-v1", 1).expect("registered").name(), "strong-v1");
+}
+
+#[test]
+fn strong_v1_is_todays_strong() {
+    let v1 = digest_games(|seed| {
+        Box::new(gin_strategies::strong_v1::StrongV1Strategy::with_tuning(
+            seed,
+            gin_strategies::strong_v1::Tuning {
+                draw_samples: 6,
+                discard_rollouts: 20,
+                candidates: 3,
+                ..gin_strategies::strong_v1::Tuning::default()
+            },
+        ))
+    });
+    assert_eq!(v1, digest_games(|seed| Box::new(quick(seed))));
+}

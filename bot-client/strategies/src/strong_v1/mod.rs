@@ -1,0 +1,338 @@
+//! `strong-v1`: `strong` as it was when it was frozen (issue 18), kept unchanged so that the
+//! progress of `strong` is measured against it: the same decisions for the same seed.
+//!
+//! Everything below describes that frozen player (a determinized Monte Carlo player over an
+//! inferred opponent model).
+//!
+//! # The idea
+//!
+//! - **Memory and inference** (`model.rs`): every card this seat has seen is tracked (its
+//!   own, every face-up card); the rest is either in the opponent's hand or in the stock.
+//!   Cards the opponent took from the pile are certain; its pickups make their meld
+//!   neighbours likelier, its discards and declined cards make theirs less likely. Sampled
+//!   opponent hands are drawn by those weights and then *improved* the way a
+//!   deadwood-minimizing player improves its hand over its draws (draw a few extra cards,
+//!   drop the worst), so that late in a hand the samples hold low deadwood, as real hands do.
+//!   The samples are then resampled by how well they explain the opponent's last discards:
+//!   a minimizer throws away the card whose loss hurts least, so a hand in which its last
+//!   discard was a blunder is very unlikely.
+//! - **Rollouts** (`sim.rs`, `melds.rs`): a determinization (opponent hand + stock order) is played to
+//!   the end of the hand by a fast baseline policy for both seats, without allocating. All
+//!   candidate actions of one decision are compared on the same determinizations (common
+//!   random numbers), so their difference is far less noisy than each value.
+//! - **Discard**: the candidates are the legal discards ranked by deadwood left minus the
+//!   expected deadwood reduction of the next draw (draw potential); the best few are played
+//!   out. Rollouts weigh the seat's own progress against feeding the opponent (a sampled
+//!   opponent takes a discard that joins its melds) and against being knocked on.
+//! - **Draw**: the pile's top is taken only when rollouts after taking it beat rollouts after
+//!   a stock draw (or pass of the upcard, with the offer's exact sequence); cards that
+//!   neither join nor neighbour anything, and would not lower deadwood much, are declined
+//!   without search.
+//! - **Knock**: gin and big gin are always played. Otherwise a knock's value is scored
+//!   exactly against each sampled opponent hand (its melds, layoffs and undercuts), and
+//!   compared with the rollouts of the best discards: the seat knocks only when that is
+//!   worth more, so it waits for gin when an undercut is likely.
+//! - **Knock melds**: among the minimum-deadwood arrangements, the one that leaves the
+//!   sampled opponent hands the most deadwood after their layoffs.
+//!
+//! - **Game score** (`value.rs`, off by default): decisions may maximize the chance to win
+//!   the race to the target instead of the hand's expected points; against `simple` that
+//!   measured worse, so plain points are used.
+//!
+//! Draw-time samples are reused at the discard of the same turn. Everything is seeded: the
+//! same seed plays the same game.
+
+mod melds;
+mod model;
+mod sim;
+mod value;
+
+use engine::{Action, Card, CardSet, Meld, deadwood, deadwood_after_best_discard, deadwood_by_discard};
+
+use crate::memory::Seen;
+use crate::rng::Rng;
+use crate::strategy::{Choice, Decision, Strategy};
+
+use model::Model;
+pub use model::ModelTuning;
+use sim::{OPP, Params, Sim, US, melds_with};
+
+/// Search sizes and heuristic weights.
+#[derive(Clone, Copy, Debug)]
+pub struct Tuning {
+    /// The opponent model's weights.
+    pub model: ModelTuning,
+    /// Determinizations for a draw decision (each plays two rollouts).
+    pub draw_samples: usize,
+    /// Rollouts for a discard decision, shared among its candidates.
+    pub discard_rollouts: usize,
+    /// At most this many discards are played out.
+    pub candidates: usize,
+    /// Weight of the draw potential when ranking discards.
+    pub potential: f32,
+    /// Maximize the chance to win the game (not the hand's expected points).
+    pub game_aware: bool,
+    /// Points per rollout by which a knock may trail the best continuation and still be
+    /// played (the best of several noisy estimates is biased upwards).
+    pub knock_bias: f32,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Tuning {
+            model: ModelTuning::default(),
+            draw_samples: 256,
+            discard_rollouts: 2400,
+            candidates: 5,
+            potential: 1.0,
+            game_aware: false,
+            knock_bias: 0.0,
+        }
+    }
+}
+
+/// What a hand result (points for this seat, negative when the opponent scores) is worth.
+struct Utility {
+    table: Vec<f32>,
+    mult: i32,
+}
+
+/// Hand results beyond this many points count as this many.
+const RANGE: i32 = 300;
+
+impl Utility {
+    fn new(d: &Decision<'_>, game_aware: bool) -> Utility {
+        let doubled =
+            d.rules.spade_upcard_doubles && d.memory.upcard.is_some_and(|u| u.suit() == engine::Suit::Spades);
+        let mult = if doubled { 2 } else { 1 };
+        let table = if game_aware {
+            let (a, b) = (d.scores[d.seat], d.scores[d.opponent()]);
+            value::WinTable::for_rules(d.rules).utilities(a, b, RANGE as usize)
+        } else {
+            (-RANGE..=RANGE).map(|r| r as f32 / 100.0).collect()
+        };
+        Utility { table, mult }
+    }
+
+    #[inline]
+    fn of(&self, r: i32) -> f64 {
+        f64::from(self.table[((r * self.mult).clamp(-RANGE, RANGE) + RANGE) as usize])
+    }
+}
+
+/// The frozen strong player.
+pub struct StrongV1Strategy {
+    rng: Rng,
+    t: Tuning,
+    /// Opponent hands sampled at this turn's draw, reused at its discard (nothing the
+    /// opponent did has changed in between; hands holding the card drawn are dropped).
+    cache: Vec<u64>,
+    /// The hand number and the opponent's move count the cache belongs to.
+    cache_key: (u32, usize),
+}
+
+impl StrongV1Strategy {
+    /// The frozen strong player seeded by `seed`.
+    pub fn new(seed: u64) -> StrongV1Strategy {
+        StrongV1Strategy::with_tuning(seed, Tuning::default())
+    }
+
+    /// A strong player with its own search sizes and weights.
+    pub fn with_tuning(seed: u64, t: Tuning) -> StrongV1Strategy {
+        StrongV1Strategy { rng: Rng::new(seed), t, cache: Vec::new(), cache_key: (u32::MAX, 0) }
+    }
+
+    fn draw(&mut self, d: &Decision<'_>) -> Action {
+        let Some(top) = d.pile_top() else { return d.decline() };
+        if !d.legal.draw_pile {
+            return d.decline();
+        }
+        let h = d.hand;
+        let dw = deadwood(h) as i32;
+        let with = deadwood_by_discard(h.with(top));
+        let best_with = h.iter().map(|c| with[c.bit() as usize] as i32).min().unwrap_or(dw);
+        let related = sim::near(top.bit()) & h.bits() != 0;
+        if !related && dw - best_with < 4 {
+            return d.decline();
+        }
+        let model = Model::new(d, &self.t.model);
+        let pr = Params::new(d.rules, d.knock_limit);
+        let offer_first =
+            d.legal.pass && !d.memory.opp_moves.iter().any(|m| matches!(m, Seen::Passed { .. }));
+        let mut stock = [top; 52];
+        let util = Utility::new(d, self.t.game_aware);
+        let mut diff = 0f64;
+        let hands = model.hands(&mut self.rng, self.t.draw_samples);
+        for &opp in &hands {
+            let n = model.stock_for(opp, &mut self.rng, &mut stock);
+            let base = Sim::new([h.bits(), opp], &stock[..n], d.pile);
+            let mut s = base;
+            let c = s.take_pile(US);
+            let take = match s.policy_discard(US, Some(c), &pr) {
+                Some(r) => r,
+                None => s.run(OPP, &pr),
+            };
+            let mut s = base;
+            let decline = if d.legal.pass {
+                if offer_first {
+                    if melds_with(opp, top.bit()) {
+                        let c = s.take_pile(OPP);
+                        match s.policy_discard(OPP, Some(c), &pr) {
+                            Some(r) => r,
+                            None => s.run(US, &pr),
+                        }
+                    } else {
+                        s.stock_only = true;
+                        s.run(US, &pr)
+                    }
+                } else {
+                    s.stock_only = true;
+                    s.run(OPP, &pr)
+                }
+            } else if s.draw_stock(US) {
+                match s.policy_discard(US, None, &pr) {
+                    Some(r) => r,
+                    None => s.run(OPP, &pr),
+                }
+            } else {
+                0
+            };
+            diff += util.of(take) - util.of(decline);
+        }
+        self.cache = hands;
+        self.cache_key = (d.memory.hand_number, d.memory.opp_moves.len());
+        if diff > 0.0 { Action::DrawPile } else { d.decline() }
+    }
+
+    fn discard(&mut self, d: &Decision<'_>) -> Action {
+        if d.legal.big_gin {
+            return Action::BigGin { melds: None };
+        }
+        let h = d.hand;
+        let table = deadwood_by_discard(h);
+        let tv = |c: Card| table[c.bit() as usize];
+        // Gin: always.
+        if let Some(c) = d.legal.knocks.iter().filter(|&c| tv(c) == 0).max_by_key(|c| c.value()) {
+            return Action::knock(c);
+        }
+        let knock = d.legal.knocks.iter().min_by_key(|&c| (tv(c), std::cmp::Reverse(c.value())));
+        let model = Model::new(d, &self.t.model);
+        let cands = self.candidates(d, &table, &model);
+        let pr = Params::new(d.rules, d.knock_limit);
+        let n_arms = cands.len() + usize::from(knock.is_some());
+        if n_arms == 1 && knock.is_none() {
+            return Action::Discard { card: cands[0] };
+        }
+        let samples = (self.t.discard_rollouts / n_arms.max(1)).max(16);
+        let mut stock = [cands[0]; 52];
+        let mut opps = [0u64; 256];
+        let samples = samples.min(opps.len());
+        let util = Utility::new(d, self.t.game_aware);
+        let mut sums = [0f64; 16];
+        let hands = self.hands(d, &model, samples);
+        for (opp_slot, &opp) in opps.iter_mut().zip(&hands) {
+            let n = model.stock_for(opp, &mut self.rng, &mut stock);
+            *opp_slot = opp;
+            let base = Sim::new([h.bits(), opp], &stock[..n], d.pile);
+            for (i, &c) in cands.iter().enumerate() {
+                let mut s = base;
+                let r = if s.discard(US, c.bit()) { 0 } else { s.run(OPP, &pr) };
+                sums[i] += util.of(r);
+            }
+        }
+        let (mut best_i, mut best_v) = (0usize, f64::MIN);
+        for (i, &v) in sums[..cands.len()].iter().enumerate() {
+            if v > best_v {
+                best_i = i;
+                best_v = v;
+            }
+        }
+        if let Some(kc) = knock {
+            let kept = h.without(kc).bits();
+            let (kv, melds) = knock_value(kept, &opps[..samples], &pr, &util);
+            let bias = f64::from(self.t.knock_bias) / 100.0 * samples as f64;
+            if kv + bias > best_v {
+                return Action::Knock { discard: kc, melds: Some(melds) };
+            }
+        }
+        Action::Discard { card: cands[best_i] }
+    }
+
+    /// `n` opponent hands for a decision: those sampled at this turn's draw, if any, then
+    /// fresh ones.
+    fn hands(&mut self, d: &Decision<'_>, model: &Model, n: usize) -> Vec<u64> {
+        let mut out = Vec::with_capacity(n);
+        if self.cache_key == (d.memory.hand_number, d.memory.opp_moves.len()) {
+            let mine = d.hand.bits();
+            out.extend(self.cache.iter().copied().filter(|&h| h & mine == 0).take(n));
+        }
+        self.cache.clear();
+        self.cache_key = (u32::MAX, 0);
+        if out.len() < n {
+            out.extend(model.hands(&mut self.rng, n - out.len()));
+        }
+        out
+    }
+
+    /// The discards worth playing out, best first by deadwood left minus draw potential.
+    fn candidates(&self, d: &Decision<'_>, table: &[u8; 64], model: &Model) -> Vec<Card> {
+        let legal = d.legal.discards;
+        let min = legal.iter().map(|c| table[c.bit() as usize]).min().unwrap_or(0);
+        let unseen = model.unseen();
+        let mut scored: Vec<(f32, Card)> = Vec::with_capacity(11);
+        for c in legal {
+            let left = table[c.bit() as usize];
+            if left > min.saturating_add(12) {
+                continue;
+            }
+            let rest = d.hand.without(c);
+            let mut gain = 0u32;
+            for &u in unseen {
+                let v = deadwood_after_best_discard(rest.with(u)).unwrap_or(0);
+                gain += u32::from(left).saturating_sub(v);
+            }
+            let pot = gain as f32 / unseen.len().max(1) as f32;
+            scored.push((f32::from(left) - self.t.potential * pot, c));
+        }
+        scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.value().cmp(&a.1.value())));
+        scored.truncate(self.t.candidates.clamp(1, 16));
+        scored.into_iter().map(|(_, c)| c).collect()
+    }
+}
+
+/// The total score over `opps` of knocking with `kept`, with the best minimum-deadwood
+/// melds for it (the one that leaves the defenders the most deadwood after layoffs).
+fn knock_value(kept: u64, opps: &[u64], pr: &Params, util: &Utility) -> (f64, Vec<Meld>) {
+    let k = deadwood(CardSet::from_bits(kept)) as i32;
+    let mut best: Option<(f64, melds::Melds)> = None;
+    melds::for_each_min(kept, |ms| {
+        let mut total = 0f64;
+        for &opp in opps {
+            let dd = melds::defender_deadwood(opp, ms.as_slice()) as i32;
+            total += util.of(if k < dd { dd - k } else { -(k - dd + pr.undercut_bonus as i32) });
+        }
+        if best.is_none_or(|b| total > b.0) {
+            best = Some((total, *ms));
+        }
+    });
+    let (v, ms) = best.expect("every hand has an arrangement");
+    let melds = ms
+        .as_slice()
+        .iter()
+        .map(|&m| Meld::new(CardSet::from_bits(m)).expect("the solver's melds are melds"))
+        .collect();
+    (v, melds)
+}
+
+impl Strategy for StrongV1Strategy {
+    fn name(&self) -> &str {
+        "strong-v1"
+    }
+
+    fn act(&mut self, d: &Decision<'_>) -> Action {
+        match d.choice() {
+            Choice::Offer | Choice::Draw => self.draw(d),
+            Choice::Discard => self.discard(d),
+        }
+    }
+}
