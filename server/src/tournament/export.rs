@@ -130,12 +130,9 @@ pub fn export_csv(s: &pb::TournamentState, names: &[String]) -> String {
     }
     let name = |e: u32| names.get(e as usize).map_or("", String::as_str).to_owned();
     let opt = |v: Option<u32>| v.map_or(String::new(), |v| v.to_string());
-    let mut rows: Vec<Vec<String>> = vec![
-        "number,round,game_id,seat0,seat0_name,seat1,seat1_name,deal_seed,done,winner_seat,total0,total1"
-            .split(',')
-            .map(String::from)
-            .collect(),
-    ];
+    let mut rows = vec![header(
+        "number,round,game_id,seat0,seat0_name,seat1,seat1_name,deal_seed,done,winner_seat,total0,total1",
+    )];
     for g in &s.games {
         rows.push(vec![
             g.number.to_string(),
@@ -152,13 +149,22 @@ pub fn export_csv(s: &pb::TournamentState, names: &[String]) -> String {
             opt(g.totals.get(1).copied()),
         ]);
     }
-    let mut table: Vec<Vec<String>> = vec![
-        "rank,entrant,name,games,wins,losses,draws,points_for,points_against,score,elo,elo_low,elo_high"
-            .split(',')
-            .map(String::from)
-            .collect(),
-    ];
+    csv_sections(vec![rows, standings_rows(s, false)])
+}
+
+/// The standings as CSV rows, header first: two-player gin's points for and against, or a
+/// table's summed totals and mean place.
+fn standings_rows(s: &pb::TournamentState, tables: bool) -> Vec<Vec<String>> {
+    let points = if tables { "points,mean_place" } else { "points_for,points_against" };
+    let mut table = vec![header(&format!(
+        "rank,entrant,name,games,wins,losses,draws,{points},score,elo,elo_low,elo_high"
+    ))];
     for (rank, r) in s.standings.iter().flat_map(|st| &st.rows).enumerate() {
+        let (p1, p2) = if tables {
+            (r.table_points.to_string(), format!("{:.3}", r.mean_place))
+        } else {
+            (r.points_for.to_string(), r.points_against.to_string())
+        };
         table.push(vec![
             (rank + 1).to_string(),
             r.entrant.to_string(),
@@ -167,15 +173,15 @@ pub fn export_csv(s: &pb::TournamentState, names: &[String]) -> String {
             r.wins.to_string(),
             r.losses.to_string(),
             r.draws.to_string(),
-            r.points_for.to_string(),
-            r.points_against.to_string(),
+            p1,
+            p2,
             format!("{:.4}", r.score),
             format!("{:.1}", r.elo),
             format!("{:.1}", r.elo_low),
             format!("{:.1}", r.elo_high),
         ]);
     }
-    csv_sections(vec![rows, table])
+    table
 }
 
 /// CSV tables, one after the other, each after a blank line.
@@ -217,27 +223,7 @@ fn export_tables_csv(s: &pb::TournamentState, names: &[String]) -> String {
             joined(&g.table_totals),
         ]);
     }
-    let mut table = vec![header(
-        "rank,entrant,name,games,wins,losses,draws,points,mean_place,score,elo,elo_low,elo_high",
-    )];
-    for (rank, r) in s.standings.iter().flat_map(|st| &st.rows).enumerate() {
-        table.push(vec![
-            (rank + 1).to_string(),
-            r.entrant.to_string(),
-            r.name.clone(),
-            r.games.to_string(),
-            r.wins.to_string(),
-            r.losses.to_string(),
-            r.draws.to_string(),
-            r.table_points.to_string(),
-            format!("{:.3}", r.mean_place),
-            format!("{:.4}", r.score),
-            format!("{:.1}", r.elo),
-            format!("{:.1}", r.elo_low),
-            format!("{:.1}", r.elo_high),
-        ]);
-    }
-    let mut sections = vec![games, table];
+    let mut sections = vec![games, standings_rows(s, true)];
     let teams: Vec<&pb::TeamStanding> = s.standings.iter().flat_map(|st| &st.teams).collect();
     if !teams.is_empty() {
         let mut rows = vec![header("team_rank,entrants,names,games,wins,losses,draws,points,score")];

@@ -9,21 +9,10 @@ use std::collections::HashMap;
 
 use common::*;
 use gin_proto::v1 as pb;
-use gin_proto::v1::tournament_service_client::TournamentServiceClient;
 use gin_sdk::entrant::{EntrantEvent, Entry, play_tournament};
 use tonic::Code;
-use tonic::transport::Channel;
 
-type Tours = TournamentServiceClient<Channel>;
-
-async fn get(t: &mut Tours, id: &str) -> pb::TournamentState {
-    t.get_tournament(pb::GetTournamentRequest { tournament_id: id.into() })
-        .await
-        .unwrap()
-        .into_inner()
-        .state
-        .unwrap()
-}
+use crate::tournament::{Tours, get};
 
 /// A seat's score in one game, as the standings define it: the mean over its opponents
 /// (partners excluded at team tables) of 1 for a better place, 0.5 for the same, 0 for worse.

@@ -13,7 +13,7 @@ use gin_proto::v1::tournament_service_client::TournamentServiceClient;
 use tonic::Code;
 use tonic::transport::Channel;
 
-type Tours = TournamentServiceClient<Channel>;
+pub(crate) type Tours = TournamentServiceClient<Channel>;
 
 /// How an entrant plays: 0 = always the sensible move, 1 = random legal moves.
 #[derive(Clone, Copy)]
@@ -193,7 +193,7 @@ async fn create(t: &mut Tours, s: pb::TournamentSpec) -> (String, u32) {
     (r.tournament_id, r.total_games)
 }
 
-async fn get(t: &mut Tours, id: &str) -> pb::TournamentState {
+pub(crate) async fn get(t: &mut Tours, id: &str) -> pb::TournamentState {
     t.get_tournament(pb::GetTournamentRequest { tournament_id: id.into() })
         .await
         .unwrap()
