@@ -163,9 +163,16 @@ async fn seats_served_by_different_threads_play_a_whole_game() {
 
     // One seat: watches on its own connection and plays a random legal action on its turns.
     // Returns every seq it saw and the result.
-    let seat = |ch: tonic::transport::Channel, mut p: Player| async move {
+    // Both seats open their streams before either acts, so both see the same events
+    // from the same snapshot on (a seat that subscribed late would start at a later seq).
+    let open = |ch: tonic::transport::Channel, p: Player| async move {
         let mut gc = GameServiceClient::new(ch);
-        let mut stream = watch(&mut gc, &p.game_id, &p.token, 0).await;
+        let stream = watch(&mut gc, &p.game_id, &p.token, 0).await;
+        (gc, stream, p)
+    };
+    let (gc0, stream0, p0) = open(chans[1].clone(), p0).await;
+    let (gc1, stream1, p1) = open(chans[2].clone(), p1).await;
+    let seat = |mut gc: Games, mut stream: tonic::Streaming<pb::WatchGameResponse>, mut p: Player| async move {
         let mut rng = Rng(p.seat as u64 + 7);
         let mut seqs = Vec::new();
         loop {
@@ -204,7 +211,7 @@ async fn seats_served_by_different_threads_play_a_whole_game() {
         async move { drain(&mut stream, Duration::from_secs(60)).await }
     };
     let ((seqs0, r0), (seqs1, r1), (seen, err)) =
-        tokio::join!(seat(chans[1].clone(), p0), seat(chans[2].clone(), p1), spectator);
+        tokio::join!(seat(gc0, stream0, p0), seat(gc1, stream1, p1), spectator);
     assert!(err.is_none(), "{err:?}");
     assert_eq!(r0, r1, "both seats saw the same result");
     assert!(r0.winner.is_some());
