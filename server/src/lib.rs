@@ -47,7 +47,7 @@ pub async fn run(
     cfg: Config,
     shutdown: impl Future<Output = ()> + Send,
 ) -> anyhow::Result<()> {
-    let (store, mut startup) = storage::Store::open_sqlite(&cfg.db).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let (store, mut startup) = storage::Store::open(&cfg.db).map_err(|e| anyhow::anyhow!("{e}"))?;
     let found_tournaments = std::mem::take(&mut startup.tournaments);
     let shared = game::open(cfg.clone(), store.clone(), startup)?;
     // Unfinished games with a clock get their timers back; house bots whose turn it is play;
@@ -88,7 +88,7 @@ pub async fn run(
 
     let addr = listener.local_addr()?;
     let threads = cfg.threads.max(1);
-    tracing::info!(%addr, db = %cfg.db.display(), tls = tls.is_some(), threads, "gin-server listening");
+    tracing::info!(%addr, db = %storage::describe(&cfg.db), tls = tls.is_some(), threads, "gin-server listening");
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let mut shards = Vec::new();
     for i in 0..threads {

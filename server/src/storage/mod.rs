@@ -26,6 +26,8 @@
 //! writes are rows and action texts.
 
 pub mod journal;
+pub mod pg_cluster;
+mod postgres;
 mod records;
 mod sqlite;
 #[cfg(test)]
@@ -36,9 +38,14 @@ mod writer;
 use rusqlite::types::FromSqlError;
 
 pub use journal::{Journal, JournalError};
+pub use postgres::{PostgresBackend, is_postgres_url, redacted};
 pub use sqlite::{SqliteBackend, journal_dir};
 pub use tournaments::{BookedRow, EntrantRow, NewTournament, ResultRow, StoredTournament, TournamentWrite};
 pub use writer::{Ack, Store};
+
+/// Every backend refuses a game id or an action text longer than this many bytes (the
+/// journal's record format holds no longer ones).
+pub const MAX_TEXT_BYTES: usize = u16::MAX as usize;
 
 /// A new game's fixed facts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -296,7 +303,14 @@ impl From<JournalError> for StoreError {
     }
 }
 
-/// A storage backend: synchronous, used from the writer thread only.
+/// What `--db` names, for logs: a file's path, or a connection string without its password.
+pub fn describe(db: &std::path::Path) -> String {
+    let text = db.to_string_lossy();
+    if is_postgres_url(&text) { redacted(&text) } else { db.display().to_string() }
+}
+
+/// A storage backend: synchronous, used from the writer thread only (it may be opened there
+/// too: [`Store::start_with`]).
 pub trait Backend: Send + 'static {
     /// Applies every write of `batch` durably, all or nothing: a refused batch (a constraint,
     /// an action index out of order) changes nothing. Only an I/O failure may leave part of it
@@ -310,4 +324,22 @@ pub trait Backend: Send + 'static {
     fn load_startup(&mut self) -> Result<Startup, StoreError>;
     /// One game, by id (`None` if there is no such game).
     fn load_game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError>;
+}
+
+impl Backend for Box<dyn Backend> {
+    fn commit(&mut self, batch: &[Write]) -> Result<(), StoreError> {
+        (**self).commit(batch)
+    }
+
+    fn load_all(&mut self) -> Result<Vec<StoredGame>, StoreError> {
+        (**self).load_all()
+    }
+
+    fn load_startup(&mut self) -> Result<Startup, StoreError> {
+        (**self).load_startup()
+    }
+
+    fn load_game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+        (**self).load_game(id)
+    }
 }

@@ -87,6 +87,81 @@ fn load(path: &Path) -> Vec<StoredGame> {
     SqliteBackend::open(&db).unwrap().load_all().unwrap()
 }
 
+/// Where a test's store lives: a SQLite file (with its journal) or a database of a private
+/// PostgreSQL cluster. The tests that hold for every backend run on both
+/// ([`on_every_backend!`]).
+enum Db {
+    Sqlite(tempfile::TempDir),
+    /// The cluster (stopped when dropped) and the database's connection string.
+    Postgres(#[allow(dead_code)] super::pg_cluster::LocalPostgres, String),
+}
+
+impl Db {
+    fn sqlite() -> Db {
+        Db::Sqlite(tempfile::tempdir().unwrap())
+    }
+
+    /// `None` (the test skips, saying why) where PostgreSQL cannot be started.
+    fn postgres() -> Option<Db> {
+        let pg = super::pg_cluster::for_test()?;
+        let url = pg.create_database("gin_test").unwrap();
+        Some(Db::Postgres(pg, url))
+    }
+
+    /// What `--db` would say.
+    fn location(&self) -> std::path::PathBuf {
+        match self {
+            Db::Sqlite(dir) => dir.path().join("gin.db"),
+            Db::Postgres(_, url) => url.into(),
+        }
+    }
+
+    fn store(&self) -> (Store, Startup) {
+        Store::open(&self.location()).unwrap()
+    }
+
+    fn backend(&self) -> Box<dyn Backend> {
+        match self {
+            Db::Sqlite(_) => Box::new(SqliteBackend::open(&self.location()).unwrap()),
+            Db::Postgres(_, url) => {
+                Box::new(super::pg_cluster::off_runtime(|| PostgresBackend::connect(url).unwrap()))
+            }
+        }
+    }
+
+    /// Everything stored, read as another process would (a copy of SQLite's files while
+    /// the store may run; a connection of its own to PostgreSQL).
+    fn load(&self) -> Vec<StoredGame> {
+        match self {
+            Db::Sqlite(_) => load(&self.location()),
+            Db::Postgres(..) => {
+                let mut b = self.backend();
+                super::pg_cluster::off_runtime(move || b.load_all().unwrap())
+            }
+        }
+    }
+}
+
+/// Runs an async test body `fn(Db)` once on SQLite and once on PostgreSQL (skipped, with the
+/// reason, where PostgreSQL cannot be started).
+macro_rules! on_every_backend {
+    ($(#[$attr:meta])* $name:ident) => {
+        mod $name {
+            $(#[$attr])*
+            async fn sqlite() {
+                super::$name(super::Db::sqlite()).await
+            }
+
+            $(#[$attr])*
+            async fn postgres() {
+                if let Some(db) = super::Db::postgres() {
+                    super::$name(db).await
+                }
+            }
+        }
+    };
+}
+
 #[test]
 fn the_action_log_encoding_is_the_json_it_always_was_and_decodes_back() {
     let mut rows =
@@ -102,11 +177,12 @@ fn the_action_log_encoding_is_the_json_it_always_was_and_decodes_back() {
     assert!(decode_actions("[[0,0,\"nope\",\"x\",1]]").is_err());
 }
 
-#[tokio::test]
-async fn round_trip_survives_reopen() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("gin.db");
-    let (store, loaded) = Store::open_sqlite(&path).unwrap();
+on_every_backend!(
+    #[tokio::test]
+    round_trip_survives_reopen
+);
+async fn round_trip_survives_reopen(db: Db) {
+    let (store, loaded) = db.store();
     assert_eq!(loaded, Startup::default());
 
     // Top bit set: stored as a negative i64.
@@ -148,9 +224,9 @@ async fn round_trip_survives_reopen() {
         StoredGame { game: b, seats: b_seats, actions: b_actions, finished: None },
         StoredGame { game: c, seats: vec![], actions: vec![], finished: None },
     ];
-    assert_eq!(load(&path), expected);
+    assert_eq!(db.load(), expected);
     // At start: the unfinished games in full, nothing of the finished one...
-    let (store, loaded) = Store::open_sqlite(&path).unwrap();
+    let (store, loaded) = db.store();
     assert_eq!(loaded.live, expected[1..].to_vec());
     assert_eq!(store.stats(), (0, 0));
     // ...and any game by id: the finished one from its row's action log, the same.
@@ -198,10 +274,12 @@ async fn a_finished_game_leaves_the_journal_and_its_row_is_the_truth() {
     b.commit(&[act("live", &rows[4])]).unwrap();
 }
 
-#[tokio::test]
-async fn a_read_sees_the_writes_queued_before_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let (store, _) = Store::open_sqlite(&dir.path().join("gin.db")).unwrap();
+on_every_backend!(
+    #[tokio::test]
+    a_read_sees_the_writes_queued_before_it
+);
+async fn a_read_sees_the_writes_queued_before_it(db: Db) {
+    let (store, _) = db.store();
     let g = new_game("g", 4);
     let rows: Vec<ActionRow> = (0..50).map(|i| action(i, ActionKind::Play)).collect();
     let end = Finished { result_json: "{}".to_owned(), finished_ms: 5 };
@@ -305,13 +383,14 @@ async fn the_checkpointer_moves_the_wal_into_the_database_and_keeps_it_bounded()
     assert_eq!(load(&path).len(), 1800);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn concurrent_writers_are_fifo_and_group_committed() {
+on_every_backend!(
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    concurrent_writers_are_fifo_and_group_committed
+);
+async fn concurrent_writers_are_fifo_and_group_committed(db: Db) {
     const GAMES: usize = 50;
     const ACTIONS: u32 = 200;
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("gin.db");
-    let (store, _) = Store::open_sqlite(&path).unwrap();
+    let (store, _) = db.store();
 
     let mut tasks = Vec::new();
     for g in 0..GAMES {
@@ -351,7 +430,7 @@ async fn concurrent_writers_are_fifo_and_group_committed() {
     assert!(transactions < writes, "no group commit: {transactions} transactions for {writes} writes");
     store.close().await;
 
-    let loaded = load(&path);
+    let loaded = db.load();
     assert_eq!(loaded.len(), GAMES);
     for game in &loaded {
         let seed = game.game.id.strip_prefix("game-").unwrap().parse::<u64>().unwrap();
@@ -363,10 +442,10 @@ async fn concurrent_writers_are_fifo_and_group_committed() {
     store.close().await;
 }
 
-/// A SQLite backend whose first commit waits for a signal (so requests can pile up behind it)
-/// and which records the size of every batch it is asked to commit.
+/// A backend whose first commit waits for a signal (so requests can pile up behind it) and
+/// which records the size of every batch it is asked to commit.
 struct Gated {
-    inner: SqliteBackend,
+    inner: Box<dyn Backend>,
     entered: Option<mpsc::Sender<()>>,
     gate: Option<mpsc::Receiver<()>>,
     batches: Arc<Mutex<Vec<usize>>>,
@@ -401,14 +480,16 @@ impl Backend for Gated {
     }
 }
 
-#[tokio::test]
-async fn an_io_failure_fails_the_whole_batch_without_retries() {
-    let dir = tempfile::tempdir().unwrap();
+on_every_backend!(
+    #[tokio::test]
+    an_io_failure_fails_the_whole_batch_without_retries
+);
+async fn an_io_failure_fails_the_whole_batch_without_retries(db: Db) {
     let (entered_tx, entered) = mpsc::channel();
     let (open_gate, gate) = mpsc::channel();
     let batches = Arc::new(Mutex::new(Vec::new()));
     let backend = Gated {
-        inner: SqliteBackend::open(&dir.path().join("gin.db")).unwrap(),
+        inner: db.backend(),
         entered: Some(entered_tx),
         gate: Some(gate),
         batches: Arc::clone(&batches),
@@ -428,15 +509,16 @@ async fn an_io_failure_fails_the_whole_batch_without_retries() {
     store.close().await;
 }
 
-#[tokio::test]
-async fn duplicate_index_fails_only_its_request() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("gin.db");
+on_every_backend!(
+    #[tokio::test]
+    duplicate_index_fails_only_its_request
+);
+async fn duplicate_index_fails_only_its_request(db: Db) {
     let (entered_tx, entered) = mpsc::channel();
     let (open_gate, gate) = mpsc::channel();
     let batches = Arc::new(Mutex::new(Vec::new()));
     let backend = Gated {
-        inner: SqliteBackend::open(&path).unwrap(),
+        inner: db.backend(),
         entered: Some(entered_tx),
         gate: Some(gate),
         batches: Arc::clone(&batches),
@@ -465,13 +547,13 @@ async fn duplicate_index_fails_only_its_request() {
     assert_eq!(*batches.lock().unwrap(), vec![3, 5, 1, 2, 2]);
     assert_eq!(store.stats(), (3, 3 + 1 + 2));
 
-    let loaded = load(&path);
+    let loaded = db.load();
     assert_eq!(loaded[0].actions, vec![action(0, ActionKind::Play), action(1, ActionKind::Play)]);
     assert_eq!(loaded[1].actions, vec![action(0, ActionKind::Play), action(1, ActionKind::Play)]);
     // The store goes on: index 2 of x was not taken.
     store.write(vec![act("x", &action(2, ActionKind::Timeout))]).await.unwrap();
     store.close().await;
-    assert_eq!(load(&path)[0].actions.len(), 3);
+    assert_eq!(db.load()[0].actions.len(), 3);
 }
 
 /// SQLite's commits do not sync: what a power loss takes from it, the journal's row
@@ -524,11 +606,10 @@ fn rows_sqlite_lost_come_back_from_the_journal() {
 /// The tournaments' rows go through the same commits: written, refused where they break a
 /// rule (nothing of the batch then), read back at start, and given back by the journal when
 /// SQLite lost them; the seat tokens an older server stored are blanked at open.
-#[test]
-fn tournament_rows_are_stored_refused_and_come_back_from_the_journal() {
+/// Stores a tournament's rows through `b`, checks that bad ones are refused with nothing of
+/// their batch written, and returns what `b` loads back.
+fn tournament_rows(b: &mut dyn Backend) -> Startup {
     use super::{BookedRow, EntrantRow, NewTournament, ResultRow, TournamentWrite as T};
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("gin.db");
     let tid = || "t1".to_string();
     let booked = |number, seats| BookedRow {
         number,
@@ -537,8 +618,7 @@ fn tournament_rows_are_stored_refused_and_come_back_from_the_journal() {
         seats,
         deal_seed: u64::MAX - number as u64,
     };
-    let startup = {
-        let mut b = SqliteBackend::open(&path).unwrap();
+    {
         let t = NewTournament { id: tid(), spec: vec![1, 2, 3], created_ms: 5, status: 0, fixed_deals: true };
         b.commit(&[Write::Tournament(T::Create(t))]).unwrap();
         let entrant = |idx, name: &str| T::Entrant {
@@ -604,7 +684,14 @@ fn tournament_rows_are_stored_refused_and_come_back_from_the_journal() {
             ]
         );
         s
-    };
+    }
+}
+
+#[test]
+fn tournament_rows_are_stored_refused_and_come_back_from_the_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gin.db");
+    let startup = tournament_rows(&mut SqliteBackend::open(&path).unwrap());
     // SQLite lost every tournament row (its commits do not sync): the journal gives them back.
     let c = Connection::open(&path).unwrap();
     c.execute_batch(
@@ -624,6 +711,61 @@ fn tournament_rows_are_stored_refused_and_come_back_from_the_journal() {
         .query_row("SELECT group_concat(token0 || token1, '') FROM tournament_games", [], |r| r.get(0))
         .unwrap();
     assert_eq!(tokens, "");
+}
+
+#[test]
+fn postgres_tournament_rows_are_stored_refused_and_read_back_by_another_connection() {
+    let Some(db) = Db::postgres() else { return };
+    let startup = tournament_rows(&mut *db.backend());
+    assert_eq!(db.backend().load_startup().unwrap(), startup);
+}
+
+#[test]
+fn postgres_servers_started_together_migrate_once_and_a_newer_schema_is_refused() {
+    let Some(db) = Db::postgres() else { return };
+    let Db::Postgres(_, url) = &db else { unreachable!() };
+    // Four connections racing to create the schema: the advisory lock lets one do it.
+    let opened: Vec<Result<PostgresBackend, StoreError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4).map(|_| s.spawn(|| PostgresBackend::connect(url))).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(
+        opened.iter().all(Result::is_ok),
+        "{:?}",
+        opened.iter().filter_map(|r| r.as_ref().err()).collect::<Vec<_>>()
+    );
+    let mut c = ::postgres::Client::connect(url, ::postgres::NoTls).unwrap();
+    let versions: Vec<i32> =
+        c.query("SELECT version FROM gin_schema", &[]).unwrap().iter().map(|r| r.get(0)).collect();
+    assert_eq!(versions, [super::postgres::SCHEMA_VERSION]);
+    c.execute("UPDATE gin_schema SET version = version + 1", &[]).unwrap();
+    let err = PostgresBackend::connect(url).err().unwrap();
+    assert!(matches!(&err, StoreError::Corrupt(m) if m.contains("schema version 2")), "{err}");
+}
+
+#[test]
+fn postgres_a_lost_connection_fails_its_batch_and_the_next_one_reconnects() {
+    let Some(db) = Db::postgres() else { return };
+    let Db::Postgres(_, url) = &db else { unreachable!() };
+    let mut b = PostgresBackend::connect(url).unwrap();
+    b.commit(&[create(&new_game("g", 1)), act("g", &action(0, ActionKind::Play))]).unwrap();
+    // The server ends the backend's session (as a restart or a network cut would).
+    let mut admin = ::postgres::Client::connect(url, ::postgres::NoTls).unwrap();
+    let cut = admin
+        .query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'gin-server'",
+            &[],
+        )
+        .unwrap();
+    assert_eq!(cut.len(), 1);
+    let err = b.commit(&[act("g", &action(1, ActionKind::Play))]).unwrap_err();
+    assert!(matches!(err, StoreError::Io(_)), "{err:?}");
+    // Nothing of the failed batch was written: its index is still the next one.
+    b.commit(&[act("g", &action(1, ActionKind::Play))]).unwrap();
+    assert_eq!(
+        b.load_game("g").unwrap().unwrap().actions,
+        [action(0, ActionKind::Play), action(1, ActionKind::Play)]
+    );
 }
 
 /// A database and journal from before row records existed (the journal's segment in the
@@ -707,11 +849,12 @@ fn rotations_leave_row_records_behind_and_lose_nothing() {
     assert_eq!(b.load_all().unwrap(), before);
 }
 
-#[tokio::test]
-async fn failed_writes_leave_the_state_unchanged() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("gin.db");
-    let (store, _) = Store::open_sqlite(&path).unwrap();
+on_every_backend!(
+    #[tokio::test]
+    failed_writes_leave_the_state_unchanged
+);
+async fn failed_writes_leave_the_state_unchanged(db: Db) {
+    let (store, _) = db.store();
     let g = new_game("g", 7);
     let end = Finished { result_json: "{}".to_owned(), finished_ms: 99 };
     store
@@ -724,7 +867,7 @@ async fn failed_writes_leave_the_state_unchanged() {
         .await
         .unwrap();
     store.write(vec![create(&new_game("done", 8)), finish("done", &end, &[])]).await.unwrap();
-    let before = load(&path);
+    let before = db.load();
     let stats = store.stats();
 
     let failing: Vec<Vec<Write>> = vec![
@@ -737,7 +880,7 @@ async fn failed_writes_leave_the_state_unchanged() {
         vec![act("g", &action(2, ActionKind::Play)), finish("nope", &end, &[])],
         vec![act("g", &action(2, ActionKind::Play)), act("done", &action(0, ActionKind::Play))],
         vec![finish("g", &end, &[]), act("g", &action(2, ActionKind::Play))],
-        // Refused by the journal (a text too long for it): the rows before it stay out too.
+        // A text too long for the store (the journal's limit): the rows before it stay out too.
         vec![
             create(&new_game("new2", 11)),
             act("g", &ActionRow { action: "x".repeat(70_000), ..action(2, ActionKind::Play) }),
@@ -748,38 +891,40 @@ async fn failed_writes_leave_the_state_unchanged() {
     for writes in failing {
         let what = format!("{writes:?}");
         assert!(store.write(writes).await.is_err(), "should fail: {what}");
-        assert_eq!(load(&path), before, "changed by {what}");
+        assert_eq!(db.load(), before, "changed by {what}");
     }
     assert_eq!(store.stats(), stats);
     store.close().await;
-    assert_eq!(load(&path), before);
+    assert_eq!(db.load(), before);
 }
 
-#[tokio::test]
-async fn acknowledged_writes_are_visible_to_another_connection() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("gin.db");
-    let (store, _) = Store::open_sqlite(&path).unwrap();
+on_every_backend!(
+    #[tokio::test]
+    acknowledged_writes_are_visible_to_another_connection
+);
+async fn acknowledged_writes_are_visible_to_another_connection(db: Db) {
+    let (store, _) = db.store();
     let g = new_game("g", 3);
     store.write(vec![create(&g)]).await.unwrap();
-    let seen = load(&path);
+    let seen = db.load();
     assert_eq!(seen.len(), 1);
     assert_eq!(seen[0].game, g);
     for i in 0..5 {
         store.write(vec![act("g", &action(i, ActionKind::Play))]).await.unwrap();
         // A second connection while the store runs: committed, not buffered.
-        let seen = load(&path);
+        let seen = db.load();
         assert_eq!(seen[0].actions.len(), i as usize + 1);
         assert_eq!(seen[0].actions[i as usize], action(i, ActionKind::Play));
     }
     store.close().await;
 }
 
-#[tokio::test]
-async fn close_commits_what_is_queued_then_refuses() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("gin.db");
-    let (store, _) = Store::open_sqlite(&path).unwrap();
+on_every_backend!(
+    #[tokio::test]
+    close_commits_what_is_queued_then_refuses
+);
+async fn close_commits_what_is_queued_then_refuses(db: Db) {
+    let (store, _) = db.store();
     let mut pending = vec![store.write(vec![create(&new_game("g", 1))])];
     for i in 0..100 {
         pending.push(store.write(vec![act("g", &action(i, ActionKind::Play))]));
@@ -792,18 +937,19 @@ async fn close_commits_what_is_queued_then_refuses() {
     assert_eq!(store.write(vec![]).await, Err(StoreError::Closed));
     assert_eq!(other.write(vec![act("g", &action(100, ActionKind::Play))]).await, Err(StoreError::Closed));
     other.close().await;
-    assert_eq!(load(&path)[0].actions.len(), 100);
+    assert_eq!(db.load()[0].actions.len(), 100);
 }
 
-#[tokio::test]
-async fn dropping_every_handle_still_commits_what_is_queued() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("gin.db");
-    let (store, _) = Store::open_sqlite(&path).unwrap();
+on_every_backend!(
+    #[tokio::test]
+    dropping_every_handle_still_commits_what_is_queued
+);
+async fn dropping_every_handle_still_commits_what_is_queued(db: Db) {
+    let (store, _) = db.store();
     let pending = store.write(vec![create(&new_game("g", 1))]);
     drop(store);
     pending.await.unwrap();
-    assert_eq!(load(&path).len(), 1);
+    assert_eq!(db.load().len(), 1);
 }
 
 #[test]

@@ -8,7 +8,9 @@ use std::sync::{Arc, mpsc};
 
 use tokio::sync::oneshot;
 
-use super::{Backend, SqliteBackend, Startup, StoreError, StoredGame, Write};
+use super::{
+    Backend, PostgresBackend, SqliteBackend, Startup, StoreError, StoredGame, Write, is_postgres_url,
+};
 
 /// At most this many writes are gathered into one transaction (one request is never split, so a
 /// batch may exceed it by one request).
@@ -48,22 +50,58 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens the backend, loads what the server needs at start, starts the writer thread.
-    pub fn start(mut backend: impl Backend) -> Result<(Store, Startup), StoreError> {
-        let games = backend.load_startup()?;
+    /// Starts the writer thread on `backend`, loads what the server needs at start.
+    pub fn start(backend: impl Backend) -> Result<(Store, Startup), StoreError> {
+        Store::start_with(move || Ok(backend))
+    }
+
+    /// Starts the writer thread, which opens the backend with `open` and loads what the server
+    /// needs at start; returns once that is done (or failed). A backend whose connection must
+    /// stay on one thread (PostgreSQL's blocking client runs its own runtime, which may not
+    /// be entered from an async task) is opened and used on the writer thread only.
+    pub fn start_with<B: Backend>(
+        open: impl FnOnce() -> Result<B, StoreError> + Send + 'static,
+    ) -> Result<(Store, Startup), StoreError> {
         let (queue, inbox) = mpsc::channel();
+        let (started, start) = mpsc::sync_channel(1);
         let shared = Arc::new(Shared::default());
         let writer_shared = Arc::clone(&shared);
         std::thread::Builder::new()
             .name("store-writer".to_owned())
-            .spawn(move || writer(backend, inbox, &writer_shared))
+            .spawn(move || {
+                let opened = open().and_then(|mut backend| Ok((backend.load_startup()?, backend)));
+                match opened {
+                    Ok((startup, backend)) => {
+                        if started.send(Ok(startup)).is_ok() {
+                            writer(backend, inbox, &writer_shared);
+                        }
+                    }
+                    Err(e) => {
+                        let _ = started.send(Err(e));
+                    }
+                }
+            })
             .map_err(|e| StoreError::Io(format!("starting the store writer thread: {e}")))?;
-        Ok((Store { queue, shared }, games))
+        let startup =
+            start.recv().map_err(|_| StoreError::Io("the store writer thread stopped".into()))??;
+        Ok((Store { queue, shared }, startup))
     }
 
     /// Convenience: [`SqliteBackend::open`] + [`Store::start`].
     pub fn open_sqlite(path: &Path) -> Result<(Store, Startup), StoreError> {
         Store::start(SqliteBackend::open(path)?)
+    }
+
+    /// Opens the store `--db` names: a PostgreSQL connection string (`postgres://…` or
+    /// `postgresql://…`), else a SQLite file.
+    pub fn open(db: &Path) -> Result<(Store, Startup), StoreError> {
+        match db.to_str().filter(|d| is_postgres_url(d)) {
+            Some(url) => {
+                let url = url.to_owned();
+                Store::start_with(move || PostgresBackend::connect(&url))
+            }
+            None => Store::open_sqlite(db),
+        }
     }
 
     /// Enqueues `writes` NOW (so calls made in some order are committed in that order: FIFO), and

@@ -140,8 +140,25 @@ async fn check_restored(gc: &mut Games, game: &str, players: &[Player; 2], seq: 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_survives_sigkill_and_ends_as_an_uninterrupted_one() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("games.db");
-    let log = dir.path().join("server.log");
+    let (db, fresh) = (dir.path().join("games.db"), dir.path().join("fresh.db"));
+    survives_sigkill(&db, &fresh, &dir.path().join("server.log")).await;
+}
+
+/// The same on PostgreSQL (`--db postgres://…`, a private cluster): every acknowledged
+/// action was committed there before the kill.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_on_postgres_survives_sigkill_and_ends_as_an_uninterrupted_one() {
+    let Some(pg) = gin_server::storage::pg_cluster::for_test() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let db = PathBuf::from(pg.create_database("games").unwrap());
+    let fresh = PathBuf::from(pg.create_database("fresh").unwrap());
+    survives_sigkill(&db, &fresh, &dir.path().join("server.log")).await;
+}
+
+/// A game on the store `db` whose server is killed twice mid-game ends as the same game
+/// replayed uninterrupted on the empty store `fresh`.
+async fn survives_sigkill(db: &Path, fresh: &Path, log: &Path) {
+    let (db, log) = (db.to_path_buf(), log.to_path_buf());
     let mut server = Proc::start(&db, &log).await;
     let ch = server.channel().await;
     let (game, mut players) = new_game_req(
@@ -209,7 +226,7 @@ async fn a_game_survives_sigkill_and_ends_as_an_uninterrupted_one() {
     drop(server);
 
     // The same seed and the same actions on a fresh database, never interrupted.
-    let fresh = Proc::start(&dir.path().join("fresh.db"), &log).await;
+    let fresh = Proc::start(fresh, &log).await;
     let ch = fresh.channel().await;
     let (game2, mut players2) = new_game_req(
         &ch,

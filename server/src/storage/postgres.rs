@@ -1,0 +1,737 @@
+//! [`PostgresBackend`]: every row in PostgreSQL, for servers that outgrow one machine's
+//! SQLite file (`--db postgres://…`).
+//!
+//! The same promise as [`SqliteBackend`](super::SqliteBackend): a batch is one transaction,
+//! all or nothing, acknowledged once PostgreSQL committed it (its WAL flushed:
+//! `synchronous_commit` is never `off` on the writer's connection). Group commit is the
+//! writer's ([`Store`](super::Store)), as on SQLite: everything queued meanwhile shares one
+//! transaction and one WAL flush.
+//!
+//! - The actions of unfinished games are rows of `actions`; a game's end moves its whole log
+//!   into its row (`actions_json`, as on SQLite) and deletes them.
+//! - Each game's `next_action` is the index its next action must have; a batch's actions
+//!   advance it with one `UPDATE … FROM unnest(…)` that also checks the game exists and is
+//!   not over, then insert with one `INSERT … SELECT FROM unnest(…)`: two statements per
+//!   batch whatever its size. The check lives in the database, not in this process's
+//!   memory, so it holds whichever server writes.
+//! - The schema has a version (`gin_schema`); migrations run in a transaction under an
+//!   advisory lock, so servers started together migrate once.
+//! - A lost connection is opened again at the next call (its statements prepared again); the
+//!   batch that met the loss failed as I/O, as a crash would have failed it.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use postgres::{Client, IsolationLevel, NoTls, Statement, Transaction};
+
+use super::tournaments::{
+    BookedRow, EntrantRow, NewTournament, ResultRow, StoredTournament, TournamentWrite,
+};
+use super::{
+    ActionKind, ActionRow, Backend, Finished, MAX_TEXT_BYTES, NewGame, SeatRow, Startup, StoreError,
+    StoredGame, Write, decode_actions, encode_actions,
+};
+
+/// The schema version this code writes and reads (the one row of `gin_schema`).
+pub const SCHEMA_VERSION: i32 = 1;
+
+/// The advisory lock key migrations hold (any constant: it names this schema).
+const MIGRATION_LOCK: i64 = 0x6769_6e5f_7631; // "gin_v1"
+
+/// Version 1: everything.
+const SCHEMA_V1: &str = "
+CREATE TABLE games (
+    id           TEXT     PRIMARY KEY,
+    created_seq  BIGINT   GENERATED ALWAYS AS IDENTITY UNIQUE,
+    rules_json   TEXT     NOT NULL,
+    seed         BIGINT   NOT NULL,
+    secret       BYTEA    NOT NULL CHECK (length(secret) = 32),
+    clock_millis BIGINT   NOT NULL,
+    clock_policy INTEGER  NOT NULL,
+    house_bot    TEXT     NOT NULL,
+    created_ms   BIGINT   NOT NULL,
+    fixed_deals  BOOLEAN  NOT NULL,
+    first_dealer SMALLINT,
+    next_action  BIGINT   NOT NULL DEFAULT 0,
+    result_json  TEXT,
+    finished_ms  BIGINT,
+    actions_json TEXT
+);
+CREATE INDEX games_unfinished ON games (created_seq) WHERE finished_ms IS NULL;
+CREATE TABLE seats (
+    game_id    TEXT     NOT NULL REFERENCES games (id),
+    seat       SMALLINT NOT NULL,
+    name       TEXT     NOT NULL,
+    token_hash BYTEA    NOT NULL CHECK (length(token_hash) = 32),
+    bot        BOOLEAN  NOT NULL,
+    joined_ms  BIGINT   NOT NULL,
+    join_order INTEGER  NOT NULL,
+    PRIMARY KEY (game_id, seat),
+    UNIQUE (game_id, join_order)
+);
+CREATE TABLE actions (
+    game_id TEXT     NOT NULL REFERENCES games (id),
+    idx     BIGINT   NOT NULL,
+    seat    SMALLINT NOT NULL,
+    kind    TEXT     NOT NULL CHECK (kind IN ('play', 'timeout', 'resign')),
+    action  TEXT     NOT NULL,
+    time_ms BIGINT   NOT NULL,
+    PRIMARY KEY (game_id, idx)
+);
+CREATE TABLE tournaments (
+    id          TEXT    PRIMARY KEY,
+    created_seq BIGINT  GENERATED ALWAYS AS IDENTITY UNIQUE,
+    spec        BYTEA   NOT NULL,
+    created_ms  BIGINT  NOT NULL,
+    status      INTEGER NOT NULL,
+    fixed_deals BOOLEAN NOT NULL
+);
+CREATE TABLE tournament_entrants (
+    tournament_id TEXT   NOT NULL REFERENCES tournaments (id),
+    idx           BIGINT NOT NULL,
+    name          TEXT   NOT NULL,
+    token_hash    BYTEA  NOT NULL CHECK (length(token_hash) = 32),
+    PRIMARY KEY (tournament_id, idx)
+);
+CREATE TABLE tournament_games (
+    tournament_id TEXT    NOT NULL REFERENCES tournaments (id),
+    number        BIGINT  NOT NULL,
+    round         BIGINT  NOT NULL,
+    game_id       TEXT    NOT NULL,
+    -- JSON arrays: each seat's entrant; once done, each seat's total and (tables) place.
+    seats         TEXT    NOT NULL,
+    deal_seed     BIGINT  NOT NULL,
+    done          BOOLEAN NOT NULL DEFAULT false,
+    winner        BIGINT,
+    totals        TEXT,
+    places        TEXT,
+    PRIMARY KEY (tournament_id, number)
+);
+";
+
+/// The statements of a batch, prepared once per connection.
+struct Prepared {
+    insert_game: Statement,
+    insert_seat: Statement,
+    update_token: Statement,
+    advance: Statement,
+    insert_actions: Statement,
+    finish: Statement,
+    drop_actions: Statement,
+    insert_tournament: Statement,
+    insert_entrant: Statement,
+    update_status: Statement,
+    insert_booked: Statement,
+    update_result: Statement,
+}
+
+impl Prepared {
+    fn new(c: &mut Client) -> Result<Prepared, postgres::Error> {
+        Ok(Prepared {
+            insert_game: c.prepare(
+                "INSERT INTO games (id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, \
+                 created_ms, fixed_deals, first_dealer) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+            )?,
+            insert_seat: c.prepare(
+                "INSERT INTO seats (game_id, seat, name, token_hash, bot, joined_ms, join_order) \
+                 VALUES ($1, $2, $3, $4, $5, $6, \
+                     (SELECT coalesce(max(join_order) + 1, 0) FROM seats WHERE game_id = $1))",
+            )?,
+            update_token: c.prepare("UPDATE seats SET token_hash = $3 WHERE game_id = $1 AND seat = $2")?,
+            advance: c.prepare(
+                "UPDATE games AS g SET next_action = v.next \
+                 FROM unnest($1::text[], $2::int8[], $3::int8[]) AS v (id, first, next) \
+                 WHERE g.id = v.id AND g.next_action = v.first AND g.finished_ms IS NULL",
+            )?,
+            insert_actions: c.prepare(
+                "INSERT INTO actions (game_id, idx, seat, kind, action, time_ms) \
+                 SELECT * FROM unnest($1::text[], $2::int8[], $3::int2[], $4::text[], $5::text[], $6::int8[])",
+            )?,
+            finish: c.prepare(
+                "UPDATE games SET result_json = $2, finished_ms = $3, actions_json = $4 \
+                 WHERE id = $1 AND finished_ms IS NULL",
+            )?,
+            drop_actions: c.prepare("DELETE FROM actions WHERE game_id = $1")?,
+            insert_tournament: c.prepare(
+                "INSERT INTO tournaments (id, spec, created_ms, status, fixed_deals) VALUES ($1, $2, $3, $4, $5)",
+            )?,
+            insert_entrant: c.prepare(
+                "INSERT INTO tournament_entrants (tournament_id, idx, name, token_hash) VALUES ($1, $2, $3, $4)",
+            )?,
+            update_status: c.prepare("UPDATE tournaments SET status = $2 WHERE id = $1")?,
+            insert_booked: c.prepare(
+                "INSERT INTO tournament_games (tournament_id, number, round, game_id, seats, deal_seed) \
+                 VALUES ($1, $2, $3, $4, $5, $6)",
+            )?,
+            update_result: c.prepare(
+                "UPDATE tournament_games SET done = true, winner = $3, totals = $4, places = $5 \
+                 WHERE tournament_id = $1 AND number = $2",
+            )?,
+        })
+    }
+}
+
+/// An open connection and its statements.
+struct Conn {
+    client: Client,
+    st: Prepared,
+}
+
+/// PostgreSQL: a connection string (`postgres://user@host:port/db`), one connection owned by
+/// the writer thread.
+pub struct PostgresBackend {
+    config: postgres::Config,
+    /// `None` after a lost connection, until the next call opens it again.
+    conn: Option<Conn>,
+}
+
+/// Integrity (class 23: unique, foreign key, check) and data (class 22: a NUL in a text) errors
+/// refuse the write; anything else is I/O.
+fn pg_error(e: postgres::Error) -> StoreError {
+    let class = e.code().map(|c| &c.code()[..2]);
+    match class {
+        Some("23" | "22") => {
+            StoreError::Refused(e.as_db_error().map_or_else(|| e.to_string(), |d| d.to_string()))
+        }
+        _ => StoreError::Io(format!("postgres: {e}")),
+    }
+}
+
+/// The connection string without its password, for logs.
+pub fn redacted(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_owned() };
+    let (auth, host) = match rest.split_once('@') {
+        Some((auth, host)) => (Some(auth), host),
+        None => (None, rest),
+    };
+    match auth {
+        Some(auth) => {
+            let user = auth.split(':').next().unwrap_or("");
+            let hidden = if auth.contains(':') { ":…" } else { "" };
+            format!("{scheme}://{user}{hidden}@{host}")
+        }
+        None => url.to_owned(),
+    }
+}
+
+/// True when `db` names a PostgreSQL database rather than a SQLite file.
+pub fn is_postgres_url(db: &str) -> bool {
+    db.starts_with("postgres://") || db.starts_with("postgresql://")
+}
+
+impl PostgresBackend {
+    /// Connects to `url` (giving up after 10 s), creates the schema if missing, and refuses
+    /// a database of a newer schema version.
+    pub fn connect(url: &str) -> Result<PostgresBackend, StoreError> {
+        let mut config: postgres::Config = url.parse().map_err(|e| {
+            StoreError::Io(format!("{}: not a PostgreSQL connection string: {e}", redacted(url)))
+        })?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(Duration::from_secs(10));
+        }
+        config.application_name("gin-server");
+        let mut backend = PostgresBackend { config, conn: None };
+        backend.conn().map_err(|e| e.context(redacted(url)))?;
+        Ok(backend)
+    }
+
+    /// The open connection, opened (migrated, statements prepared) if it was lost.
+    fn conn(&mut self) -> Result<&mut Conn, StoreError> {
+        if self.conn.as_ref().is_some_and(|c| c.client.is_closed()) {
+            self.conn = None;
+        }
+        if self.conn.is_none() {
+            let mut client =
+                self.config.connect(NoTls).map_err(|e| StoreError::Io(format!("postgres: {e}")))?;
+            migrate(&mut client)?;
+            // The promise is a flushed WAL: whatever the cluster's default, never `off` here.
+            let sync: String = client.query_one("SHOW synchronous_commit", &[]).map_err(pg_error)?.get(0);
+            if sync == "off" {
+                client.batch_execute("SET synchronous_commit TO on").map_err(pg_error)?;
+            }
+            let st = Prepared::new(&mut client).map_err(pg_error)?;
+            self.conn = Some(Conn { client, st });
+        }
+        Ok(self.conn.as_mut().expect("opened above"))
+    }
+
+    /// Runs `f` on the open connection; a lost connection is dropped, to be opened again at
+    /// the next call.
+    fn with<T>(&mut self, f: impl FnOnce(&mut Conn) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        let conn = self.conn()?;
+        let result = f(conn);
+        if result.is_err() && conn.client.is_closed() {
+            self.conn = None;
+        }
+        result
+    }
+}
+
+/// Creates the schema, or checks its version, under the migration lock.
+fn migrate(client: &mut Client) -> Result<(), StoreError> {
+    let mut tx = client.transaction().map_err(pg_error)?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK]).map_err(pg_error)?;
+    tx.batch_execute("CREATE TABLE IF NOT EXISTS gin_schema (version INTEGER NOT NULL)").map_err(pg_error)?;
+    let version: Option<i32> =
+        tx.query_opt("SELECT version FROM gin_schema", &[]).map_err(pg_error)?.map(|r| r.get(0));
+    match version {
+        None => {
+            tx.batch_execute(SCHEMA_V1).map_err(pg_error)?;
+            tx.execute("INSERT INTO gin_schema (version) VALUES ($1)", &[&SCHEMA_VERSION])
+                .map_err(pg_error)?;
+        }
+        Some(SCHEMA_VERSION) => {}
+        Some(other) => {
+            return Err(StoreError::Corrupt(format!(
+                "schema version {other}, this server knows {SCHEMA_VERSION}"
+            )));
+        }
+    }
+    tx.commit().map_err(pg_error)
+}
+
+/// A run of consecutive actions of a batch, by game: the first index and the one after the last.
+#[derive(Default)]
+struct Actions<'a> {
+    games: Vec<(&'a str, u32, u32)>,
+    rows: Vec<(&'a str, &'a ActionRow)>,
+}
+
+impl<'a> Actions<'a> {
+    /// Adds an action; refused if it does not follow the game's previous one in this run.
+    fn push(&mut self, game_id: &'a str, a: &'a ActionRow) -> Result<(), StoreError> {
+        if game_id.len() > MAX_TEXT_BYTES || a.action.len() > MAX_TEXT_BYTES {
+            return Err(StoreError::Refused(format!(
+                "logging action {} of game {game_id}: id or text longer than {MAX_TEXT_BYTES} bytes",
+                a.index
+            )));
+        }
+        match self.games.iter_mut().find(|(g, ..)| *g == game_id) {
+            Some((_, _, next)) if *next == a.index => *next += 1,
+            Some((_, _, next)) => {
+                return Err(StoreError::Refused(format!(
+                    "logging action {} of game {game_id}: the next index is {next}",
+                    a.index
+                )));
+            }
+            None => self.games.push((game_id, a.index, a.index + 1)),
+        }
+        self.rows.push((game_id, a));
+        Ok(())
+    }
+
+    /// Checks and advances every game's next index, then inserts the actions.
+    fn flush(&mut self, tx: &mut Transaction<'_>, st: &Prepared) -> Result<(), StoreError> {
+        if self.rows.is_empty() {
+            return Ok(());
+        }
+        let ids: Vec<&str> = self.games.iter().map(|g| g.0).collect();
+        let firsts: Vec<i64> = self.games.iter().map(|g| i64::from(g.1)).collect();
+        let nexts: Vec<i64> = self.games.iter().map(|g| i64::from(g.2)).collect();
+        let advanced = tx.execute(&st.advance, &[&ids, &firsts, &nexts]).map_err(pg_error)?;
+        if advanced != ids.len() as u64 {
+            return Err(self.why_refused(tx, &ids));
+        }
+        let games: Vec<&str> = self.rows.iter().map(|r| r.0).collect();
+        let idx: Vec<i64> = self.rows.iter().map(|r| i64::from(r.1.index)).collect();
+        let seats: Vec<i16> = self.rows.iter().map(|r| i16::from(r.1.seat)).collect();
+        let kinds: Vec<&str> = self.rows.iter().map(|r| r.1.kind.as_str()).collect();
+        let texts: Vec<&str> = self.rows.iter().map(|r| r.1.action.as_str()).collect();
+        let times: Vec<i64> = self.rows.iter().map(|r| r.1.time_ms).collect();
+        tx.execute(&st.insert_actions, &[&games, &idx, &seats, &kinds, &texts, &times]).map_err(pg_error)?;
+        self.games.clear();
+        self.rows.clear();
+        Ok(())
+    }
+
+    /// Why the check of the next indices refused the run: the first game at fault.
+    fn why_refused(&self, tx: &mut Transaction<'_>, ids: &[&str]) -> StoreError {
+        let found = match tx
+            .query("SELECT id, next_action, finished_ms IS NOT NULL FROM games WHERE id = ANY($1)", &[&ids])
+        {
+            Ok(rows) => rows,
+            Err(e) => return pg_error(e),
+        };
+        let state: HashMap<String, (i64, bool)> = found
+            .iter()
+            .map(|r| (r.get::<_, String>(0), (r.get::<_, i64>(1), r.get::<_, bool>(2))))
+            .collect();
+        for &(game, first, _) in &self.games {
+            let why = match state.get(game) {
+                None => "no such game".to_owned(),
+                Some((_, true)) => "the game is over".to_owned(),
+                Some((next, false)) if *next != i64::from(first) => format!("the next index is {next}"),
+                Some(_) => continue,
+            };
+            return StoreError::Refused(format!("logging action {first} of game {game}: {why}"));
+        }
+        StoreError::Refused("logging actions: an index out of order".to_owned())
+    }
+}
+
+/// Applies one write that is not an action inside the open transaction.
+fn apply(tx: &mut Transaction<'_>, st: &Prepared, write: &Write) -> Result<(), StoreError> {
+    let one = |changed: u64, what: String| {
+        if changed == 1 { Ok(()) } else { Err(StoreError::Refused(what)) }
+    };
+    match write {
+        Write::CreateGame(g) => tx
+            .execute(
+                &st.insert_game,
+                &[
+                    &g.id,
+                    &g.rules_json,
+                    &(g.seed as i64),
+                    &g.secret.as_slice(),
+                    &i64::from(g.clock_millis),
+                    &g.clock_policy,
+                    &g.house_bot,
+                    &g.created_ms,
+                    &g.fixed_deals,
+                    &g.first_dealer.map(i16::from),
+                ],
+            )
+            .map(drop)
+            .map_err(|e| pg_error(e).context(format!("creating game {}", g.id))),
+        Write::TakeSeat { game_id, seat: s } => tx
+            .execute(
+                &st.insert_seat,
+                &[game_id, &i16::from(s.seat), &s.name, &s.token_hash.as_slice(), &s.bot, &s.joined_ms],
+            )
+            .map(drop)
+            .map_err(|e| pg_error(e).context(format!("taking seat {} of game {game_id}", s.seat))),
+        Write::SeatToken { game_id, seat, token_hash } => {
+            let changed = tx
+                .execute(&st.update_token, &[game_id, &i16::from(*seat), &token_hash.as_slice()])
+                .map_err(|e| pg_error(e).context(format!("new token of seat {seat} of game {game_id}")))?;
+            one(changed, format!("new token of seat {seat} of game {game_id}: no such seat"))
+        }
+        Write::Action { .. } => unreachable!("actions go through `Actions`"),
+        Write::Finish { game_id, result_json, finished_ms, actions } => {
+            let changed = tx
+                .execute(&st.finish, &[game_id, result_json, finished_ms, &encode_actions(actions)])
+                .map_err(|e| pg_error(e).context(format!("finishing game {game_id}")))?;
+            one(changed, format!("finishing game {game_id}: no such game, or already finished"))?;
+            tx.execute(&st.drop_actions, &[game_id]).map(drop).map_err(pg_error)
+        }
+        Write::Tournament(w) => apply_tournament(tx, st, w),
+    }
+}
+
+/// A list as a JSON column.
+fn json<T: serde::Serialize>(v: &[T]) -> String {
+    serde_json::to_string(v).expect("numbers serialize")
+}
+
+fn apply_tournament(tx: &mut Transaction<'_>, st: &Prepared, w: &TournamentWrite) -> Result<(), StoreError> {
+    let id = w.tournament_id();
+    let changed = match w {
+        TournamentWrite::Create(t) => {
+            tx.execute(&st.insert_tournament, &[&t.id, &t.spec, &t.created_ms, &t.status, &t.fixed_deals])
+        }
+        TournamentWrite::Entrant { tournament_id, entrant: e } => tx.execute(
+            &st.insert_entrant,
+            &[tournament_id, &i64::from(e.idx), &e.name, &e.token_hash.as_slice()],
+        ),
+        TournamentWrite::Status { tournament_id, status } => {
+            tx.execute(&st.update_status, &[tournament_id, status])
+        }
+        TournamentWrite::Book { tournament_id, game: g } => tx.execute(
+            &st.insert_booked,
+            &[
+                tournament_id,
+                &i64::from(g.number),
+                &i64::from(g.round),
+                &g.game_id,
+                &json(&g.seats),
+                &(g.deal_seed as i64),
+            ],
+        ),
+        TournamentWrite::Result { tournament_id, result: r } => tx.execute(
+            &st.update_result,
+            &[
+                tournament_id,
+                &i64::from(r.number),
+                &r.winner.map(i64::from),
+                &json(&r.totals),
+                &(!r.places.is_empty()).then(|| json(&r.places)),
+            ],
+        ),
+    }
+    .map_err(|e| pg_error(e).context(format!("tournament {id}")))?;
+    if changed == 0 {
+        return Err(StoreError::Refused(format!("tournament {id}: no such tournament or game")));
+    }
+    Ok(())
+}
+
+impl Backend for PostgresBackend {
+    fn commit(&mut self, batch: &[Write]) -> Result<(), StoreError> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        self.with(|Conn { client, st }| {
+            let mut tx = client.transaction().map_err(pg_error)?;
+            let mut run = Actions::default();
+            for write in batch {
+                match write {
+                    Write::Action { game_id, action } => run.push(game_id, action)?,
+                    other => {
+                        // The actions before it first: a game's end follows its last action.
+                        run.flush(&mut tx, st)?;
+                        apply(&mut tx, st, other)?;
+                    }
+                }
+            }
+            run.flush(&mut tx, st)?;
+            // Dropped without commit on any error above: rolled back, nothing written.
+            tx.commit().map_err(pg_error)
+        })
+    }
+
+    fn load_all(&mut self) -> Result<Vec<StoredGame>, StoreError> {
+        self.with(|c| {
+            let mut tx = snapshot(&mut c.client)?;
+            let games = load_games(&mut tx, Which::All)?;
+            tx.commit().map_err(pg_error)?;
+            Ok(games)
+        })
+    }
+
+    fn load_startup(&mut self) -> Result<Startup, StoreError> {
+        self.with(|c| {
+            let mut tx = snapshot(&mut c.client)?;
+            let live = load_games(&mut tx, Which::Unfinished)?;
+            let tournaments = load_tournaments(&mut tx)?;
+            tx.commit().map_err(pg_error)?;
+            Ok(Startup { live, tournaments })
+        })
+    }
+
+    fn load_game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+        self.with(|c| {
+            let mut tx = snapshot(&mut c.client)?;
+            let game = load_games(&mut tx, Which::One(id))?.pop();
+            tx.commit().map_err(pg_error)?;
+            Ok(game)
+        })
+    }
+}
+
+/// A read-only transaction that sees one consistent snapshot of every table.
+fn snapshot(client: &mut Client) -> Result<Transaction<'_>, StoreError> {
+    client
+        .build_transaction()
+        .isolation_level(IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .map_err(pg_error)
+}
+
+/// Which games [`load_games`] reads.
+#[derive(Clone, Copy)]
+enum Which<'a> {
+    All,
+    Unfinished,
+    One(&'a str),
+}
+
+/// A column that does not fit its Rust type.
+fn corrupt(what: &str) -> StoreError {
+    StoreError::Corrupt(format!("stored {what} out of range"))
+}
+
+/// Reads `which` games with their seats, actions and ends.
+fn load_games(tx: &mut Transaction<'_>, which: Which<'_>) -> Result<Vec<StoredGame>, StoreError> {
+    let (games_where, rows_where) = match which {
+        Which::All => ("", ""),
+        Which::Unfinished => {
+            ("WHERE finished_ms IS NULL", "WHERE game_id IN (SELECT id FROM games WHERE finished_ms IS NULL)")
+        }
+        Which::One(_) => ("WHERE id = $1", "WHERE game_id = $1"),
+    };
+    let one;
+    let params: &[&(dyn postgres::types::ToSql + Sync)] = match which {
+        Which::One(id) => {
+            one = id;
+            &[&one]
+        }
+        _ => &[],
+    };
+    let rows = tx
+        .query(
+            &format!(
+                "SELECT id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, created_ms, \
+                 result_json, finished_ms, actions_json, fixed_deals, first_dealer \
+                 FROM games {games_where} ORDER BY created_seq"
+            ),
+            params,
+        )
+        .map_err(pg_error)?;
+    let mut games = Vec::with_capacity(rows.len());
+    let mut by_id = HashMap::with_capacity(rows.len());
+    for r in &rows {
+        let id: String = r.get(0);
+        let secret: Vec<u8> = r.get(3);
+        let finished_ms: Option<i64> = r.get(9);
+        let finished = finished_ms.map(|finished_ms| Finished {
+            result_json: r.get::<_, Option<String>>(8).unwrap_or_default(),
+            finished_ms,
+        });
+        let actions = match r.get::<_, Option<String>>(10) {
+            Some(json) => decode_actions(&json).map_err(|e| e.context(format!("game {id}")))?,
+            None => Vec::new(),
+        };
+        by_id.insert(id.clone(), games.len());
+        games.push(StoredGame {
+            game: NewGame {
+                id,
+                rules_json: r.get(1),
+                seed: r.get::<_, i64>(2) as u64,
+                secret: secret.try_into().map_err(|_| corrupt("secret"))?,
+                clock_millis: u32::try_from(r.get::<_, i64>(4)).map_err(|_| corrupt("clock"))?,
+                clock_policy: r.get(5),
+                house_bot: r.get(6),
+                created_ms: r.get(7),
+                fixed_deals: r.get(11),
+                first_dealer: r
+                    .get::<_, Option<i16>>(12)
+                    .map(|d| u8::try_from(d).map_err(|_| corrupt("first dealer")))
+                    .transpose()?,
+            },
+            seats: Vec::new(),
+            actions,
+            finished,
+        });
+    }
+    if games.is_empty() {
+        return Ok(games);
+    }
+    let slot = |game_id: &str, table: &str| {
+        by_id
+            .get(game_id)
+            .copied()
+            .ok_or_else(|| StoreError::Corrupt(format!("{table} row of unknown game {game_id}")))
+    };
+    let seats = tx
+        .query(
+            &format!(
+                "SELECT game_id, seat, name, token_hash, bot, joined_ms FROM seats {rows_where} \
+                 ORDER BY game_id, join_order"
+            ),
+            params,
+        )
+        .map_err(pg_error)?;
+    for r in &seats {
+        let i = slot(r.get(0), "seats")?;
+        let hash: Vec<u8> = r.get(3);
+        games[i].seats.push(SeatRow {
+            seat: u8::try_from(r.get::<_, i16>(1)).map_err(|_| corrupt("seat"))?,
+            name: r.get(2),
+            token_hash: hash.try_into().map_err(|_| corrupt("token hash"))?,
+            bot: r.get(4),
+            joined_ms: r.get(5),
+        });
+    }
+    let actions = tx
+        .query(
+            &format!("SELECT game_id, idx, seat, kind, action, time_ms FROM actions {rows_where} ORDER BY game_id, idx"),
+            params,
+        )
+        .map_err(pg_error)?;
+    for r in &actions {
+        let game_id: &str = r.get(0);
+        let i = slot(game_id, "actions")?;
+        let kind: &str = r.get(3);
+        games[i].actions.push(ActionRow {
+            index: u32::try_from(r.get::<_, i64>(1)).map_err(|_| corrupt("action index"))?,
+            seat: u8::try_from(r.get::<_, i16>(2)).map_err(|_| corrupt("seat"))?,
+            kind: ActionKind::parse(kind).ok_or_else(|| {
+                StoreError::Corrupt(format!("game {game_id}: unknown action kind {kind:?}"))
+            })?,
+            action: r.get(4),
+            time_ms: r.get(5),
+        });
+    }
+    Ok(games)
+}
+
+/// A JSON list column read back.
+fn from_json<T: for<'de> serde::Deserialize<'de>>(text: &str, what: &str) -> Result<Vec<T>, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("stored {what}: {e}")))
+}
+
+/// Every tournament, in creation order, with its entrants and games.
+fn load_tournaments(tx: &mut Transaction<'_>) -> Result<Vec<StoredTournament>, StoreError> {
+    let mut out = Vec::new();
+    let mut by_id = HashMap::new();
+    for r in tx
+        .query("SELECT id, spec, created_ms, status, fixed_deals FROM tournaments ORDER BY created_seq", &[])
+        .map_err(pg_error)?
+    {
+        let id: String = r.get(0);
+        by_id.insert(id.clone(), out.len());
+        out.push(StoredTournament {
+            tournament: NewTournament {
+                id,
+                spec: r.get(1),
+                created_ms: r.get(2),
+                status: r.get(3),
+                fixed_deals: r.get(4),
+            },
+            entrants: Vec::new(),
+            games: Vec::new(),
+        });
+    }
+    let slot = |id: &str| {
+        by_id.get(id).copied().ok_or_else(|| StoreError::Corrupt(format!("row of unknown tournament {id}")))
+    };
+    let u32_of = |v: i64, what: &str| u32::try_from(v).map_err(|_| corrupt(what));
+    for r in tx
+        .query(
+            "SELECT tournament_id, idx, name, token_hash FROM tournament_entrants ORDER BY tournament_id, idx",
+            &[],
+        )
+        .map_err(pg_error)?
+    {
+        let i = slot(r.get(0))?;
+        let hash: Vec<u8> = r.get(3);
+        out[i].entrants.push(EntrantRow {
+            idx: u32_of(r.get(1), "entrant number")?,
+            name: r.get(2),
+            token_hash: hash.try_into().map_err(|_| corrupt("entrant token hash"))?,
+        });
+    }
+    for r in tx
+        .query(
+            "SELECT tournament_id, number, round, game_id, seats, deal_seed, done, winner, totals, places \
+             FROM tournament_games ORDER BY tournament_id, number",
+            &[],
+        )
+        .map_err(pg_error)?
+    {
+        let i = slot(r.get(0))?;
+        let booked = BookedRow {
+            number: u32_of(r.get(1), "game number")?,
+            round: u32_of(r.get(2), "round")?,
+            game_id: r.get(3),
+            seats: from_json(r.get(4), "seats")?,
+            deal_seed: r.get::<_, i64>(5) as u64,
+        };
+        let result = if r.get::<_, bool>(6) {
+            Some(ResultRow {
+                number: booked.number,
+                winner: r.get::<_, Option<i64>>(7).map(|w| u32_of(w, "winner")).transpose()?,
+                totals: from_json(r.get::<_, Option<&str>>(8).unwrap_or("[]"), "totals")?,
+                places: match r.get::<_, Option<&str>>(9) {
+                    Some(p) => from_json(p, "places")?,
+                    None => Vec::new(),
+                },
+            })
+        } else {
+            None
+        };
+        out[i].games.push((booked, result));
+    }
+    Ok(out)
+}
