@@ -42,6 +42,7 @@ use gin_proto::bench::echo_service_server::{EchoService, EchoServiceServer};
 use gin_proto::v1 as pb;
 use gin_proto::v1::game_service_client::GameServiceClient;
 use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+use gin_server::storage::pg_cluster::LocalPostgres;
 use hdrhistogram::Histogram;
 use serde_json::{Value, json};
 use tonic::metadata::AsciiMetadataValue;
@@ -132,6 +133,12 @@ struct EchoServerArgs {
     /// `TcpListenerStream`); by default it is on, as tonic's own `serve` sets it.
     #[arg(long)]
     no_nodelay: bool,
+    /// The durable echo: every call's payload is appended to this file and made durable
+    /// before the answer, the way gin-server makes an action durable (one writer thread,
+    /// everything queued meanwhile in one write and one `fdatasync`: group commit). The
+    /// physical limit of a durably acknowledged call on this machine.
+    #[arg(long, value_name = "FILE")]
+    durable: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -225,6 +232,11 @@ struct AllArgs {
     /// Keep the temporary directory (databases and server logs).
     #[arg(long)]
     keep_temp: bool,
+    /// The servers under test keep their games in PostgreSQL (`--db postgres://…`): a private
+    /// cluster (`initdb` + `pg_ctl` from Debian's `postgresql`) started for the run, a fresh
+    /// database for each server.
+    #[arg(long)]
+    postgres: bool,
     /// Repeat the three measurements this many times, in turn (echo, actions, idle memory,
     /// echo, ...), each on a fresh server: the table gives each figure's median and range,
     /// the ratio's from the ratios of the runs.
@@ -1058,23 +1070,82 @@ async fn actions(a: &ActionsArgs, shards: usize) -> anyhow::Result<ActionsReport
 // ---------------------------------------------------------------------------------------
 // echo
 
-/// The bare echo service.
-struct Echo;
+/// The echo service: bare, or durable (each payload made durable before the answer).
+struct Echo {
+    durable: Option<std::sync::mpsc::Sender<(Vec<u8>, tokio::sync::oneshot::Sender<()>)>>,
+}
 
 #[tonic::async_trait]
 impl EchoService for Echo {
     async fn echo(&self, req: Request<bpb::EchoRequest>) -> Result<Response<bpb::EchoResponse>, Status> {
-        Ok(Response::new(bpb::EchoResponse { payload: req.into_inner().payload }))
+        let payload = req.into_inner().payload;
+        if let Some(queue) = &self.durable {
+            let (done, flushed) = tokio::sync::oneshot::channel();
+            queue.send((payload.clone(), done)).map_err(|_| Status::unavailable("the writer stopped"))?;
+            flushed.await.map_err(|_| Status::internal("the write failed"))?;
+        }
+        Ok(Response::new(bpb::EchoResponse { payload }))
     }
+}
+
+/// The durable echo's writer thread: waits for a call, takes everything queued behind it,
+/// appends it all (each payload with its length) in one write, `fdatasync`, answers each.
+/// As gin-server's store writer does, minus the database: the floor of a durable call.
+fn durable_writer(
+    mut file: std::fs::File,
+    inbox: std::sync::mpsc::Receiver<(Vec<u8>, tokio::sync::oneshot::Sender<()>)>,
+) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let mut buf = Vec::with_capacity(1 << 20);
+    let mut waiting = Vec::new();
+    while let Ok(first) = inbox.recv() {
+        let mut next = Some(first);
+        while let Some((payload, done)) = next.take() {
+            buf.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+            buf.extend_from_slice(&payload);
+            waiting.push(done);
+            next = inbox.try_recv().ok();
+        }
+        file.write_all(&buf)?;
+        file.sync_data()?;
+        buf.clear();
+        for done in waiting.drain(..) {
+            let _ = done.send(());
+        }
+    }
+    Ok(())
 }
 
 async fn echo_server(a: &EchoServerArgs) -> anyhow::Result<()> {
     let listener =
         tokio::net::TcpListener::bind(a.addr).await.with_context(|| format!("binding {}", a.addr))?;
     let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(!a.no_nodelay));
-    eprintln!("gin-load echo-server listening on {} (TCP_NODELAY {})", a.addr, !a.no_nodelay);
+    let durable = match &a.durable {
+        Some(path) => {
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .with_context(|| format!("opening {}", path.display()))?;
+            let (queue, inbox) = std::sync::mpsc::channel();
+            std::thread::Builder::new().name("durable-echo".into()).spawn(move || {
+                if let Err(e) = durable_writer(file, inbox) {
+                    eprintln!("durable echo: {e:#}");
+                    std::process::exit(1);
+                }
+            })?;
+            Some(queue)
+        }
+        None => None,
+    };
+    eprintln!(
+        "gin-load echo-server listening on {} (TCP_NODELAY {}{})",
+        a.addr,
+        !a.no_nodelay,
+        a.durable.as_ref().map_or(String::new(), |p| format!(", durable to {}", p.display()))
+    );
     tonic::transport::Server::builder()
-        .add_service(EchoServiceServer::new(Echo))
+        .add_service(EchoServiceServer::new(Echo { durable }))
         .serve_with_incoming_shutdown(incoming, async {
             let _ = tokio::signal::ctrl_c().await;
         })
@@ -1476,10 +1547,20 @@ fn measure(exe: &Path, command: &str, args: &[String]) -> anyhow::Result<Value> 
     serde_json::from_str(text.trim()).with_context(|| format!("gin-load {command}: its JSON report: {text}"))
 }
 
-async fn start_gin_server(bin: &Path, dir: &Path, tag: &str) -> anyhow::Result<(ChildGuard, String)> {
+/// Starts a gin-server on a fresh store: a SQLite file in `dir`, or a new database of `pg`.
+async fn start_gin_server(
+    bin: &Path,
+    dir: &Path,
+    tag: &str,
+    pg: Option<&LocalPostgres>,
+) -> anyhow::Result<(ChildGuard, String)> {
     let port = free_port()?;
+    let db = match pg {
+        Some(pg) => PathBuf::from(pg.create_database(tag).map_err(|e| anyhow!(e))?),
+        None => dir.join(format!("{tag}.db")),
+    };
     let mut cmd = Command::new(bin);
-    cmd.arg("--addr").arg(format!("127.0.0.1:{port}")).arg("--db").arg(dir.join(format!("{tag}.db"))).args([
+    cmd.arg("--addr").arg(format!("127.0.0.1:{port}")).arg("--db").arg(db).args([
         "--rate-per-sec",
         "0",
         "--max-open-games-per-caller",
@@ -1503,12 +1584,19 @@ async fn all(a: &AllArgs) -> anyhow::Result<()> {
     let tmp = TempDir::new(a.keep_temp)?;
     eprintln!("gin-load all: temporary directory {}", tmp.path.display());
 
+    let pg = if a.postgres {
+        let pg = LocalPostgres::start().map_err(|e| anyhow!("starting PostgreSQL: {e}"))?;
+        eprintln!("gin-load all: the servers keep their games in PostgreSQL (port {})", pg.port());
+        Some(pg)
+    } else {
+        None
+    };
     let mut runs = Vec::new();
     for run in 1..=a.runs {
         if a.runs > 1 {
             eprintln!("run {run} of {}", a.runs);
         }
-        runs.push(all_once(a, &exe, &gin_server, &tmp.path, run).await?);
+        runs.push(all_once(a, &exe, &gin_server, &tmp.path, run, pg.as_ref()).await?);
     }
 
     // The table: each figure's median over the runs (and its range, with several).
@@ -1531,6 +1619,10 @@ async fn all(a: &AllArgs) -> anyhow::Result<()> {
     for f in &figures {
         let (target, met) = match f.spec.name {
             RATIO => (format!(">= {TARGET_RATIO}"), ok(ratio >= TARGET_RATIO)),
+            DURABLE_RATIO => {
+                let r = f.median.unwrap_or(0.0);
+                (format!(">= {TARGET_DURABLE_RATIO}"), ok(r >= TARGET_DURABLE_RATIO))
+            }
             P99 => (format!("<= {TARGET_P99_MS} ms"), ok(p99 <= TARGET_P99_MS)),
             IDLE => (format!("<= {} KiB", TARGET_IDLE_BYTES / 1024.0), ok(idle <= TARGET_IDLE_BYTES)),
             _ => (String::new(), ""),
@@ -1556,15 +1648,18 @@ async fn all(a: &AllArgs) -> anyhow::Result<()> {
         let last = runs.last().expect("at least one run");
         let j = json!({
             "echo": last.echo,
+            "durable_echo": last.durable_echo,
             "actions": last.actions,
             "idle_memory": last.idle,
             "ratio_actions_echo": ratio,
             "medians": medians,
             "runs": runs.iter().map(|r| json!({
                 "echo": r.echo,
+                "durable_echo": r.durable_echo,
                 "actions": r.actions,
                 "idle_memory": r.idle,
                 "ratio_actions_echo": r.ratio(),
+                "ratio_actions_durable_echo": r.durable_ratio(),
             })).collect::<Vec<_>>(),
             "targets": {
                 "ratio_actions_echo": { "target": TARGET_RATIO, "met": ratio >= TARGET_RATIO },
@@ -1583,6 +1678,8 @@ async fn all(a: &AllArgs) -> anyhow::Result<()> {
 /// The reports of one run of `all`.
 struct AllRun {
     echo: Value,
+    /// The durable echo (`echo-server --durable`).
+    durable_echo: Value,
     actions: Value,
     idle: Value,
 }
@@ -1590,6 +1687,10 @@ struct AllRun {
 impl AllRun {
     fn ratio(&self) -> Option<f64> {
         Some(num(&self.actions, &["actions_per_sec"])? / num(&self.echo, &["calls_per_sec"])?)
+    }
+
+    fn durable_ratio(&self) -> Option<f64> {
+        Some(num(&self.actions, &["actions_per_sec"])? / num(&self.durable_echo, &["calls_per_sec"])?)
     }
 }
 
@@ -1608,6 +1709,9 @@ struct FigureSpec {
 }
 
 const RATIO: &str = "ratio actions/echo";
+const DURABLE_RATIO: &str = "ratio actions/durable echo";
+/// Actions per second against the durable echo's calls per second (issue 19).
+const TARGET_DURABLE_RATIO: f64 = 0.8;
 const P99: &str = "p99 action latency";
 const IDLE: &str = "bytes per idle game (all open)";
 
@@ -1628,7 +1732,19 @@ const FIGURES: &[FigureSpec] = &[
         get: |r| num(&r.actions, &["actions_per_sec"]),
         show: |x| format!("{x:.0}"),
     },
+    FigureSpec {
+        name: "durable echo calls/s",
+        key: "durable_echo_calls_per_sec",
+        get: |r| num(&r.durable_echo, &["calls_per_sec"]),
+        show: |x| format!("{x:.0}"),
+    },
     FigureSpec { name: RATIO, key: "ratio_actions_echo", get: AllRun::ratio, show: |x| format!("{x:.2}") },
+    FigureSpec {
+        name: DURABLE_RATIO,
+        key: "ratio_actions_durable_echo",
+        get: AllRun::durable_ratio,
+        show: |x| format!("{x:.2}"),
+    },
     FigureSpec {
         name: P99,
         key: "p99_action_latency_ms",
@@ -1713,38 +1829,16 @@ async fn all_once(
     gin_server: &Path,
     tmp: &Path,
     run: u32,
+    pg: Option<&LocalPostgres>,
 ) -> anyhow::Result<AllRun> {
-    // 1. The bare echo.
-    let port = free_port()?;
-    let mut cmd = Command::new(exe);
-    cmd.arg("echo-server").arg("--addr").arg(format!("127.0.0.1:{port}"));
-    if a.echo_no_nodelay {
-        cmd.arg("--no-nodelay");
-    }
-    let mut echo_child = spawn("echo-server", cmd, tmp.join(format!("echo-server-{run}.log")))?;
-    let echo_url = format!("http://127.0.0.1:{port}");
-    wait_ready(&mut echo_child, &echo_url, |ch| async move {
-        EchoServiceClient::new(ch).echo(bpb::EchoRequest { payload: Vec::new() }).await.map(drop)
-    })
-    .await?;
-    eprintln!("running echo ({} s)...", a.seconds);
-    let echo = measure(
-        exe,
-        "echo",
-        &[
-            format!("--server={echo_url}"),
-            format!("--server-pid={}", echo_child.pid()),
-            format!("--connections={}", a.connections),
-            format!("--in-flight={}", a.in_flight),
-            format!("--seconds={}", a.seconds),
-            format!("--warmup={}", a.warmup),
-        ],
-    )?;
-    echo_child.check_alive()?;
-    drop(echo_child);
+    // 1. The bare echo, then the durable one.
+    let echo = echo_once(a, exe, tmp, &format!("{run}"), None).await?;
+    let journal = tmp.join(format!("durable-echo-{run}.log"));
+    let durable_echo = echo_once(a, exe, tmp, &format!("durable-{run}"), Some(&journal)).await?;
+    let _ = std::fs::remove_file(&journal);
 
     // 2. Game actions.
-    let (mut server, url) = start_gin_server(gin_server, tmp, &format!("actions-{run}")).await?;
+    let (mut server, url) = start_gin_server(gin_server, tmp, &format!("actions-{run}"), pg).await?;
     eprintln!("running actions ({} s, {} games)...", a.seconds, a.parallel);
     let actions = measure(
         exe,
@@ -1763,7 +1857,7 @@ async fn all_once(
     drop(server);
 
     // 3. Idle memory, on a fresh server (memory freed by the games above would be reused).
-    let (mut server, url) = start_gin_server(gin_server, tmp, &format!("idle-{run}")).await?;
+    let (mut server, url) = start_gin_server(gin_server, tmp, &format!("idle-{run}"), pg).await?;
     eprintln!(
         "running idle-memory ({} waiting, {} dealt, {} dealt and watched games)...",
         a.idle_games, a.idle_games, a.idle_games
@@ -1781,7 +1875,48 @@ async fn all_once(
     )?;
     server.check_alive()?;
     drop(server);
-    Ok(AllRun { echo, actions, idle })
+    Ok(AllRun { echo, durable_echo, actions, idle })
+}
+
+/// One echo measurement on a fresh echo server (`durable`: its journal file).
+async fn echo_once(
+    a: &AllArgs,
+    exe: &Path,
+    tmp: &Path,
+    tag: &str,
+    durable: Option<&Path>,
+) -> anyhow::Result<Value> {
+    let port = free_port()?;
+    let mut cmd = Command::new(exe);
+    cmd.arg("echo-server").arg("--addr").arg(format!("127.0.0.1:{port}"));
+    if a.echo_no_nodelay {
+        cmd.arg("--no-nodelay");
+    }
+    if let Some(journal) = durable {
+        cmd.arg("--durable").arg(journal);
+    }
+    let mut echo_child = spawn("echo-server", cmd, tmp.join(format!("echo-server-{tag}.log")))?;
+    let echo_url = format!("http://127.0.0.1:{port}");
+    wait_ready(&mut echo_child, &echo_url, |ch| async move {
+        EchoServiceClient::new(ch).echo(bpb::EchoRequest { payload: Vec::new() }).await.map(drop)
+    })
+    .await?;
+    let kind = if durable.is_some() { "durable echo" } else { "echo" };
+    eprintln!("running {kind} ({} s)...", a.seconds);
+    let echo = measure(
+        exe,
+        "echo",
+        &[
+            format!("--server={echo_url}"),
+            format!("--server-pid={}", echo_child.pid()),
+            format!("--connections={}", a.connections),
+            format!("--in-flight={}", a.in_flight),
+            format!("--seconds={}", a.seconds),
+            format!("--warmup={}", a.warmup),
+        ],
+    )?;
+    echo_child.check_alive()?;
+    Ok(echo)
 }
 
 #[cfg(test)]
@@ -1798,6 +1933,7 @@ mod tests {
             .into_iter()
             .map(|(e, a)| AllRun {
                 echo: json!({ "calls_per_sec": e }),
+                durable_echo: json!({ "calls_per_sec": e / 2.0 }),
                 actions: json!({ "actions_per_sec": a }),
                 idle: json!({}),
             })
@@ -1806,6 +1942,8 @@ mod tests {
         let f = Figure::of(ratio, &runs);
         // The ratios of the runs (0.5, 0.55, 0.4), not the ratio of the medians (55 / 110).
         assert_eq!((f.median, f.min, f.max), (Some(0.5), Some(0.4), Some(0.55)));
+        let durable = FIGURES.iter().find(|f| f.name == DURABLE_RATIO).unwrap();
+        assert_eq!(Figure::of(durable, &runs).median, Some(1.0));
         let idle = FIGURES.iter().find(|f| f.name == IDLE).unwrap();
         assert_eq!(Figure::of(idle, &runs).median, None);
     }

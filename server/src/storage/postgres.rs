@@ -9,11 +9,14 @@
 //!
 //! - The actions of unfinished games are rows of `actions`; a game's end moves its whole log
 //!   into its row (`actions_json`, as on SQLite) and deletes them.
-//! - Each game's `next_action` is the index its next action must have; a batch's actions
-//!   advance it with one `UPDATE … FROM unnest(…)` that also checks the game exists and is
-//!   not over, then insert with one `INSERT … SELECT FROM unnest(…)`: two statements per
-//!   batch whatever its size. The check lives in the database, not in this process's
-//!   memory, so it holds whichever server writes.
+//! - A batch's actions go in with one statement (`log_actions`) that first checks, by
+//!   index lookups only, that each game exists and is not over and that each game's first
+//!   action of the batch follows one stored (index 0, or its predecessor is there); the
+//!   primary key refuses a repeat. So the indices of a game go 0, 1, 2… with no gap and no
+//!   repeat, checked in the database (whichever server writes), and nothing is updated in
+//!   place on the hot path: the games' rows stay as written. The statement fails as a whole
+//!   when the check fails, so a batch of actions alone needs no transaction block: one round
+//!   trip, one WAL flush.
 //! - The schema has a version (`gin_schema`); migrations run in a transaction under an
 //!   advisory lock, so servers started together migrate once.
 //! - A lost connection is opened again at the next call (its statements prepared again); the
@@ -22,7 +25,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use postgres::{Client, IsolationLevel, NoTls, Statement, Transaction};
+use postgres::{Client, GenericClient, IsolationLevel, NoTls, Statement, Transaction};
 
 use super::tournaments::{
     BookedRow, EntrantRow, NewTournament, ResultRow, StoredTournament, TournamentWrite,
@@ -52,12 +55,17 @@ CREATE TABLE games (
     created_ms   BIGINT   NOT NULL,
     fixed_deals  BOOLEAN  NOT NULL,
     first_dealer SMALLINT,
-    next_action  BIGINT   NOT NULL DEFAULT 0,
     result_json  TEXT,
     finished_ms  BIGINT,
     actions_json TEXT
 );
 CREATE INDEX games_unfinished ON games (created_seq) WHERE finished_ms IS NULL;
+-- Fails the statement that calls it (SQLSTATE GIN01): a check inside one statement, so that
+-- the statement is all or nothing even outside a transaction block.
+CREATE FUNCTION gin_refuse(message TEXT) RETURNS BOOLEAN LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION USING ERRCODE = 'GIN01', MESSAGE = message;
+END $$;
 CREATE TABLE seats (
     game_id    TEXT     NOT NULL REFERENCES games (id),
     seat       SMALLINT NOT NULL,
@@ -69,8 +77,10 @@ CREATE TABLE seats (
     PRIMARY KEY (game_id, seat),
     UNIQUE (game_id, join_order)
 );
+-- No foreign key: `log_actions` checks the game in the same statement, once per game and
+-- batch rather than once per row.
 CREATE TABLE actions (
-    game_id TEXT     NOT NULL REFERENCES games (id),
+    game_id TEXT     NOT NULL,
     idx     BIGINT   NOT NULL,
     seat    SMALLINT NOT NULL,
     kind    TEXT     NOT NULL CHECK (kind IN ('play', 'timeout', 'resign')),
@@ -114,8 +124,7 @@ struct Prepared {
     insert_game: Statement,
     insert_seat: Statement,
     update_token: Statement,
-    advance: Statement,
-    insert_actions: Statement,
+    log_actions: Statement,
     finish: Statement,
     drop_actions: Statement,
     insert_tournament: Statement,
@@ -138,14 +147,23 @@ impl Prepared {
                      (SELECT coalesce(max(join_order) + 1, 0) FROM seats WHERE game_id = $1))",
             )?,
             update_token: c.prepare("UPDATE seats SET token_hash = $3 WHERE game_id = $1 AND seat = $2")?,
-            advance: c.prepare(
-                "UPDATE games AS g SET next_action = v.next \
-                 FROM unnest($1::text[], $2::int8[], $3::int8[]) AS v (id, first, next) \
-                 WHERE g.id = v.id AND g.next_action = v.first AND g.finished_ms IS NULL",
-            )?,
-            insert_actions: c.prepare(
-                "INSERT INTO actions (game_id, idx, seat, kind, action, time_ms) \
-                 SELECT * FROM unnest($1::text[], $2::int8[], $3::int2[], $4::text[], $5::text[], $6::int8[])",
+            log_actions: c.prepare(
+                // Scalar subqueries, one primary-key lookup per game: a join or EXISTS could be
+                // planned as a scan of the whole table while it was small, and the cached plan
+                // kept as it grows.
+                "WITH checked AS ( \
+                     SELECT CASE WHEN bool_and( \
+                         coalesce((SELECT g.finished_ms IS NULL FROM games AS g WHERE g.id = v.id), false) \
+                         AND (v.first = 0 OR coalesce((SELECT true FROM actions AS p \
+                             WHERE p.game_id = v.id AND p.idx = v.first - 1), false))) \
+                     THEN true \
+                     ELSE gin_refuse('an action index out of order, or a game missing or over') END AS ok \
+                     FROM unnest($1::text[], $2::int8[]) AS v (id, first)) \
+                 INSERT INTO actions (game_id, idx, seat, kind, action, time_ms) \
+                 SELECT a.* FROM checked, \
+                     unnest($3::text[], $4::int8[], $5::int2[], $6::text[], $7::text[], $8::int8[]) \
+                         AS a (game_id, idx, seat, kind, action, time_ms) \
+                 WHERE checked.ok",
             )?,
             finish: c.prepare(
                 "UPDATE games SET result_json = $2, finished_ms = $3, actions_json = $4 \
@@ -255,12 +273,14 @@ impl PostgresBackend {
         Ok(self.conn.as_mut().expect("opened above"))
     }
 
-    /// Runs `f` on the open connection; a lost connection is dropped, to be opened again at
-    /// the next call.
+    /// Runs `f` on the open connection; after an I/O failure the connection is dropped, to be
+    /// opened again at the next call.
     fn with<T>(&mut self, f: impl FnOnce(&mut Conn) -> Result<T, StoreError>) -> Result<T, StoreError> {
         let conn = self.conn()?;
         let result = f(conn);
-        if result.is_err() && conn.client.is_closed() {
+        // After a failure that is not a refusal the session may be unusable even where the
+        // client has not noticed yet (a terminated backend, a cut network): a new one.
+        if matches!(result, Err(StoreError::Io(_))) || conn.client.is_closed() {
             self.conn = None;
         }
         result
@@ -289,6 +309,9 @@ fn migrate(client: &mut Client) -> Result<(), StoreError> {
     }
     tx.commit().map_err(pg_error)
 }
+
+/// What `Actions::flush` refuses with when the database's check failed.
+const OUT_OF_ORDER: &str = "logging actions: an index out of order, or a game missing or over";
 
 /// A run of consecutive actions of a batch, by game: the first index and the one after the last.
 #[derive(Default)]
@@ -320,35 +343,52 @@ impl<'a> Actions<'a> {
         Ok(())
     }
 
-    /// Checks and advances every game's next index, then inserts the actions.
-    fn flush(&mut self, tx: &mut Transaction<'_>, st: &Prepared) -> Result<(), StoreError> {
+    /// Checks and advances every game's next index and inserts the actions, in one
+    /// statement (`log_actions`): all of it or, when a game's index is not its next one or
+    /// the game is missing or over, none of it.
+    fn flush(&mut self, tx: &mut impl GenericClient, st: &Prepared) -> Result<(), StoreError> {
         if self.rows.is_empty() {
             return Ok(());
         }
         let ids: Vec<&str> = self.games.iter().map(|g| g.0).collect();
         let firsts: Vec<i64> = self.games.iter().map(|g| i64::from(g.1)).collect();
-        let nexts: Vec<i64> = self.games.iter().map(|g| i64::from(g.2)).collect();
-        let advanced = tx.execute(&st.advance, &[&ids, &firsts, &nexts]).map_err(pg_error)?;
-        if advanced != ids.len() as u64 {
-            return Err(self.why_refused(tx, &ids));
-        }
         let games: Vec<&str> = self.rows.iter().map(|r| r.0).collect();
         let idx: Vec<i64> = self.rows.iter().map(|r| i64::from(r.1.index)).collect();
         let seats: Vec<i16> = self.rows.iter().map(|r| i16::from(r.1.seat)).collect();
         let kinds: Vec<&str> = self.rows.iter().map(|r| r.1.kind.as_str()).collect();
         let texts: Vec<&str> = self.rows.iter().map(|r| r.1.action.as_str()).collect();
         let times: Vec<i64> = self.rows.iter().map(|r| r.1.time_ms).collect();
-        tx.execute(&st.insert_actions, &[&games, &idx, &seats, &kinds, &texts, &times]).map_err(pg_error)?;
+        let logged =
+            tx.execute(&st.log_actions, &[&ids, &firsts, &games, &idx, &seats, &kinds, &texts, &times]);
+        match logged {
+            Ok(n) if n == self.rows.len() as u64 => {}
+            Ok(n) => {
+                return Err(StoreError::Io(format!(
+                    "logging actions: {n} rows written of {}",
+                    self.rows.len()
+                )));
+            }
+            // Refused: explained by `why_refused` once the transaction is over.
+            // (A repeated index breaks the primary key: refused the same way.)
+            Err(e) if e.code().is_some_and(|c| c.code() == "GIN01" || c.code() == "23505") => {
+                return Err(StoreError::Refused(OUT_OF_ORDER.to_owned()));
+            }
+            Err(e) => return Err(pg_error(e)),
+        }
         self.games.clear();
         self.rows.clear();
         Ok(())
     }
 
-    /// Why the check of the next indices refused the run: the first game at fault.
-    fn why_refused(&self, tx: &mut Transaction<'_>, ids: &[&str]) -> StoreError {
-        let found = match tx
-            .query("SELECT id, next_action, finished_ms IS NOT NULL FROM games WHERE id = ANY($1)", &[&ids])
-        {
+    /// Why the check of the next indices refused the run (`flush` said [`OUT_OF_ORDER`]),
+    /// once its transaction is rolled back: the first game at fault as stored.
+    fn why_refused(&self, client: &mut Client) -> StoreError {
+        let ids: Vec<&str> = self.games.iter().map(|g| g.0).collect();
+        let found = match client.query(
+            "SELECT g.id, (SELECT coalesce(max(idx) + 1, 0) FROM actions WHERE game_id = g.id), \
+             g.finished_ms IS NOT NULL FROM games AS g WHERE g.id = ANY($1)",
+            &[&ids],
+        ) {
             Ok(rows) => rows,
             Err(e) => return pg_error(e),
         };
@@ -418,6 +458,18 @@ fn apply(tx: &mut Transaction<'_>, st: &Prepared, write: &Write) -> Result<(), S
     }
 }
 
+/// `result`, its [`OUT_OF_ORDER`] refusal replaced by the reason (`run`: the refused actions).
+fn explained(
+    result: Result<(), StoreError>,
+    run: &Actions<'_>,
+    client: &mut Client,
+) -> Result<(), StoreError> {
+    match result {
+        Err(StoreError::Refused(m)) if m == OUT_OF_ORDER => Err(run.why_refused(client)),
+        other => other,
+    }
+}
+
 /// A list as a JSON column.
 fn json<T: serde::Serialize>(v: &[T]) -> String {
     serde_json::to_string(v).expect("numbers serialize")
@@ -471,21 +523,35 @@ impl Backend for PostgresBackend {
             return Ok(());
         }
         self.with(|Conn { client, st }| {
-            let mut tx = client.transaction().map_err(pg_error)?;
-            let mut run = Actions::default();
-            for write in batch {
-                match write {
-                    Write::Action { game_id, action } => run.push(game_id, action)?,
-                    other => {
-                        // The actions before it first: a game's end follows its last action.
-                        run.flush(&mut tx, st)?;
-                        apply(&mut tx, st, other)?;
+            // Actions only (the hot path): one statement, its own transaction, one round trip.
+            if batch.iter().all(|w| matches!(w, Write::Action { .. })) {
+                let mut run = Actions::default();
+                for write in batch {
+                    if let Write::Action { game_id, action } = write {
+                        run.push(game_id, action)?;
                     }
                 }
+                let result = run.flush(client, st);
+                return explained(result, &run, client);
             }
-            run.flush(&mut tx, st)?;
-            // Dropped without commit on any error above: rolled back, nothing written.
-            tx.commit().map_err(pg_error)
+            let mut run = Actions::default();
+            let result = (|| {
+                let mut tx = client.transaction().map_err(pg_error)?;
+                for write in batch {
+                    match write {
+                        Write::Action { game_id, action } => run.push(game_id, action)?,
+                        other => {
+                            // The actions before it first: a game's end follows its last action.
+                            run.flush(&mut tx, st)?;
+                            apply(&mut tx, st, other)?;
+                        }
+                    }
+                }
+                run.flush(&mut tx, st)?;
+                // Dropped without commit on any error above: rolled back, nothing written.
+                tx.commit().map_err(pg_error)
+            })();
+            explained(result, &run, client)
         })
     }
 

@@ -979,11 +979,16 @@ fn refuses_an_unknown_schema_version() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "a measurement, not a test"]
 async fn store_throughput() {
+    for db in [Some(Db::sqlite()), Db::postgres()].into_iter().flatten() {
+        let name = if matches!(db, Db::Sqlite(_)) { "SQLite" } else { "PostgreSQL" };
+        println!("{name}:");
+        throughput_of(db.store().0).await;
+    }
+}
+
+async fn throughput_of(store: Store) {
     const WRITERS: usize = 100;
     const WRITES: u32 = 300;
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("gin.db");
-    let (store, _) = Store::open_sqlite(&path).unwrap();
     let games: Vec<Write> = (0..WRITERS).map(|g| create(&new_game(&format!("game-{g}"), g as u64))).collect();
     store.write(games).await.unwrap();
     let before = store.stats();
