@@ -38,7 +38,7 @@ mod writer;
 use rusqlite::types::FromSqlError;
 
 pub use journal::{Journal, JournalError};
-pub use postgres::{PostgresBackend, is_postgres_url, redacted};
+pub use postgres::{Owner, PostgresBackend, is_postgres_url, redacted};
 pub use sqlite::{SqliteBackend, journal_dir};
 pub use tournaments::{BookedRow, EntrantRow, NewTournament, ResultRow, StoredTournament, TournamentWrite};
 pub use writer::{Ack, Store};

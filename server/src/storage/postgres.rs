@@ -43,8 +43,19 @@ const MIGRATION_LOCK: i64 = 0x6769_6e5f_7631; // "gin_v1"
 
 /// Version 1: everything.
 const SCHEMA_V1: &str = "
+-- The servers of a cluster (`PostgresBackend::join_cluster`): a row per server process (its id
+-- is its fencing token), the address other servers reach it at, and its lease. A server whose
+-- lease ran out has its row deleted by the server that claims its games.
+CREATE TABLE servers (
+    id          BIGINT      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    addr        TEXT        NOT NULL,
+    joined_ms   BIGINT      NOT NULL,
+    lease_until TIMESTAMPTZ NOT NULL
+);
 CREATE TABLE games (
     id           TEXT     PRIMARY KEY,
+    -- The server that owns it (writes its rows, serves it); NULL for a single server.
+    owner        BIGINT,
     created_seq  BIGINT   GENERATED ALWAYS AS IDENTITY UNIQUE,
     rules_json   TEXT     NOT NULL,
     seed         BIGINT   NOT NULL,
@@ -60,12 +71,15 @@ CREATE TABLE games (
     actions_json TEXT
 );
 CREATE INDEX games_unfinished ON games (created_seq) WHERE finished_ms IS NULL;
--- Fails the statement that calls it (SQLSTATE GIN01): a check inside one statement, so that
--- the statement is all or nothing even outside a transaction block.
-CREATE FUNCTION gin_refuse(message TEXT) RETURNS BOOLEAN LANGUAGE plpgsql AS $$
+-- Fails the statement that calls it: a check inside one statement, so that the statement is
+-- all or nothing even outside a transaction block.
+-- GIN01: an action index out of order, or a game missing or over; GIN02: the writing server
+-- does not hold the game (its lease ran out, or the game is another's).
+CREATE FUNCTION gin_refuse(code TEXT, message TEXT) RETURNS BOOLEAN LANGUAGE plpgsql AS $$
 BEGIN
-    RAISE EXCEPTION USING ERRCODE = 'GIN01', MESSAGE = message;
+    RAISE EXCEPTION USING ERRCODE = code, MESSAGE = message;
 END $$;
+CREATE INDEX games_owner ON games (owner) WHERE finished_ms IS NULL;
 CREATE TABLE seats (
     game_id    TEXT     NOT NULL REFERENCES games (id),
     seat       SMALLINT NOT NULL,
@@ -126,6 +140,7 @@ struct Prepared {
     update_token: Statement,
     log_actions: Statement,
     finish: Statement,
+    holds_lease: Statement,
     drop_actions: Statement,
     insert_tournament: Statement,
     insert_entrant: Statement,
@@ -139,7 +154,7 @@ impl Prepared {
         Ok(Prepared {
             insert_game: c.prepare(
                 "INSERT INTO games (id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, \
-                 created_ms, fixed_deals, first_dealer) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                 created_ms, fixed_deals, first_dealer, owner) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
             )?,
             insert_seat: c.prepare(
                 "INSERT INTO seats (game_id, seat, name, token_hash, bot, joined_ms, join_order) \
@@ -151,13 +166,20 @@ impl Prepared {
                 // Scalar subqueries, one primary-key lookup per game: a join or EXISTS could be
                 // planned as a scan of the whole table while it was small, and the cached plan
                 // kept as it grows.
+                // $9: the writing server in a cluster (NULL alone): its lease must hold, and
+                // every game must be its.
                 "WITH checked AS ( \
-                     SELECT CASE WHEN bool_and( \
-                         coalesce((SELECT g.finished_ms IS NULL FROM games AS g WHERE g.id = v.id), false) \
+                     SELECT CASE \
+                     WHEN NOT ($9::int8 IS NULL OR coalesce((SELECT true FROM servers \
+                         WHERE id = $9 AND lease_until > now() FOR KEY SHARE), false)) \
+                     THEN gin_refuse('GIN02', 'this server''s lease ran out') \
+                     WHEN bool_and( \
+                         coalesce((SELECT g.finished_ms IS NULL AND ($9 IS NULL OR g.owner = $9) \
+                             FROM games AS g WHERE g.id = v.id), false) \
                          AND (v.first = 0 OR coalesce((SELECT true FROM actions AS p \
                              WHERE p.game_id = v.id AND p.idx = v.first - 1), false))) \
                      THEN true \
-                     ELSE gin_refuse('an action index out of order, or a game missing or over') END AS ok \
+                     ELSE gin_refuse('GIN01', 'an action index out of order, or a game missing, over or not this server''s') END AS ok \
                      FROM unnest($1::text[], $2::int8[]) AS v (id, first)) \
                  INSERT INTO actions (game_id, idx, seat, kind, action, time_ms) \
                  SELECT a.* FROM checked, \
@@ -167,8 +189,9 @@ impl Prepared {
             )?,
             finish: c.prepare(
                 "UPDATE games SET result_json = $2, finished_ms = $3, actions_json = $4 \
-                 WHERE id = $1 AND finished_ms IS NULL",
+                 WHERE id = $1 AND finished_ms IS NULL AND ($5::int8 IS NULL OR owner = $5)",
             )?,
+            holds_lease: c.prepare("SELECT 1 FROM servers WHERE id = $1 AND lease_until > now() FOR KEY SHARE")?,
             drop_actions: c.prepare("DELETE FROM actions WHERE game_id = $1")?,
             insert_tournament: c.prepare(
                 "INSERT INTO tournaments (id, spec, created_ms, status, fixed_deals) VALUES ($1, $2, $3, $4, $5)",
@@ -201,6 +224,8 @@ pub struct PostgresBackend {
     config: postgres::Config,
     /// `None` after a lost connection, until the next call opens it again.
     conn: Option<Conn>,
+    /// In a cluster: this server's id (see [`PostgresBackend::join_cluster`]).
+    member: Option<i64>,
 }
 
 /// Integrity (class 23: unique, foreign key, check) and data (class 22: a NUL in a text) errors
@@ -248,7 +273,7 @@ impl PostgresBackend {
             config.connect_timeout(Duration::from_secs(10));
         }
         config.application_name("gin-server");
-        let mut backend = PostgresBackend { config, conn: None };
+        let mut backend = PostgresBackend { config, conn: None, member: None };
         backend.conn().map_err(|e| e.context(redacted(url)))?;
         Ok(backend)
     }
@@ -287,6 +312,147 @@ impl PostgresBackend {
     }
 }
 
+/// Who owns a game, as [`PostgresBackend::owner_of`] found (or made) it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Owner {
+    /// This server (it was, or it just claimed the game).
+    Me,
+    /// Another server whose lease holds, reachable at `addr`.
+    Other {
+        /// Its id.
+        id: i64,
+        /// Where it serves.
+        addr: String,
+    },
+    /// No such game.
+    NoSuchGame,
+}
+
+/// A lease's length as an SQL interval parameter (seconds).
+fn secs(ttl: Duration) -> f64 {
+    ttl.as_secs_f64()
+}
+
+impl PostgresBackend {
+    /// Joins the cluster on this database: a new row in `servers`, reachable at `addr`, with
+    /// a lease of `ttl`. Its id is the fencing token of everything this backend writes from
+    /// now on: every batch checks (and holds, until it commits) that the lease has not run out
+    /// and that its games are this server's, and the games it creates are.
+    pub fn join_cluster(&mut self, addr: &str, ttl: Duration) -> Result<i64, StoreError> {
+        let id: i64 = self.with(|c| {
+            c.client
+                .query_one(
+                    "INSERT INTO servers (addr, joined_ms, lease_until) \
+                     VALUES ($1, (extract(epoch FROM now()) * 1000)::int8, now() + make_interval(secs => $2)) \
+                     RETURNING id",
+                    &[&addr, &secs(ttl)],
+                )
+                .map(|r| r.get(0))
+                .map_err(pg_error)
+        })?;
+        self.member = Some(id);
+        Ok(id)
+    }
+
+    /// The process id of this backend's PostgreSQL session (tests cut it).
+    #[cfg(test)]
+    pub(super) fn session_pid(&mut self) -> i32 {
+        self.with(|c| c.client.query_one("SELECT pg_backend_pid()", &[]).map(|r| r.get(0)).map_err(pg_error))
+            .expect("a session")
+    }
+
+    /// This server's id in the cluster, once joined.
+    pub fn member(&self) -> Option<i64> {
+        self.member
+    }
+
+    /// Renews the lease for `ttl` from now: `false` once it is lost (its row deleted by a
+    /// server that claimed its games after it ran out): the server must give up every game
+    /// it holds and join again.
+    pub fn renew(&mut self, ttl: Duration) -> Result<bool, StoreError> {
+        let Some(me) = self.member else { return Ok(true) };
+        self.with(|c| {
+            c.client
+                .execute(
+                    "UPDATE servers SET lease_until = now() + make_interval(secs => $2) WHERE id = $1",
+                    &[&me, &secs(ttl)],
+                )
+                .map(|n| n == 1)
+                .map_err(pg_error)
+        })
+    }
+
+    /// Claims for this server the unfinished games of servers whose leases ran out, and
+    /// those of no server; returns their ids. The lapsed servers' rows are deleted first, in
+    /// the same transaction: that waits for any batch of theirs still in flight (it holds
+    /// their row), and fences them off for good (their later batches find no lease).
+    pub fn claim_orphans(&mut self) -> Result<Vec<String>, StoreError> {
+        self.claim(None)
+    }
+
+    /// Who owns the game `id`; if its owner's lease ran out (or it has none), this server
+    /// claims it first, as [`claim_orphans`](Self::claim_orphans) does.
+    pub fn owner_of(&mut self, id: &str) -> Result<Owner, StoreError> {
+        let Some(me) = self.member else { return Err(StoreError::Refused("not in a cluster".into())) };
+        let found = self.with(|c| {
+            c.client
+                .query_opt(
+                    "SELECT g.owner, s.addr, coalesce(s.lease_until > now(), false) \
+                     FROM games AS g LEFT JOIN servers AS s ON s.id = g.owner WHERE g.id = $1",
+                    &[&id],
+                )
+                .map_err(pg_error)
+        })?;
+        let Some(row) = found else { return Ok(Owner::NoSuchGame) };
+        let (owner, addr, alive): (Option<i64>, Option<String>, bool) = (row.get(0), row.get(1), row.get(2));
+        match (owner, addr) {
+            (Some(o), _) if o == me => Ok(Owner::Me),
+            (Some(o), Some(addr)) if alive => Ok(Owner::Other { id: o, addr }),
+            _ => {
+                self.claim(Some(id))?;
+                // Claimed, or another server was quicker: as stored now.
+                let row = self.with(|c| {
+                    c.client
+                        .query_one(
+                            "SELECT g.owner, s.addr FROM games AS g LEFT JOIN servers AS s ON s.id = g.owner \
+                             WHERE g.id = $1",
+                            &[&id],
+                        )
+                        .map_err(pg_error)
+                })?;
+                match (row.get::<_, Option<i64>>(0), row.get::<_, Option<String>>(1)) {
+                    (Some(o), _) if o == me => Ok(Owner::Me),
+                    (Some(o), Some(addr)) => Ok(Owner::Other { id: o, addr }),
+                    _ => Err(StoreError::Io(format!("game {id}: no owner after a claim"))),
+                }
+            }
+        }
+    }
+
+    /// Claims the orphaned unfinished games (`only`: that one alone).
+    fn claim(&mut self, only: Option<&str>) -> Result<Vec<String>, StoreError> {
+        let Some(me) = self.member else { return Err(StoreError::Refused("not in a cluster".into())) };
+        self.with(|Conn { client, st }| {
+            let mut tx = client.transaction().map_err(pg_error)?;
+            if tx.query_opt(&st.holds_lease, &[&me]).map_err(pg_error)?.is_none() {
+                return Err(lease_lost());
+            }
+            tx.execute("DELETE FROM servers WHERE lease_until < now() AND id <> $1", &[&me]).map_err(pg_error)?;
+            let claimed = tx
+                .query(
+                    "UPDATE games AS g SET owner = $1 \
+                     WHERE g.finished_ms IS NULL AND ($2::text IS NULL OR g.id = $2) \
+                         AND (g.owner IS NULL OR NOT EXISTS (SELECT 1 FROM servers AS s WHERE s.id = g.owner)) \
+                     RETURNING g.id",
+                    &[&me, &only],
+                )
+                .map_err(pg_error)?;
+            tx.commit().map_err(pg_error)?;
+            Ok(claimed.iter().map(|r| r.get(0)).collect())
+        })
+    }
+}
+
 /// Creates the schema, or checks its version, under the migration lock.
 fn migrate(client: &mut Client) -> Result<(), StoreError> {
     let mut tx = client.transaction().map_err(pg_error)?;
@@ -314,13 +480,18 @@ fn migrate(client: &mut Client) -> Result<(), StoreError> {
 const OUT_OF_ORDER: &str = "logging actions: an index out of order, or a game missing or over";
 
 /// A run of consecutive actions of a batch, by game: the first index and the one after the last.
-#[derive(Default)]
 struct Actions<'a> {
     games: Vec<(&'a str, u32, u32)>,
     rows: Vec<(&'a str, &'a ActionRow)>,
+    /// The writing server, in a cluster.
+    me: Option<i64>,
 }
 
 impl<'a> Actions<'a> {
+    fn new(me: Option<i64>) -> Actions<'a> {
+        Actions { games: Vec::new(), rows: Vec::new(), me }
+    }
+
     /// Adds an action; refused if it does not follow the game's previous one in this run.
     fn push(&mut self, game_id: &'a str, a: &'a ActionRow) -> Result<(), StoreError> {
         if game_id.len() > MAX_TEXT_BYTES || a.action.len() > MAX_TEXT_BYTES {
@@ -358,8 +529,10 @@ impl<'a> Actions<'a> {
         let kinds: Vec<&str> = self.rows.iter().map(|r| r.1.kind.as_str()).collect();
         let texts: Vec<&str> = self.rows.iter().map(|r| r.1.action.as_str()).collect();
         let times: Vec<i64> = self.rows.iter().map(|r| r.1.time_ms).collect();
-        let logged =
-            tx.execute(&st.log_actions, &[&ids, &firsts, &games, &idx, &seats, &kinds, &texts, &times]);
+        let logged = tx.execute(
+            &st.log_actions,
+            &[&ids, &firsts, &games, &idx, &seats, &kinds, &texts, &times, &self.me],
+        );
         match logged {
             Ok(n) if n == self.rows.len() as u64 => {}
             Ok(n) => {
@@ -373,6 +546,7 @@ impl<'a> Actions<'a> {
             Err(e) if e.code().is_some_and(|c| c.code() == "GIN01" || c.code() == "23505") => {
                 return Err(StoreError::Refused(OUT_OF_ORDER.to_owned()));
             }
+            Err(e) if e.code().is_some_and(|c| c.code() == "GIN02") => return Err(lease_lost()),
             Err(e) => return Err(pg_error(e)),
         }
         self.games.clear();
@@ -386,21 +560,22 @@ impl<'a> Actions<'a> {
         let ids: Vec<&str> = self.games.iter().map(|g| g.0).collect();
         let found = match client.query(
             "SELECT g.id, (SELECT coalesce(max(idx) + 1, 0) FROM actions WHERE game_id = g.id), \
-             g.finished_ms IS NOT NULL FROM games AS g WHERE g.id = ANY($1)",
+             g.finished_ms IS NOT NULL, g.owner FROM games AS g WHERE g.id = ANY($1)",
             &[&ids],
         ) {
             Ok(rows) => rows,
             Err(e) => return pg_error(e),
         };
-        let state: HashMap<String, (i64, bool)> = found
-            .iter()
-            .map(|r| (r.get::<_, String>(0), (r.get::<_, i64>(1), r.get::<_, bool>(2))))
-            .collect();
+        let state: HashMap<String, (i64, bool, Option<i64>)> =
+            found.iter().map(|r| (r.get::<_, String>(0), (r.get(1), r.get(2), r.get(3)))).collect();
         for &(game, first, _) in &self.games {
             let why = match state.get(game) {
                 None => "no such game".to_owned(),
-                Some((_, true)) => "the game is over".to_owned(),
-                Some((next, false)) if *next != i64::from(first) => format!("the next index is {next}"),
+                Some((_, true, _)) => "the game is over".to_owned(),
+                Some((_, _, owner)) if self.me.is_some() && *owner != self.me => {
+                    "the game is another server's".to_owned()
+                }
+                Some((next, ..)) if *next != i64::from(first) => format!("the next index is {next}"),
                 Some(_) => continue,
             };
             return StoreError::Refused(format!("logging action {first} of game {game}: {why}"));
@@ -410,7 +585,7 @@ impl<'a> Actions<'a> {
 }
 
 /// Applies one write that is not an action inside the open transaction.
-fn apply(tx: &mut Transaction<'_>, st: &Prepared, write: &Write) -> Result<(), StoreError> {
+fn apply(tx: &mut Transaction<'_>, st: &Prepared, write: &Write, me: Option<i64>) -> Result<(), StoreError> {
     let one = |changed: u64, what: String| {
         if changed == 1 { Ok(()) } else { Err(StoreError::Refused(what)) }
     };
@@ -429,6 +604,7 @@ fn apply(tx: &mut Transaction<'_>, st: &Prepared, write: &Write) -> Result<(), S
                     &g.created_ms,
                     &g.fixed_deals,
                     &g.first_dealer.map(i16::from),
+                    &me,
                 ],
             )
             .map(drop)
@@ -449,9 +625,12 @@ fn apply(tx: &mut Transaction<'_>, st: &Prepared, write: &Write) -> Result<(), S
         Write::Action { .. } => unreachable!("actions go through `Actions`"),
         Write::Finish { game_id, result_json, finished_ms, actions } => {
             let changed = tx
-                .execute(&st.finish, &[game_id, result_json, finished_ms, &encode_actions(actions)])
+                .execute(&st.finish, &[game_id, result_json, finished_ms, &encode_actions(actions), &me])
                 .map_err(|e| pg_error(e).context(format!("finishing game {game_id}")))?;
-            one(changed, format!("finishing game {game_id}: no such game, or already finished"))?;
+            one(
+                changed,
+                format!("finishing game {game_id}: no such game, already finished, or not this server's"),
+            )?;
             tx.execute(&st.drop_actions, &[game_id]).map(drop).map_err(pg_error)
         }
         Write::Tournament(w) => apply_tournament(tx, st, w),
@@ -468,6 +647,12 @@ fn explained(
         Err(StoreError::Refused(m)) if m == OUT_OF_ORDER => Err(run.why_refused(client)),
         other => other,
     }
+}
+
+/// What a server's writes fail with once its lease ran out: every write of the batch fails (as
+/// I/O: a retry cannot succeed), the server must give its games up and join again.
+fn lease_lost() -> StoreError {
+    StoreError::Io("this server's lease ran out: its games may be another server's now".to_owned())
 }
 
 /// A list as a JSON column.
@@ -522,10 +707,11 @@ impl Backend for PostgresBackend {
         if batch.is_empty() {
             return Ok(());
         }
+        let me = self.member;
         self.with(|Conn { client, st }| {
             // Actions only (the hot path): one statement, its own transaction, one round trip.
             if batch.iter().all(|w| matches!(w, Write::Action { .. })) {
-                let mut run = Actions::default();
+                let mut run = Actions::new(me);
                 for write in batch {
                     if let Write::Action { game_id, action } = write {
                         run.push(game_id, action)?;
@@ -534,16 +720,23 @@ impl Backend for PostgresBackend {
                 let result = run.flush(client, st);
                 return explained(result, &run, client);
             }
-            let mut run = Actions::default();
+            let mut run = Actions::new(me);
             let result = (|| {
                 let mut tx = client.transaction().map_err(pg_error)?;
+                // In a cluster: the lease must hold, locked (for key share) until the commit, so
+                // a server claiming this one's games waits for the batch, then sees it.
+                if let Some(me) = me
+                    && tx.query_opt(&st.holds_lease, &[&me]).map_err(pg_error)?.is_none()
+                {
+                    return Err(lease_lost());
+                }
                 for write in batch {
                     match write {
                         Write::Action { game_id, action } => run.push(game_id, action)?,
                         other => {
                             // The actions before it first: a game's end follows its last action.
                             run.flush(&mut tx, st)?;
-                            apply(&mut tx, st, other)?;
+                            apply(&mut tx, st, other, me)?;
                         }
                     }
                 }

@@ -768,6 +768,63 @@ fn postgres_a_lost_connection_fails_its_batch_and_the_next_one_reconnects() {
     );
 }
 
+/// Issue 19: a game's owner is cut off from PostgreSQL (its session ended) and renews its
+/// lease no more; once the lease ran out another server claims the game, and the old owner,
+/// back, cannot write anything: not an action, not a new game, not an end. The new owner
+/// goes on from the last action the old one committed.
+#[test]
+fn postgres_a_partitioned_owner_cannot_write_once_its_lease_is_gone() {
+    use std::time::Duration;
+    let Some(db) = Db::postgres() else { return };
+    let Db::Postgres(_, url) = &db else { unreachable!() };
+    let ttl = Duration::from_millis(600);
+    let mut a = PostgresBackend::connect(url).unwrap();
+    let a_id = a.join_cluster("10.0.0.1:50051", ttl).unwrap();
+    a.commit(&[create(&new_game("g", 1)), act("g", &action(0, ActionKind::Play))]).unwrap();
+    let mut b = PostgresBackend::connect(url).unwrap();
+    let b_id = b.join_cluster("10.0.0.2:50051", Duration::from_secs(60)).unwrap();
+    assert_ne!(a_id, b_id);
+
+    // While A's lease holds, the game is A's: B is told where it is, and may not write it.
+    assert_eq!(b.owner_of("g").unwrap(), Owner::Other { id: a_id, addr: "10.0.0.1:50051".into() });
+    assert_eq!(b.owner_of("nope").unwrap(), Owner::NoSuchGame);
+    let err = b.commit(&[act("g", &action(1, ActionKind::Play))]).unwrap_err();
+    assert!(matches!(&err, StoreError::Refused(m) if m.contains("another server's")), "{err:?}");
+    assert_eq!(b.claim_orphans().unwrap(), Vec::<String>::new());
+    assert!(a.renew(ttl).unwrap());
+
+    // A is cut off: its session ends, it renews no more.
+    let pid = a.session_pid();
+    let mut admin = ::postgres::Client::connect(url, ::postgres::NoTls).unwrap();
+    admin.execute("SELECT pg_terminate_backend($1)", &[&pid]).unwrap();
+    std::thread::sleep(ttl + Duration::from_millis(300));
+    assert_eq!(b.owner_of("g").unwrap(), Owner::Me, "B claims the game of a lapsed owner");
+
+    // A's next write meets the cut (I/O); then A is back (it connects again): every write of
+    // it is refused, and nothing is written.
+    let err = a.commit(&[act("g", &action(1, ActionKind::Play))]).unwrap_err();
+    assert!(matches!(&err, StoreError::Io(_)), "{err:?}");
+    for writes in [
+        vec![act("g", &action(1, ActionKind::Play))],
+        vec![create(&new_game("h", 2))],
+        vec![finish("g", &Finished { result_json: "{}".into(), finished_ms: 1 }, &[])],
+    ] {
+        let err = a.commit(&writes).unwrap_err();
+        assert!(matches!(&err, StoreError::Io(m) if m.contains("lease ran out")), "{writes:?}: {err:?}");
+    }
+    assert!(!a.renew(ttl).unwrap(), "A learns its lease is gone");
+    assert!(b.load_game("h").unwrap().is_none());
+    // B goes on from index 1.
+    b.commit(&[act("g", &action(1, ActionKind::Play))]).unwrap();
+    let g = b.load_game("g").unwrap().unwrap();
+    assert_eq!(g.actions, [action(0, ActionKind::Play), action(1, ActionKind::Play)]);
+    assert!(g.finished.is_none());
+    // A joins again, as a new server: the game stays B's.
+    let a2 = a.join_cluster("10.0.0.1:50051", ttl).unwrap();
+    assert!(a2 != a_id && a2 != b_id);
+    assert_eq!(a.owner_of("g").unwrap(), Owner::Other { id: b_id, addr: "10.0.0.2:50051".into() });
+}
+
 /// A database and journal from before row records existed (the journal's segment in the
 /// first format, actions only): opened, written to (rows and actions, appended to the old
 /// segment), reopened, and nothing is lost.
