@@ -429,7 +429,21 @@ async fn sprt_stops_a_lopsided_match_early() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tournament_survives_a_restart_and_entrants_reenter() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("t.db");
+    survives_a_restart(&dir.path().join("t.db"), dir.path()).await;
+}
+
+/// The same on PostgreSQL (a private cluster).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournament_on_postgres_survives_a_restart_and_entrants_reenter() {
+    let Some(pg) = gin_server::storage::pg_cluster::for_test() else { return };
+    survives_a_restart(std::path::Path::new(&pg.create_database("t").unwrap()), &pg.data_dir()).await;
+}
+
+/// A tournament on the store `db`: its server stops mid-game and starts again; the entrants
+/// re-enter and it ends as it would have. No token is in any file under `files` (the
+/// store's files).
+async fn survives_a_restart(db: &std::path::Path, files: &std::path::Path) {
+    let db = db.to_path_buf();
     let server = TestServer::start(&db).await;
     let ch = server.channel().await;
     let mut t = Tours::new(ch.clone());
@@ -488,7 +502,8 @@ async fn a_tournament_survives_a_restart_and_entrants_reenter() {
     server.stop().await;
 
     // No seat token (nor entrant token) is anywhere in what the server wrote: its database,
-    // WAL and journal hold their hashes only.
+    // WAL and journal (or PostgreSQL's data directory, its WAL included) hold their hashes
+    // only.
     let mut secrets: Vec<String> = [&a, &b, &c]
         .into_iter()
         .chain(&runs)
@@ -497,7 +512,7 @@ async fn a_tournament_survives_a_restart_and_entrants_reenter() {
     secrets.sort();
     secrets.dedup();
     assert!(secrets.len() >= 8, "{secrets:?}");
-    let mut files = vec![dir.path().to_path_buf()];
+    let mut files = vec![files.to_path_buf()];
     let mut read = 0;
     while let Some(path) = files.pop() {
         if path.is_dir() {
