@@ -38,7 +38,7 @@ use rusqlite::types::FromSqlError;
 pub use journal::{Journal, JournalError};
 pub use sqlite::{SqliteBackend, journal_dir};
 pub use tournaments::{BookedRow, EntrantRow, NewTournament, ResultRow, StoredTournament, TournamentWrite};
-pub use writer::{Ack, Store};
+pub use writer::{Ack, CommitObserver, Store};
 
 /// A new game's fixed facts.
 #[derive(Clone, Debug, PartialEq, Eq)]
