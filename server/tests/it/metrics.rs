@@ -15,7 +15,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tonic::Code;
 
 /// A port free a moment ago.
-fn free_addr() -> SocketAddr {
+pub fn free_addr() -> SocketAddr {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap()
 }
 
@@ -34,10 +34,10 @@ async fn http_get(addr: SocketAddr, path: &str) -> (String, String) {
 }
 
 /// The numbers of one scrape, by series (`name{labels}` as printed).
-struct Scrape(HashMap<String, f64>);
+pub struct Scrape(HashMap<String, f64>);
 
 impl Scrape {
-    async fn of(addr: SocketAddr) -> Scrape {
+    pub async fn of(addr: SocketAddr) -> Scrape {
         let (status, body) = http_get(addr, "/metrics").await;
         assert_eq!(status, "HTTP/1.1 200 OK", "{body}");
         let values = body
@@ -51,7 +51,7 @@ impl Scrape {
         Scrape(values)
     }
 
-    fn get(&self, series: &str) -> f64 {
+    pub fn get(&self, series: &str) -> f64 {
         *self.0.get(series).unwrap_or_else(|| panic!("no series {series} in {:?}", self.0.keys()))
     }
 }
