@@ -1,5 +1,6 @@
 //! The Gin Rummy gRPC server: lobby, per-seat event streams that hide what a seat may not
-//! see, durable games (SQLite, group commit), fair deals, turn clocks.
+//! see, durable games (SQLite, group commit), fair deals, turn clocks; Prometheus metrics
+//! ([`metrics`], served when [`Config::metrics_addr`] is set).
 //!
 //! A library with [`run`]; the `gin-server` binary only parses flags, sets up tracing,
 //! binds and passes ctrl-c.

@@ -242,6 +242,7 @@ async fn a_metrics_address_in_use_stops_the_start() {
     assert!(!db.exists(), "nothing was opened before the metrics address");
 }
 
+#[cfg(target_os = "linux")]
 /// The listening TCP sockets of process `pid` (Linux: its descriptors' socket inodes among
 /// /proc/net/tcp's LISTEN rows).
 fn listening_sockets(pid: u32) -> usize {
@@ -265,6 +266,7 @@ fn listening_sockets(pid: u32) -> usize {
 
 /// The real binary: without `--metrics-addr` it listens on its gRPC port alone; with
 /// `GIN_METRICS_ADDR` (the flag's variable) it serves the numbers there too.
+#[cfg(target_os = "linux")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_binary_serves_metrics_only_when_asked() {
     let dir = tempfile::tempdir().unwrap();
