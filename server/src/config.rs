@@ -1,5 +1,6 @@
 //! The server's settings.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -38,6 +39,9 @@ pub struct Config {
     /// Threads serving the connections, each with a single-threaded runtime of its own (see
     /// [`run`](crate::run)); at least 1.
     pub threads: usize,
+    /// Where to serve the Prometheus numbers (`GET /metrics`, plain HTTP/1.1, see
+    /// [`metrics`](crate::metrics)); `None`: not served.
+    pub metrics_addr: Option<SocketAddr>,
 }
 
 impl Default for Config {
@@ -56,6 +60,7 @@ impl Default for Config {
             heartbeat: Duration::from_secs(15),
             keep_finished: Duration::from_secs(5),
             threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            metrics_addr: None,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The Gin Rummy gRPC server: lobby, per-seat event streams that hide what a seat may not
-//! see, durable games (SQLite, group commit), fair deals, turn clocks.
+//! see, durable games (SQLite, group commit), fair deals, turn clocks; Prometheus metrics
+//! ([`metrics`], served when [`Config::metrics_addr`] is set).
 //!
 //! A library with [`run`]; the `gin-server` binary only parses flags, sets up tracing,
 //! binds and passes ctrl-c.
@@ -15,6 +16,7 @@
 pub mod api;
 pub mod config;
 pub mod game;
+pub mod metrics;
 pub mod storage;
 pub mod tournament;
 
@@ -47,9 +49,15 @@ pub async fn run(
     cfg: Config,
     shutdown: impl Future<Output = ()> + Send,
 ) -> anyhow::Result<()> {
+    // First: an address for the metrics that cannot be had stops the start.
+    let metrics_listener = match cfg.metrics_addr {
+        Some(addr) => Some(metrics::http::bind(addr).await?),
+        None => None,
+    };
     let (store, mut startup) = storage::Store::open(&cfg.db).map_err(|e| anyhow::anyhow!("{e}"))?;
     let found_tournaments = std::mem::take(&mut startup.tournaments);
     let shared = game::open(cfg.clone(), store.clone(), startup)?;
+    store.observe(shared.metrics.clone());
     // Unfinished games with a clock get their timers back; house bots whose turn it is play;
     // finished games leave memory and games nobody plays end, from now on.
     game::resume(&shared).await;
@@ -119,6 +127,15 @@ pub async fn run(
         })?;
         shards.push((conns, done));
     }
+    let metrics_task = metrics_listener.map(|listener| {
+        let mut stopped = stopped.clone();
+        if let Ok(at) = listener.local_addr() {
+            tracing::info!(%at, "metrics served at /metrics");
+        }
+        tokio::spawn(metrics::http::serve(listener, shared.metrics.clone(), async move {
+            let _ = stopped.wait_for(|s| *s).await;
+        }))
+    });
 
     let mut shutdown = std::pin::pin!(shutdown);
     let mut next = 0;
@@ -174,6 +191,9 @@ pub async fn run(
         }
     }
     store.close().await;
+    if let Some(task) = metrics_task {
+        let _ = task.await;
+    }
     tracing::info!("gin-server stopped");
     failed.map_or(Ok(()), Err)
 }

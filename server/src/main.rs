@@ -63,6 +63,10 @@ struct Flags {
     /// Threads serving connections (a connection stays on one); default: one per core.
     #[arg(long, env = "GIN_THREADS")]
     threads: Option<usize>,
+    /// Serve the Prometheus metrics at http://<this address>/metrics (plain HTTP); off when
+    /// not given. An address that cannot be bound stops the start.
+    #[arg(long, env = "GIN_METRICS_ADDR")]
+    metrics_addr: Option<SocketAddr>,
     /// Log lines as text for people, or one JSON object per line for log collectors (each
     /// with its RPC's span: method and game id). The level comes from RUST_LOG (default info).
     #[arg(long, env = "GIN_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
@@ -108,6 +112,7 @@ async fn serve() -> anyhow::Result<()> {
         heartbeat: Duration::from_secs(f.heartbeat_secs.max(1)),
         keep_finished: Duration::from_secs(f.keep_finished_secs),
         threads: f.threads.unwrap_or(gin_server::Config::default().threads).max(1),
+        metrics_addr: f.metrics_addr,
     };
     let listener = tokio::net::TcpListener::bind(f.addr).await?;
     gin_server::run(listener, cfg, stop_signal()?).await

@@ -135,12 +135,23 @@ impl GameService for Games {
             } else {
                 after
             };
-            st.add_watcher(Watcher { viewer, tx, cut: cut.clone() }, from);
+            let cut_count = s.metrics.streams_cut.clone();
+            st.add_watcher(Watcher { viewer, tx, cut: cut.clone(), cut_count }, from);
             (rx, st.last_seq_shared.clone())
         };
         let every = s.cfg.heartbeat;
         let beat = Box::pin(tokio::time::sleep(every));
-        Ok(Response::new(WatchStream { rx, cut, last_seq, every, beat, busy: false, done: false }))
+        let open = OpenStream::new(&s.metrics.watch_streams);
+        Ok(Response::new(WatchStream {
+            rx,
+            cut,
+            last_seq,
+            every,
+            beat,
+            busy: false,
+            done: false,
+            _open: open,
+        }))
     }
 
     async fn get_game(
@@ -317,6 +328,25 @@ pub struct WatchStream {
     /// Something was sent in the current heartbeat period.
     busy: bool,
     done: bool,
+    /// Counted in the open streams while it lives.
+    _open: OpenStream,
+}
+
+/// One stream counted in a gauge of open streams, from its creation to its drop (whether it
+/// ended, was cut off or its client left).
+struct OpenStream(prometheus_client::metrics::gauge::Gauge);
+
+impl OpenStream {
+    fn new(gauge: &prometheus_client::metrics::gauge::Gauge) -> OpenStream {
+        gauge.inc();
+        OpenStream(gauge.clone())
+    }
+}
+
+impl Drop for OpenStream {
+    fn drop(&mut self) {
+        self.0.dec();
+    }
 }
 
 impl Stream for WatchStream {

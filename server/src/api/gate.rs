@@ -148,6 +148,7 @@ impl GateLayer {
     pub fn admit(&self, key: CallerKey) -> Result<(), Status> {
         let Some(l) = &self.limiter else { return Ok(()) };
         l.keyed.check_key(&key).map_err(|not_until| {
+            self.shared.metrics.rate_limited.inc();
             let wait = not_until.wait_time_from(l.keyed.clock().now());
             let ms = wait.as_millis() as u64 + 1;
             let mut s = Status::resource_exhausted(format!(

@@ -13,7 +13,9 @@ use super::shared::{Shared, now_ms};
 use super::state::GameState;
 
 /// The path of every action: the game's lock, `expected_seq`, the change `f` by `seat`,
-/// durable write, publish, hooks. On any error nothing was applied.
+/// durable write, publish, hooks. On any error nothing was applied. Once acknowledged, the
+/// action is counted and its time from here to the acknowledgement recorded
+/// ([`Metrics`](crate::metrics::Metrics): two atomic adds, no lock).
 ///
 /// A caller that goes away (its connection dropped while the answer was on its way) must not
 /// cancel an action half-way, applied in memory but neither durable nor published, with its
@@ -27,6 +29,7 @@ pub async fn act_as<R>(
     expected_seq: u64,
     f: impl FnOnce(&mut GameState, u8, i64) -> Result<R, GameError>,
 ) -> Result<(u64, R), GameError> {
+    let arrived = std::time::Instant::now();
     let cell = s.game(game).await?;
     let mut st = cell.state.clone().lock_owned().await;
     if st.poisoned {
@@ -36,7 +39,7 @@ pub async fn act_as<R>(
     let before = st.last_seq();
     let out = f(&mut st, seat, now_ms())?;
     let durable = s.store.write(std::mem::take(&mut st.pending));
-    let commit = Commit(Some(Applied { s: s.clone(), st, before, durable }));
+    let commit = Commit(Some(Applied { s: s.clone(), st, before, durable, arrived }));
     Ok((commit.finish().await?, out))
 }
 
@@ -51,6 +54,8 @@ struct Applied {
     st: tokio::sync::OwnedMutexGuard<GameState>,
     before: u64,
     durable: crate::storage::Ack,
+    /// When the action reached [`act_as`].
+    arrived: std::time::Instant,
 }
 
 impl Applied {
@@ -66,6 +71,9 @@ impl Applied {
             self.s.game_ended(&self.st);
         }
         self.s.after_change(&mut self.st);
+        let metrics = &self.s.metrics;
+        metrics.actions.inc();
+        metrics.action_seconds.observe_duration(self.arrived.elapsed());
         Ok(self.st.last_seq())
     }
 }
@@ -147,7 +155,15 @@ mod tests {
         let (seat, seq, action) = {
             let mut st = cell.state.lock().await;
             let seq = st.last_seq();
-            st.add_watcher(Watcher { viewer: None, tx, cut: Arc::new(AtomicBool::new(false)) }, seq);
+            st.add_watcher(
+                Watcher {
+                    viewer: None,
+                    tx,
+                    cut: Arc::new(AtomicBool::new(false)),
+                    cut_count: Default::default(),
+                },
+                seq,
+            );
             let action = st.gin().unwrap().hand().legal_actions()[0].clone();
             (st.to_act().unwrap(), seq, action)
         };

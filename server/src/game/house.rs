@@ -28,6 +28,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use engine::{Action, Event, Game, Move, RuleSet, Seat};
 use gin_strategies::{Decision, Memory, Seen, Strategy, Turn, fallback, is_listed};
@@ -37,6 +38,7 @@ use super::GameError;
 use super::commit::act_as;
 use super::shared::{AfterChange, Shared};
 use super::state::{Entry, GameState, LogEvent, auto_action, auto_move};
+use crate::metrics::AtomicHistogram;
 use crate::storage::ActionKind;
 
 /// A house bot playing one seat of one game.
@@ -229,9 +231,12 @@ impl House {
             let table = t.clone();
             let expected = st.last_seq();
             let (shared, id) = (shared.clone(), st.info.id.clone());
+            let think = shared.metrics.house_think_seconds.clone();
             tokio::spawn(async move {
                 let decided = tokio::task::spawn_blocking(move || {
+                    let start = Instant::now();
                     let m = cell.lock().expect("lock").bot.act(&table, seat);
+                    think.observe_duration(start.elapsed());
                     if table.legal(seat).contains(&m) { m } else { auto_move(&table, seat).unwrap_or(m) }
                 })
                 .await;
@@ -289,8 +294,9 @@ fn arm(shared: &Shared, st: &GameState, bot: HouseCell) {
     }
     let expected = st.last_seq();
     let (shared, id) = (shared.clone(), st.info.id.clone());
+    let think = shared.metrics.house_think_seconds.clone();
     tokio::spawn(async move {
-        let action = match tokio::task::spawn_blocking(move || decide(&bot)).await {
+        let action = match tokio::task::spawn_blocking(move || decide(&bot, &think)).await {
             Ok(Some(a)) => a,
             Ok(None) => {
                 tracing::error!(game = %id, "house bot: no pending turn in its view");
@@ -305,13 +311,16 @@ fn arm(shared: &Shared, st: &GameState, bot: HouseCell) {
     });
 }
 
-/// The strategy's action for the pending turn (a legal one: an illegal choice is replaced).
-fn decide(bot: &Mutex<HouseBot>) -> Option<Action> {
+/// The strategy's action for the pending turn (a legal one: an illegal choice is replaced);
+/// the time it took goes in `think`.
+fn decide(bot: &Mutex<HouseBot>, think: &AtomicHistogram) -> Option<Action> {
+    let start = Instant::now();
     let mut guard = bot.lock().expect("lock");
     let b = &mut *guard;
     let turn = b.turn.take()?;
     let d = turn.decision(&b.view.rules, &b.view.memory);
     let a = b.strategy.act(&d);
+    think.observe_duration(start.elapsed());
     if is_listed(&d.legal, &a) {
         Some(a)
     } else {

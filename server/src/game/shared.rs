@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 use super::GameError;
 use super::state::{GameInfo, GameState, Seated};
 use crate::config::Config;
+use crate::metrics::Metrics;
 use crate::storage::{NewGame, SeatRow, Startup, Store, StoredGame, Write};
 
 /// One game: its state behind an async mutex that serializes the game's changes, including
@@ -95,6 +96,8 @@ pub struct Inner {
     finished: Mutex<std::collections::VecDeque<Leaving>>,
     /// The server is stopping: no new watch stream (see [`Shared::cut_watchers`]).
     stopping: std::sync::atomic::AtomicBool,
+    /// The numbers an operator watches (atomics: recorded without a lock).
+    pub metrics: Arc<Metrics>,
 }
 
 /// The cheap handle.
@@ -151,6 +154,7 @@ impl Shared {
             hooks: std::sync::OnceLock::new(),
             finished: Mutex::new(std::collections::VecDeque::new()),
             stopping: std::sync::atomic::AtomicBool::new(false),
+            metrics: Arc::new(Metrics::new()),
         };
         let shared = Shared(Arc::new(inner));
         let unfinished = startup.live.len();
@@ -163,6 +167,9 @@ impl Shared {
             }
             if st.seats.iter().any(Option::is_none) && !st.is_over() {
                 shared.open.lock().expect("lock").push((st.info.created_ms, st.info.id.clone()));
+            }
+            if !st.is_over() {
+                shared.metrics.games_in_play(st.info.format.kind()).inc();
             }
             let id = st.info.id.clone();
             shared.games.write().expect("lock").insert(id, GameCell::new(st));
@@ -373,6 +380,7 @@ impl Shared {
             return Err(e.into());
         }
         self.charge(&id, caller);
+        self.metrics.games_in_play(info.format.kind()).inc();
         let created = info.created_ms;
         self.games.write().expect("lock").insert(id.clone(), GameCell::new(GameState::new(info)));
         self.open.lock().expect("lock").push((created, id.clone()));
@@ -430,6 +438,7 @@ impl Shared {
             return Err(e.into());
         }
         self.charge(&id, reserved_by);
+        self.metrics.games_in_play(st.info.format.kind()).inc();
         st.publish(0);
         {
             let mut tokens = self.tokens.write().expect("lock");
@@ -492,6 +501,7 @@ impl Shared {
     /// game and its seat tokens leave memory after [`Config::keep_finished`].
     pub fn game_ended(&self, st: &GameState) {
         let id = &st.info.id;
+        self.metrics.games_in_play(st.info.format.kind()).dec();
         let creator = self.creator.lock().expect("lock").remove(id);
         self.release_caller(creator);
         if st.seats.iter().any(Option::is_none) {

@@ -107,6 +107,9 @@ pub struct Watcher {
     pub tx: mpsc::Sender<Box<pb::WatchGameResponse>>,
     /// Set when the server cut this watcher off because its buffer was full.
     pub cut: Arc<AtomicBool>,
+    /// Counts the watchers cut off for being slow (the server's
+    /// [`Metrics::streams_cut`](crate::metrics::Metrics::streams_cut)).
+    pub cut_count: prometheus_client::metrics::counter::Counter,
 }
 
 /// The turn information of the current turn, for the seat to act only.
@@ -165,6 +168,7 @@ fn send_events(log: &[Entry], w: &Watcher, after: u64, turn: &mut Turns) -> bool
             Ok(()) => {}
             Err(mpsc::error::TrySendError::Full(_)) => {
                 w.cut.store(true, Ordering::Relaxed);
+                w.cut_count.inc();
                 return false;
             }
             Err(mpsc::error::TrySendError::Closed(_)) => return false,

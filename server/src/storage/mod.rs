@@ -41,7 +41,7 @@ pub use journal::{Journal, JournalError};
 pub use postgres::{Owner, PostgresBackend, is_postgres_url, redacted};
 pub use sqlite::{SqliteBackend, journal_dir};
 pub use tournaments::{BookedRow, EntrantRow, NewTournament, ResultRow, StoredTournament, TournamentWrite};
-pub use writer::{Ack, Store};
+pub use writer::{Ack, CommitObserver, Store};
 
 /// Every backend refuses a game id or an action text longer than this many bytes (the
 /// journal's record format holds no longer ones).

@@ -4,7 +4,8 @@
 use std::future::Future;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::{Arc, OnceLock, mpsc};
+use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
@@ -31,12 +32,22 @@ enum Msg {
     Close(oneshot::Sender<()>),
 }
 
+/// Told of every transaction the writer committed (the server's metrics: see
+/// [`Store::observe`]). Called on the writer thread between commits: it must be quick.
+pub trait CommitObserver: Send + Sync {
+    /// `writes` were made durable in one transaction, which took `took` (the backend's
+    /// `commit`: append, sync, database commit).
+    fn committed(&self, writes: usize, took: Duration);
+}
+
 /// State shared by every handle and the writer thread.
 #[derive(Default)]
 struct Shared {
     closed: AtomicBool,
     transactions: AtomicU64,
     writes: AtomicU64,
+    /// Told of each commit, once set ([`Store::observe`]).
+    observer: OnceLock<Arc<dyn CommitObserver>>,
 }
 
 /// The async-facing store: a writer thread owns the backend and does group commit.
@@ -135,6 +146,12 @@ impl Store {
         (self.shared.transactions.load(Ordering::Relaxed), self.shared.writes.load(Ordering::Relaxed))
     }
 
+    /// From now on, `observer` is told of every transaction committed (once: a second
+    /// observer is ignored).
+    pub fn observe(&self, observer: Arc<dyn CommitObserver>) {
+        let _ = self.shared.observer.set(observer);
+    }
+
     /// Waits until everything enqueued before this call is committed, then stops the writer thread
     /// (for graceful shutdown; the backend is dropped before this returns). Further writes fail with
     /// [`StoreError::Closed`]. Closing a closed store returns at once.
@@ -227,18 +244,9 @@ fn commit_batch(backend: &mut impl Backend, batch: &mut Vec<Request>, count: usi
     if batch.is_empty() {
         return;
     }
-    let committed = |writes: usize| {
-        if writes > 0 {
-            shared.transactions.fetch_add(1, Ordering::Relaxed);
-            shared.writes.fetch_add(writes as u64, Ordering::Relaxed);
-        }
-    };
     if batch.len() == 1 {
         let request = batch.pop().expect("one request");
-        let result = backend.commit(&request.writes);
-        if result.is_ok() {
-            committed(request.writes.len());
-        }
+        let result = commit(backend, shared, &request.writes);
         let _ = request.reply.send(result);
         return;
     }
@@ -250,9 +258,8 @@ fn commit_batch(backend: &mut impl Backend, batch: &mut Vec<Request>, count: usi
         all.extend(request.writes);
         owners.push((start..all.len(), request.reply));
     }
-    match backend.commit(&all) {
+    match commit(backend, shared, &all) {
         Ok(()) => {
-            committed(all.len());
             for (_, reply) in owners {
                 let _ = reply.send(Ok(()));
             }
@@ -261,11 +268,7 @@ fn commit_batch(backend: &mut impl Backend, batch: &mut Vec<Request>, count: usi
         // its own, so the one at fault fails alone.
         Err(StoreError::Refused(_)) => {
             for (range, reply) in owners {
-                let writes = &all[range];
-                let result = backend.commit(writes);
-                if result.is_ok() {
-                    committed(writes.len());
-                }
+                let result = commit(backend, shared, &all[range]);
                 let _ = reply.send(result);
             }
         }
@@ -277,4 +280,19 @@ fn commit_batch(backend: &mut impl Backend, batch: &mut Vec<Request>, count: usi
             }
         }
     }
+}
+
+/// One transaction of `writes`; once committed, counted and told to the observer with the
+/// time it took.
+fn commit(backend: &mut impl Backend, shared: &Shared, writes: &[Write]) -> Result<(), StoreError> {
+    let start = Instant::now();
+    let result = backend.commit(writes);
+    if result.is_ok() && !writes.is_empty() {
+        shared.transactions.fetch_add(1, Ordering::Relaxed);
+        shared.writes.fetch_add(writes.len() as u64, Ordering::Relaxed);
+        if let Some(o) = shared.observer.get() {
+            o.committed(writes.len(), start.elapsed());
+        }
+    }
+    result
 }

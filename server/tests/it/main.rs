@@ -8,6 +8,7 @@ mod games;
 mod house;
 mod leaks;
 mod malformed;
+mod metrics;
 mod restart;
 mod resume;
 mod table_tournament;

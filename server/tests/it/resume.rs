@@ -238,10 +238,12 @@ async fn resume_after_the_last_seq_is_out_of_range() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_reader_is_cut_off_without_blocking_the_game_and_resumes() {
     let dir = tempfile::tempdir().unwrap();
+    let metrics = crate::metrics::free_addr();
     let server = TestServer::start_with(gin_server::Config {
         db: dir.path().join("slow.db"),
         rate_per_sec: 0,
         stream_buffer: 16,
+        metrics_addr: Some(metrics),
         ..gin_server::Config::default()
     })
     .await;
@@ -318,6 +320,11 @@ async fn a_slow_reader_is_cut_off_without_blocking_the_game_and_resumes() {
         }
     }
     assert_seqs(&all, start + 1, end);
+    // Every cut the reader met was counted by the server (the reference spectator, which
+    // keeps up, may in a very slow run have been cut once too).
+    let cuts = 1 + resumes.iter().filter(|(_, _, e)| e.is_some()).count() as u64;
+    let counted = crate::metrics::Scrape::of(metrics).await.get("gin_watch_streams_cut_total") as u64;
+    assert!((cuts..=cuts + 1).contains(&counted), "{counted} cuts counted, {cuts} met: {resumes:?}");
     drop(slow);
     // The same events as a reader that kept up (ended by a resignation).
     if !over {
