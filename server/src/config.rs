@@ -42,6 +42,13 @@ pub struct Config {
     /// Where to serve the Prometheus numbers (`GET /metrics`, plain HTTP/1.1, see
     /// [`metrics`](crate::metrics)); `None`: not served.
     pub metrics_addr: Option<SocketAddr>,
+    /// One server of several on one PostgreSQL database: the address (`host:port`) the
+    /// others reach this one at. `None`: the database is this server's alone.
+    pub cluster_addr: Option<String>,
+    /// In a cluster, how long this server's lease on its games lasts unless renewed (it
+    /// renews it every third of that); a server killed keeps its games from the others that
+    /// long at most.
+    pub lease: Duration,
 }
 
 impl Default for Config {
@@ -61,6 +68,8 @@ impl Default for Config {
             keep_finished: Duration::from_secs(5),
             threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
             metrics_addr: None,
+            cluster_addr: None,
+            lease: Duration::from_secs(3),
         }
     }
 }

@@ -54,7 +54,11 @@ pub async fn run(
         Some(addr) => Some(metrics::http::bind(addr).await?),
         None => None,
     };
-    let (store, mut startup) = storage::Store::open(&cfg.db).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let opened = match &cfg.cluster_addr {
+        Some(addr) => storage::Store::open_cluster(&cfg.db, addr, cfg.lease),
+        None => storage::Store::open(&cfg.db),
+    };
+    let (store, mut startup) = opened.map_err(|e| anyhow::anyhow!("{e}"))?;
     let found_tournaments = std::mem::take(&mut startup.tournaments);
     let shared = game::open(cfg.clone(), store.clone(), startup)?;
     store.observe(shared.metrics.clone());
@@ -137,6 +141,9 @@ pub async fn run(
         }))
     });
 
+    // In a cluster: the lease kept, lapsed servers' games taken over; its loss stops the server.
+    let mut lease_lost = cfg.cluster_addr.as_ref().map(|_| tokio::spawn(game::keep_lease(shared.clone())));
+    let mut lost = None;
     let mut shutdown = std::pin::pin!(shutdown);
     let mut next = 0;
     loop {
@@ -173,7 +180,16 @@ pub async fn run(
                 }
             },
             _ = &mut shutdown => break,
+            e = async { lease_lost.as_mut().expect("guarded").await }, if lease_lost.is_some() => {
+                let e = e.unwrap_or_else(|j| anyhow::anyhow!("the lease task failed: {j}"));
+                tracing::error!(error = %e, "stopping");
+                lost = Some(e);
+                break;
+            }
         }
+    }
+    if let Some(task) = lease_lost.take() {
+        task.abort();
     }
     drop(listener);
     tournaments.shutdown();
@@ -195,7 +211,10 @@ pub async fn run(
         let _ = task.await;
     }
     tracing::info!("gin-server stopped");
-    failed.map_or(Ok(()), Err)
+    match (lost, failed) {
+        (Some(e), _) | (None, Some(e)) => Err(e),
+        (None, None) => Ok(()),
+    }
 }
 
 /// What one serving thread serves.

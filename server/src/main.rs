@@ -67,6 +67,14 @@ struct Flags {
     /// not given. An address that cannot be bound stops the start.
     #[arg(long, env = "GIN_METRICS_ADDR")]
     metrics_addr: Option<SocketAddr>,
+    /// Run as one server of several sharing the PostgreSQL database of --db: the address
+    /// (host:port) the other servers reach this one at. Each game is served by one server,
+    /// which holds a lease on it; a server that stops renewing loses its games to the others.
+    #[arg(long, env = "GIN_CLUSTER_ADDR")]
+    cluster_addr: Option<String>,
+    /// In a cluster: the lease's length, in milliseconds (renewed every third of it).
+    #[arg(long, env = "GIN_LEASE_MS", default_value_t = 3000)]
+    lease_ms: u64,
     /// Log lines as text for people, or one JSON object per line for log collectors (each
     /// with its RPC's span: method and game id). The level comes from RUST_LOG (default info).
     #[arg(long, env = "GIN_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
@@ -113,6 +121,8 @@ async fn serve() -> anyhow::Result<()> {
         keep_finished: Duration::from_secs(f.keep_finished_secs),
         threads: f.threads.unwrap_or(gin_server::Config::default().threads).max(1),
         metrics_addr: f.metrics_addr,
+        cluster_addr: f.cluster_addr,
+        lease: Duration::from_millis(f.lease_ms.max(300)),
     };
     let listener = tokio::net::TcpListener::bind(f.addr).await?;
     gin_server::run(listener, cfg, stop_signal()?).await

@@ -10,6 +10,8 @@ use crate::storage::StoreError;
 pub fn code(e: &GameError) -> Code {
     match e {
         GameError::NotFound(_) => Code::NotFound,
+        // Retried (through the proxy, or at that address) it reaches the game's server.
+        GameError::Elsewhere { .. } => Code::Unavailable,
         GameError::UnknownToken => Code::Unauthenticated,
         GameError::Poisoned => Code::Unavailable,
         GameError::Stale { .. } => Code::Aborted,

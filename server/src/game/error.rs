@@ -10,6 +10,14 @@ pub enum GameError {
     /// No game by that id, in memory or in the store.
     #[error("no game {0:?}")]
     NotFound(String),
+    /// In a cluster: another server serves the game (its lease holds).
+    #[error("game {id:?} is served by the server at {addr}; call it there (or through the cluster's proxy)")]
+    Elsewhere {
+        /// The game.
+        id: String,
+        /// Where its server is reached.
+        addr: String,
+    },
     /// A token that is no seat's of the game.
     #[error("unknown seat token")]
     UnknownToken,

@@ -42,6 +42,54 @@ pub fn open(cfg: Config, store: Store, startup: Startup) -> anyhow::Result<Share
     Ok(shared)
 }
 
+/// Starts one game loaded from the store where it stopped (at a start, or taken over from
+/// another server): a turn with a clock gets a whole turn of time again, a house bot whose
+/// turn it is plays.
+pub async fn resume_game(shared: &Shared, cell: &shared::GameCell) {
+    let mut st = cell.state.lock().await;
+    if st.info.clock.turn_millis > 0 && st.to_act().is_some() {
+        st.deadline_ms = now_ms() + st.info.clock.turn_millis as i64;
+        st.clock_floor_ms = st.deadline_ms;
+    }
+    shared.after_change(&mut st);
+}
+
+/// In a cluster: every third of the lease, renews this server's lease and takes over the
+/// games of servers whose leases ran out. Returns (an error) once the lease is lost or cannot
+/// be renewed before it runs out: the server must stop, its games being others' now.
+pub async fn keep_lease(shared: Shared) -> anyhow::Error {
+    let every = shared.cfg.lease / 3;
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut renewed = std::time::Instant::now();
+    loop {
+        tick.tick().await;
+        match shared.store.renew().await {
+            Ok(true) => renewed = std::time::Instant::now(),
+            Ok(false) => {
+                return anyhow::anyhow!("this server's lease is lost: its games are other servers' now");
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "renewing the lease failed");
+                if renewed.elapsed() >= shared.cfg.lease {
+                    return anyhow::anyhow!("the lease could not be renewed before it ran out: {e}");
+                }
+                continue;
+            }
+        }
+        match shared.store.claim_orphans().await {
+            Ok(ids) => {
+                for id in ids {
+                    if let Err(e) = shared.adopt(&id).await {
+                        tracing::error!(game = %id, error = %e, "taking over a game failed");
+                    }
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "claiming lapsed servers' games failed"),
+        }
+    }
+}
+
 /// Starts the games found at start where they stopped: a turn with a clock gets a whole turn
 /// of time again (the server was down, not the player), a house bot whose turn it is plays.
 /// Then, every second until the shared state is gone, finished games leave memory
@@ -49,12 +97,7 @@ pub fn open(cfg: Config, store: Store, startup: Startup) -> anyhow::Result<Share
 pub async fn resume(shared: &Shared) {
     let cells: Vec<_> = shared.games.read().expect("lock").values().cloned().collect();
     for cell in cells {
-        let mut st = cell.state.lock().await;
-        if st.info.clock.turn_millis > 0 && st.to_act().is_some() {
-            st.deadline_ms = now_ms() + st.info.clock.turn_millis as i64;
-            st.clock_floor_ms = st.deadline_ms;
-        }
-        shared.after_change(&mut st);
+        resume_game(shared, &cell).await;
     }
     let weak = Arc::downgrade(&shared.0);
     tokio::spawn(async move {

@@ -12,7 +12,7 @@ use super::GameError;
 use super::state::{GameInfo, GameState, Seated};
 use crate::config::Config;
 use crate::metrics::Metrics;
-use crate::storage::{NewGame, SeatRow, Startup, Store, StoredGame, Write};
+use crate::storage::{NewGame, Owner, SeatRow, Startup, Store, StoredGame, Write};
 
 /// One game: its state behind an async mutex that serializes the game's changes, including
 /// the wait for the store, so what watchers see is always durable.
@@ -160,36 +160,90 @@ impl Shared {
         let unfinished = startup.live.len();
         for sg in startup.live {
             let st = rebuild(&sg)?;
-            for (i, s) in st.seats.iter().enumerate() {
-                if let Some(s) = s {
-                    shared.tokens.write().expect("lock").insert(s.token_hash, (st.info.id.clone(), i as u8));
-                }
-            }
-            if st.seats.iter().any(Option::is_none) && !st.is_over() {
-                shared.open.lock().expect("lock").push((st.info.created_ms, st.info.id.clone()));
-            }
-            if !st.is_over() {
-                shared.metrics.games_in_play(st.info.format.kind()).inc();
-            }
+            shared.register(&st);
             let id = st.info.id.clone();
             shared.games.write().expect("lock").insert(id, GameCell::new(st));
         }
-        shared.open.lock().expect("lock").sort();
         tracing::info!(unfinished, "games restored from the store");
         Ok(shared)
     }
 
+    /// What an unfinished game loaded from the store needs around it: its seats' tokens
+    /// known, listed open if a seat is free, counted in play.
+    fn register(&self, st: &GameState) {
+        if st.is_over() {
+            return;
+        }
+        for (i, s) in st.seats.iter().enumerate() {
+            if let Some(s) = s {
+                self.tokens.write().expect("lock").insert(s.token_hash, (st.info.id.clone(), i as u8));
+            }
+        }
+        if st.seats.iter().any(Option::is_none) {
+            let mut open = self.open.lock().expect("lock");
+            open.push((st.info.created_ms, st.info.id.clone()));
+            open.sort();
+        }
+        self.metrics.games_in_play(st.info.format.kind()).inc();
+    }
+
+    /// Takes into memory the unfinished game `id` that this server now serves (in a cluster:
+    /// claimed from a server whose lease ran out): replayed from the store, registered, and
+    /// started where it stopped, as at a start ([`resume_game`](super::resume_game)).
+    pub async fn adopt(&self, id: &str) -> Result<Arc<GameCell>, GameError> {
+        if let Some(cell) = self.games.read().expect("lock").get(id) {
+            return Ok(cell.clone());
+        }
+        let Some(sg) = self.store.load_game(id).await? else {
+            return Err(GameError::NotFound(id.to_owned()));
+        };
+        let st = rebuild(&sg)?;
+        let over = st.is_over();
+        let (cell, fresh) = {
+            let mut games = self.games.write().expect("lock");
+            match games.get(id) {
+                Some(cell) => (cell.clone(), false),
+                None => {
+                    self.register(&st);
+                    let cell = GameCell::new(st);
+                    games.insert(id.to_owned(), cell.clone());
+                    (cell, true)
+                }
+            }
+        };
+        if fresh {
+            if over {
+                self.keep_for_a_while(id, Vec::new());
+            } else {
+                self.metrics.lease_moves.inc();
+                tracing::info!(game = id, "game taken over from a server whose lease ran out");
+                super::resume_game(self, &cell).await;
+            }
+        }
+        Ok(cell)
+    }
+
     /// The game `id`: from memory, or (a finished game that left it) read back from the store
-    /// and replayed, then kept for [`Config::keep_finished`] again.
+    /// and replayed, then kept for [`Config::keep_finished`] again. In a cluster, an
+    /// unfinished game this server does not hold is taken over if its server's lease ran
+    /// out, and is [`GameError::Elsewhere`] if it holds.
     pub async fn game(&self, id: &str) -> Result<Arc<GameCell>, GameError> {
         if let Some(cell) = self.games.read().expect("lock").get(id) {
             return Ok(cell.clone());
         }
         let not_found = || GameError::NotFound(id.to_owned());
         // Only a finished game can be missing from memory (every other one is loaded at start
-        // and created here); an id that is not even well-formed is not looked up.
+        // and created here), or in a cluster another server's; an id that is not even
+        // well-formed is not looked up.
         if id.is_empty() || id.len() > 64 {
             return Err(not_found());
+        }
+        if self.cfg.cluster_addr.is_some() {
+            match self.store.owner_of(id).await? {
+                Owner::Me => return self.adopt(id).await,
+                Owner::Other { addr, .. } => return Err(GameError::Elsewhere { id: id.to_owned(), addr }),
+                Owner::Finished | Owner::NoSuchGame => {}
+            }
         }
         let Some(sg) = self.store.load_game(id).await? else { return Err(not_found()) };
         let st = rebuild(&sg)?;

@@ -324,6 +324,24 @@ pub trait Backend: Send + 'static {
     fn load_startup(&mut self) -> Result<Startup, StoreError>;
     /// One game, by id (`None` if there is no such game).
     fn load_game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError>;
+
+    /// In a cluster (several servers on one database): renews this server's lease; `false`
+    /// once it is lost. Alone: always `true`.
+    fn renew(&mut self) -> Result<bool, StoreError> {
+        Ok(true)
+    }
+
+    /// In a cluster: claims the unfinished games of servers whose leases ran out; their ids.
+    /// Alone: none.
+    fn claim_orphans(&mut self) -> Result<Vec<String>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    /// In a cluster: who serves the game `id` (claimed first if its server's lease ran
+    /// out). Alone: every game is this server's.
+    fn owner_of(&mut self, _id: &str) -> Result<Owner, StoreError> {
+        Ok(Owner::Me)
+    }
 }
 
 impl Backend for Box<dyn Backend> {
@@ -341,5 +359,17 @@ impl Backend for Box<dyn Backend> {
 
     fn load_game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
         (**self).load_game(id)
+    }
+
+    fn renew(&mut self) -> Result<bool, StoreError> {
+        (**self).renew()
+    }
+
+    fn claim_orphans(&mut self) -> Result<Vec<String>, StoreError> {
+        (**self).claim_orphans()
+    }
+
+    fn owner_of(&mut self, id: &str) -> Result<Owner, StoreError> {
+        (**self).owner_of(id)
     }
 }

@@ -104,6 +104,8 @@ CREATE TABLE actions (
 );
 CREATE TABLE tournaments (
     id          TEXT    PRIMARY KEY,
+    -- The server that drives it, in a cluster (NULL for a single server).
+    owner       BIGINT,
     created_seq BIGINT  GENERATED ALWAYS AS IDENTITY UNIQUE,
     spec        BYTEA   NOT NULL,
     created_ms  BIGINT  NOT NULL,
@@ -194,7 +196,7 @@ impl Prepared {
             holds_lease: c.prepare("SELECT 1 FROM servers WHERE id = $1 AND lease_until > now() FOR KEY SHARE")?,
             drop_actions: c.prepare("DELETE FROM actions WHERE game_id = $1")?,
             insert_tournament: c.prepare(
-                "INSERT INTO tournaments (id, spec, created_ms, status, fixed_deals) VALUES ($1, $2, $3, $4, $5)",
+                "INSERT INTO tournaments (id, spec, created_ms, status, fixed_deals, owner) VALUES ($1, $2, $3, $4, $5, $6)",
             )?,
             insert_entrant: c.prepare(
                 "INSERT INTO tournament_entrants (tournament_id, idx, name, token_hash) VALUES ($1, $2, $3, $4)",
@@ -226,6 +228,8 @@ pub struct PostgresBackend {
     conn: Option<Conn>,
     /// In a cluster: this server's id (see [`PostgresBackend::join_cluster`]).
     member: Option<i64>,
+    /// Its lease's length.
+    ttl: Duration,
 }
 
 /// Integrity (class 23: unique, foreign key, check) and data (class 22: a NUL in a text) errors
@@ -273,7 +277,7 @@ impl PostgresBackend {
             config.connect_timeout(Duration::from_secs(10));
         }
         config.application_name("gin-server");
-        let mut backend = PostgresBackend { config, conn: None, member: None };
+        let mut backend = PostgresBackend { config, conn: None, member: None, ttl: Duration::ZERO };
         backend.conn().map_err(|e| e.context(redacted(url)))?;
         Ok(backend)
     }
@@ -324,6 +328,8 @@ pub enum Owner {
         /// Where it serves.
         addr: String,
     },
+    /// The game is over: any server reads it.
+    Finished,
     /// No such game.
     NoSuchGame,
 }
@@ -335,7 +341,7 @@ fn secs(ttl: Duration) -> f64 {
 
 impl PostgresBackend {
     /// Joins the cluster on this database: a new row in `servers`, reachable at `addr`, with
-    /// a lease of `ttl`. Its id is the fencing token of everything this backend writes from
+    /// a lease of `ttl`; then claims what lapsed servers left (games and tournaments). Its id is the fencing token of everything this backend writes from
     /// now on: every batch checks (and holds, until it commits) that the lease has not run out
     /// and that its games are this server's, and the games it creates are.
     pub fn join_cluster(&mut self, addr: &str, ttl: Duration) -> Result<i64, StoreError> {
@@ -351,6 +357,9 @@ impl PostgresBackend {
                 .map_err(pg_error)
         })?;
         self.member = Some(id);
+        self.ttl = ttl;
+        // The games and tournaments of servers gone before this one started.
+        self.claim(None, true)?;
         Ok(id)
     }
 
@@ -366,11 +375,12 @@ impl PostgresBackend {
         self.member
     }
 
-    /// Renews the lease for `ttl` from now: `false` once it is lost (its row deleted by a
+    /// Renews the lease for its length from now: `false` once it is lost (its row deleted by a
     /// server that claimed its games after it ran out): the server must give up every game
     /// it holds and join again.
-    pub fn renew(&mut self, ttl: Duration) -> Result<bool, StoreError> {
+    pub fn renew_lease(&mut self) -> Result<bool, StoreError> {
         let Some(me) = self.member else { return Ok(true) };
+        let ttl = self.ttl;
         self.with(|c| {
             c.client
                 .execute(
@@ -387,7 +397,7 @@ impl PostgresBackend {
     /// the same transaction: that waits for any batch of theirs still in flight (it holds
     /// their row), and fences them off for good (their later batches find no lease).
     pub fn claim_orphans(&mut self) -> Result<Vec<String>, StoreError> {
-        self.claim(None)
+        self.claim(None, false)
     }
 
     /// Who owns the game `id`; if its owner's lease ran out (or it has none), this server
@@ -397,19 +407,22 @@ impl PostgresBackend {
         let found = self.with(|c| {
             c.client
                 .query_opt(
-                    "SELECT g.owner, s.addr, coalesce(s.lease_until > now(), false) \
+                    "SELECT g.owner, s.addr, coalesce(s.lease_until > now(), false), g.finished_ms IS NOT NULL \
                      FROM games AS g LEFT JOIN servers AS s ON s.id = g.owner WHERE g.id = $1",
                     &[&id],
                 )
                 .map_err(pg_error)
         })?;
         let Some(row) = found else { return Ok(Owner::NoSuchGame) };
+        if row.get::<_, bool>(3) {
+            return Ok(Owner::Finished);
+        }
         let (owner, addr, alive): (Option<i64>, Option<String>, bool) = (row.get(0), row.get(1), row.get(2));
         match (owner, addr) {
             (Some(o), _) if o == me => Ok(Owner::Me),
             (Some(o), Some(addr)) if alive => Ok(Owner::Other { id: o, addr }),
             _ => {
-                self.claim(Some(id))?;
+                self.claim(Some(id), false)?;
                 // Claimed, or another server was quicker: as stored now.
                 let row = self.with(|c| {
                     c.client
@@ -429,8 +442,10 @@ impl PostgresBackend {
         }
     }
 
-    /// Claims the orphaned unfinished games (`only`: that one alone).
-    fn claim(&mut self, only: Option<&str>) -> Result<Vec<String>, StoreError> {
+    /// Claims the orphaned unfinished games (`only`: that one alone), and with `tournaments`
+    /// the orphaned tournaments too (a server takes those at its start only: it drives the
+    /// tournaments it loaded then).
+    fn claim(&mut self, only: Option<&str>, tournaments: bool) -> Result<Vec<String>, StoreError> {
         let Some(me) = self.member else { return Err(StoreError::Refused("not in a cluster".into())) };
         self.with(|Conn { client, st }| {
             let mut tx = client.transaction().map_err(pg_error)?;
@@ -447,6 +462,14 @@ impl PostgresBackend {
                     &[&me, &only],
                 )
                 .map_err(pg_error)?;
+            if tournaments {
+                tx.execute(
+                    "UPDATE tournaments AS t SET owner = $1 \
+                     WHERE t.owner IS NULL OR NOT EXISTS (SELECT 1 FROM servers AS s WHERE s.id = t.owner)",
+                    &[&me],
+                )
+                .map_err(pg_error)?;
+            }
             tx.commit().map_err(pg_error)?;
             Ok(claimed.iter().map(|r| r.get(0)).collect())
         })
@@ -633,7 +656,7 @@ fn apply(tx: &mut Transaction<'_>, st: &Prepared, write: &Write, me: Option<i64>
             )?;
             tx.execute(&st.drop_actions, &[game_id]).map(drop).map_err(pg_error)
         }
-        Write::Tournament(w) => apply_tournament(tx, st, w),
+        Write::Tournament(w) => apply_tournament(tx, st, w, me),
     }
 }
 
@@ -660,12 +683,16 @@ fn json<T: serde::Serialize>(v: &[T]) -> String {
     serde_json::to_string(v).expect("numbers serialize")
 }
 
-fn apply_tournament(tx: &mut Transaction<'_>, st: &Prepared, w: &TournamentWrite) -> Result<(), StoreError> {
+fn apply_tournament(
+    tx: &mut Transaction<'_>,
+    st: &Prepared,
+    w: &TournamentWrite,
+    me: Option<i64>,
+) -> Result<(), StoreError> {
     let id = w.tournament_id();
     let changed = match w {
-        TournamentWrite::Create(t) => {
-            tx.execute(&st.insert_tournament, &[&t.id, &t.spec, &t.created_ms, &t.status, &t.fixed_deals])
-        }
+        TournamentWrite::Create(t) => tx
+            .execute(&st.insert_tournament, &[&t.id, &t.spec, &t.created_ms, &t.status, &t.fixed_deals, &me]),
         TournamentWrite::Entrant { tournament_id, entrant: e } => tx.execute(
             &st.insert_entrant,
             &[tournament_id, &i64::from(e.idx), &e.name, &e.token_hash.as_slice()],
@@ -703,6 +730,18 @@ fn apply_tournament(tx: &mut Transaction<'_>, st: &Prepared, w: &TournamentWrite
 }
 
 impl Backend for PostgresBackend {
+    fn renew(&mut self) -> Result<bool, StoreError> {
+        self.renew_lease()
+    }
+
+    fn claim_orphans(&mut self) -> Result<Vec<String>, StoreError> {
+        PostgresBackend::claim_orphans(self)
+    }
+
+    fn owner_of(&mut self, id: &str) -> Result<Owner, StoreError> {
+        PostgresBackend::owner_of(self, id)
+    }
+
     fn commit(&mut self, batch: &[Write]) -> Result<(), StoreError> {
         if batch.is_empty() {
             return Ok(());
@@ -757,11 +796,13 @@ impl Backend for PostgresBackend {
         })
     }
 
+    /// In a cluster: this server's unfinished games and tournaments only.
     fn load_startup(&mut self) -> Result<Startup, StoreError> {
+        let me = self.member;
         self.with(|c| {
             let mut tx = snapshot(&mut c.client)?;
-            let live = load_games(&mut tx, Which::Unfinished)?;
-            let tournaments = load_tournaments(&mut tx)?;
+            let live = load_games(&mut tx, me.map_or(Which::Unfinished, Which::Owned))?;
+            let tournaments = load_tournaments(&mut tx, me)?;
             tx.commit().map_err(pg_error)?;
             Ok(Startup { live, tournaments })
         })
@@ -792,6 +833,8 @@ fn snapshot(client: &mut Client) -> Result<Transaction<'_>, StoreError> {
 enum Which<'a> {
     All,
     Unfinished,
+    /// The unfinished games of this server (in a cluster).
+    Owned(i64),
     One(&'a str),
 }
 
@@ -807,13 +850,21 @@ fn load_games(tx: &mut Transaction<'_>, which: Which<'_>) -> Result<Vec<StoredGa
         Which::Unfinished => {
             ("WHERE finished_ms IS NULL", "WHERE game_id IN (SELECT id FROM games WHERE finished_ms IS NULL)")
         }
+        Which::Owned(_) => (
+            "WHERE finished_ms IS NULL AND owner = $1",
+            "WHERE game_id IN (SELECT id FROM games WHERE finished_ms IS NULL AND owner = $1)",
+        ),
         Which::One(_) => ("WHERE id = $1", "WHERE game_id = $1"),
     };
-    let one;
+    let (one, me);
     let params: &[&(dyn postgres::types::ToSql + Sync)] = match which {
         Which::One(id) => {
             one = id;
             &[&one]
+        }
+        Which::Owned(id) => {
+            me = id;
+            &[&me]
         }
         _ => &[],
     };
@@ -921,11 +972,19 @@ fn from_json<T: for<'de> serde::Deserialize<'de>>(text: &str, what: &str) -> Res
 }
 
 /// Every tournament, in creation order, with its entrants and games.
-fn load_tournaments(tx: &mut Transaction<'_>) -> Result<Vec<StoredTournament>, StoreError> {
+/// (`owner`: in a cluster, only this server's.)
+fn load_tournaments(
+    tx: &mut Transaction<'_>,
+    owner: Option<i64>,
+) -> Result<Vec<StoredTournament>, StoreError> {
     let mut out = Vec::new();
     let mut by_id = HashMap::new();
     for r in tx
-        .query("SELECT id, spec, created_ms, status, fixed_deals FROM tournaments ORDER BY created_seq", &[])
+        .query(
+            "SELECT id, spec, created_ms, status, fixed_deals FROM tournaments \
+             WHERE $1::int8 IS NULL OR owner = $1 ORDER BY created_seq",
+            &[&owner],
+        )
         .map_err(pg_error)?
     {
         let id: String = r.get(0);
@@ -948,8 +1007,10 @@ fn load_tournaments(tx: &mut Transaction<'_>) -> Result<Vec<StoredTournament>, S
     let u32_of = |v: i64, what: &str| u32::try_from(v).map_err(|_| corrupt(what));
     for r in tx
         .query(
-            "SELECT tournament_id, idx, name, token_hash FROM tournament_entrants ORDER BY tournament_id, idx",
-            &[],
+            "SELECT tournament_id, idx, name, token_hash FROM tournament_entrants \
+             WHERE tournament_id IN (SELECT id FROM tournaments WHERE $1::int8 IS NULL OR owner = $1) \
+             ORDER BY tournament_id, idx",
+            &[&owner],
         )
         .map_err(pg_error)?
     {
@@ -964,8 +1025,10 @@ fn load_tournaments(tx: &mut Transaction<'_>) -> Result<Vec<StoredTournament>, S
     for r in tx
         .query(
             "SELECT tournament_id, number, round, game_id, seats, deal_seed, done, winner, totals, places \
-             FROM tournament_games ORDER BY tournament_id, number",
-            &[],
+             FROM tournament_games \
+             WHERE tournament_id IN (SELECT id FROM tournaments WHERE $1::int8 IS NULL OR owner = $1) \
+             ORDER BY tournament_id, number",
+            &[&owner],
         )
         .map_err(pg_error)?
     {

@@ -791,7 +791,7 @@ fn postgres_a_partitioned_owner_cannot_write_once_its_lease_is_gone() {
     let err = b.commit(&[act("g", &action(1, ActionKind::Play))]).unwrap_err();
     assert!(matches!(&err, StoreError::Refused(m) if m.contains("another server's")), "{err:?}");
     assert_eq!(b.claim_orphans().unwrap(), Vec::<String>::new());
-    assert!(a.renew(ttl).unwrap());
+    assert!(a.renew_lease().unwrap());
 
     // A is cut off: its session ends, it renews no more.
     let pid = a.session_pid();
@@ -812,7 +812,7 @@ fn postgres_a_partitioned_owner_cannot_write_once_its_lease_is_gone() {
         let err = a.commit(&writes).unwrap_err();
         assert!(matches!(&err, StoreError::Io(m) if m.contains("lease ran out")), "{writes:?}: {err:?}");
     }
-    assert!(!a.renew(ttl).unwrap(), "A learns its lease is gone");
+    assert!(!a.renew_lease().unwrap(), "A learns its lease is gone");
     assert!(b.load_game("h").unwrap().is_none());
     // B goes on from index 1.
     b.commit(&[act("g", &action(1, ActionKind::Play))]).unwrap();

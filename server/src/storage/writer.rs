@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
 use super::{
-    Backend, PostgresBackend, SqliteBackend, Startup, StoreError, StoredGame, Write, is_postgres_url,
+    Backend, Owner, PostgresBackend, SqliteBackend, Startup, StoreError, StoredGame, Write, is_postgres_url,
 };
 
 /// At most this many writes are gathered into one transaction (one request is never split, so a
@@ -26,10 +26,33 @@ struct Request {
 /// What the writer thread receives.
 enum Msg {
     Write(Request),
-    /// Read one game (after committing everything queued before: FIFO).
-    Load(String, oneshot::Sender<Result<Option<StoredGame>, StoreError>>),
+    /// A read, or a cluster operation (after committing everything queued before: FIFO).
+    Ask(Ask),
     /// Commit everything before, then stop; answer when stopped.
     Close(oneshot::Sender<()>),
+}
+
+/// What the writer is asked besides writes, in turn with them.
+enum Ask {
+    /// Read one game.
+    Load(String, oneshot::Sender<Result<Option<StoredGame>, StoreError>>),
+    /// Renew this server's lease ([`Backend::renew`]).
+    Renew(oneshot::Sender<Result<bool, StoreError>>),
+    /// Claim lapsed servers' games ([`Backend::claim_orphans`]).
+    Claim(oneshot::Sender<Result<Vec<String>, StoreError>>),
+    /// Who serves a game ([`Backend::owner_of`]).
+    OwnerOf(String, oneshot::Sender<Result<Owner, StoreError>>),
+}
+
+impl Ask {
+    fn answer(self, backend: &mut impl Backend) {
+        match self {
+            Ask::Load(id, reply) => drop(reply.send(backend.load_game(&id))),
+            Ask::Renew(reply) => drop(reply.send(backend.renew())),
+            Ask::Claim(reply) => drop(reply.send(backend.claim_orphans())),
+            Ask::OwnerOf(id, reply) => drop(reply.send(backend.owner_of(&id))),
+        }
+    }
 }
 
 /// Told of every transaction the writer committed (the server's metrics: see
@@ -103,6 +126,25 @@ impl Store {
         Store::start(SqliteBackend::open(path)?)
     }
 
+    /// Opens the store `--db` names as one server of a cluster reachable at `addr`
+    /// ([`PostgresBackend::join_cluster`], a lease of `lease`): PostgreSQL only. What it
+    /// loads is this server's: the games and tournaments of servers gone before it started,
+    /// which it claims.
+    pub fn open_cluster(db: &Path, addr: &str, lease: Duration) -> Result<(Store, Startup), StoreError> {
+        let Some(url) = db.to_str().filter(|d| is_postgres_url(d)) else {
+            return Err(StoreError::Refused(format!(
+                "several servers share a PostgreSQL database: --db {} is not a postgres:// URL",
+                db.display()
+            )));
+        };
+        let (url, addr) = (url.to_owned(), addr.to_owned());
+        Store::start_with(move || {
+            let mut backend = PostgresBackend::connect(&url)?;
+            backend.join_cluster(&addr, lease)?;
+            Ok(backend)
+        })
+    }
+
     /// Opens the store `--db` names: a PostgreSQL connection string (`postgres://…` or
     /// `postgresql://…`), else a SQLite file.
     pub fn open(db: &Path) -> Result<(Store, Startup), StoreError> {
@@ -133,11 +175,38 @@ impl Store {
     /// Reads the game `id` as stored once everything written before this call is committed
     /// (`None`: no such game). The read waits its turn behind the writes queued before it.
     pub async fn load_game(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+        let id = id.to_owned();
+        self.ask(|reply| Ask::Load(id, reply)).await
+    }
+
+    /// In a cluster: renews this server's lease; `false` once it is lost (the server must
+    /// give up its games). Alone: `true`.
+    pub async fn renew(&self) -> Result<bool, StoreError> {
+        self.ask(Ask::Renew).await
+    }
+
+    /// In a cluster: claims the unfinished games of servers whose leases ran out.
+    pub async fn claim_orphans(&self) -> Result<Vec<String>, StoreError> {
+        self.ask(Ask::Claim).await
+    }
+
+    /// In a cluster: who serves the game `id` (claimed by this server first if its server's
+    /// lease ran out).
+    pub async fn owner_of(&self, id: &str) -> Result<Owner, StoreError> {
+        let id = id.to_owned();
+        self.ask(|reply| Ask::OwnerOf(id, reply)).await
+    }
+
+    /// Asks the writer, in turn with the writes queued before.
+    async fn ask<T>(
+        &self,
+        ask: impl FnOnce(oneshot::Sender<Result<T, StoreError>>) -> Ask,
+    ) -> Result<T, StoreError> {
         if self.shared.closed.load(Ordering::Acquire) {
             return Err(StoreError::Closed);
         }
         let (reply, answer) = oneshot::channel();
-        self.queue.send(Msg::Load(id.to_owned(), reply)).map_err(|_| StoreError::Closed)?;
+        self.queue.send(Msg::Ask(ask(reply))).map_err(|_| StoreError::Closed)?;
         answer.await.unwrap_or(Err(StoreError::Closed))
     }
 
@@ -199,7 +268,7 @@ fn writer(mut backend: impl Backend, inbox: mpsc::Receiver<Msg>, shared: &Shared
             return;
         };
         let mut close = None;
-        let mut load = None;
+        let mut ask = None;
         let mut count = 0;
         let mut next = Some(first);
         while let Some(msg) = next.take() {
@@ -208,9 +277,9 @@ fn writer(mut backend: impl Backend, inbox: mpsc::Receiver<Msg>, shared: &Shared
                     count += request.writes.len();
                     batch.push(request);
                 }
-                Msg::Load(id, reply) => {
+                Msg::Ask(a) => {
                     // Reads see everything queued before them: commit that first.
-                    load = Some((id, reply));
+                    ask = Some(a);
                     break;
                 }
                 Msg::Close(done) => {
@@ -223,8 +292,8 @@ fn writer(mut backend: impl Backend, inbox: mpsc::Receiver<Msg>, shared: &Shared
             }
         }
         commit_batch(&mut backend, &mut batch, count, shared);
-        if let Some((id, reply)) = load {
-            let _ = reply.send(backend.load_game(&id));
+        if let Some(a) = ask {
+            a.answer(&mut backend);
         }
         if let Some(done) = close {
             shared.closed.store(true, Ordering::Release);

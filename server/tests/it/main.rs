@@ -2,6 +2,7 @@
 //! temporary database and a free port in each test.
 
 mod api;
+mod cluster;
 mod common;
 mod fairness;
 mod games;

@@ -29,15 +29,27 @@ impl Proc {
     }
 
     /// [`Proc::start`] with more flags.
-    async fn start_with(db: &Path, log: &Path, flags: &[&str]) -> Proc {
+    pub async fn start_with(db: &Path, log: &Path, flags: &[&str]) -> Proc {
+        Proc::spawn(db, log, flags, false).await
+    }
+
+    /// A server of a cluster on the PostgreSQL database `db` (`--cluster-addr`: its own
+    /// address), with more flags.
+    pub async fn start_in_cluster(db: &Path, log: &Path, flags: &[&str]) -> Proc {
+        Proc::spawn(db, log, flags, true).await
+    }
+
+    async fn spawn(db: &Path, log: &Path, flags: &[&str], cluster: bool) -> Proc {
         // A free port: bind, note it, release it.
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let addr = format!("127.0.0.1:{port}");
         let out = File::options().create(true).append(true).open(log).unwrap();
+        let cluster_flags: &[&str] = if cluster { &["--cluster-addr", &addr] } else { &[] };
         let child = Command::new(env!("CARGO_BIN_EXE_gin-server"))
             .args(["--addr", &addr, "--db"])
             .arg(db)
             .args(["--rate-per-sec", "0"])
+            .args(cluster_flags)
             .args(flags)
             .env("RUST_LOG", "info")
             .env("NO_COLOR", "1")
@@ -51,7 +63,12 @@ impl Proc {
         p
     }
 
-    fn logs(&self) -> String {
+    /// Its address (`host:port`).
+    pub fn addr(&self) -> &str {
+        &self.addr
+    }
+
+    pub fn logs(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
@@ -117,7 +134,7 @@ impl Drop for Proc {
 const SEED: u64 = 31_337;
 
 /// The result in the GameOver snapshot and in GetRecord, which must agree.
-async fn final_result(gc: &mut Games, game: &str) -> (pb::GameResult, pb::GetRecordResponse) {
+pub async fn final_result(gc: &mut Games, game: &str) -> (pb::GameResult, pb::GetRecordResponse) {
     let snap = get_game(gc, game, "").await;
     assert_eq!(snap.phase, pb::Phase::GameOver as i32);
     let result = snap.result.expect("a result once over");
@@ -127,7 +144,7 @@ async fn final_result(gc: &mut Games, game: &str) -> (pb::GameResult, pb::GetRec
 }
 
 /// After a restart: the game is at `seq`, and both seats' tokens still identify their seats.
-async fn check_restored(gc: &mut Games, game: &str, players: &[Player; 2], seq: u64) {
+pub async fn check_restored(gc: &mut Games, game: &str, players: &[Player; 2], seq: u64) {
     assert_eq!(get_game(gc, game, "").await.seq, seq, "the restarted server lost or invented events");
     for p in players {
         let snap = get_game(gc, game, &p.token).await;

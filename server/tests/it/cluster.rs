@@ -1,0 +1,91 @@
+//! Several servers on one PostgreSQL database (issue 19): each game is served by the server
+//! holding its lease; a server killed with SIGKILL loses its games to another within a few
+//! seconds (its lease runs out), which rebuilds them from PostgreSQL and goes on. Real
+//! `gin-server` processes, a private PostgreSQL cluster.
+
+use crate::common;
+use crate::restart::{Proc, check_restored, final_result};
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use common::*;
+use gin_proto::v1 as pb;
+use gin_proto::v1::game_service_client::GameServiceClient;
+use tonic::Code;
+
+const SEED: u64 = 4_242;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_servers_game_moves_to_another_and_ends_as_an_uninterrupted_one() {
+    let Some(pg) = gin_server::storage::pg_cluster::for_test() else { return };
+    let db = PathBuf::from(pg.create_database("cluster").unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let lease = ["--lease-ms", "1500"];
+    let mut a = Proc::start_in_cluster(&db, &dir.path().join("a.log"), &lease).await;
+    let b = Proc::start_in_cluster(&db, &dir.path().join("b.log"), &lease).await;
+    let (game, mut players) = new_game_req(
+        &a.channel().await,
+        pb::CreateGameRequest { rules: Some(preset("standard")), seed: SEED, ..Default::default() },
+    )
+    .await;
+
+    // While A holds the game, B does not serve it: it says where it is.
+    let mut gb = GameServiceClient::new(b.channel().await);
+    let e = gb.get_game(pb::GetGameRequest { game_id: game.clone() }).await.unwrap_err();
+    assert_eq!(e.code(), Code::Unavailable, "{e:?}");
+    assert!(e.message().contains(a.addr()), "{}", e.message());
+
+    // Twenty actions on A, then A is killed.
+    let mut ga = GameServiceClient::new(a.channel().await);
+    let mut rng = Rng(SEED);
+    let mut played: Vec<(usize, pb::LegalAction, u64)> = Vec::new();
+    for _ in 0..20 {
+        played.push(step(&mut ga, &mut players, &mut rng).await.expect("not over yet"));
+    }
+    let acked = played.last().unwrap().2;
+    a.kill();
+    let killed = Instant::now();
+
+    // B takes the game over once A's lease ran out: the same seq, the same seats.
+    let taken = loop {
+        match gb.get_game(pb::GetGameRequest { game_id: game.clone() }).await {
+            Ok(r) => break r.into_inner().snapshot.expect("a snapshot"),
+            Err(e) if e.code() == Code::Unavailable => {
+                assert!(killed.elapsed() < Duration::from_secs(15), "not taken over in 15 s: {e:?}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(e) => panic!("{e:?}\n{}", b.logs()),
+        }
+    };
+    println!("taken over {:?} after the kill", killed.elapsed());
+    assert_eq!(taken.seq, acked, "every acknowledged action, nothing else");
+    check_restored(&mut gb, &game, &players, acked).await;
+
+    // The game goes on at B to its end, as the same seed and actions end it uninterrupted.
+    while let Some(s) = step(&mut gb, &mut players, &mut rng).await {
+        played.push(s);
+        assert!(played.len() < 20_000, "the game does not end");
+    }
+    let (result, rec) = final_result(&mut gb, &game).await;
+    assert_eq!(result.reason, pb::GameEndReason::Target as i32);
+    let record = engine::GameRecord::from_json(&rec.record_json).unwrap();
+    let sent: Vec<(engine::Seat, engine::Action)> = played
+        .iter()
+        .map(|(i, a, _)| (engine::Seat::new(players[*i].seat as u8).unwrap(), engine_action(a)))
+        .collect();
+    let recorded: Vec<(engine::Seat, engine::Action)> =
+        record.actions.iter().map(|r| (r.seat, r.action.clone())).collect();
+    assert_eq!(recorded, sent);
+    let replay = record.replay().unwrap();
+    let want = replay.result().expect("the replayed game is over");
+    assert_eq!(result.totals, want.totals.0.to_vec());
+    assert_eq!(result.winner, want.winner.map(|s| s.index() as u32));
+    assert!(b.logs().contains("game taken over"), "{}", b.logs());
+
+    // A, started again, is a new server: the finished game is read back as any server reads it.
+    let a2 = Proc::start_in_cluster(&db, &dir.path().join("a2.log"), &lease).await;
+    let mut ga2 = GameServiceClient::new(a2.channel().await);
+    let (again, _) = final_result(&mut ga2, &game).await;
+    assert_eq!(again, result);
+}
