@@ -32,7 +32,7 @@ use tokio::net::TcpListener;
 use tokio_stream::StreamExt;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 
-use crate::api::{framing, gate};
+use crate::api::{forward, framing, gate};
 
 /// Serves on `listener` until `shutdown` completes, then stops gracefully: in-flight calls
 /// finish, every acknowledged write is on disk, the store is closed.
@@ -112,6 +112,7 @@ pub async fn run(
             gate: gate.clone(),
             timeout: cfg.request_timeout,
             max_calls: cfg.max_calls_per_connection.max(1),
+            forward: cfg.cluster_addr.as_ref().map(|_| forward::ForwardLayer::new(shared.clone())),
         };
         let mut stopped = stopped.clone();
         let (done_tx, done) = tokio::sync::oneshot::channel();
@@ -229,6 +230,8 @@ struct Shard {
     timeout: Duration,
     /// `Config::max_calls_per_connection`.
     max_calls: usize,
+    /// In a cluster: forwarding to the servers of other games.
+    forward: Option<forward::ForwardLayer>,
 }
 
 impl Shard {
@@ -264,6 +267,8 @@ impl Shard {
             // Inside gRPC-Web's layer: they see every call as gRPC. Identity and rate first.
             .layer(self.gate)
             .layer(framing::FramingLayer::new(self.max_message_bytes))
+            // In a cluster: calls about other servers' games go there (after the checks above).
+            .layer(tower::util::option_layer(self.forward))
             .add_routes(self.routes)
             .serve_with_incoming_shutdown(incoming, stop)
             .await?;

@@ -105,6 +105,13 @@ pub struct Checked {
     frames: Option<Frames>,
 }
 
+impl Checked {
+    /// A body read already (and checked as it was read), passed on from memory.
+    pub fn buffered(bytes: Bytes) -> Checked {
+        Checked { body: Body::new(http_body_util::Full::new(bytes)), frames: None }
+    }
+}
+
 /// Where the body is in its run of messages.
 #[derive(Debug)]
 struct Frames {

@@ -5,11 +5,13 @@
 //! - [`status`]: the one mapping from domain errors to gRPC statuses;
 //! - [`gate`]: the tower layer every call passes first: the caller's identity (seat token)
 //!   and its rate limit;
-//! - [`framing`]: malformed and oversized gRPC frames answered before any handler.
+//! - [`framing`]: malformed and oversized gRPC frames answered before any handler;
+//! - [`forward`]: in a cluster, calls about a game another server holds sent there.
 //!
 //! Nothing here is imported by the layers below (`game`, `storage`).
 
 pub mod convert;
+pub mod forward;
 pub mod framing;
 pub mod games;
 pub mod gate;

@@ -63,11 +63,6 @@ impl Proc {
         p
     }
 
-    /// Its address (`host:port`).
-    pub fn addr(&self) -> &str {
-        &self.addr
-    }
-
     pub fn logs(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
