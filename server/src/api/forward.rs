@@ -16,6 +16,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::{HeaderValue, Request, Response};
@@ -36,8 +37,41 @@ pub const FORWARDED: &str = "x-gin-forwarded";
 #[derive(Clone)]
 pub struct ForwardLayer {
     shared: Shared,
+    peers: Arc<Peers>,
+}
+
+/// What the forwarding of one server knows of the others.
+#[derive(Default)]
+struct Peers {
     /// A connection per server, opened at its first forwarded call.
-    peers: Arc<Mutex<HashMap<String, Channel>>>,
+    channels: Mutex<HashMap<String, Channel>>,
+    /// Where other servers' games were found, and when: trusted for [`OWNER_TTL`] (a game
+    /// moves only when its server's lease ran out, which takes longer), or until a call
+    /// there fails.
+    owners: Mutex<HashMap<String, (String, Instant)>>,
+}
+
+/// How long a game's server, once looked up, is trusted without asking PostgreSQL again.
+const OWNER_TTL: Duration = Duration::from_secs(1);
+
+impl Peers {
+    fn owner(&self, id: &str) -> Option<String> {
+        let owners = self.owners.lock().expect("lock");
+        owners.get(id).filter(|(_, at)| at.elapsed() < OWNER_TTL).map(|(addr, _)| addr.clone())
+    }
+
+    fn remember(&self, id: &str, addr: &str) {
+        let mut owners = self.owners.lock().expect("lock");
+        // Old entries go as new ones come: the map stays as large as a second's games.
+        if owners.len() >= 4096 {
+            owners.retain(|_, (_, at)| at.elapsed() < OWNER_TTL);
+        }
+        owners.insert(id.to_owned(), (addr.to_owned(), Instant::now()));
+    }
+
+    fn forget(&self, id: &str) {
+        self.owners.lock().expect("lock").remove(id);
+    }
 }
 
 impl ForwardLayer {
@@ -60,7 +94,7 @@ impl<S> Layer<S> for ForwardLayer {
 pub struct Forward<S> {
     inner: S,
     shared: Shared,
-    peers: Arc<Mutex<HashMap<String, Channel>>>,
+    peers: Arc<Peers>,
 }
 
 /// Whether the call at `path` names a game in field 1 of its request.
@@ -130,13 +164,26 @@ where
             if let Some(id) = game_id_of(&bytes)
                 && !shared.games.read().expect("lock").contains_key(&id)
             {
-                match shared.store.owner_of(&id).await {
-                    Ok(Owner::Other { addr, .. }) => return Ok(forward(&peers, &addr, parts, bytes).await),
-                    // This server's now (claimed by the lookup), over, or none: served here.
-                    Ok(_) => {}
-                    Err(e) => {
-                        return Ok(Status::unavailable(format!("locating game {id:?}: {e}")).into_http());
+                let addr = match peers.owner(&id) {
+                    Some(addr) => Some(addr),
+                    None => match shared.store.owner_of(&id).await {
+                        Ok(Owner::Other { addr, .. }) => {
+                            peers.remember(&id, &addr);
+                            Some(addr)
+                        }
+                        // This server's now (claimed by the lookup), over, or none: served here.
+                        Ok(_) => None,
+                        Err(e) => {
+                            return Ok(Status::unavailable(format!("locating game {id:?}: {e}")).into_http());
+                        }
+                    },
+                };
+                if let Some(addr) = addr {
+                    let resp = forward(&peers, &addr, parts, bytes).await;
+                    if resp.is_err() {
+                        peers.forget(&id);
                     }
+                    return Ok(resp.unwrap_or_else(|s| s.into_http()));
                 }
             }
             inner.call(Request::from_parts(parts, Checked::buffered(bytes))).await
@@ -147,27 +194,29 @@ where
 /// Sends the call (`parts`, its message `bytes`) to the server at `addr`; its answer, or
 /// `UNAVAILABLE` when that server does not answer.
 async fn forward(
-    peers: &Mutex<HashMap<String, Channel>>,
+    peers: &Peers,
     addr: &str,
     mut parts: http::request::Parts,
     bytes: Bytes,
-) -> Response<Body> {
+) -> Result<Response<Body>, Status> {
     let channel = {
-        let mut peers = peers.lock().expect("lock");
-        match peers.get(addr) {
+        let mut channels = peers.channels.lock().expect("lock");
+        match channels.get(addr) {
             Some(c) => c.clone(),
             None => match Endpoint::from_shared(format!("http://{addr}")) {
-                Ok(e) => peers.entry(addr.to_owned()).or_insert(e.connect_lazy()).clone(),
-                Err(e) => return Status::internal(format!("a server's address {addr:?}: {e}")).into_http(),
+                Ok(e) => channels.entry(addr.to_owned()).or_insert(e.connect_lazy()).clone(),
+                Err(e) => return Err(Status::internal(format!("a server's address {addr:?}: {e}"))),
             },
         }
     };
     parts.headers.insert(FORWARDED, HeaderValue::from_static("1"));
     let req = Request::from_parts(parts, Body::new(Full::new(bytes)));
-    match channel.oneshot(req).await {
-        Ok(resp) => resp,
-        Err(e) => Status::unavailable(format!("the game's server at {addr} did not answer: {e}")).into_http(),
-    }
+    // A server that does not answer (it died; its lease has not run out yet): the client
+    // retries, and the game moves once the lease is out.
+    channel
+        .oneshot(req)
+        .await
+        .map_err(|e| Status::unavailable(format!("the game's server at {addr} did not answer: {e}")))
 }
 
 #[cfg(test)]

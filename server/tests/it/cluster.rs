@@ -100,3 +100,108 @@ async fn a_killed_servers_game_moves_to_another_and_ends_as_an_uninterrupted_one
     let (again, _) = final_result(&mut ga2, &game).await;
     assert_eq!(again, result);
 }
+
+/// The script a person runs to try a cluster (`examples/cluster/local-cluster.sh`): a
+/// private PostgreSQL, three servers, HAProxy in front. Clients of the SDK play games against
+/// house bots through the proxy while two of the three servers are killed with SIGKILL, one
+/// after the other: every game ends, and its record (read through the proxy) replays to the
+/// result its player saw.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_local_cluster_plays_through_the_proxy_while_servers_are_killed() {
+    use crate::house::{check_result, opts};
+    use std::process::{Command, Stdio};
+    let Some(pg) = gin_server::storage::pg_cluster::for_test() else { return };
+    drop(pg);
+    let haproxy = Command::new("haproxy").arg("-v").output().is_ok_and(|o| o.status.success());
+    if !haproxy {
+        assert!(
+            std::env::var("GIN_REQUIRE_POSTGRES").as_deref() != Ok("1"),
+            "GIN_REQUIRE_POSTGRES=1 but HAProxy is not installed"
+        );
+        eprintln!("skipped: HAProxy is not installed (Debian: apt-get install haproxy)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/cluster/local-cluster.sh");
+    let out = std::fs::File::create(dir.path().join("script.log")).unwrap();
+    let mut cluster = Command::new("bash")
+        .arg(script)
+        .args(["--dir", dir.path().join("c").to_str().unwrap(), "--port", &port.to_string()])
+        .args(["--lease-ms", "1500"])
+        .env("GIN_SERVER", env!("CARGO_BIN_EXE_gin-server"))
+        .stdin(Stdio::null())
+        .stdout(out.try_clone().unwrap())
+        .stderr(out)
+        .spawn()
+        .unwrap();
+    let log = || std::fs::read_to_string(dir.path().join("script.log")).unwrap_or_default();
+    let ready = dir.path().join("c/ready");
+    let t = Instant::now();
+    while !ready.exists() {
+        assert!(cluster.try_wait().unwrap().is_none(), "the script stopped:\n{}", log());
+        assert!(t.elapsed() < Duration::from_secs(60), "the cluster did not come up:\n{}", log());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    let ch = tonic::transport::Channel::from_shared(format!("http://127.0.0.1:{port}"))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let client = gin_sdk::Client::from_channel(ch.clone(), opts());
+    // Six players, each playing games back to back for six seconds: the kills fall in play.
+    let deadline = Instant::now() + Duration::from_secs(6);
+    let mut players = Vec::new();
+    for p in 0..6u64 {
+        let client = client.clone();
+        players.push(tokio::spawn(async move {
+            let mut ended = Vec::new();
+            for g in 0.. {
+                if Instant::now() > deadline && g >= 2 {
+                    break;
+                }
+                let seated = client
+                    .create_game(pb::CreateGameRequest {
+                        rules: Some(preset("standard")),
+                        house_bot: "simple".into(),
+                        seed: p * 1000 + g,
+                        ..Default::default()
+                    })
+                    .await
+                    .expect("a game is created through the proxy");
+                let mut me = gin_strategies::simple::SimpleStrategy::new(p);
+                let o = client.play(&seated.game_id, &seated.token, &mut me).await.expect("the game ends");
+                ended.push((seated.game_id, o.result));
+            }
+            ended
+        }));
+    }
+    let pid = |i: u32| std::fs::read_to_string(dir.path().join(format!("c/server-{i}.pid"))).unwrap();
+    for i in [1, 2] {
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let killed = Command::new("kill").args(["-9", pid(i).trim()]).status().unwrap();
+        assert!(killed.success());
+    }
+    let mut gc = GameServiceClient::new(ch);
+    let mut games = 0;
+    for p in players {
+        for (id, result) in p.await.unwrap() {
+            check_result(&mut gc, &id, &result).await;
+            games += 1;
+        }
+    }
+    assert!(games >= 12, "{games} games");
+    let taken: usize = (1..=3)
+        .map(|i| {
+            std::fs::read_to_string(dir.path().join(format!("c/server-{i}.log")))
+                .unwrap_or_default()
+                .matches("game taken over")
+                .count()
+        })
+        .sum();
+    println!("{games} games through the proxy; {taken} taken over from killed servers");
+    assert!(taken > 0, "no game was in play on a killed server");
+    let _ = Command::new("kill").args(["-TERM", &cluster.id().to_string()]).status();
+    let _ = cluster.wait();
+}

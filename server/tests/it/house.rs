@@ -11,13 +11,13 @@ use gin_proto::v1 as pb;
 use gin_proto::v1::lobby_service_client::LobbyServiceClient;
 use gin_sdk::{Client, Options};
 
-fn opts() -> Options {
+pub fn opts() -> Options {
     Options { retry_for: Duration::from_secs(30), ..Options::default() }
 }
 
 /// The result GetGame and GetRecord give, and the engine's replay of the record, all equal
 /// the outcome the bot saw.
-async fn check_result(gc: &mut Games, game: &str, seen: &pb::GameResult) -> engine::Game {
+pub async fn check_result(gc: &mut Games, game: &str, seen: &pb::GameResult) -> engine::Game {
     let snap = get_game(gc, game, "").await;
     assert_eq!(snap.phase, pb::Phase::GameOver as i32);
     assert_eq!(snap.result.as_ref(), Some(seen));

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# A local cluster to try: a private PostgreSQL, several gin-servers sharing it, HAProxy in
+# front. Every part is a proven one from Debian's packages (postgresql, haproxy); nothing is
+# downloaded. Ctrl-c (or SIGTERM) stops it all and deletes its directory (unless --dir).
+#
+#   examples/cluster/local-cluster.sh [--servers N] [--port P] [--dir D] [--lease-ms MS]
+#
+# Clients use the proxy's address (default 127.0.0.1:50051) as they would one server's:
+#   gin --server http://127.0.0.1:50051 ...
+# The servers' pids are in D/server-I.pid (kill -9 one to watch its games move), their logs
+# in D/server-I.log; D/ready appears once everything answers. GIN_SERVER names the gin-server
+# binary (default: built with cargo, release).
+set -euo pipefail
+
+servers=3
+port=50051
+dir=""
+lease_ms=3000
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --servers) servers="$2"; shift 2 ;;
+    --port) port="$2"; shift 2 ;;
+    --dir) dir="$2"; shift 2 ;;
+    --lease-ms) lease_ms="$2"; shift 2 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "unknown argument: $1" >&2; exit 2 ;;
+  esac
+done
+
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+keep=1
+if [ -z "$dir" ]; then
+  dir="$(mktemp -d /tmp/gin-cluster.XXXXXX)"
+  keep=0
+fi
+mkdir -p "$dir"
+dir="$(cd "$dir" && pwd)"
+
+pg_bin="${GIN_PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)}"
+if [ -z "$pg_bin" ] || [ ! -x "$pg_bin/initdb" ]; then
+  echo "PostgreSQL is not installed (Debian: apt-get install postgresql)" >&2
+  exit 1
+fi
+if ! command -v haproxy >/dev/null; then
+  echo "HAProxy is not installed (Debian: apt-get install haproxy)" >&2
+  exit 1
+fi
+server_bin="${GIN_SERVER:-}"
+if [ -z "$server_bin" ]; then
+  (cd "$root" && cargo build --release -p gin-server >&2)
+  server_bin="$(cd "$root" && cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/gin-server"
+fi
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# PostgreSQL refuses to run as root: as the `postgres` user then.
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+
+pids=()
+cleanup() {
+  trap - EXIT INT TERM
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for f in "$dir"/server-*.pid; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  as_pg "$pg_bin/pg_ctl" -D "$dir/pg/data" -m fast stop >/dev/null 2>&1 || true
+  [ "$keep" = 1 ] || rm -rf "$dir"
+}
+trap cleanup EXIT INT TERM
+
+# 1. PostgreSQL: a private cluster, trust authentication on loopback only.
+mkdir -p "$dir/pg"
+[ "$(id -u)" = 0 ] && chown postgres "$dir/pg"
+pg_port="$(free_port)"
+as_pg "$pg_bin/initdb" -D "$dir/pg/data" -U gin --auth=trust -E UTF8 >"$dir/pg/initdb.log"
+as_pg "$pg_bin/pg_ctl" -D "$dir/pg/data" -l "$dir/pg/log" -w \
+  -o "-p $pg_port -k $dir/pg -c listen_addresses=127.0.0.1 -c max_connections=200" start >/dev/null
+as_pg "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U gin gin
+db="postgres://gin@127.0.0.1:$pg_port/gin"
+echo "PostgreSQL: $db"
+
+# 2. The servers, each reachable by the others at its own address.
+backends=""
+for i in $(seq 1 "$servers"); do
+  p="$(free_port)"
+  "$server_bin" --addr "127.0.0.1:$p" --db "$db" --cluster-addr "127.0.0.1:$p" \
+    --lease-ms "$lease_ms" --rate-per-sec 0 >"$dir/server-$i.log" 2>&1 &
+  echo $! >"$dir/server-$i.pid"
+  echo "127.0.0.1:$p" >"$dir/server-$i.addr"
+  backends="$backends    server s$i 127.0.0.1:$p proto h2 check inter 500ms fall 2 rise 1
+"
+  echo "server $i: 127.0.0.1:$p (pid $(cat "$dir/server-$i.pid"))"
+done
+
+# Each server is up once it says it listens (its store opened, its lease taken).
+for i in $(seq 1 "$servers"); do
+  for _ in $(seq 1 300); do
+    grep -q "gin-server listening" "$dir/server-$i.log" 2>/dev/null && break
+    if ! kill -0 "$(cat "$dir/server-$i.pid")" 2>/dev/null; then
+      echo "server $i stopped at start:" >&2; cat "$dir/server-$i.log" >&2; exit 1
+    fi
+    sleep 0.1
+  done
+done
+
+# 3. HAProxy: HTTP/2 in front, connections balanced over the servers that accept them.
+cat >"$dir/haproxy.cfg" <<CFG
+global
+    maxconn 4000
+defaults
+    mode http
+    timeout connect 1s
+    timeout client 1h
+    timeout server 1h
+    timeout tunnel 1h
+frontend gin
+    bind 127.0.0.1:$port proto h2
+    default_backend servers
+backend servers
+    balance roundrobin
+    # A call the chosen server did not take (it died, and the health check has not seen
+    # it yet) is tried on another; one none took is UNAVAILABLE as gRPC says it, which
+    # clients retry.
+    retry-on conn-failure empty-response
+    retries 3
+    option redispatch 1
+    http-error status 503 content-type application/grpc hdr grpc-status 14 hdr grpc-message "no server took the call"
+    http-error status 502 content-type application/grpc hdr grpc-status 14 hdr grpc-message "the server failed"
+    http-error status 504 content-type application/grpc hdr grpc-status 14 hdr grpc-message "the server did not answer"
+$backends
+CFG
+haproxy -f "$dir/haproxy.cfg" -db >"$dir/haproxy.log" 2>&1 &
+pids+=($!)
+
+# Ready once the proxy answers a gRPC health check (HTTP/2, prior knowledge).
+for _ in $(seq 1 200); do
+  if python3 - "$port" <<'PY' 2>/dev/null
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1)
+s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00")
+data = s.recv(9)
+sys.exit(0 if len(data) == 9 and data[3] == 4 else 1)
+PY
+  then break; fi
+  sleep 0.1
+done
+echo "proxy: http://127.0.0.1:$port (directory $dir)"
+touch "$dir/ready"
+wait "${pids[0]}"
