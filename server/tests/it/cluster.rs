@@ -4,7 +4,7 @@
 //! `gin-server` processes, a private PostgreSQL cluster.
 
 use crate::common;
-use crate::restart::{Proc, check_restored, final_result};
+use crate::restart::{Proc, check_restored, final_result, record_is_what_was_played};
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -81,17 +81,7 @@ async fn a_killed_servers_game_moves_to_another_and_ends_as_an_uninterrupted_one
     let (result, rec) = final_result(&mut gb, &game).await;
     assert_eq!(result.reason, pb::GameEndReason::Target as i32);
     let record = engine::GameRecord::from_json(&rec.record_json).unwrap();
-    let sent: Vec<(engine::Seat, engine::Action)> = played
-        .iter()
-        .map(|(i, a, _)| (engine::Seat::new(players[*i].seat as u8).unwrap(), engine_action(a)))
-        .collect();
-    let recorded: Vec<(engine::Seat, engine::Action)> =
-        record.actions.iter().map(|r| (r.seat, r.action.clone())).collect();
-    assert_eq!(recorded, sent);
-    let replay = record.replay().unwrap();
-    let want = replay.result().expect("the replayed game is over");
-    assert_eq!(result.totals, want.totals.0.to_vec());
-    assert_eq!(result.winner, want.winner.map(|s| s.index() as u32));
+    record_is_what_was_played(&record, &result, &players, &played);
     assert!(b.logs().contains("game taken over"), "{}", b.logs());
 
     // A, started again, is a new server: the finished game is read back as any server reads it.

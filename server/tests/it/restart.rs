@@ -138,6 +138,29 @@ pub async fn final_result(gc: &mut Games, game: &str) -> (pb::GameResult, pb::Ge
     (result, rec)
 }
 
+/// The record holds exactly the actions `played` (by `players`, in order), and the engine
+/// replaying it reaches `result`; the replayed game.
+pub fn record_is_what_was_played(
+    record: &engine::GameRecord,
+    result: &pb::GameResult,
+    players: &[Player; 2],
+    played: &[(usize, pb::LegalAction, u64)],
+) -> engine::Game {
+    let sent: Vec<(engine::Seat, engine::Action)> = played
+        .iter()
+        .map(|(i, a, _)| (engine::Seat::new(players[*i].seat as u8).unwrap(), engine_action(a)))
+        .collect();
+    let recorded: Vec<(engine::Seat, engine::Action)> =
+        record.actions.iter().map(|r| (r.seat, r.action.clone())).collect();
+    assert_eq!(recorded, sent);
+    let replay = record.replay().unwrap();
+    let want = replay.result().expect("the replayed game is over");
+    assert_eq!(result.totals, want.totals.0.to_vec());
+    assert_eq!(result.winner, want.winner.map(|s| s.index() as u32));
+    assert_eq!(result.margin, want.margin);
+    replay
+}
+
 /// After a restart: the game is at `seq`, and both seats' tokens still identify their seats.
 pub async fn check_restored(gc: &mut Games, game: &str, players: &[Player; 2], seq: u64) {
     assert_eq!(get_game(gc, game, "").await.seq, seq, "the restarted server lost or invented events");
@@ -220,19 +243,7 @@ async fn survives_sigkill(db: &Path, fresh: &Path, log: &Path) {
         assert!(record.actions.len() >= *n, "an action acknowledged before a kill was lost");
     }
     assert!(record.actions.len() >= played.len());
-    let sent: Vec<(engine::Seat, engine::Action)> = played
-        .iter()
-        .map(|(i, a, _)| (engine::Seat::new(players[*i].seat as u8).unwrap(), engine_action(a)))
-        .collect();
-    let recorded: Vec<(engine::Seat, engine::Action)> =
-        record.actions.iter().map(|r| (r.seat, r.action.clone())).collect();
-    assert_eq!(recorded, sent);
-    // The engine replaying the record reaches the same result.
-    let replay = record.replay().unwrap();
-    let want = replay.result().expect("the replayed game is over");
-    assert_eq!(result.totals, want.totals.0.to_vec());
-    assert_eq!(result.winner, want.winner.map(|s| s.index() as u32));
-    assert_eq!(result.margin, want.margin);
+    let replay = record_is_what_was_played(&record, &result, &players, &played);
     assert_eq!(rec.reveals.len(), replay.hands().len());
     drop(gc);
     drop(server);
