@@ -3,26 +3,29 @@
 # front. Every part is a proven one from Debian's packages (postgresql, haproxy); nothing is
 # downloaded. Ctrl-c (or SIGTERM) stops it all and deletes its directory (unless --dir).
 #
-#   examples/cluster/local-cluster.sh [--servers N] [--port P] [--dir D] [--lease-ms MS]
+#   examples/cluster/local-cluster.sh [--servers N] [--port P] [--dir D] [--lease-ms MS] [--respawn]
 #
 # Clients use the proxy's address (default 127.0.0.1:50051) as they would one server's:
 #   gin --server http://127.0.0.1:50051 ...
 # The servers' pids are in D/server-I.pid (kill -9 one to watch its games move), their logs
-# in D/server-I.log; D/ready appears once everything answers. GIN_SERVER names the gin-server
-# binary (default: built with cargo, release).
+# in D/server-I.log; D/ready appears once everything answers. With --respawn, a server that
+# stops (killed, or its lease lost) is started again at its address, as a supervisor would.
+# GIN_SERVER names the gin-server binary (default: built with cargo, release).
 set -euo pipefail
 
 servers=3
 port=50051
 dir=""
 lease_ms=3000
+respawn=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --servers) servers="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
     --dir) dir="$2"; shift 2 ;;
     --lease-ms) lease_ms="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    --respawn) respawn=1; shift ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -59,6 +62,7 @@ as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 pids=()
 cleanup() {
   trap - EXIT INT TERM
+  touch "$dir/stopping"
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for f in "$dir"/server-*.pid; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null || true; done
   wait 2>/dev/null || true
@@ -76,15 +80,33 @@ as_pg "$pg_bin/pg_ctl" -D "$dir/pg/data" -l "$dir/pg/log" -w \
   -o "-p $pg_port -k $dir/pg -c listen_addresses=127.0.0.1 -c max_connections=200" start >/dev/null
 as_pg "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U gin gin
 db="postgres://gin@127.0.0.1:$pg_port/gin"
+echo "$db" >"$dir/db-url"
 echo "PostgreSQL: $db"
 
-# 2. The servers, each reachable by the others at its own address.
+# 2. The servers, each reachable by the others at its own address. Server I runs as pid
+# D/server-I.pid; with --respawn it is started again whenever it stops (a new server to the
+# cluster: it joins, and takes over what lapsed servers left).
+run_server() {
+  local i="$1" p="$2"
+  while :; do
+    "$server_bin" --addr "127.0.0.1:$p" --db "$db" --cluster-addr "127.0.0.1:$p" \
+      --lease-ms "$lease_ms" --rate-per-sec 0 >>"$dir/server-$i.log" 2>&1 &
+    echo $! >"$dir/server-$i.pid.new"
+    mv "$dir/server-$i.pid.new" "$dir/server-$i.pid"
+    wait $! || true
+    if [ "$respawn" = 0 ] || [ -e "$dir/stopping" ]; then break; fi
+    echo "local-cluster: server $i stopped; starting it again" >>"$dir/server-$i.log"
+    sleep 0.2
+  done
+}
+rm -f "$dir/stopping"
 backends=""
 for i in $(seq 1 "$servers"); do
   p="$(free_port)"
-  "$server_bin" --addr "127.0.0.1:$p" --db "$db" --cluster-addr "127.0.0.1:$p" \
-    --lease-ms "$lease_ms" --rate-per-sec 0 >"$dir/server-$i.log" 2>&1 &
-  echo $! >"$dir/server-$i.pid"
+  : >"$dir/server-$i.log"
+  run_server "$i" "$p" &
+  pids+=($!)
+  for _ in $(seq 1 50); do [ -f "$dir/server-$i.pid" ] && break; sleep 0.02; done
   echo "127.0.0.1:$p" >"$dir/server-$i.addr"
   backends="$backends    server s$i 127.0.0.1:$p proto h2 check inter 500ms fall 2 rise 1
 "
@@ -129,7 +151,8 @@ backend servers
 $backends
 CFG
 haproxy -f "$dir/haproxy.cfg" -db >"$dir/haproxy.log" 2>&1 &
-pids+=($!)
+proxy=$!
+pids+=($proxy)
 
 # Ready once the proxy answers a gRPC health check (HTTP/2, prior knowledge).
 for _ in $(seq 1 200); do
@@ -145,4 +168,4 @@ PY
 done
 echo "proxy: http://127.0.0.1:$port (directory $dir)"
 touch "$dir/ready"
-wait "${pids[0]}"
+wait "$proxy"

@@ -112,7 +112,10 @@ pub async fn run(
             gate: gate.clone(),
             timeout: cfg.request_timeout,
             max_calls: cfg.max_calls_per_connection.max(1),
-            forward: cfg.cluster_addr.as_ref().map(|_| forward::ForwardLayer::new(shared.clone())),
+            forward: cfg
+                .cluster_addr
+                .as_ref()
+                .map(|_| forward::ForwardLayer::new(shared.clone(), tournaments.clone())),
         };
         let mut stopped = stopped.clone();
         let (done_tx, done) = tokio::sync::oneshot::channel();
@@ -142,8 +145,20 @@ pub async fn run(
         }))
     });
 
-    // In a cluster: the lease kept, lapsed servers' games taken over; its loss stops the server.
-    let mut lease_lost = cfg.cluster_addr.as_ref().map(|_| tokio::spawn(game::keep_lease(shared.clone())));
+    // In a cluster: the lease kept, lapsed servers' games and tournaments taken over; its loss
+    // stops the server.
+    let mut lease_lost = cfg.cluster_addr.as_ref().map(|_| {
+        let t = tournaments.clone();
+        let take = move |id: String| {
+            let t = t.clone();
+            tokio::spawn(async move {
+                if let Err(e) = t.adopt(&id).await {
+                    tracing::error!(tournament = %id, error = %e, "taking over a tournament failed");
+                }
+            });
+        };
+        tokio::spawn(game::keep_lease(shared.clone(), take))
+    });
     let mut lost = None;
     let mut shutdown = std::pin::pin!(shutdown);
     let mut next = 0;

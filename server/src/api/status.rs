@@ -11,7 +11,7 @@ pub fn code(e: &GameError) -> Code {
     match e {
         GameError::NotFound(_) => Code::NotFound,
         // Retried (through the proxy, or at that address) it reaches the game's server.
-        GameError::Elsewhere { .. } => Code::Unavailable,
+        GameError::Elsewhere { .. } | GameError::Moving(_) => Code::Unavailable,
         GameError::UnknownToken => Code::Unauthenticated,
         GameError::Poisoned => Code::Unavailable,
         GameError::Stale { .. } => Code::Aborted,

@@ -18,6 +18,10 @@ pub enum GameError {
         /// Where its server is reached.
         addr: String,
     },
+    /// In a cluster: the game's server lost its lease; another server takes it over within
+    /// a third of a lease.
+    #[error("game {0:?} is moving to another server (its server's lease ran out); retry in a moment")]
+    Moving(String),
     /// A token that is no seat's of the game.
     #[error("unknown seat token")]
     UnknownToken,

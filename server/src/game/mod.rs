@@ -54,10 +54,12 @@ pub async fn resume_game(shared: &Shared, cell: &shared::GameCell) {
     shared.after_change(&mut st);
 }
 
-/// In a cluster: every third of the lease, renews this server's lease and takes over the
-/// games of servers whose leases ran out. Returns (an error) once the lease is lost or cannot
-/// be renewed before it runs out: the server must stop, its games being others' now.
-pub async fn keep_lease(shared: Shared) -> anyhow::Error {
+/// In a cluster: every third of the lease, renews this server's lease and takes over what
+/// servers whose leases ran out held: their games here, then each tournament through
+/// `take_tournament` (the tournament layer, above this one). Returns (an error) once the lease
+/// is lost or cannot be renewed before it runs out: the server must stop, its games being
+/// others' now.
+pub async fn keep_lease(shared: Shared, take_tournament: impl Fn(String) + Send) -> anyhow::Error {
     let every = shared.cfg.lease / 3;
     let mut tick = tokio::time::interval(every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -78,12 +80,13 @@ pub async fn keep_lease(shared: Shared) -> anyhow::Error {
             }
         }
         match shared.store.claim_orphans().await {
-            Ok(ids) => {
-                for id in ids {
+            Ok(claimed) => {
+                for id in claimed.games {
                     if let Err(e) = shared.adopt(&id).await {
                         tracing::error!(game = %id, error = %e, "taking over a game failed");
                     }
                 }
+                claimed.tournaments.into_iter().for_each(&take_tournament);
             }
             Err(e) => tracing::warn!(error = %e, "claiming lapsed servers' games failed"),
         }

@@ -225,8 +225,9 @@ impl Shared {
 
     /// The game `id`: from memory, or (a finished game that left it) read back from the store
     /// and replayed, then kept for [`Config::keep_finished`] again. In a cluster, an
-    /// unfinished game this server does not hold is taken over if its server's lease ran
-    /// out, and is [`GameError::Elsewhere`] if it holds.
+    /// unfinished game this server does not hold is [`GameError::Elsewhere`] if its server's
+    /// lease holds, and [`GameError::Moving`] if it ran out (a claim takes it over, with all
+    /// its server held: [`super::keep_lease`]); one this server claimed is taken over here.
     pub async fn game(&self, id: &str) -> Result<Arc<GameCell>, GameError> {
         if let Some(cell) = self.games.read().expect("lock").get(id) {
             return Ok(cell.clone());
@@ -242,6 +243,7 @@ impl Shared {
             match self.store.owner_of(id).await? {
                 Owner::Me => return self.adopt(id).await,
                 Owner::Other { addr, .. } => return Err(GameError::Elsewhere { id: id.to_owned(), addr }),
+                Owner::Lapsed => return Err(GameError::Moving(id.to_owned())),
                 Owner::Finished | Owner::NoSuchGame => {}
             }
         }

@@ -38,7 +38,7 @@ mod writer;
 use rusqlite::types::FromSqlError;
 
 pub use journal::{Journal, JournalError};
-pub use postgres::{Owner, PostgresBackend, is_postgres_url, redacted};
+pub use postgres::{Claimed, Owner, PostgresBackend, is_postgres_url, redacted};
 pub use sqlite::{SqliteBackend, journal_dir};
 pub use tournaments::{BookedRow, EntrantRow, NewTournament, ResultRow, StoredTournament, TournamentWrite};
 pub use writer::{Ack, CommitObserver, Store};
@@ -331,16 +331,27 @@ pub trait Backend: Send + 'static {
         Ok(true)
     }
 
-    /// In a cluster: claims the unfinished games of servers whose leases ran out; their ids.
-    /// Alone: none.
-    fn claim_orphans(&mut self) -> Result<Vec<String>, StoreError> {
-        Ok(Vec::new())
+    /// In a cluster: claims the unfinished games and the tournaments of servers whose
+    /// leases ran out. Alone: none.
+    fn claim_orphans(&mut self) -> Result<Claimed, StoreError> {
+        Ok(Claimed::default())
     }
 
-    /// In a cluster: who serves the game `id` (claimed first if its server's lease ran
+    /// In a cluster: who serves the game `id` ([`Owner::Lapsed`] if its server's lease ran
     /// out). Alone: every game is this server's.
     fn owner_of(&mut self, _id: &str) -> Result<Owner, StoreError> {
         Ok(Owner::Me)
+    }
+
+    /// In a cluster: who serves the tournament `id`. Alone: every one is this server's.
+    fn tournament_owner(&mut self, _id: &str) -> Result<Owner, StoreError> {
+        Ok(Owner::Me)
+    }
+
+    /// One tournament with its entrants and games, by id (`None` if there is none): for a
+    /// tournament taken over from a lapsed server.
+    fn load_tournament(&mut self, id: &str) -> Result<Option<StoredTournament>, StoreError> {
+        Ok(self.load_startup()?.tournaments.into_iter().find(|t| t.tournament.id == id))
     }
 }
 
@@ -365,11 +376,19 @@ impl Backend for Box<dyn Backend> {
         (**self).renew()
     }
 
-    fn claim_orphans(&mut self) -> Result<Vec<String>, StoreError> {
+    fn claim_orphans(&mut self) -> Result<Claimed, StoreError> {
         (**self).claim_orphans()
     }
 
     fn owner_of(&mut self, id: &str) -> Result<Owner, StoreError> {
         (**self).owner_of(id)
+    }
+
+    fn tournament_owner(&mut self, id: &str) -> Result<Owner, StoreError> {
+        (**self).tournament_owner(id)
+    }
+
+    fn load_tournament(&mut self, id: &str) -> Result<Option<StoredTournament>, StoreError> {
+        (**self).load_tournament(id)
     }
 }

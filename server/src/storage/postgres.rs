@@ -316,10 +316,11 @@ impl PostgresBackend {
     }
 }
 
-/// Who owns a game, as [`PostgresBackend::owner_of`] found (or made) it.
+/// Who owns a game or a tournament, as [`PostgresBackend::owner_of`] and
+/// [`PostgresBackend::tournament_owner`] found it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Owner {
-    /// This server (it was, or it just claimed the game).
+    /// This server.
     Me,
     /// Another server whose lease holds, reachable at `addr`.
     Other {
@@ -328,10 +329,23 @@ pub enum Owner {
         /// Where it serves.
         addr: String,
     },
-    /// The game is over: any server reads it.
+    /// Its server's lease ran out (or it has none): it is moving, to the first live server
+    /// whose claim ([`PostgresBackend::claim_orphans`]) takes everything that server held.
+    Lapsed,
+    /// The game is over: any server reads it. (A tournament, finished or not, is its
+    /// owner's.)
     Finished,
-    /// No such game.
+    /// No such game (tournament).
     NoSuchGame,
+}
+
+/// What one claim took: games and tournaments of lapsed servers (or of none).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Claimed {
+    /// The unfinished games' ids.
+    pub games: Vec<String>,
+    /// The tournaments' ids (finished ones too: their owner serves their reads).
+    pub tournaments: Vec<String>,
 }
 
 /// A lease's length as an SQL interval parameter (seconds).
@@ -359,7 +373,7 @@ impl PostgresBackend {
         self.member = Some(id);
         self.ttl = ttl;
         // The games and tournaments of servers gone before this one started.
-        self.claim(None, true)?;
+        self.claim_orphans()?;
         Ok(id)
     }
 
@@ -392,60 +406,12 @@ impl PostgresBackend {
         })
     }
 
-    /// Claims for this server the unfinished games of servers whose leases ran out, and
-    /// those of no server; returns their ids. The lapsed servers' rows are deleted first, in
-    /// the same transaction: that waits for any batch of theirs still in flight (it holds
-    /// their row), and fences them off for good (their later batches find no lease).
-    pub fn claim_orphans(&mut self) -> Result<Vec<String>, StoreError> {
-        self.claim(None, false)
-    }
-
-    /// Who owns the game `id`; if its owner's lease ran out (or it has none), this server
-    /// claims it first, as [`claim_orphans`](Self::claim_orphans) does.
-    pub fn owner_of(&mut self, id: &str) -> Result<Owner, StoreError> {
-        let Some(me) = self.member else { return Err(StoreError::Refused("not in a cluster".into())) };
-        let found = self.with(|c| {
-            c.client
-                .query_opt(
-                    "SELECT g.owner, s.addr, coalesce(s.lease_until > now(), false), g.finished_ms IS NOT NULL \
-                     FROM games AS g LEFT JOIN servers AS s ON s.id = g.owner WHERE g.id = $1",
-                    &[&id],
-                )
-                .map_err(pg_error)
-        })?;
-        let Some(row) = found else { return Ok(Owner::NoSuchGame) };
-        if row.get::<_, bool>(3) {
-            return Ok(Owner::Finished);
-        }
-        let (owner, addr, alive): (Option<i64>, Option<String>, bool) = (row.get(0), row.get(1), row.get(2));
-        match (owner, addr) {
-            (Some(o), _) if o == me => Ok(Owner::Me),
-            (Some(o), Some(addr)) if alive => Ok(Owner::Other { id: o, addr }),
-            _ => {
-                self.claim(Some(id), false)?;
-                // Claimed, or another server was quicker: as stored now.
-                let row = self.with(|c| {
-                    c.client
-                        .query_one(
-                            "SELECT g.owner, s.addr FROM games AS g LEFT JOIN servers AS s ON s.id = g.owner \
-                             WHERE g.id = $1",
-                            &[&id],
-                        )
-                        .map_err(pg_error)
-                })?;
-                match (row.get::<_, Option<i64>>(0), row.get::<_, Option<String>>(1)) {
-                    (Some(o), _) if o == me => Ok(Owner::Me),
-                    (Some(o), Some(addr)) => Ok(Owner::Other { id: o, addr }),
-                    _ => Err(StoreError::Io(format!("game {id}: no owner after a claim"))),
-                }
-            }
-        }
-    }
-
-    /// Claims the orphaned unfinished games (`only`: that one alone), and with `tournaments`
-    /// the orphaned tournaments too (a server takes those at its start only: it drives the
-    /// tournaments it loaded then).
-    fn claim(&mut self, only: Option<&str>, tournaments: bool) -> Result<Vec<String>, StoreError> {
+    /// Claims for this server everything that servers whose leases ran out held (and what no
+    /// server holds): their unfinished games and their tournaments, in one transaction, so
+    /// a tournament and its games stay on one server. The lapsed servers' rows are deleted
+    /// first, in the same transaction: that waits for any batch of theirs still in flight (it
+    /// holds their row), and fences them off for good (their later batches find no lease).
+    pub fn claim_orphans(&mut self) -> Result<Claimed, StoreError> {
         let Some(me) = self.member else { return Err(StoreError::Refused("not in a cluster".into())) };
         self.with(|Conn { client, st }| {
             let mut tx = client.transaction().map_err(pg_error)?;
@@ -453,25 +419,62 @@ impl PostgresBackend {
                 return Err(lease_lost());
             }
             tx.execute("DELETE FROM servers WHERE lease_until < now() AND id <> $1", &[&me]).map_err(pg_error)?;
-            let claimed = tx
+            let ids = |rows: Vec<postgres::Row>| rows.iter().map(|r| r.get(0)).collect();
+            let games = tx
                 .query(
                     "UPDATE games AS g SET owner = $1 \
-                     WHERE g.finished_ms IS NULL AND ($2::text IS NULL OR g.id = $2) \
+                     WHERE g.finished_ms IS NULL \
                          AND (g.owner IS NULL OR NOT EXISTS (SELECT 1 FROM servers AS s WHERE s.id = g.owner)) \
                      RETURNING g.id",
-                    &[&me, &only],
-                )
-                .map_err(pg_error)?;
-            if tournaments {
-                tx.execute(
-                    "UPDATE tournaments AS t SET owner = $1 \
-                     WHERE t.owner IS NULL OR NOT EXISTS (SELECT 1 FROM servers AS s WHERE s.id = t.owner)",
                     &[&me],
                 )
                 .map_err(pg_error)?;
-            }
+            let tournaments = tx
+                .query(
+                    "UPDATE tournaments AS t SET owner = $1 \
+                     WHERE t.owner IS NULL OR NOT EXISTS (SELECT 1 FROM servers AS s WHERE s.id = t.owner) \
+                     RETURNING t.id",
+                    &[&me],
+                )
+                .map_err(pg_error)?;
             tx.commit().map_err(pg_error)?;
-            Ok(claimed.iter().map(|r| r.get(0)).collect())
+            Ok(Claimed { games: ids(games), tournaments: ids(tournaments) })
+        })
+    }
+
+    /// Who owns the game `id`. A lapsed owner's game is [`Owner::Lapsed`], not claimed here:
+    /// a claim takes all of a lapsed server's games and tournaments at once.
+    pub fn owner_of(&mut self, id: &str) -> Result<Owner, StoreError> {
+        self.owner_in(
+            "SELECT g.owner, s.addr, coalesce(s.lease_until > now(), false), g.finished_ms IS NOT NULL \
+             FROM games AS g LEFT JOIN servers AS s ON s.id = g.owner WHERE g.id = $1",
+            id,
+        )
+    }
+
+    /// Who owns the tournament `id` (finished or not), as [`owner_of`](Self::owner_of) a game.
+    pub fn tournament_owner(&mut self, id: &str) -> Result<Owner, StoreError> {
+        self.owner_in(
+            "SELECT t.owner, s.addr, coalesce(s.lease_until > now(), false), false \
+             FROM tournaments AS t LEFT JOIN servers AS s ON s.id = t.owner WHERE t.id = $1",
+            id,
+        )
+    }
+
+    /// The owner in the row `query` finds for `id`: (owner, its address, its lease holds,
+    /// over).
+    fn owner_in(&mut self, query: &str, id: &str) -> Result<Owner, StoreError> {
+        let Some(me) = self.member else { return Err(StoreError::Refused("not in a cluster".into())) };
+        let found = self.with(|c| c.client.query_opt(query, &[&id]).map_err(pg_error))?;
+        let Some(row) = found else { return Ok(Owner::NoSuchGame) };
+        if row.get::<_, bool>(3) {
+            return Ok(Owner::Finished);
+        }
+        let (owner, addr, alive): (Option<i64>, Option<String>, bool) = (row.get(0), row.get(1), row.get(2));
+        Ok(match (owner, addr) {
+            (Some(o), _) if o == me => Owner::Me,
+            (Some(o), Some(addr)) if alive => Owner::Other { id: o, addr },
+            _ => Owner::Lapsed,
         })
     }
 }
@@ -734,12 +737,25 @@ impl Backend for PostgresBackend {
         self.renew_lease()
     }
 
-    fn claim_orphans(&mut self) -> Result<Vec<String>, StoreError> {
+    fn claim_orphans(&mut self) -> Result<Claimed, StoreError> {
         PostgresBackend::claim_orphans(self)
     }
 
     fn owner_of(&mut self, id: &str) -> Result<Owner, StoreError> {
         PostgresBackend::owner_of(self, id)
+    }
+
+    fn tournament_owner(&mut self, id: &str) -> Result<Owner, StoreError> {
+        PostgresBackend::tournament_owner(self, id)
+    }
+
+    fn load_tournament(&mut self, id: &str) -> Result<Option<StoredTournament>, StoreError> {
+        self.with(|c| {
+            let mut tx = snapshot(&mut c.client)?;
+            let t = load_tournaments(&mut tx, None, Some(id))?.pop();
+            tx.commit().map_err(pg_error)?;
+            Ok(t)
+        })
     }
 
     fn commit(&mut self, batch: &[Write]) -> Result<(), StoreError> {
@@ -802,7 +818,7 @@ impl Backend for PostgresBackend {
         self.with(|c| {
             let mut tx = snapshot(&mut c.client)?;
             let live = load_games(&mut tx, me.map_or(Which::Unfinished, Which::Owned))?;
-            let tournaments = load_tournaments(&mut tx, me)?;
+            let tournaments = load_tournaments(&mut tx, me, None)?;
             tx.commit().map_err(pg_error)?;
             Ok(Startup { live, tournaments })
         })
@@ -971,19 +987,20 @@ fn from_json<T: for<'de> serde::Deserialize<'de>>(text: &str, what: &str) -> Res
     serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("stored {what}: {e}")))
 }
 
-/// Every tournament, in creation order, with its entrants and games.
-/// (`owner`: in a cluster, only this server's.)
+/// Every tournament, in creation order, with its entrants and games (`owner`: only that
+/// server's; `only`: that one alone).
 fn load_tournaments(
     tx: &mut Transaction<'_>,
     owner: Option<i64>,
+    only: Option<&str>,
 ) -> Result<Vec<StoredTournament>, StoreError> {
     let mut out = Vec::new();
     let mut by_id = HashMap::new();
     for r in tx
         .query(
             "SELECT id, spec, created_ms, status, fixed_deals FROM tournaments \
-             WHERE $1::int8 IS NULL OR owner = $1 ORDER BY created_seq",
-            &[&owner],
+             WHERE ($1::int8 IS NULL OR owner = $1) AND ($2::text IS NULL OR id = $2) ORDER BY created_seq",
+            &[&owner, &only],
         )
         .map_err(pg_error)?
     {
@@ -1008,9 +1025,10 @@ fn load_tournaments(
     for r in tx
         .query(
             "SELECT tournament_id, idx, name, token_hash FROM tournament_entrants \
-             WHERE tournament_id IN (SELECT id FROM tournaments WHERE $1::int8 IS NULL OR owner = $1) \
+             WHERE tournament_id IN (SELECT id FROM tournaments \
+                 WHERE ($1::int8 IS NULL OR owner = $1) AND ($2::text IS NULL OR id = $2)) \
              ORDER BY tournament_id, idx",
-            &[&owner],
+            &[&owner, &only],
         )
         .map_err(pg_error)?
     {
@@ -1026,9 +1044,10 @@ fn load_tournaments(
         .query(
             "SELECT tournament_id, number, round, game_id, seats, deal_seed, done, winner, totals, places \
              FROM tournament_games \
-             WHERE tournament_id IN (SELECT id FROM tournaments WHERE $1::int8 IS NULL OR owner = $1) \
+             WHERE tournament_id IN (SELECT id FROM tournaments \
+                 WHERE ($1::int8 IS NULL OR owner = $1) AND ($2::text IS NULL OR id = $2)) \
              ORDER BY tournament_id, number",
-            &[&owner],
+            &[&owner, &only],
         )
         .map_err(pg_error)?
     {

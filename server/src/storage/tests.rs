@@ -683,6 +683,9 @@ fn tournament_rows(b: &mut dyn Backend) -> Startup {
                 (booked(2, vec![2, 0, 1]), Some(table_result)),
             ]
         );
+        // One by id, as a server taking it over reads it.
+        assert_eq!(b.load_tournament("t1").unwrap().as_ref(), Some(t));
+        assert_eq!(b.load_tournament("t2").unwrap(), None);
         s
     }
 }
@@ -790,7 +793,7 @@ fn postgres_a_partitioned_owner_cannot_write_once_its_lease_is_gone() {
     assert_eq!(b.owner_of("nope").unwrap(), Owner::NoSuchGame);
     let err = b.commit(&[act("g", &action(1, ActionKind::Play))]).unwrap_err();
     assert!(matches!(&err, StoreError::Refused(m) if m.contains("another server's")), "{err:?}");
-    assert_eq!(b.claim_orphans().unwrap(), Vec::<String>::new());
+    assert_eq!(b.claim_orphans().unwrap(), Default::default());
     assert!(a.renew_lease().unwrap());
 
     // A is cut off: its session ends, it renews no more.
@@ -798,7 +801,10 @@ fn postgres_a_partitioned_owner_cannot_write_once_its_lease_is_gone() {
     let mut admin = ::postgres::Client::connect(url, ::postgres::NoTls).unwrap();
     admin.execute("SELECT pg_terminate_backend($1)", &[&pid]).unwrap();
     std::thread::sleep(ttl + Duration::from_millis(300));
-    assert_eq!(b.owner_of("g").unwrap(), Owner::Me, "B claims the game of a lapsed owner");
+    assert_eq!(b.owner_of("g").unwrap(), Owner::Lapsed, "a lookup claims nothing");
+    let claimed = b.claim_orphans().unwrap();
+    assert_eq!(claimed.games, ["g"], "B claims the game of a lapsed owner");
+    assert_eq!(b.owner_of("g").unwrap(), Owner::Me);
 
     // A's next write meets the cut (I/O); then A is back (it connects again): every write of
     // it is refused, and nothing is written.

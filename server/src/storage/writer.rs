@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
 use super::{
-    Backend, Owner, PostgresBackend, SqliteBackend, Startup, StoreError, StoredGame, Write, is_postgres_url,
+    Backend, Claimed, Owner, PostgresBackend, SqliteBackend, Startup, StoreError, StoredGame,
+    StoredTournament, Write, is_postgres_url,
 };
 
 /// At most this many writes are gathered into one transaction (one request is never split, so a
@@ -38,10 +39,14 @@ enum Ask {
     Load(String, oneshot::Sender<Result<Option<StoredGame>, StoreError>>),
     /// Renew this server's lease ([`Backend::renew`]).
     Renew(oneshot::Sender<Result<bool, StoreError>>),
-    /// Claim lapsed servers' games ([`Backend::claim_orphans`]).
-    Claim(oneshot::Sender<Result<Vec<String>, StoreError>>),
+    /// Claim lapsed servers' games and tournaments ([`Backend::claim_orphans`]).
+    Claim(oneshot::Sender<Result<Claimed, StoreError>>),
     /// Who serves a game ([`Backend::owner_of`]).
     OwnerOf(String, oneshot::Sender<Result<Owner, StoreError>>),
+    /// Who serves a tournament ([`Backend::tournament_owner`]).
+    TournamentOwner(String, oneshot::Sender<Result<Owner, StoreError>>),
+    /// Read one tournament ([`Backend::load_tournament`]).
+    LoadTournament(String, oneshot::Sender<Result<Option<StoredTournament>, StoreError>>),
 }
 
 impl Ask {
@@ -51,6 +56,8 @@ impl Ask {
             Ask::Renew(reply) => drop(reply.send(backend.renew())),
             Ask::Claim(reply) => drop(reply.send(backend.claim_orphans())),
             Ask::OwnerOf(id, reply) => drop(reply.send(backend.owner_of(&id))),
+            Ask::TournamentOwner(id, reply) => drop(reply.send(backend.tournament_owner(&id))),
+            Ask::LoadTournament(id, reply) => drop(reply.send(backend.load_tournament(&id))),
         }
     }
 }
@@ -71,6 +78,8 @@ struct Shared {
     writes: AtomicU64,
     /// Told of each commit, once set ([`Store::observe`]).
     observer: OnceLock<Arc<dyn CommitObserver>>,
+    /// In a cluster: this server's id ([`Store::member`]).
+    member: OnceLock<i64>,
 }
 
 /// The async-facing store: a writer thread owns the backend and does group commit.
@@ -138,11 +147,23 @@ impl Store {
             )));
         };
         let (url, addr) = (url.to_owned(), addr.to_owned());
-        Store::start_with(move || {
+        let member = Arc::new(OnceLock::new());
+        let joined = Arc::clone(&member);
+        let (store, startup) = Store::start_with(move || {
             let mut backend = PostgresBackend::connect(&url)?;
-            backend.join_cluster(&addr, lease)?;
+            let _ = joined.set(backend.join_cluster(&addr, lease)?);
             Ok(backend)
-        })
+        })?;
+        if let Some(&id) = member.get() {
+            let _ = store.shared.member.set(id);
+        }
+        Ok((store, startup))
+    }
+
+    /// In a cluster: this server's id (its fencing token; a server started again at the same
+    /// address is a new one). Alone: `None`.
+    pub fn member(&self) -> Option<i64> {
+        self.shared.member.get().copied()
     }
 
     /// Opens the store `--db` names: a PostgreSQL connection string (`postgres://…` or
@@ -185,16 +206,28 @@ impl Store {
         self.ask(Ask::Renew).await
     }
 
-    /// In a cluster: claims the unfinished games of servers whose leases ran out.
-    pub async fn claim_orphans(&self) -> Result<Vec<String>, StoreError> {
+    /// In a cluster: claims the unfinished games and the tournaments of servers whose leases
+    /// ran out.
+    pub async fn claim_orphans(&self) -> Result<Claimed, StoreError> {
         self.ask(Ask::Claim).await
     }
 
-    /// In a cluster: who serves the game `id` (claimed by this server first if its server's
-    /// lease ran out).
+    /// In a cluster: who serves the game `id`.
     pub async fn owner_of(&self, id: &str) -> Result<Owner, StoreError> {
         let id = id.to_owned();
         self.ask(|reply| Ask::OwnerOf(id, reply)).await
+    }
+
+    /// In a cluster: who serves the tournament `id`.
+    pub async fn tournament_owner(&self, id: &str) -> Result<Owner, StoreError> {
+        let id = id.to_owned();
+        self.ask(|reply| Ask::TournamentOwner(id, reply)).await
+    }
+
+    /// One tournament, read back (`None` if there is none).
+    pub async fn load_tournament(&self, id: &str) -> Result<Option<StoredTournament>, StoreError> {
+        let id = id.to_owned();
+        self.ask(|reply| Ask::LoadTournament(id, reply)).await
     }
 
     /// Asks the writer, in turn with the writes queued before.

@@ -22,7 +22,7 @@ use tokio::sync::watch;
 use tonic::Status;
 
 use crate::game::shared::Shared;
-use crate::storage::{StoreError, StoredTournament, TournamentWrite, Write};
+use crate::storage::{Owner, StoreError, StoredTournament, TournamentWrite, Write};
 
 mod driver;
 mod export;
@@ -74,6 +74,45 @@ impl Tournaments {
         Ok(t)
     }
 
+    /// In a cluster: takes over the tournament `id`, which this server just claimed from one
+    /// whose lease ran out (with its games, in the same claim): read back from the store as at
+    /// a start, and driven on here if it runs. Its entrants re-enter with their tokens (their
+    /// streams ended with the old server) and get their games with new seat tokens, as after
+    /// a restart. Nothing if it is here already.
+    pub async fn adopt(&self, id: &str) -> Result<(), StoreError> {
+        if self.0.map.read().expect("lock").contains_key(id) {
+            return Ok(());
+        }
+        let Some(stored) = self.0.shared.store.load_tournament(id).await? else {
+            return Err(StoreError::Refused(format!("no tournament {id:?} to take over")));
+        };
+        let created = stored.tournament.created_ms;
+        let tournament = Tournament::restore(stored).map_err(|e| StoreError::Corrupt(format!("{e:#}")))?;
+        let running = tournament.status == pb::TournamentStatus::Running;
+        let cell = Arc::new(TournamentCell::new(tournament));
+        {
+            let mut map = self.0.map.write().expect("lock");
+            if map.contains_key(id) {
+                return Ok(());
+            }
+            map.insert(id.to_owned(), cell.clone());
+        }
+        let mut order = self.0.order.lock().expect("lock");
+        order.push((created, id.to_owned()));
+        order.sort();
+        drop(order);
+        tracing::info!(tournament = id, running, "tournament taken over from a server whose lease ran out");
+        if running {
+            self.spawn_driver(cell);
+        }
+        Ok(())
+    }
+
+    /// Whether the tournament `id` is in this server's memory.
+    pub fn holds(&self, id: &str) -> bool {
+        self.0.map.read().expect("lock").contains_key(id)
+    }
+
     /// Ends every stream (UNAVAILABLE) and stops the drivers: for graceful shutdown.
     pub fn shutdown(&self) {
         self.0.shutdown.send_replace(true);
@@ -87,6 +126,28 @@ impl Tournaments {
             .get(id)
             .cloned()
             .ok_or_else(|| Status::not_found(format!("no tournament {id:?}")))
+    }
+
+    /// The tournament `id`, as [`cell`](Self::cell); in a cluster, one this server claimed
+    /// (from a server whose lease ran out) and has not read back yet is read back first.
+    async fn find(&self, id: &str) -> Result<Arc<TournamentCell>, Status> {
+        let found = self.cell(id);
+        if found.is_ok() || self.0.shared.cfg.cluster_addr.is_none() {
+            return found;
+        }
+        match self.0.shared.store.tournament_owner(id).await {
+            Ok(Owner::Me) => {
+                self.adopt(id)
+                    .await
+                    .map_err(|e| Status::unavailable(format!("taking over tournament {id:?}: {e}")))?;
+                self.cell(id)
+            }
+            Ok(Owner::Other { .. } | Owner::Lapsed) => Err(Status::unavailable(format!(
+                "tournament {id:?} is served by another server, or moving to one; retry"
+            ))),
+            Ok(_) => found,
+            Err(e) => Err(Status::unavailable(format!("locating tournament {id:?}: {e}"))),
+        }
     }
 
     /// Writes `writes` through the store (in one of its group commits, all or nothing) and

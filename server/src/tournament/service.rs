@@ -157,7 +157,7 @@ impl TournamentService for Tournaments {
         req: Request<pb::JoinTournamentRequest>,
     ) -> Result<Response<Self::JoinTournamentStream>, Status> {
         let r = req.into_inner();
-        let cell = self.cell(tournament_id(&r.tournament_id)?)?;
+        let cell = self.find(tournament_id(&r.tournament_id)?).await?;
         let (entrant, token) = if r.entrant_token.is_empty() {
             if cell.state.lock().expect("lock").spec.fixed && !r.accept_fixed_deals {
                 return Err(Status::failed_precondition(
@@ -255,7 +255,7 @@ impl TournamentService for Tournaments {
         &self,
         req: Request<pb::WatchTournamentRequest>,
     ) -> Result<Response<Self::WatchTournamentStream>, Status> {
-        let cell = self.cell(tournament_id(&req.get_ref().tournament_id)?)?;
+        let cell = self.find(tournament_id(&req.get_ref().tournament_id)?).await?;
         let (tx, rx) = mpsc::channel(16);
         let mut version = cell.version.subscribe();
         let mut shutdown = self.0.shutdown.subscribe();
@@ -281,7 +281,7 @@ impl TournamentService for Tournaments {
         &self,
         req: Request<pb::GetTournamentRequest>,
     ) -> Result<Response<pb::GetTournamentResponse>, Status> {
-        let cell = self.cell(tournament_id(&req.get_ref().tournament_id)?)?;
+        let cell = self.find(tournament_id(&req.get_ref().tournament_id)?).await?;
         let state = cell.state.lock().expect("lock").state(true);
         Ok(Response::new(pb::GetTournamentResponse { state: Some(state) }))
     }
@@ -309,7 +309,7 @@ impl TournamentService for Tournaments {
         req: Request<pb::ExportTournamentRequest>,
     ) -> Result<Response<pb::ExportTournamentResponse>, Status> {
         let r = req.into_inner();
-        let cell = self.cell(tournament_id(&r.tournament_id)?)?;
+        let cell = self.find(tournament_id(&r.tournament_id)?).await?;
         let format = pb::ExportFormat::try_from(r.format)
             .map_err(|_| Status::invalid_argument("format: unknown value"))?;
         let st = cell.state.lock().expect("lock");

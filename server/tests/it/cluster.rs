@@ -91,6 +91,99 @@ async fn a_killed_servers_game_moves_to_another_and_ends_as_an_uninterrupted_one
     assert_eq!(again, result);
 }
 
+/// The script a person runs to try a cluster (`examples/cluster/local-cluster.sh`), started
+/// for a test in a temp directory with a lease of 1.5 s; stopped (SIGTERM: it stops
+/// everything it started) when dropped.
+struct LocalCluster {
+    child: std::process::Child,
+    dir: tempfile::TempDir,
+    port: u16,
+}
+
+impl LocalCluster {
+    /// `None` (the test skips, saying why) where PostgreSQL or HAProxy is not installed.
+    async fn start(extra: &[&str]) -> Option<LocalCluster> {
+        use std::process::{Command, Stdio};
+        let pg = gin_server::storage::pg_cluster::for_test()?;
+        drop(pg);
+        let haproxy = Command::new("haproxy").arg("-v").output().is_ok_and(|o| o.status.success());
+        if !haproxy {
+            assert!(
+                std::env::var("GIN_REQUIRE_POSTGRES").as_deref() != Ok("1"),
+                "GIN_REQUIRE_POSTGRES=1 but HAProxy is not installed"
+            );
+            eprintln!("skipped: HAProxy is not installed (Debian: apt-get install haproxy)");
+            return None;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/cluster/local-cluster.sh");
+        let out = std::fs::File::create(dir.path().join("script.log")).unwrap();
+        let child = Command::new("bash")
+            .arg(script)
+            .args(["--dir", dir.path().join("c").to_str().unwrap(), "--port", &port.to_string()])
+            .args(["--lease-ms", "1500"])
+            .args(extra)
+            .env("GIN_SERVER", env!("CARGO_BIN_EXE_gin-server"))
+            .stdin(Stdio::null())
+            .stdout(out.try_clone().unwrap())
+            .stderr(out)
+            .spawn()
+            .unwrap();
+        let mut c = LocalCluster { child, dir, port };
+        let t = Instant::now();
+        while !c.file("ready").exists() {
+            assert!(c.child.try_wait().unwrap().is_none(), "the script stopped:\n{}", c.log());
+            assert!(t.elapsed() < Duration::from_secs(60), "the cluster did not come up:\n{}", c.log());
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Some(c)
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.dir.path().join("c").join(name)
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("script.log")).unwrap_or_default()
+    }
+
+    /// A connection to the proxy.
+    async fn channel(&self) -> tonic::transport::Channel {
+        tonic::transport::Channel::from_shared(format!("http://127.0.0.1:{}", self.port))
+            .unwrap()
+            .connect()
+            .await
+            .unwrap()
+    }
+
+    /// Kills server `i` (1, 2, 3) with SIGKILL.
+    fn kill(&self, i: usize) {
+        let pid = std::fs::read_to_string(self.file(&format!("server-{i}.pid"))).unwrap();
+        let killed = std::process::Command::new("kill").args(["-9", pid.trim()]).status().unwrap();
+        assert!(killed.success());
+    }
+
+    /// How many times the servers' logs (every run of each) say `what`.
+    fn said(&self, what: &str) -> usize {
+        (1..=3)
+            .map(|i| {
+                std::fs::read_to_string(self.file(&format!("server-{i}.log")))
+                    .unwrap_or_default()
+                    .matches(what)
+                    .count()
+            })
+            .sum()
+    }
+}
+
+impl Drop for LocalCluster {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        let _ = self.child.wait();
+    }
+}
+
 /// The script a person runs to try a cluster (`examples/cluster/local-cluster.sh`): a
 /// private PostgreSQL, three servers, HAProxy in front. Clients of the SDK play games against
 /// house bots through the proxy while two of the three servers are killed with SIGKILL, one
@@ -99,46 +192,8 @@ async fn a_killed_servers_game_moves_to_another_and_ends_as_an_uninterrupted_one
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_local_cluster_plays_through_the_proxy_while_servers_are_killed() {
     use crate::house::{check_result, opts};
-    use std::process::{Command, Stdio};
-    let Some(pg) = gin_server::storage::pg_cluster::for_test() else { return };
-    drop(pg);
-    let haproxy = Command::new("haproxy").arg("-v").output().is_ok_and(|o| o.status.success());
-    if !haproxy {
-        assert!(
-            std::env::var("GIN_REQUIRE_POSTGRES").as_deref() != Ok("1"),
-            "GIN_REQUIRE_POSTGRES=1 but HAProxy is not installed"
-        );
-        eprintln!("skipped: HAProxy is not installed (Debian: apt-get install haproxy)");
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/cluster/local-cluster.sh");
-    let out = std::fs::File::create(dir.path().join("script.log")).unwrap();
-    let mut cluster = Command::new("bash")
-        .arg(script)
-        .args(["--dir", dir.path().join("c").to_str().unwrap(), "--port", &port.to_string()])
-        .args(["--lease-ms", "1500"])
-        .env("GIN_SERVER", env!("CARGO_BIN_EXE_gin-server"))
-        .stdin(Stdio::null())
-        .stdout(out.try_clone().unwrap())
-        .stderr(out)
-        .spawn()
-        .unwrap();
-    let log = || std::fs::read_to_string(dir.path().join("script.log")).unwrap_or_default();
-    let ready = dir.path().join("c/ready");
-    let t = Instant::now();
-    while !ready.exists() {
-        assert!(cluster.try_wait().unwrap().is_none(), "the script stopped:\n{}", log());
-        assert!(t.elapsed() < Duration::from_secs(60), "the cluster did not come up:\n{}", log());
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-
-    let ch = tonic::transport::Channel::from_shared(format!("http://127.0.0.1:{port}"))
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
+    let Some(cluster) = LocalCluster::start(&[]).await else { return };
+    let ch = cluster.channel().await;
     let client = gin_sdk::Client::from_channel(ch.clone(), opts());
     // Six players, each playing games back to back for six seconds: the kills fall in play.
     let deadline = Instant::now() + Duration::from_secs(6);
@@ -167,11 +222,9 @@ async fn the_local_cluster_plays_through_the_proxy_while_servers_are_killed() {
             ended
         }));
     }
-    let pid = |i: u32| std::fs::read_to_string(dir.path().join(format!("c/server-{i}.pid"))).unwrap();
     for i in [1, 2] {
         tokio::time::sleep(Duration::from_millis(1500)).await;
-        let killed = Command::new("kill").args(["-9", pid(i).trim()]).status().unwrap();
-        assert!(killed.success());
+        cluster.kill(i);
     }
     let mut gc = GameServiceClient::new(ch);
     let mut games = 0;
@@ -182,16 +235,173 @@ async fn the_local_cluster_plays_through_the_proxy_while_servers_are_killed() {
         }
     }
     assert!(games >= 12, "{games} games");
-    let taken: usize = (1..=3)
-        .map(|i| {
-            std::fs::read_to_string(dir.path().join(format!("c/server-{i}.log")))
-                .unwrap_or_default()
-                .matches("game taken over")
-                .count()
-        })
-        .sum();
+    let taken = cluster.said("game taken over");
     println!("{games} games through the proxy; {taken} taken over from killed servers");
     assert!(taken > 0, "no game was in play on a killed server");
-    let _ = Command::new("kill").args(["-TERM", &cluster.id().to_string()]).status();
-    let _ = cluster.wait();
+}
+
+/// Issue 19: a tournament played through the proxy over three servers (the script, with
+/// `--respawn`: a killed server is started again, as a new member of the cluster) by two SDK
+/// entrants, while the server driving it is killed with SIGKILL three times. Each time
+/// another server takes the tournament over with its games (one claim), drives it on, and
+/// the entrants re-enter through the proxy. The tournament completes: every game booked with
+/// a result, and each game's record (read through the proxy) replays to the result its
+/// player saw at its end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournament_through_the_proxy_completes_while_its_server_is_killed_three_times() {
+    use crate::house::{check_result, opts};
+    use gin_proto::v1::tournament_service_client::TournamentServiceClient;
+    use gin_sdk::entrant::{EntrantEvent, Entry, play_tournament};
+    use std::sync::{Arc, Mutex};
+    let Some(cluster) = LocalCluster::start(&["--respawn"]).await else { return };
+    let ch = cluster.channel().await;
+    let client = gin_sdk::Client::from_channel(ch.clone(), opts());
+    let mut tc = TournamentServiceClient::new(ch.clone());
+    let spec = pb::TournamentSpec {
+        name: "across servers".into(),
+        format: pb::TournamentFormat::RoundRobin as i32,
+        entrants: 2,
+        games_per_pairing: 60,
+        duplicate: true,
+        rules: Some(preset("standard")),
+        parallel: 4,
+        ..Default::default()
+    };
+    let created =
+        tc.create_tournament(pb::CreateTournamentRequest { spec: Some(spec) }).await.unwrap().into_inner();
+    let tid = created.tournament_id.clone();
+    let events: Arc<Mutex<Vec<EntrantEvent>>> = Arc::default();
+    let mut entrants = Vec::new();
+    for (i, strategy) in ["simple", "random"].into_iter().enumerate() {
+        let (client, events) = (client.clone(), events.clone());
+        let entry = Entry {
+            tournament_id: tid.clone(),
+            name: format!("{strategy}{i}"),
+            token: None,
+            accept_fixed_deals: false,
+        };
+        entrants.push(tokio::spawn(async move {
+            play_tournament(&client, entry, strategy, i as u64, |e| events.lock().unwrap().push(e)).await
+        }));
+    }
+
+    // The server holding the tournament, from PostgreSQL: its address, once its lease holds.
+    let db = std::fs::read_to_string(cluster.file("db-url")).unwrap().trim().to_string();
+    let owner = move |tid: String| {
+        let db = db.clone();
+        gin_server::storage::pg_cluster::off_runtime(move || {
+            let mut c = ::postgres::Client::connect(&db, ::postgres::NoTls).unwrap();
+            c.query_opt(
+                "SELECT s.addr FROM tournaments AS t JOIN servers AS s ON s.id = t.owner \
+                 WHERE t.id = $1 AND s.lease_until > now()",
+                &[&tid],
+            )
+            .unwrap()
+            .map(|r| r.get::<_, String>(0))
+        })
+    };
+    let server_at = |addr: &str| {
+        (1..=3)
+            .find(|i| {
+                std::fs::read_to_string(cluster.file(&format!("server-{i}.addr"))).unwrap().trim() == addr
+            })
+            .expect("a server of the cluster")
+    };
+    let state = |tc: &mut TournamentServiceClient<tonic::transport::Channel>| {
+        let mut tc = tc.clone();
+        let tid = tid.clone();
+        async move {
+            loop {
+                match tc.get_tournament(pb::GetTournamentRequest { tournament_id: tid.clone() }).await {
+                    Ok(r) => return r.into_inner().state.unwrap(),
+                    Err(e) if e.code() == Code::Unavailable => {
+                        tokio::time::sleep(Duration::from_millis(100)).await
+                    }
+                    Err(e) => panic!("{e:?}"),
+                }
+            }
+        }
+    };
+    let total = created.total_games;
+    assert_eq!(total, 60);
+    let t0 = Instant::now();
+    let mut killed = Vec::new();
+    for k in 1..=3u32 {
+        // Games went on since the last kill (the tournament was taken over), and some are left.
+        loop {
+            let st = state(&mut tc).await;
+            assert!(st.games_done < total, "the tournament ended before kill {k}: make it longer");
+            if st.games_done >= k * total / 5 {
+                break;
+            }
+            assert!(
+                t0.elapsed() < Duration::from_secs(120),
+                "stuck at {} games:\n{}",
+                st.games_done,
+                cluster.log()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let addr = loop {
+            if let Some(a) = owner(tid.clone()) {
+                break a;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        let i = server_at(&addr);
+        cluster.kill(i);
+        killed.push(i);
+        println!("kill {k}: server {i} ({addr}) after {:?}", t0.elapsed());
+    }
+
+    for e in entrants {
+        let standings =
+            tokio::time::timeout(Duration::from_secs(180), e).await.expect("the entrant ends").unwrap();
+        standings.expect("the entrant plays to the final standings");
+    }
+    let st = state(&mut tc).await;
+    assert_eq!(st.status, pb::TournamentStatus::Finished as i32);
+    assert_eq!(st.games_done, total);
+    let moved = cluster.said("tournament taken over");
+    assert!(moved >= 3, "taken over {moved} times (killed {killed:?})");
+
+    // Every game the entrants saw end: its record replays to what the player saw.
+    let mut gc = GameServiceClient::new(ch.clone());
+    let seen: Vec<(String, pb::GameResult)> = events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| match e {
+            EntrantEvent::Played(o) => Some((o.game_id.clone(), o.result.clone())),
+            _ => None,
+        })
+        .collect();
+    for (id, result) in &seen {
+        check_result(&mut gc, id, result).await;
+    }
+    // And every game of the tournament has its result booked, each the record's.
+    let export = tc
+        .export_tournament(pb::ExportTournamentRequest {
+            tournament_id: tid.clone(),
+            format: pb::ExportFormat::Json as i32,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let v: serde_json::Value = serde_json::from_str(&export.content).unwrap();
+    let games = v["games"].as_array().unwrap();
+    assert_eq!(games.len(), total as usize);
+    for g in games {
+        let id = g["game_id"].as_str().unwrap();
+        let rec = gc.get_record(pb::GetRecordRequest { game_id: id.into() }).await.unwrap().into_inner();
+        let result = rec.result.expect("a result");
+        let totals: Vec<u64> = g["totals"].as_array().unwrap().iter().map(|t| t.as_u64().unwrap()).collect();
+        assert_eq!(totals, result.totals.iter().map(|&t| t as u64).collect::<Vec<_>>(), "{g}");
+    }
+    println!(
+        "{} games in {:?}; killed {killed:?}; taken over {moved} times; {} games seen ended by the entrants",
+        total,
+        t0.elapsed(),
+        seen.len()
+    );
 }
