@@ -139,6 +139,9 @@ frontend gin
     default_backend servers
 backend servers
     balance roundrobin
+    # The caller's address, for quotas, rate limits and quick match (one client is never
+    # paired with itself): set here, replacing any a client sent.
+    http-request set-header x-gin-client %[src]:%[src_port]
     # A call the chosen server did not take (it died, and the health check has not seen
     # it yet) is tried on another; one none took is UNAVAILABLE as gRPC says it, which
     # clients retry.

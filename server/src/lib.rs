@@ -14,6 +14,7 @@
 //! ```
 
 pub mod api;
+pub mod cluster;
 pub mod config;
 pub mod game;
 pub mod metrics;

@@ -1,95 +1,51 @@
 //! Several servers (issue 19): a call about a game or a tournament another server holds is
-//! forwarded there.
+//! forwarded there, and quick match to the lobby's leader.
 //!
 //! [`ForwardLayer`] sits innermost, after the framing check, on servers of a cluster only. A
 //! call of `GameService` (and `LobbyService.JoinGame`) that the gate did not already tie to a
 //! game in memory (a seat token it knows), and a call of `TournamentService` about one
 //! tournament, has its one request message read; its field 1 is the game's (tournament's) id
 //! in every one of those requests. One in memory, over, or unknown is served here; one
-//! another server holds goes there, over a connection kept per server, its headers (the seat
-//! token too) and its message as they came, and its answer (a stream too) comes back as that
-//! server sent it. One whose server's lease ran out is moving: `UNAVAILABLE` until a claim
-//! took it (with everything its server held), and the client retries. A forwarded call is marked (`x-gin-forwarded`) and never forwarded again, so two
-//! servers that disagree for a moment cannot bounce a call between them: the second one
-//! serves it or refuses it (`UNAVAILABLE`, and the client retries).
+//! another server holds goes there ([`crate::cluster::Peers::forward`]: its headers, the
+//! seat token too, and its message as they came; its answer, a stream too, as that server
+//! sent it). One whose server's lease ran out is moving: `UNAVAILABLE` until a claim took it
+//! (with everything its server held), and the client retries. `QuickMatch` goes to the
+//! lobby's leader (the oldest live server: one queue for the cluster).
+//!
+//! A forwarded call is marked with the id of the server it is for, and never forwarded
+//! again, so two servers that disagree for a moment cannot bounce a call between them: the
+//! second one serves it or refuses it (`UNAVAILABLE`, and the client retries); a server
+//! started at the address of one that died refuses the calls meant for that one.
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use http::{HeaderValue, Request, Response};
-use http_body_util::{BodyExt, Full};
+use http::{Request, Response};
+use http_body_util::BodyExt;
 use tonic::Status;
 use tonic::body::Body;
-use tonic::transport::{Channel, Endpoint};
-use tower::{Layer, Service, ServiceExt};
+use tower::{Layer, Service};
 
 use super::framing::Checked;
-use crate::game::shared::{SeatIdentity, Shared};
+use crate::cluster::{Peer, forwarded_to};
+use crate::game::shared::{ClientAddr, SeatIdentity, Shared};
 use crate::storage::Owner;
 use crate::tournament::Tournaments;
 
-/// The mark of a forwarded call: the id of the server it is for (a server started again at
-/// the address of one that died is a new one, and refuses the calls meant for the old).
-pub const FORWARDED: &str = "x-gin-forwarded";
+pub use crate::cluster::FORWARDED;
 
 /// Forwards calls about other servers' games: see the [module](self) doc.
 #[derive(Clone)]
 pub struct ForwardLayer {
     shared: Shared,
     tournaments: Tournaments,
-    peers: Arc<Peers>,
-}
-
-/// What the forwarding of one server knows of the others.
-#[derive(Default)]
-struct Peers {
-    /// A connection per server, opened at its first forwarded call.
-    channels: Mutex<HashMap<String, Channel>>,
-    /// Where other servers' games and tournaments were found (by [`About::key`]), and when:
-    /// trusted for [`OWNER_TTL`] (one moves only when its server's lease ran out, which takes
-    /// longer), or until a call there fails.
-    owners: Mutex<HashMap<String, (Peer, Instant)>>,
-}
-
-/// Another server: its id and address.
-#[derive(Clone, Debug)]
-struct Peer {
-    id: i64,
-    addr: String,
-}
-
-/// How long a game's server, once looked up, is trusted without asking PostgreSQL again.
-const OWNER_TTL: Duration = Duration::from_secs(1);
-
-impl Peers {
-    fn owner(&self, id: &str) -> Option<Peer> {
-        let owners = self.owners.lock().expect("lock");
-        owners.get(id).filter(|(_, at)| at.elapsed() < OWNER_TTL).map(|(peer, _)| peer.clone())
-    }
-
-    fn remember(&self, id: &str, peer: &Peer) {
-        let mut owners = self.owners.lock().expect("lock");
-        // Old entries go as new ones come: the map stays as large as a second's games.
-        if owners.len() >= 4096 {
-            owners.retain(|_, (_, at)| at.elapsed() < OWNER_TTL);
-        }
-        owners.insert(id.to_owned(), (peer.clone(), Instant::now()));
-    }
-
-    fn forget(&self, id: &str) {
-        self.owners.lock().expect("lock").remove(id);
-    }
 }
 
 impl ForwardLayer {
     /// For the server of `shared` and `tournaments`.
     pub fn new(shared: Shared, tournaments: Tournaments) -> ForwardLayer {
-        ForwardLayer { shared, tournaments, peers: Arc::default() }
+        ForwardLayer { shared, tournaments }
     }
 }
 
@@ -97,12 +53,7 @@ impl<S> Layer<S> for ForwardLayer {
     type Service = Forward<S>;
 
     fn layer(&self, inner: S) -> Forward<S> {
-        Forward {
-            inner,
-            shared: self.shared.clone(),
-            tournaments: self.tournaments.clone(),
-            peers: Arc::clone(&self.peers),
-        }
+        Forward { inner, shared: self.shared.clone(), tournaments: self.tournaments.clone() }
     }
 }
 
@@ -112,38 +63,36 @@ pub struct Forward<S> {
     inner: S,
     shared: Shared,
     tournaments: Tournaments,
-    peers: Arc<Peers>,
 }
 
-/// What a call names in field 1 of its request.
+/// What a call is about, for forwarding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum About {
+    /// The game in field 1.
     Game,
+    /// The tournament in field 1.
     Tournament,
+    /// Quick match: the lobby leader's queue.
+    QuickMatch,
 }
 
 impl About {
-    /// The call at `path`'s, if it names one.
+    /// The call at `path`'s, if it is forwarded at all.
     fn of(path: &str) -> Option<About> {
         if path.starts_with("/gin.v1.GameService/") || path == "/gin.v1.LobbyService/JoinGame" {
             return Some(About::Game);
+        }
+        if path == "/gin.v1.LobbyService/QuickMatch" {
+            return Some(About::QuickMatch);
         }
         let one_tournament = ["JoinTournament", "WatchTournament", "GetTournament", "ExportTournament"];
         let method = path.strip_prefix("/gin.v1.TournamentService/")?;
         one_tournament.contains(&method).then_some(About::Tournament)
     }
-
-    /// The key of `id` in [`Peers::owners`].
-    fn key(self, id: &str) -> String {
-        match self {
-            About::Game => format!("g{id}"),
-            About::Tournament => format!("t{id}"),
-        }
-    }
 }
 
-/// The game (tournament) id in field 1 of the first message of a gRPC request body (`None` if the body
-/// holds no such field first, as prost writes it).
+/// The game (tournament) id in field 1 of the first message of a gRPC request body (`None`
+/// if the body holds no such field first, as prost writes it).
 pub fn id_of(body: &[u8]) -> Option<String> {
     let message = body.get(5..)?;
     let (&tag, rest) = message.split_first()?;
@@ -183,117 +132,97 @@ where
     }
 
     fn call(&mut self, req: Request<Checked>) -> Self::Future {
-        // A seat of a game in memory (the gate knew its token), a call forwarded once already,
-        // or one about no game or tournament: served here, as it came.
-        if let Some(to) = req.headers().get(FORWARDED) {
-            let me = self.shared.store.member().map(|id| id.to_string());
-            if to.to_str().ok() != me.as_deref() {
-                let status = Status::unavailable(format!(
-                    "this server is not server {} (it moved or is gone); retry",
-                    String::from_utf8_lossy(to.as_bytes())
-                ));
+        // A call forwarded here is served here; one meant for a server that was at this
+        // address before (it died; this one started since) is refused, and the client retries.
+        if let Some(to) = forwarded_to(req.headers()) {
+            if to.is_none() || to != self.shared.store.member() {
+                let status = Status::unavailable("the server this call was sent on to is gone; retry");
                 return Box::pin(async move { Ok(status.into_http()) });
             }
+            return Box::pin(self.inner.call(req));
         }
-        let about = About::of(req.uri().path()).filter(|_| {
-            req.extensions().get::<SeatIdentity>().is_none() && !req.headers().contains_key(FORWARDED)
-        });
+        // A seat of a game in memory (the gate knew its token), or a call about no game or
+        // tournament: served here, as it came.
+        let about = About::of(req.uri().path()).filter(|_| req.extensions().get::<SeatIdentity>().is_none());
         let Some(about) = about else {
             return Box::pin(self.inner.call(req));
         };
         // The service made ready by `poll_ready` serves this call; a clone waits for the next.
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
-        let (shared, tournaments, peers) =
-            (self.shared.clone(), self.tournaments.clone(), Arc::clone(&self.peers));
+        let (shared, tournaments) = (self.shared.clone(), self.tournaments.clone());
         Box::pin(async move {
             let (parts, body) = req.into_parts();
             let bytes = match body.collect().await {
                 Ok(collected) => collected.to_bytes(),
                 Err(status) => return Ok(status.into_http()),
             };
-            if let Some(id) = id_of(&bytes) {
-                let held = match about {
-                    About::Game => shared.games.read().expect("lock").contains_key(&id),
-                    About::Tournament => tournaments.holds(&id),
-                };
-                let key = about.key(&id);
-                let peer = match held {
-                    true => None,
-                    false => match peers.owner(&key) {
-                        Some(peer) => Some(peer),
-                        None => match locate(&shared, about, &id).await {
-                            Ok(Some(peer)) => {
-                                peers.remember(&key, &peer);
-                                Some(peer)
-                            }
-                            Ok(None) => None,
-                            Err(status) => return Ok(status.into_http()),
-                        },
-                    },
-                };
-                if let Some(peer) = peer {
-                    let resp = forward(&peers, &peer, parts, bytes).await;
-                    if resp.is_err() {
-                        peers.forget(&key);
-                    }
-                    return Ok(resp.unwrap_or_else(|s| s.into_http()));
+            let key = match about {
+                About::QuickMatch => None,
+                About::Game => id_of(&bytes).map(|id| format!("g{id}")),
+                About::Tournament => id_of(&bytes).map(|id| format!("t{id}")),
+            };
+            let peer = match where_served(&shared, &tournaments, about, key.as_deref()).await {
+                Ok(peer) => peer,
+                Err(status) => return Ok(status.into_http()),
+            };
+            if let Some(peer) = peer {
+                let client = parts.extensions.get::<ClientAddr>().map(|c| c.0);
+                let resp = shared.peers.forward(&peer, parts, bytes, client).await;
+                if resp.is_err()
+                    && let Some(key) = &key
+                {
+                    shared.peers.forget(key);
                 }
+                return Ok(resp.unwrap_or_else(|s| s.into_http()));
             }
             inner.call(Request::from_parts(parts, Checked::buffered(bytes))).await
         })
     }
 }
 
-/// Where the game (tournament) `id`, not in this server's memory, is served: another
-/// server, or `None` for here (this server's, over, or unknown: the service answers; it
-/// reads back a tournament this server claimed and has not read back yet).
-async fn locate(shared: &Shared, about: About, id: &str) -> Result<Option<Peer>, Status> {
-    let what = match about {
-        About::Game => "game",
-        About::Tournament => "tournament",
+/// The other server that serves a call `about` the game or tournament of `key` (its kind's
+/// letter, then its id), or quick match; `None` for here: one in memory, this server's, over
+/// or unknown (the service answers; it reads back a tournament this server claimed and has
+/// not read back yet). One whose server's lease ran out is `UNAVAILABLE` until claimed.
+async fn where_served(
+    shared: &Shared,
+    tournaments: &Tournaments,
+    about: About,
+    key: Option<&str>,
+) -> Result<Option<Peer>, Status> {
+    if about == About::QuickMatch {
+        let leader = shared.peers.leader(&shared.store).await?;
+        return Ok((Some(leader.id) != shared.store.member()).then_some(leader));
+    }
+    let Some(key) = key else { return Ok(None) };
+    let id = &key[1..];
+    let (what, held) = match about {
+        About::Tournament => ("tournament", tournaments.holds(id)),
+        _ => ("game", shared.games.read().expect("lock").contains_key(id)),
     };
+    if held {
+        return Ok(None);
+    }
+    if let Some(peer) = shared.peers.owner(key) {
+        return Ok(Some(peer));
+    }
     let owner = match about {
-        About::Game => shared.store.owner_of(id).await,
         About::Tournament => shared.store.tournament_owner(id).await,
+        _ => shared.store.owner_of(id).await,
     };
     match owner {
-        Ok(Owner::Other { id, addr }) => Ok(Some(Peer { id, addr })),
+        Ok(Owner::Other { id: server, addr }) => {
+            let peer = Peer { id: server, addr };
+            shared.peers.remember(key, &peer);
+            Ok(Some(peer))
+        }
         Ok(Owner::Lapsed) => Err(Status::unavailable(format!(
             "{what} {id:?} is moving to another server (its server's lease ran out); retry in a moment"
         ))),
         Ok(_) => Ok(None),
         Err(e) => Err(Status::unavailable(format!("locating {what} {id:?}: {e}"))),
     }
-}
-
-/// Sends the call (`parts`, its message `bytes`) to the server `peer`; its answer, or
-/// `UNAVAILABLE` when that server does not answer.
-async fn forward(
-    peers: &Peers,
-    peer: &Peer,
-    mut parts: http::request::Parts,
-    bytes: Bytes,
-) -> Result<Response<Body>, Status> {
-    let addr = &peer.addr;
-    let channel = {
-        let mut channels = peers.channels.lock().expect("lock");
-        match channels.get(addr) {
-            Some(c) => c.clone(),
-            None => match Endpoint::from_shared(format!("http://{addr}")) {
-                Ok(e) => channels.entry(addr.to_owned()).or_insert(e.connect_lazy()).clone(),
-                Err(e) => return Err(Status::internal(format!("a server's address {addr:?}: {e}"))),
-            },
-        }
-    };
-    parts.headers.insert(FORWARDED, HeaderValue::from(peer.id));
-    let req = Request::from_parts(parts, Body::new(Full::new(bytes)));
-    // A server that does not answer (it died; its lease has not run out yet): the client
-    // retries, and the game moves once the lease is out.
-    channel
-        .oneshot(req)
-        .await
-        .map_err(|e| Status::unavailable(format!("the game's server at {addr} did not answer: {e}")))
 }
 
 #[cfg(test)]

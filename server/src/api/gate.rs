@@ -35,7 +35,7 @@ use tonic::body::Body;
 use tonic::transport::server::{TcpConnectInfo, TlsConnectInfo};
 use tower::{Layer, Service};
 
-use crate::game::shared::{ClaimedToken, SeatIdentity, Shared, token_hash};
+use crate::game::shared::{ClaimedToken, ClientAddr, SeatIdentity, Shared, token_hash};
 
 /// Who a call counts against for the rate limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -203,9 +203,21 @@ where
         } else {
             None
         };
+        // The caller: the TCP peer, or in a cluster (behind its proxy) the one it names.
+        let client = self
+            .layer
+            .shared
+            .cfg
+            .cluster_addr
+            .as_ref()
+            .and_then(|_| crate::cluster::client_header(req.headers()))
+            .or_else(|| peer(req.extensions()));
+        if let Some(c) = client {
+            req.extensions_mut().insert(ClientAddr(c));
+        }
         let key = match &identity {
             Some(Identity::Seat(id)) => CallerKey::Token(id.token_hash),
-            _ => CallerKey::Peer(peer(req.extensions())),
+            _ => CallerKey::Peer(client.map(|c| c.ip())),
         };
         if let Err(s) = self.layer.admit(key) {
             return Either::Right(ready(Ok(s.into_http())));
@@ -224,11 +236,11 @@ where
 }
 
 /// The peer address of a call, over TCP or TLS.
-fn peer(ext: &http::Extensions) -> Option<IpAddr> {
+fn peer(ext: &http::Extensions) -> Option<std::net::SocketAddr> {
     let tcp = ext
         .get::<TcpConnectInfo>()
         .or_else(|| ext.get::<TlsConnectInfo<TcpConnectInfo>>().map(|t| t.get_ref()));
-    tcp.and_then(|c| c.remote_addr()).map(|a| a.ip())
+    tcp.and_then(|c| c.remote_addr())
 }
 
 #[cfg(test)]

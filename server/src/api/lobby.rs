@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use gin_proto::v1 as pb;
+use gin_proto::v1::lobby_service_client::LobbyServiceClient;
 use gin_proto::v1::lobby_service_server::LobbyService;
 use tokio::sync::oneshot;
 use tonic::{Request, Response, Status};
@@ -14,7 +15,7 @@ use tonic::{Request, Response, Status};
 use super::convert::{self, game_id, in_game};
 use crate::game::expiry::call_off;
 use crate::game::house;
-use crate::game::shared::{NewSeat, Shared, clean_name, new_token, random_bytes, random_seed};
+use crate::game::shared::{ClientAddr, NewSeat, Shared, clean_name, new_token, random_bytes, random_seed};
 
 /// `LobbyService`.
 pub struct Lobby {
@@ -54,7 +55,7 @@ struct Waiter {
 }
 
 fn peer_ip<T>(r: &Request<T>) -> Option<IpAddr> {
-    r.remote_addr().map(|a| a.ip())
+    ClientAddr::of(r).map(|a| a.ip())
 }
 
 #[tonic::async_trait]
@@ -144,6 +145,7 @@ impl LobbyService for Lobby {
         req: Request<pb::ListGamesRequest>,
     ) -> Result<Response<pb::ListGamesResponse>, Status> {
         let s = &self.shared;
+        let forwarded = req.metadata().contains_key(crate::cluster::FORWARDED);
         let n = match req.get_ref().page_size {
             0 => 100,
             n => n.min(100) as usize,
@@ -168,6 +170,21 @@ impl LobbyService for Lobby {
                 format: snap.format,
             });
         }
+        // In a cluster, asked by a client (not by another server): every server's open games.
+        if s.cfg.cluster_addr.is_some() && !forwarded {
+            let others = s
+                .peers
+                .ask_others(&s.store, s.store.member(), |channel, mark| async move {
+                    let mut req = Request::new(pb::ListGamesRequest { page_size: n as u32 });
+                    req.metadata_mut().insert(crate::cluster::FORWARDED, mark);
+                    let r = LobbyServiceClient::new(channel).list_games(req).await?;
+                    Ok(r.into_inner().games)
+                })
+                .await;
+            games.extend(others.into_iter().flatten());
+            games.sort_by_key(|g| std::cmp::Reverse(g.created_unix_ms));
+            games.truncate(n);
+        }
         Ok(Response::new(pb::ListGamesResponse { games }))
     }
 
@@ -178,7 +195,7 @@ impl LobbyService for Lobby {
         let s = self.shared.clone();
         let ip = peer_ip(&req);
         // The caller's connection (address and port): one client's calls are never paired.
-        let conn = req.remote_addr();
+        let conn = ClientAddr::of(&req);
         let r = req.into_inner();
         let table = convert::format(&r.format, r.players, r.rules.as_ref())?;
         let kind = table.as_ref().map_or(engine::Kind::Gin, engine::Format::kind);

@@ -353,6 +353,11 @@ pub trait Backend: Send + 'static {
     fn load_tournament(&mut self, id: &str) -> Result<Option<StoredTournament>, StoreError> {
         Ok(self.load_startup()?.tournaments.into_iter().find(|t| t.tournament.id == id))
     }
+
+    /// In a cluster: the servers whose leases hold, by id: (id, address). Alone: none.
+    fn live_servers(&mut self) -> Result<Vec<(i64, String)>, StoreError> {
+        Ok(Vec::new())
+    }
 }
 
 impl Backend for Box<dyn Backend> {
@@ -390,5 +395,9 @@ impl Backend for Box<dyn Backend> {
 
     fn load_tournament(&mut self, id: &str) -> Result<Option<StoredTournament>, StoreError> {
         (**self).load_tournament(id)
+    }
+
+    fn live_servers(&mut self) -> Result<Vec<(i64, String)>, StoreError> {
+        (**self).live_servers()
     }
 }

@@ -442,6 +442,17 @@ impl PostgresBackend {
         })
     }
 
+    /// The servers whose leases hold (this one too), by id: (id, address).
+    pub fn live_servers(&mut self) -> Result<Vec<(i64, String)>, StoreError> {
+        self.with(|c| {
+            let rows = c
+                .client
+                .query("SELECT id, addr FROM servers WHERE lease_until > now() ORDER BY id", &[])
+                .map_err(pg_error)?;
+            Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+        })
+    }
+
     /// Who owns the game `id`. A lapsed owner's game is [`Owner::Lapsed`], not claimed here:
     /// a claim takes all of a lapsed server's games and tournaments at once.
     pub fn owner_of(&mut self, id: &str) -> Result<Owner, StoreError> {
@@ -747,6 +758,10 @@ impl Backend for PostgresBackend {
 
     fn tournament_owner(&mut self, id: &str) -> Result<Owner, StoreError> {
         PostgresBackend::tournament_owner(self, id)
+    }
+
+    fn live_servers(&mut self) -> Result<Vec<(i64, String)>, StoreError> {
+        PostgresBackend::live_servers(self)
     }
 
     fn load_tournament(&mut self, id: &str) -> Result<Option<StoredTournament>, StoreError> {

@@ -47,6 +47,8 @@ enum Ask {
     TournamentOwner(String, oneshot::Sender<Result<Owner, StoreError>>),
     /// Read one tournament ([`Backend::load_tournament`]).
     LoadTournament(String, oneshot::Sender<Result<Option<StoredTournament>, StoreError>>),
+    /// The live servers ([`Backend::live_servers`]).
+    LiveServers(oneshot::Sender<Result<Vec<(i64, String)>, StoreError>>),
 }
 
 impl Ask {
@@ -58,6 +60,7 @@ impl Ask {
             Ask::OwnerOf(id, reply) => drop(reply.send(backend.owner_of(&id))),
             Ask::TournamentOwner(id, reply) => drop(reply.send(backend.tournament_owner(&id))),
             Ask::LoadTournament(id, reply) => drop(reply.send(backend.load_tournament(&id))),
+            Ask::LiveServers(reply) => drop(reply.send(backend.live_servers())),
         }
     }
 }
@@ -222,6 +225,11 @@ impl Store {
     pub async fn tournament_owner(&self, id: &str) -> Result<Owner, StoreError> {
         let id = id.to_owned();
         self.ask(|reply| Ask::TournamentOwner(id, reply)).await
+    }
+
+    /// In a cluster: the servers whose leases hold, by id: (id, address).
+    pub async fn live_servers(&self) -> Result<Vec<(i64, String)>, StoreError> {
+        self.ask(Ask::LiveServers).await
     }
 
     /// One tournament, read back (`None` if there is none).

@@ -6,6 +6,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use gin_proto::v1 as pb;
+use gin_proto::v1::tournament_service_client::TournamentServiceClient;
 use gin_proto::v1::tournament_service_server::TournamentService;
 use prost::Message;
 use tokio::sync::{mpsc, watch};
@@ -53,7 +54,7 @@ impl Tournaments {
         })])
         .await
         .map_err(storage_status)?;
-        let cell = Arc::new(TournamentCell::new(Tournament::new(id.clone(), spec, creator)));
+        let cell = Arc::new(TournamentCell::new(Tournament::new(id.clone(), spec, creator, created)));
         self.0.map.write().expect("lock").insert(id.clone(), cell);
         self.0.order.lock().expect("lock").push((created, id.clone()));
         tracing::info!(tournament = %id, total, "tournament created");
@@ -145,7 +146,7 @@ impl TournamentService for Tournaments {
         &self,
         req: Request<pb::CreateTournamentRequest>,
     ) -> Result<Response<pb::CreateTournamentResponse>, Status> {
-        let creator = req.remote_addr().map(|a| a.ip());
+        let creator = crate::game::shared::ClientAddr::of(&req).map(|a| a.ip());
         let spec = req.into_inner().spec.ok_or_else(|| Status::invalid_argument("spec: required"))?;
         Ok(Response::new(self.create(spec, creator).await?))
     }
@@ -296,11 +297,27 @@ impl TournamentService for Tournaments {
         };
         let ids: Vec<String> =
             self.0.order.lock().expect("lock").iter().rev().take(limit).map(|(_, id)| id.clone()).collect();
-        let tournaments = ids
+        let mut tournaments: Vec<pb::TournamentState> = ids
             .iter()
             .filter_map(|id| self.cell(id).ok())
             .map(|c| c.state.lock().expect("lock").state(false))
             .collect();
+        // In a cluster, asked by a client (not by another server): every server's.
+        let s = &self.0.shared;
+        if s.cfg.cluster_addr.is_some() && !req.metadata().contains_key(crate::cluster::FORWARDED) {
+            let others = s
+                .peers
+                .ask_others(&s.store, s.store.member(), |channel, mark| async move {
+                    let mut req = Request::new(pb::ListTournamentsRequest { limit: limit as u32 });
+                    req.metadata_mut().insert(crate::cluster::FORWARDED, mark);
+                    let r = TournamentServiceClient::new(channel).list_tournaments(req).await?;
+                    Ok(r.into_inner().tournaments)
+                })
+                .await;
+            tournaments.extend(others.into_iter().flatten());
+            tournaments.sort_by_key(|t| std::cmp::Reverse(t.created_unix_ms));
+            tournaments.truncate(limit);
+        }
         Ok(Response::new(pb::ListTournamentsResponse { tournaments }))
     }
 

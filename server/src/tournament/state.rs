@@ -53,6 +53,8 @@ pub(crate) struct Tournament {
     /// Who created it (its games count against that address's unfinished games); not
     /// stored: after a restart its games count against nobody, like every game's.
     pub(crate) creator: Option<std::net::IpAddr>,
+    /// When it was created (ms since the epoch).
+    pub(crate) created_ms: i64,
     pub(crate) status: pb::TournamentStatus,
     pub(crate) entrants: Vec<Entrant>,
     pub(crate) games: Vec<BookedGame>,
@@ -264,6 +266,7 @@ impl Tournament {
             sprt_upper: hi,
             fixed_deals: self.spec.fixed,
             game_format: Some(crate::game::wire::format_info(&self.spec.game)),
+            created_unix_ms: self.created_ms,
         }
     }
 
@@ -468,7 +471,7 @@ impl Tournament {
             })
             .collect();
         let status = pb::TournamentStatus::try_from(t.status).unwrap_or(pb::TournamentStatus::Waiting);
-        let mut st = Tournament::new(id, spec, None);
+        let mut st = Tournament::new(id, spec, None, t.created_ms);
         st.status = status;
         st.entrants = entrants;
         if status != pb::TournamentStatus::Waiting {
@@ -496,11 +499,17 @@ impl Tournament {
     }
 
     /// A new tournament, waiting for its entrants.
-    pub(crate) fn new(id: String, spec: Spec, creator: Option<std::net::IpAddr>) -> Tournament {
+    pub(crate) fn new(
+        id: String,
+        spec: Spec,
+        creator: Option<std::net::IpAddr>,
+        created_ms: i64,
+    ) -> Tournament {
         Tournament {
             id,
             spec,
             creator,
+            created_ms,
             status: pb::TournamentStatus::Waiting,
             entrants: Vec::new(),
             games: Vec::new(),
@@ -532,7 +541,7 @@ mod tests {
 
     /// A running tournament of `spec` with its whole plan booked (not played).
     fn booked(spec: Spec) -> Tournament {
-        let mut t = Tournament::new("t".into(), spec, None);
+        let mut t = Tournament::new("t".into(), spec, None, 1);
         for e in 0..t.spec.entrants {
             t.entrants.push(Entrant { name: format!("e{e}"), token_hash: [0; 32] });
         }

@@ -91,6 +91,108 @@ async fn a_killed_servers_game_moves_to_another_and_ends_as_an_uninterrupted_one
     assert_eq!(again, result);
 }
 
+/// Issue 19: one lobby over the servers of a cluster. Two callers asking quick match at two
+/// different servers are paired (one queue: the oldest server's, where the game is made);
+/// an open game and a tournament made at one server are listed by the other, and read
+/// through either.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quick_match_and_the_lists_span_the_servers() {
+    use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+    use gin_proto::v1::tournament_service_client::TournamentServiceClient;
+    let Some(pg) = gin_server::storage::pg_cluster::for_test() else { return };
+    let db = PathBuf::from(pg.create_database("lobby").unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let lease = ["--lease-ms", "1500"];
+    let a = Proc::start_in_cluster(&db, &dir.path().join("a.log"), &lease).await;
+    let b = Proc::start_in_cluster(&db, &dir.path().join("b.log"), &lease).await;
+    let (ca, cb) = (a.channel().await, b.channel().await);
+
+    // Quick match: one caller at each server, paired in one game.
+    let ask = |ch: tonic::transport::Channel, name: &str| {
+        let req = pb::QuickMatchRequest {
+            rules: Some(preset("standard")),
+            name: name.into(),
+            ..Default::default()
+        };
+        async move { LobbyServiceClient::new(ch).quick_match(req).await.map(|r| r.into_inner()) }
+    };
+    let (x, y) = tokio::time::timeout(Duration::from_secs(20), async {
+        tokio::join!(ask(ca.clone(), "ann"), ask(cb.clone(), "ben"))
+    })
+    .await
+    .expect("paired across the servers");
+    let (x, y) = (x.unwrap(), y.unwrap());
+    assert_eq!(x.game_id, y.game_id, "one game for both");
+    let mut seats = [x.seat, y.seat];
+    seats.sort();
+    assert_eq!(seats, [0, 1]);
+    // Both servers serve it (one forwards to the other).
+    for ch in [&ca, &cb] {
+        let snap = get_game(&mut GameServiceClient::new(ch.clone()), &x.game_id, "").await;
+        let names: Vec<_> = snap.seats.iter().map(|s| s.name.as_str()).collect();
+        assert!(names.contains(&"ann") && names.contains(&"ben"), "{names:?}");
+    }
+
+    // An open game made at A and a tournament made at B: each listed by the other server.
+    let open = LobbyServiceClient::new(ca.clone())
+        .create_game(pb::CreateGameRequest {
+            rules: Some(preset("standard")),
+            name: "carl".into(),
+            join: true,
+            seat: Some(0),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .game_id;
+    let listed = LobbyServiceClient::new(cb.clone())
+        .list_games(pb::ListGamesRequest::default())
+        .await
+        .unwrap()
+        .into_inner()
+        .games;
+    assert_eq!(
+        listed.iter().filter(|g| g.game_id == open).count(),
+        1,
+        "{listed:?}\n{}\n{}",
+        a.logs(),
+        b.logs()
+    );
+    let spec =
+        pb::TournamentSpec { name: "at B".into(), entrants: 2, games_per_pairing: 2, ..Default::default() };
+    let t = TournamentServiceClient::new(cb.clone())
+        .create_tournament(pb::CreateTournamentRequest { spec: Some(spec) })
+        .await
+        .unwrap()
+        .into_inner();
+    for ch in [&ca, &cb] {
+        let list = TournamentServiceClient::new(ch.clone())
+            .list_tournaments(pb::ListTournamentsRequest::default())
+            .await
+            .unwrap()
+            .into_inner()
+            .tournaments;
+        assert_eq!(
+            list.iter().filter(|s| s.tournament_id == t.tournament_id).count(),
+            1,
+            "{list:?}\n{}\n{}",
+            a.logs(),
+            b.logs()
+        );
+        assert!(list[0].created_unix_ms > 0);
+        // And read through either server.
+        let st = TournamentServiceClient::new(ch.clone())
+            .get_tournament(pb::GetTournamentRequest { tournament_id: t.tournament_id.clone() })
+            .await
+            .unwrap()
+            .into_inner()
+            .state
+            .unwrap();
+        assert_eq!(st.spec.unwrap().name, "at B");
+    }
+}
+
 /// The script a person runs to try a cluster (`examples/cluster/local-cluster.sh`), started
 /// for a test in a temp directory with a lease of 1.5 s; stopped (SIGTERM: it stops
 /// everything it started) when dropped.
@@ -241,18 +343,29 @@ async fn the_local_cluster_plays_through_the_proxy_while_servers_are_killed() {
 }
 
 /// Issue 19: a tournament played through the proxy over three servers (the script, with
-/// `--respawn`: a killed server is started again, as a new member of the cluster) by two SDK
-/// entrants, while the server driving it is killed with SIGKILL three times. Each time
+/// `--respawn`: a killed server is started again, as a new member of the cluster) by a
+/// `gin-bot tournament join` process and an SDK entrant, while the server driving it is
+/// killed with SIGKILL three times. Each time
 /// another server takes the tournament over with its games (one claim), drives it on, and
 /// the entrants re-enter through the proxy. The tournament completes: every game booked with
-/// a result, and each game's record (read through the proxy) replays to the result its
-/// player saw at its end.
+/// a result, each game's record (read through the proxy) replays to the result the SDK's
+/// player saw at its end, and its totals are those gin-bot printed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tournament_through_the_proxy_completes_while_its_server_is_killed_three_times() {
     use crate::house::{check_result, opts};
     use gin_proto::v1::tournament_service_client::TournamentServiceClient;
     use gin_sdk::entrant::{EntrantEvent, Entry, play_tournament};
     use std::sync::{Arc, Mutex};
+    let gin_bot = PathBuf::from(env!("CARGO_BIN_EXE_gin-server")).with_file_name("gin-bot");
+    if !gin_bot.exists() {
+        assert!(
+            std::env::var("GIN_REQUIRE_POSTGRES").as_deref() != Ok("1"),
+            "{} is missing: `cargo test --workspace` builds it",
+            gin_bot.display()
+        );
+        eprintln!("skipped: {} is missing (`cargo test --workspace` builds it)", gin_bot.display());
+        return;
+    }
     let Some(cluster) = LocalCluster::start(&["--respawn"]).await else { return };
     let ch = cluster.channel().await;
     let client = gin_sdk::Client::from_channel(ch.clone(), opts());
@@ -270,20 +383,25 @@ async fn a_tournament_through_the_proxy_completes_while_its_server_is_killed_thr
     let created =
         tc.create_tournament(pb::CreateTournamentRequest { spec: Some(spec) }).await.unwrap().into_inner();
     let tid = created.tournament_id.clone();
+    // One entrant is a `gin-bot tournament join` process, as a person would run it; the other
+    // plays in this test with the SDK (the code under gin-bot), its every event kept.
+    let bot = std::process::Command::new(&gin_bot)
+        .args(["tournament", "join", "--server", &format!("http://127.0.0.1:{}", cluster.port)])
+        .args([tid.as_str(), "--strategy", "simple", "--name", "gin-bot"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let bot = tokio::task::spawn_blocking(move || bot.wait_with_output());
     let events: Arc<Mutex<Vec<EntrantEvent>>> = Arc::default();
-    let mut entrants = Vec::new();
-    for (i, strategy) in ["simple", "random"].into_iter().enumerate() {
+    let sdk = {
         let (client, events) = (client.clone(), events.clone());
-        let entry = Entry {
-            tournament_id: tid.clone(),
-            name: format!("{strategy}{i}"),
-            token: None,
-            accept_fixed_deals: false,
-        };
-        entrants.push(tokio::spawn(async move {
-            play_tournament(&client, entry, strategy, i as u64, |e| events.lock().unwrap().push(e)).await
-        }));
-    }
+        let entry =
+            Entry { tournament_id: tid.clone(), name: "sdk".into(), token: None, accept_fixed_deals: false };
+        tokio::spawn(async move {
+            play_tournament(&client, entry, "random", 7, |e| events.lock().unwrap().push(e)).await
+        })
+    };
 
     // The server holding the tournament, from PostgreSQL: its address, once its lease holds.
     let db = std::fs::read_to_string(cluster.file("db-url")).unwrap().trim().to_string();
@@ -354,11 +472,13 @@ async fn a_tournament_through_the_proxy_completes_while_its_server_is_killed_thr
         println!("kill {k}: server {i} ({addr}) after {:?}", t0.elapsed());
     }
 
-    for e in entrants {
-        let standings =
-            tokio::time::timeout(Duration::from_secs(180), e).await.expect("the entrant ends").unwrap();
-        standings.expect("the entrant plays to the final standings");
-    }
+    let standings =
+        tokio::time::timeout(Duration::from_secs(180), sdk).await.expect("the entrant ends").unwrap();
+    standings.expect("the entrant plays to the final standings");
+    let out =
+        tokio::time::timeout(Duration::from_secs(60), bot).await.expect("gin-bot ends").unwrap().unwrap();
+    let bot_out = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{bot_out}\n{}", String::from_utf8_lossy(&out.stderr));
     let st = state(&mut tc).await;
     assert_eq!(st.status, pb::TournamentStatus::Finished as i32);
     assert_eq!(st.games_done, total);
@@ -379,6 +499,24 @@ async fn a_tournament_through_the_proxy_completes_while_its_server_is_killed_thr
     for (id, result) in &seen {
         check_result(&mut gc, id, result).await;
     }
+    // gin-bot's line per game ("<game> seat S vs NAME (house bot): won A-B (…)"; a
+    // tournament's seats are marked bots): its totals are the record's.
+    let mut bot_games = 0;
+    for line in bot_out.lines().filter(|l| l.contains(" seat ") && l.contains(" vs sdk")) {
+        let (game, rest) = line.split_once(" seat ").unwrap();
+        let seat: usize = rest[..1].parse().unwrap();
+        let score = rest.split(": ").nth(1).unwrap().split(' ').nth(1).unwrap();
+        let (mine, theirs) = score.split_once('-').unwrap();
+        let rec = gc.get_record(pb::GetRecordRequest { game_id: game.into() }).await.unwrap().into_inner();
+        let totals = rec.result.expect("a result").totals;
+        assert_eq!(
+            (totals[seat].to_string(), totals[1 - seat].to_string()),
+            (mine.into(), theirs.into()),
+            "{line}"
+        );
+        bot_games += 1;
+    }
+    assert_eq!(bot_games, total as usize, "gin-bot reports every game once:\n{bot_out}");
     // And every game of the tournament has its result booked, each the record's.
     let export = tc
         .export_tournament(pb::ExportTournamentRequest {
