@@ -167,7 +167,12 @@ where
                 Err(status) => return Ok(status.into_http()),
             };
             if let Some(peer) = peer {
-                let client = parts.extensions.get::<ClientAddr>().map(|c| c.0);
+                // The caller: as the proxy named it, else this connection's peer.
+                let client = parts
+                    .extensions
+                    .get::<ClientAddr>()
+                    .map(|c| c.0)
+                    .or_else(|| super::gate::peer(&parts.extensions));
                 let resp = shared.peers.forward(&peer, parts, bytes, client).await;
                 if resp.is_err()
                     && let Some(key) = &key

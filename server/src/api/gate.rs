@@ -204,17 +204,18 @@ where
             None
         };
         // The caller: the TCP peer, or in a cluster (behind its proxy) the one it names.
-        let client = self
+        // (Kept as an extension only then: elsewhere `ClientAddr::of` reads the TCP peer.)
+        let named = self
             .layer
             .shared
             .cfg
             .cluster_addr
             .as_ref()
-            .and_then(|_| crate::cluster::client_header(req.headers()))
-            .or_else(|| peer(req.extensions()));
-        if let Some(c) = client {
+            .and_then(|_| crate::cluster::client_header(req.headers()));
+        if let Some(c) = named {
             req.extensions_mut().insert(ClientAddr(c));
         }
+        let client = named.or_else(|| peer(req.extensions()));
         let key = match &identity {
             Some(Identity::Seat(id)) => CallerKey::Token(id.token_hash),
             _ => CallerKey::Peer(client.map(|c| c.ip())),
@@ -236,7 +237,7 @@ where
 }
 
 /// The peer address of a call, over TCP or TLS.
-fn peer(ext: &http::Extensions) -> Option<std::net::SocketAddr> {
+pub fn peer(ext: &http::Extensions) -> Option<std::net::SocketAddr> {
     let tcp = ext
         .get::<TcpConnectInfo>()
         .or_else(|| ext.get::<TlsConnectInfo<TcpConnectInfo>>().map(|t| t.get_ref()));

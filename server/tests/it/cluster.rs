@@ -126,6 +126,14 @@ async fn quick_match_and_the_lists_span_the_servers() {
     let mut seats = [x.seat, y.seat];
     seats.sort();
     assert_eq!(seats, [0, 1]);
+    // Two callers at B (the younger server: their calls go to A over B's one connection to
+    // it) are two callers there, not one: paired too.
+    let (cb2, cb3) = (b.channel().await, b.channel().await);
+    let (v, w) =
+        tokio::time::timeout(Duration::from_secs(20), async { tokio::join!(ask(cb2, "cy"), ask(cb3, "di")) })
+            .await
+            .expect("paired though both came through B");
+    assert_eq!(v.unwrap().game_id, w.unwrap().game_id);
     // Both servers serve it (one forwards to the other).
     for ch in [&ca, &cb] {
         let snap = get_game(&mut GameServiceClient::new(ch.clone()), &x.game_id, "").await;
