@@ -67,7 +67,9 @@ pub async fn run(
     // finished games leave memory and games nobody plays end, from now on.
     game::resume(&shared).await;
 
-    let tournaments = tournament::Tournaments::open(shared.clone(), found_tournaments)?;
+    // In a cluster: what this server knows of the others (forwarding, the lobby's lists).
+    let peers = std::sync::Arc::new(cluster::Peers::default());
+    let tournaments = tournament::Tournaments::open(shared.clone(), peers.clone(), found_tournaments)?;
 
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<GameServiceServer<api::games::Games>>().await;
@@ -94,7 +96,8 @@ pub async fn run(
         .add_service(reflection)
         .add_service(GameServiceServer::new(api::games::Games(shared.clone())).max_decoding_message_size(max))
         .add_service(
-            LobbyServiceServer::new(api::lobby::Lobby::new(shared.clone())).max_decoding_message_size(max),
+            LobbyServiceServer::new(api::lobby::Lobby::new(shared.clone(), peers.clone()))
+                .max_decoding_message_size(max),
         )
         .add_service(TournamentServiceServer::new(tournaments.clone()).max_decoding_message_size(max));
     let routes = routes.routes();
@@ -116,7 +119,7 @@ pub async fn run(
             forward: cfg
                 .cluster_addr
                 .as_ref()
-                .map(|_| forward::ForwardLayer::new(shared.clone(), tournaments.clone())),
+                .map(|_| forward::ForwardLayer::new(shared.clone(), tournaments.clone(), peers.clone())),
         };
         let mut stopped = stopped.clone();
         let (done_tx, done) = tokio::sync::oneshot::channel();

@@ -19,6 +19,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use http::{Request, Response};
@@ -28,8 +29,10 @@ use tonic::body::Body;
 use tower::{Layer, Service};
 
 use super::framing::Checked;
+use super::gate::ClientAddr;
+use crate::cluster::Peers;
 use crate::cluster::{Peer, forwarded_to};
-use crate::game::shared::{ClientAddr, SeatIdentity, Shared};
+use crate::game::shared::{SeatIdentity, Shared};
 use crate::storage::Owner;
 use crate::tournament::Tournaments;
 
@@ -40,12 +43,13 @@ pub use crate::cluster::FORWARDED;
 pub struct ForwardLayer {
     shared: Shared,
     tournaments: Tournaments,
+    peers: Arc<Peers>,
 }
 
 impl ForwardLayer {
-    /// For the server of `shared` and `tournaments`.
-    pub fn new(shared: Shared, tournaments: Tournaments) -> ForwardLayer {
-        ForwardLayer { shared, tournaments }
+    /// For the server of `shared` and `tournaments`, in the cluster of `peers`.
+    pub fn new(shared: Shared, tournaments: Tournaments, peers: Arc<Peers>) -> ForwardLayer {
+        ForwardLayer { shared, tournaments, peers }
     }
 }
 
@@ -53,7 +57,12 @@ impl<S> Layer<S> for ForwardLayer {
     type Service = Forward<S>;
 
     fn layer(&self, inner: S) -> Forward<S> {
-        Forward { inner, shared: self.shared.clone(), tournaments: self.tournaments.clone() }
+        Forward {
+            inner,
+            shared: self.shared.clone(),
+            tournaments: self.tournaments.clone(),
+            peers: Arc::clone(&self.peers),
+        }
     }
 }
 
@@ -63,6 +72,7 @@ pub struct Forward<S> {
     inner: S,
     shared: Shared,
     tournaments: Tournaments,
+    peers: Arc<Peers>,
 }
 
 /// What a call is about, for forwarding.
@@ -150,7 +160,8 @@ where
         // The service made ready by `poll_ready` serves this call; a clone waits for the next.
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
-        let (shared, tournaments) = (self.shared.clone(), self.tournaments.clone());
+        let (shared, tournaments, peers) =
+            (self.shared.clone(), self.tournaments.clone(), Arc::clone(&self.peers));
         Box::pin(async move {
             let (parts, body) = req.into_parts();
             let bytes = match body.collect().await {
@@ -162,7 +173,7 @@ where
                 About::Game => id_of(&bytes).map(|id| format!("g{id}")),
                 About::Tournament => id_of(&bytes).map(|id| format!("t{id}")),
             };
-            let peer = match where_served(&shared, &tournaments, about, key.as_deref()).await {
+            let peer = match where_served(&shared, &peers, &tournaments, about, key.as_deref()).await {
                 Ok(peer) => peer,
                 Err(status) => return Ok(status.into_http()),
             };
@@ -173,11 +184,11 @@ where
                     .get::<ClientAddr>()
                     .map(|c| c.0)
                     .or_else(|| super::gate::peer(&parts.extensions));
-                let resp = shared.peers.forward(&peer, parts, bytes, client).await;
+                let resp = peers.forward(&peer, parts, bytes, client).await;
                 if resp.is_err()
                     && let Some(key) = &key
                 {
-                    shared.peers.forget(key);
+                    peers.forget(key);
                 }
                 return Ok(resp.unwrap_or_else(|s| s.into_http()));
             }
@@ -192,12 +203,13 @@ where
 /// not read back yet). One whose server's lease ran out is `UNAVAILABLE` until claimed.
 async fn where_served(
     shared: &Shared,
+    peers: &Peers,
     tournaments: &Tournaments,
     about: About,
     key: Option<&str>,
 ) -> Result<Option<Peer>, Status> {
     if about == About::QuickMatch {
-        let leader = shared.peers.leader(&shared.store).await?;
+        let leader = peers.leader(&shared.store).await?;
         return Ok((Some(leader.id) != shared.store.member()).then_some(leader));
     }
     let Some(key) = key else { return Ok(None) };
@@ -209,7 +221,7 @@ async fn where_served(
     if held {
         return Ok(None);
     }
-    if let Some(peer) = shared.peers.owner(key) {
+    if let Some(peer) = peers.owner(key) {
         return Ok(Some(peer));
     }
     let owner = match about {
@@ -219,7 +231,7 @@ async fn where_served(
     match owner {
         Ok(Owner::Other { id: server, addr }) => {
             let peer = Peer { id: server, addr };
-            shared.peers.remember(key, &peer);
+            peers.remember(key, &peer);
             Ok(Some(peer))
         }
         Ok(Owner::Lapsed) => Err(Status::unavailable(format!(

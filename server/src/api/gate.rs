@@ -35,7 +35,21 @@ use tonic::body::Body;
 use tonic::transport::server::{TcpConnectInfo, TlsConnectInfo};
 use tower::{Layer, Service};
 
-use crate::game::shared::{ClaimedToken, ClientAddr, SeatIdentity, Shared, token_hash};
+use crate::game::shared::{ClaimedToken, SeatIdentity, Shared, token_hash};
+
+/// The caller's address (request extension set by the gate in a cluster): the one the proxy
+/// (or a forwarding server) names in `x-gin-client`. Quotas, rate limits and quick match's
+/// "never paired with itself" go by it ([`ClientAddr::of`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClientAddr(pub std::net::SocketAddr);
+
+impl ClientAddr {
+    /// The address of the caller of `req`: [`ClientAddr`] if the gate set it, else the TCP
+    /// peer's.
+    pub fn of<T>(req: &tonic::Request<T>) -> Option<std::net::SocketAddr> {
+        req.extensions().get::<ClientAddr>().map(|c| c.0).or_else(|| req.remote_addr())
+    }
+}
 
 /// Who a call counts against for the rate limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -13,20 +13,25 @@ use tokio::sync::oneshot;
 use tonic::{Request, Response, Status};
 
 use super::convert::{self, game_id, in_game};
+use super::gate::ClientAddr;
+use crate::cluster::Peers;
 use crate::game::expiry::call_off;
 use crate::game::house;
-use crate::game::shared::{ClientAddr, NewSeat, Shared, clean_name, new_token, random_bytes, random_seed};
+use crate::game::shared::{NewSeat, Shared, clean_name, new_token, random_bytes, random_seed};
 
 /// `LobbyService`.
 pub struct Lobby {
     shared: Shared,
     matches: Arc<Matches>,
+    /// In a cluster: the other servers (for the lists).
+    peers: Arc<Peers>,
 }
 
 impl Lobby {
-    /// The lobby of the games in `shared`, with an empty quick-match queue.
-    pub fn new(shared: Shared) -> Lobby {
-        Lobby { shared, matches: Arc::default() }
+    /// The lobby of the games in `shared`, with an empty quick-match queue; `peers`: the
+    /// cluster's other servers (unused alone).
+    pub fn new(shared: Shared, peers: Arc<Peers>) -> Lobby {
+        Lobby { shared, matches: Arc::default(), peers }
     }
 }
 
@@ -172,7 +177,7 @@ impl LobbyService for Lobby {
         }
         // In a cluster, asked by a client (not by another server): every server's open games.
         if s.cfg.cluster_addr.is_some() && !forwarded {
-            let others = s
+            let others = self
                 .peers
                 .ask_others(&s.store, s.store.member(), |channel, mark| async move {
                     let mut req = Request::new(pb::ListGamesRequest { page_size: n as u32 });

@@ -28,20 +28,6 @@ impl GameCell {
     }
 }
 
-/// The caller's address (request extension set by the gate): the TCP peer's, or in a
-/// cluster the one the proxy (or a forwarding server) names in `x-gin-client`. Quotas, rate
-/// limits and quick match's "never paired with itself" go by it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ClientAddr(pub std::net::SocketAddr);
-
-impl ClientAddr {
-    /// The address of the caller of `req`: [`ClientAddr`] if the gate set it, else the TCP
-    /// peer's.
-    pub fn of<T>(req: &tonic::Request<T>) -> Option<std::net::SocketAddr> {
-        req.extensions().get::<ClientAddr>().map(|c| c.0).or_else(|| req.remote_addr())
-    }
-}
-
 /// Who a seat token belongs to (request extension set by the auth interceptor).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SeatIdentity {
@@ -112,8 +98,6 @@ pub struct Inner {
     stopping: std::sync::atomic::AtomicBool,
     /// The numbers an operator watches (atomics: recorded without a lock).
     pub metrics: Arc<Metrics>,
-    /// In a cluster: what this server knows of the others.
-    pub peers: crate::cluster::Peers,
 }
 
 /// The cheap handle.
@@ -171,7 +155,6 @@ impl Shared {
             finished: Mutex::new(std::collections::VecDeque::new()),
             stopping: std::sync::atomic::AtomicBool::new(false),
             metrics: Arc::new(Metrics::new()),
-            peers: crate::cluster::Peers::default(),
         };
         let shared = Shared(Arc::new(inner));
         let unfinished = startup.live.len();

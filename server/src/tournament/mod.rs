@@ -39,6 +39,8 @@ pub struct Tournaments(Arc<Inner>);
 
 struct Inner {
     shared: Shared,
+    /// In a cluster: the other servers (for the lists).
+    peers: Arc<crate::cluster::Peers>,
     map: RwLock<HashMap<String, Arc<TournamentCell>>>,
     /// Creation order, for listing.
     order: Mutex<Vec<(i64, String)>>,
@@ -48,9 +50,15 @@ struct Inner {
 impl Tournaments {
     /// Takes the tournaments the store found at start (`storage::Startup::tournaments`) and
     /// resumes every unfinished one.
-    pub fn open(shared: Shared, stored: Vec<StoredTournament>) -> anyhow::Result<Tournaments> {
+    /// `peers`: the cluster's other servers (unused alone).
+    pub fn open(
+        shared: Shared,
+        peers: Arc<crate::cluster::Peers>,
+        stored: Vec<StoredTournament>,
+    ) -> anyhow::Result<Tournaments> {
         let t = Tournaments(Arc::new(Inner {
             shared,
+            peers,
             map: RwLock::new(HashMap::new()),
             order: Mutex::new(Vec::new()),
             shutdown: watch::Sender::new(false),

@@ -146,7 +146,7 @@ impl TournamentService for Tournaments {
         &self,
         req: Request<pb::CreateTournamentRequest>,
     ) -> Result<Response<pb::CreateTournamentResponse>, Status> {
-        let creator = crate::game::shared::ClientAddr::of(&req).map(|a| a.ip());
+        let creator = crate::api::gate::ClientAddr::of(&req).map(|a| a.ip());
         let spec = req.into_inner().spec.ok_or_else(|| Status::invalid_argument("spec: required"))?;
         Ok(Response::new(self.create(spec, creator).await?))
     }
@@ -305,7 +305,8 @@ impl TournamentService for Tournaments {
         // In a cluster, asked by a client (not by another server): every server's.
         let s = &self.0.shared;
         if s.cfg.cluster_addr.is_some() && !req.metadata().contains_key(crate::cluster::FORWARDED) {
-            let others = s
+            let others = self
+                .0
                 .peers
                 .ask_others(&s.store, s.store.member(), |channel, mark| async move {
                     let mut req = Request::new(pb::ListTournamentsRequest { limit: limit as u32 });
