@@ -341,9 +341,10 @@ for line in sys.stdin:
             answer = "discard AS"
         if mode == "bad-melds" and answer.startswith("knock:") and kind == "legal" and not knocked:
             knocked = True
-            answer = "knock " + answer[6:] + " [AS 2S 3S]"
-            if "AS" in hand:
-                answer = "knock " + answer.split()[1] + " [KH KD KC]"
+            # A set of three cards, one of them not in the hand: refused whatever the deal.
+            absent = next(r + s for r in "A23456789TJQK" for s in "CDHS" if r + s not in hand)
+            others = [absent[0] + s for s in "CDHS" if s != absent[1]][:2]
+            answer = "knock " + answer[6:] + " [" + " ".join([absent] + others) + "]"
         print(answer, flush=True)
 "#
         ),
@@ -400,8 +401,9 @@ async fn a_lenient_bridge_reports_stray_lines_and_bad_answers_and_plays_on() {
 async fn melds_the_server_refuses_are_told_to_the_program_never_replaced() {
     let server = Server::start().await;
     let dir = tempfile::tempdir().unwrap();
-    let (out, err) = bridge_ok(&server, &quirky(dir.path(), "bad-melds"), "1", &[]).await;
-    assert!(out.contains("result checked against GetRecord"), "{out}");
+    // Seeded deals, so the program surely reaches a knock (it knocks at its first chance).
+    let (out, err) = bridge_ok(&server, &quirky(dir.path(), "bad-melds"), "2", &["--seed", "11"]).await;
+    assert!(out.contains("[2/2] ") && out.contains("result checked against GetRecord"), "{out}");
     // The program was told why, and answered again (a plain knock), in the same turn.
     assert!(err.contains("quirky was told: refused "), "{err}");
     server.stop().await;
