@@ -33,7 +33,7 @@ use tokio::net::TcpListener;
 use tokio_stream::StreamExt;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 
-use crate::api::{forward, framing, gate};
+use crate::api::{forward, framing, gate, web};
 
 /// Serves on `listener` until `shutdown` completes, then stops gracefully: in-flight calls
 /// finish, every acknowledged write is on disk, the store is closed.
@@ -282,6 +282,8 @@ impl Shard {
             .trace_fn(
                 |req| tracing::info_span!("rpc", method = %req.uri().path(), game = tracing::field::Empty),
             )
+            // The web page: plain GETs never reach gRPC or the gate.
+            .layer(web::WebLayer)
             .layer(tonic_web::GrpcWebLayer::new())
             // Inside gRPC-Web's layer: they see every call as gRPC. Identity and rate first.
             .layer(self.gate)

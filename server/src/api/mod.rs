@@ -6,7 +6,8 @@
 //! - [`gate`]: the tower layer every call passes first: the caller's identity (seat token)
 //!   and its rate limit;
 //! - [`framing`]: malformed and oversized gRPC frames answered before any handler;
-//! - [`forward`]: in a cluster, calls about a game another server holds sent there.
+//! - [`forward`]: in a cluster, calls about a game another server holds sent there;
+//! - [`web`]: the web page, served to every request that is not gRPC.
 //!
 //! Nothing here is imported by the layers below (`game`, `storage`).
 
@@ -17,3 +18,4 @@ pub mod games;
 pub mod gate;
 pub mod lobby;
 pub mod status;
+pub mod web;

@@ -17,3 +17,4 @@ mod tables;
 mod text;
 mod tls;
 mod tournament;
+mod web;

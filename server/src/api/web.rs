@@ -1,0 +1,143 @@
+//! The web page (`server/web/`, built into `server/web/dist/` and embedded here): served on
+//! the gRPC port to any request that is not gRPC, so `gin-server` then a browser at its
+//! address is all a person needs. The page calls the server back with gRPC-Web on the same
+//! origin.
+//!
+//! A tower layer outside every other: a plain `GET`/`HEAD` (no `application/grpc…`
+//! content type) of a page file is answered here and never reaches gRPC-Web's layer, the
+//! gate or a service; everything else passes through untouched. Files carry an ETag (their
+//! SHA-256) and `cache-control: no-cache`, so a browser revalidates and a new build is seen
+//! at once; `If-None-Match` gets 304.
+
+use std::sync::LazyLock;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use futures_util::future::Either;
+use http::{HeaderValue, Method, Request, Response, StatusCode, header};
+use http_body_util::Full;
+use sha2::{Digest, Sha256};
+use tonic::body::Body;
+use tower::{Layer, Service};
+
+/// One embedded file.
+struct File {
+    /// The path it is served at.
+    path: &'static str,
+    content_type: &'static str,
+    bytes: &'static [u8],
+}
+
+const FILES: &[File] = &[
+    File {
+        path: "/",
+        content_type: "text/html; charset=utf-8",
+        bytes: include_bytes!("../../web/dist/index.html"),
+    },
+    File {
+        path: "/app.js",
+        content_type: "text/javascript; charset=utf-8",
+        bytes: include_bytes!("../../web/dist/app.js"),
+    },
+    File {
+        path: "/app.css",
+        content_type: "text/css; charset=utf-8",
+        bytes: include_bytes!("../../web/dist/app.css"),
+    },
+];
+
+/// Each file's ETag, in `FILES` order.
+static ETAGS: LazyLock<Vec<HeaderValue>> = LazyLock::new(|| {
+    FILES
+        .iter()
+        .map(|f| {
+            let d = Sha256::digest(f.bytes);
+            let hex: String = d[..12].iter().map(|b| format!("{b:02x}")).collect();
+            HeaderValue::from_str(&format!("\"{hex}\"")).expect("hex is a valid header value")
+        })
+        .collect()
+});
+
+/// Whether `req` is for the page rather than for gRPC.
+fn is_page_request<B>(req: &Request<B>) -> bool {
+    if req.method() != Method::GET && req.method() != Method::HEAD {
+        return false;
+    }
+    !req.headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.starts_with("application/grpc"))
+}
+
+/// The answer to a page request: the file, 304, or 404.
+fn answer<B>(req: &Request<B>) -> Response<Body> {
+    let path = match req.uri().path() {
+        "/index.html" => "/",
+        p => p,
+    };
+    let Some(i) = FILES.iter().position(|f| f.path == path) else {
+        return Response::builder()
+            .status(StatusCode::NOT_FOUND)
+            .header(header::CONTENT_TYPE, "text/plain; charset=utf-8")
+            .body(Body::new(Full::new(Bytes::from_static(b"not found: the page is at /\n"))))
+            .expect("a static response is valid");
+    };
+    let file = &FILES[i];
+    let etag = &ETAGS[i];
+    let fresh = req.headers().get(header::IF_NONE_MATCH).is_some_and(|v| v == etag);
+    let builder = Response::builder()
+        .header(header::ETAG, etag)
+        .header(header::CACHE_CONTROL, "no-cache")
+        .header(header::X_CONTENT_TYPE_OPTIONS, "nosniff");
+    let response = if fresh {
+        builder.status(StatusCode::NOT_MODIFIED).body(Body::empty())
+    } else {
+        let builder = builder
+            .header(header::CONTENT_TYPE, file.content_type)
+            .header(header::CONTENT_LENGTH, file.bytes.len());
+        if req.method() == Method::HEAD {
+            builder.body(Body::empty())
+        } else {
+            builder.body(Body::new(Full::new(Bytes::from_static(file.bytes))))
+        }
+    };
+    response.expect("a static response is valid")
+}
+
+/// Serves the page (see the module docs).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WebLayer;
+
+impl<S> Layer<S> for WebLayer {
+    type Service = Web<S>;
+    fn layer(&self, inner: S) -> Web<S> {
+        Web { inner }
+    }
+}
+
+/// [`WebLayer`]'s service.
+#[derive(Clone, Debug)]
+pub struct Web<S> {
+    inner: S,
+}
+
+impl<S, B> Service<Request<B>> for Web<S>
+where
+    S: Service<Request<B>, Response = Response<Body>>,
+{
+    type Response = Response<Body>;
+    type Error = S::Error;
+    type Future = Either<std::future::Ready<Result<Response<Body>, S::Error>>, S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request<B>) -> Self::Future {
+        if is_page_request(&req) {
+            Either::Left(std::future::ready(Ok(answer(&req))))
+        } else {
+            Either::Right(self.inner.call(req))
+        }
+    }
+}

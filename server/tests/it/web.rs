@@ -1,0 +1,174 @@
+//! The web page: served on the gRPC port to plain HTTP requests (over a real socket), and
+//! played in a real browser (Debian's Chromium, headless, driven by `server/web/test/browser.mjs`).
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::time::Duration;
+
+use gin_proto::v1 as pb;
+use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+
+use crate::common::TestServer;
+
+/// One HTTP/1.1 request on a fresh connection: (status, headers lower-cased, body).
+fn http(addr: std::net::SocketAddr, request: &str) -> (u16, Vec<(String, String)>, Vec<u8>) {
+    let mut conn = std::net::TcpStream::connect(addr).unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    conn.write_all(request.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    conn.read_to_end(&mut raw).unwrap();
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a header block");
+    let head = String::from_utf8(raw[..split].to_vec()).unwrap();
+    let body = raw[split + 4..].to_vec();
+    let mut lines = head.lines();
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    (status, headers, body)
+}
+
+fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+}
+
+fn get(
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    extra: &str,
+) -> (u16, Vec<(String, String)>, Vec<u8>) {
+    http(addr, &format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\n{extra}Connection: close\r\n\r\n"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_is_served_on_the_grpc_port() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(&dir.path().join("g.db")).await;
+    let ch = server.channel().await;
+    let addr = server.addr;
+    let dist = Path::new(env!("CARGO_MANIFEST_DIR")).join("web/dist");
+    let (status, headers, body) =
+        tokio::task::spawn_blocking(move || get(addr, "GET", "/", "")).await.unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(header(&headers, "content-type"), Some("text/html; charset=utf-8"));
+    assert_eq!(body, std::fs::read(dist.join("index.html")).unwrap());
+    assert!(String::from_utf8_lossy(&body).contains(r#"<script type="module" src="/app.js">"#));
+    let etag = header(&headers, "etag").expect("an ETag").to_string();
+
+    for (path, file, ct) in [
+        ("/app.js", "app.js", "text/javascript"),
+        ("/app.css", "app.css", "text/css"),
+        ("/index.html", "index.html", "text/html"),
+    ] {
+        let (status, headers, body) =
+            tokio::task::spawn_blocking(move || get(addr, "GET", path, "")).await.unwrap();
+        assert_eq!(status, 200, "{path}");
+        assert!(header(&headers, "content-type").unwrap().starts_with(ct), "{path}: {headers:?}");
+        assert_eq!(body, std::fs::read(dist.join(file)).unwrap(), "{path}");
+        assert_eq!(header(&headers, "content-length"), Some(body.len().to_string().as_str()));
+    }
+    // Revalidation: the same ETag is 304 with no body; another is the file.
+    let inm = format!("If-None-Match: {etag}\r\n");
+    let (status, _, body) = tokio::task::spawn_blocking(move || get(addr, "GET", "/", &inm)).await.unwrap();
+    assert_eq!((status, body.len()), (304, 0));
+    let (status, _, body) =
+        tokio::task::spawn_blocking(move || get(addr, "GET", "/", "If-None-Match: \"other\"\r\n"))
+            .await
+            .unwrap();
+    assert_eq!(status, 200);
+    assert!(!body.is_empty());
+    // HEAD: the headers, no body.
+    let (status, headers, body) =
+        tokio::task::spawn_blocking(move || get(addr, "HEAD", "/app.js", "")).await.unwrap();
+    assert_eq!(status, 200);
+    assert!(body.is_empty());
+    assert_eq!(
+        header(&headers, "content-length").unwrap(),
+        std::fs::metadata(Path::new(env!("CARGO_MANIFEST_DIR")).join("web/dist/app.js"))
+            .unwrap()
+            .len()
+            .to_string()
+    );
+    // Anything else is 404, and a POST to a page path is not the page.
+    let (status, _, body) =
+        tokio::task::spawn_blocking(move || get(addr, "GET", "/secret.db", "")).await.unwrap();
+    assert_eq!(status, 404);
+    assert!(String::from_utf8_lossy(&body).contains("the page is at /"));
+    let (status, headers, _) =
+        tokio::task::spawn_blocking(move || get(addr, "POST", "/", "Content-Length: 0\r\n")).await.unwrap();
+    assert!(
+        status != 200 || header(&headers, "content-type").is_some_and(|c| c.starts_with("application/grpc"))
+    );
+
+    // gRPC goes on answering on the same port.
+    let games = LobbyServiceClient::new(ch).list_games(pb::ListGamesRequest::default()).await.unwrap();
+    assert!(games.into_inner().games.is_empty());
+    server.stop().await;
+}
+
+/// Whether the browser test can run here: Node, the page's npm packages and Chromium. Under
+/// `GIN_REQUIRE_BROWSER=1` (CI) a missing part fails the test instead of skipping it.
+fn browser_parts() -> Option<std::path::PathBuf> {
+    let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    let node = std::process::Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
+    let missing: Vec<&str> = [
+        (!node).then_some("node"),
+        (!web.join("node_modules/puppeteer-core").exists())
+            .then_some("server/web/node_modules (npm ci --prefix server/web)"),
+        (!Path::new(&chromium).exists()).then_some("chromium (apt-get install chromium)"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if missing.is_empty() {
+        return Some(web);
+    }
+    assert!(
+        std::env::var("GIN_REQUIRE_BROWSER").as_deref() != Ok("1"),
+        "GIN_REQUIRE_BROWSER=1 but missing: {}",
+        missing.join(", ")
+    );
+    eprintln!("skipped: the browser test needs {}", missing.join(", "));
+    None
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_plays_a_whole_game_by_clicks_while_another_watches() {
+    let Some(web) = browser_parts() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    // The server's own rate limit (a page reads a snapshot after every event).
+    let server = TestServer::start_with(gin_server::Config {
+        db: dir.path().join("g.db"),
+        ..gin_server::Config::default()
+    })
+    .await;
+    let _ = server.channel().await;
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("web-screenshots");
+    let _ = std::fs::remove_dir_all(&shots);
+    let url = format!("{}/", server.url());
+    let shots_arg = shots.clone();
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("node")
+            .arg("test/browser.mjs")
+            .arg(&url)
+            .arg(&shots_arg)
+            .current_dir(&web)
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && stdout.contains("browser test passed"), "{stdout}\n{stderr}");
+    assert!(stdout.contains("Game over: ada (you) "), "{stdout}");
+    for shot in ["lobby", "game", "watch-phone", "game-over", "watch-over-phone"] {
+        let len = std::fs::metadata(shots.join(format!("{shot}.png"))).map(|m| m.len()).unwrap_or(0);
+        assert!(len > 1000, "screenshot {shot}.png: {len} bytes");
+    }
+    eprintln!("screenshots in {}", shots.display());
+    server.stop().await;
+}

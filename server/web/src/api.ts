@@ -1,0 +1,89 @@
+// The server's gRPC-Web clients (same origin as the page), seat tokens kept per game in the
+// browser, and refusals in words for people.
+
+import { Code, ConnectError, createClient, type CallOptions, type Client } from "@connectrpc/connect";
+import { createGrpcWebTransport } from "@connectrpc/connect-web";
+import { GameService } from "./gen/gin/v1/game_pb.js";
+import { LobbyService } from "./gen/gin/v1/lobby_pb.js";
+import { TournamentService } from "./gen/gin/v1/tournament_pb.js";
+
+const transport = createGrpcWebTransport({ baseUrl: location.origin });
+
+export const game: Client<typeof GameService> = createClient(GameService, transport);
+export const lobby: Client<typeof LobbyService> = createClient(LobbyService, transport);
+export const tournaments: Client<typeof TournamentService> = createClient(TournamentService, transport);
+
+/** A seat this browser holds: the token the server gave when it seated us. */
+export interface Seat {
+  seat: number;
+  token: string;
+}
+
+const SEATS = "gin.seats";
+
+function seats(): Record<string, Seat> {
+  try {
+    return JSON.parse(localStorage.getItem(SEATS) ?? "{}") as Record<string, Seat>;
+  } catch {
+    return {};
+  }
+}
+
+/** The seat this browser holds in game `id`, if any (kept across reloads). */
+export function seatOf(id: string): Seat | undefined {
+  return seats()[id];
+}
+
+/** Remembers our seat in game `id`. */
+export function keepSeat(id: string, seat: Seat): void {
+  const all = seats();
+  all[id] = seat;
+  localStorage.setItem(SEATS, JSON.stringify(all));
+}
+
+/** The call options that act as seat `s` (none: a spectator). */
+export function as(s: Seat | undefined, signal?: AbortSignal): CallOptions {
+  const headers: Record<string, string> = s ? { authorization: `Bearer ${s.token}` } : {};
+  return { headers, signal };
+}
+
+/** The player's name, kept in the browser. */
+export function playerName(): string {
+  return localStorage.getItem("gin.name") ?? "";
+}
+
+export function keepName(name: string): void {
+  localStorage.setItem("gin.name", name);
+}
+
+/** A refused or failed call in words, as the terminal client says it. */
+export function explain(e: unknown): string {
+  const err = ConnectError.from(e);
+  const m = err.rawMessage;
+  switch (err.code) {
+    case Code.Aborted:
+      return "the game moved on before your move arrived; nothing was played";
+    case Code.FailedPrecondition:
+      return `refused: ${m}`;
+    case Code.InvalidArgument:
+      return `invalid: ${m}`;
+    case Code.NotFound:
+      return `not found: ${m}`;
+    case Code.PermissionDenied:
+    case Code.Unauthenticated:
+      return `not allowed: ${m}`;
+    case Code.ResourceExhausted:
+      return `the server is busy: ${m}`;
+    case Code.Unavailable:
+    case Code.DeadlineExceeded:
+      return `the server cannot be reached: ${m}`;
+    default:
+      return `server error (${Code[err.code]}): ${m}`;
+  }
+}
+
+/** Whether a failed call is worth trying again (the server or the network, not a refusal). */
+export function transient(e: unknown): boolean {
+  const c = ConnectError.from(e).code;
+  return c === Code.Unavailable || c === Code.Unknown || c === Code.Internal || c === Code.ResourceExhausted || c === Code.DeadlineExceeded;
+}

