@@ -17,7 +17,7 @@ pub(crate) type Tours = TournamentServiceClient<Channel>;
 
 /// How an entrant plays: 0 = always the sensible move, 1 = random legal moves.
 #[derive(Clone, Copy)]
-enum Policy {
+pub(crate) enum Policy {
     Sensible,
     Random,
 }
@@ -72,11 +72,11 @@ async fn play_seat(ch: Channel, a: pb::Assignment, policy: Policy, seed: u64) {
 
 /// What an entrant saw.
 #[derive(Debug)]
-struct EntrantRun {
+pub(crate) struct EntrantRun {
     entrant: u32,
     token: String,
     assignments: Vec<pb::Assignment>,
-    finished: Option<pb::Standings>,
+    pub(crate) finished: Option<pb::Standings>,
 }
 
 /// Joins (or re-enters with `token`): the stream and its first message.
@@ -107,7 +107,7 @@ async fn enter(
 
 /// Joins (or re-enters with `token`) and plays every assignment until the final standings,
 /// or until `stop_after` assignments were received (then it drops the stream).
-async fn run_entrant(
+pub(crate) async fn run_entrant(
     ch: Channel,
     tid: String,
     name: &str,
@@ -165,7 +165,7 @@ async fn play_stream(
     run
 }
 
-fn spec(format: pb::TournamentFormat, entrants: u32, per_pairing: u32) -> pb::TournamentSpec {
+pub(crate) fn spec(format: pb::TournamentFormat, entrants: u32, per_pairing: u32) -> pb::TournamentSpec {
     pb::TournamentSpec {
         name: "test cup".into(),
         format: format as i32,

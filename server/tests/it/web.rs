@@ -147,7 +147,7 @@ async fn a_browser_plays_a_whole_game_by_clicks_while_another_watches() {
     .await;
     let _ = server.channel().await;
     let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("web-screenshots");
-    let _ = std::fs::remove_dir_all(&shots);
+    std::fs::create_dir_all(&shots).unwrap();
     let url = format!("{}/", server.url());
     let shots_arg = shots.clone();
     let out = tokio::task::spawn_blocking(move || {
@@ -170,5 +170,75 @@ async fn a_browser_plays_a_whole_game_by_clicks_while_another_watches() {
         assert!(len > 1000, "screenshot {shot}.png: {len} bytes");
     }
     eprintln!("screenshots in {}", shots.display());
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_follows_a_tournament_live_to_its_standings() {
+    use std::io::BufRead;
+
+    use crate::tournament::{Policy, run_entrant, spec};
+    let Some(web) = browser_parts() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(&dir.path().join("g.db")).await;
+    let ch = server.channel().await;
+    let mut s = spec(pb::TournamentFormat::RoundRobin, 3, 4);
+    s.parallel = 2;
+    let tid = crate::common::create_tournament(&ch, s).await;
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("web-screenshots");
+    let mut child = std::process::Command::new("node")
+        .args(["test/tournament.mjs", &format!("{}/", server.url()), &tid])
+        .arg(&shots)
+        .arg("3")
+        .current_dir(&web)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The page is open on the tournament before anyone enters: it must follow it live.
+    let stdout = child.stdout.take().unwrap();
+    let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
+    let reader = std::thread::spawn(move || {
+        let mut ready = Some(ready_tx);
+        let mut lines = Vec::new();
+        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            if line == "page ready" {
+                if let Some(tx) = ready.take() {
+                    let _ = tx.send(());
+                }
+            }
+            lines.push(line);
+        }
+        lines
+    });
+    let opened = tokio::time::timeout(Duration::from_secs(120), ready_rx).await;
+    if opened.is_err() || opened.as_ref().is_ok_and(|r| r.is_err()) {
+        let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap()).await.unwrap();
+        panic!("the page never showed the tournament: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let runs: Vec<_> = ["ann", "bob", "cy"]
+        .into_iter()
+        .enumerate()
+        .map(|(i, name)| {
+            // Sensible play (short games), but one random entrant so that the standings differ.
+            let policy = if i == 2 { Policy::Random } else { Policy::Sensible };
+            tokio::spawn(run_entrant(ch.clone(), tid.clone(), name, None, policy, None))
+        })
+        .collect();
+    for r in runs {
+        assert!(r.await.unwrap().finished.is_some(), "every entrant sees the final standings");
+    }
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap()).await.unwrap();
+    let lines = reader.join().unwrap().join("\n");
+    assert!(
+        out.status.success() && lines.contains("tournament page passed"),
+        "{lines}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The page's standings name every entrant.
+    for name in ["ann", "bob", "cy"] {
+        assert!(lines.contains(name), "{lines}");
+    }
+    assert!(std::fs::metadata(shots.join("tournament-finished.png")).is_ok_and(|m| m.len() > 1000));
     server.stop().await;
 }

@@ -99,9 +99,12 @@ export class GameView {
         const stream = api.game.watchGame({ gameId: this.id, resumeAfterSeq: this.lastSeq }, api.as(this.seat, this.stop.signal));
         for await (const m of stream) {
           backoff = 200;
-          this.connection = "";
+          if (this.connection) {
+            this.connection = "";
+            this.render();
+          }
           if (m.kind.case === "snapshot") {
-            this.take(m.kind.value);
+            this.take(m.kind.value, true);
           } else if (m.kind.case === "event") {
             if (m.kind.value.seq > this.lastSeq) this.lastSeq = m.kind.value.seq;
             this.refresh();
@@ -123,8 +126,11 @@ export class GameView {
     }
   }
 
-  private take(s: GameSnapshot): void {
-    if (this.snap && s.seq < this.snap.seq) return;
+  /** Takes a snapshot; `changed`: something else on the page changed (redraw anyway). */
+  private take(s: GameSnapshot, changed = false): void {
+    // An older snapshot, or the same one read again (coalesced refreshes): nothing to redraw,
+    // and a redraw would replace the buttons under the player's pointer.
+    if (this.snap && (s.seq < this.snap.seq || (s.seq === this.snap.seq && !changed))) return;
     this.snap = s;
     if (s.seq > this.lastSeq) this.lastSeq = s.seq;
     const hand = s.hand;
@@ -143,7 +149,9 @@ export class GameView {
         this.again = false;
         try {
           const r = await api.game.getGame({ gameId: this.id }, api.as(this.seat, this.stop.signal));
-          if (r.snapshot) this.take(r.snapshot);
+          const wasDown = this.connection !== "";
+          this.connection = "";
+          if (r.snapshot) this.take(r.snapshot, wasDown);
         } catch (e) {
           if (this.stop.signal.aborted) return;
           this.connection = `reconnecting… (${api.explain(e)})`;

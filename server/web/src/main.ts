@@ -5,6 +5,7 @@ import * as api from "./api.js";
 import { fill, h } from "./dom.js";
 import { GameView } from "./game.js";
 import { renderHome } from "./home.js";
+import { TournamentView } from "./tournament.js";
 
 const root = document.getElementById("app") as HTMLElement;
 let current: { close(): void } | undefined;
@@ -26,6 +27,14 @@ async function route(): Promise<void> {
       current = view;
       view.start();
       document.title = `Gin · ${id}`;
+      return;
+    }
+    case "tournament": {
+      if (!id) break;
+      const view = new TournamentView(root, id);
+      current = view;
+      view.start();
+      document.title = `Gin · tournament ${id}`;
       return;
     }
     case "join": {

@@ -83,12 +83,11 @@ try {
     } else if (await page.$("#draw-stock")) {
       await page.click("#draw-stock");
     } else {
-      const card = await page.$("[data-suggested=true]");
-      if (!card) {
+      if (!(await page.$("[data-suggested=true]"))) {
         await new Promise((r) => setTimeout(r, 50));
         continue;
       }
-      await card.click();
+      await page.click("[data-suggested=true]");
       await page.waitForSelector("#discard, #knock");
       if (await page.$("#knock")) {
         if (!shotMid) {
