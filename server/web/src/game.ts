@@ -7,6 +7,7 @@ import { create } from "@bufbuild/protobuf";
 import * as api from "./api.js";
 import { backElement, bySuit, cardElement, face, faces } from "./cards.js";
 import { confirmDialog, fill, h, type Child } from "./dom.js";
+import { notePublished, verifyGame, type Verdict } from "./verify.js";
 import { DrawRequestSchema, type GameSnapshot } from "./gen/gin/v1/game_pb.js";
 import { ActionKind, DrawSource, EndKind, GameEndReason, Phase, type Arrangement, type LegalAction, type TableMeld } from "./gen/gin/v1/types_pb.js";
 
@@ -65,6 +66,7 @@ export class GameView {
   private selected: string | undefined;
   private message = "";
   private busy = false;
+  private verdict: Verdict | string | undefined;
   private refreshing: Promise<void> | undefined;
   private again = false;
   private connection = "connecting…";
@@ -107,6 +109,8 @@ export class GameView {
             this.take(m.kind.value, true);
           } else if (m.kind.case === "event") {
             if (m.kind.value.seq > this.lastSeq) this.lastSeq = m.kind.value.seq;
+            const k = m.kind.value.kind;
+            if (k.case === "handDealt") notePublished(this.id, k.value.handNumber, k.value.commitment);
             this.refresh();
           }
         }
@@ -133,6 +137,7 @@ export class GameView {
     if (this.snap && (s.seq < this.snap.seq || (s.seq === this.snap.seq && !changed))) return;
     this.snap = s;
     if (s.seq > this.lastSeq) this.lastSeq = s.seq;
+    if (s.phase !== Phase.WAITING_FOR_PLAYERS && s.phase !== Phase.GAME_OVER) notePublished(this.id, s.handNumber, s.dealCommitment);
     const hand = s.hand;
     if (this.selected && !hand.includes(this.selected)) this.selected = undefined;
     this.render();
@@ -236,8 +241,31 @@ export class GameView {
       s.phase !== Phase.GAME_OVER && this.handArea(s),
       this.actions(s),
       this.lastHand(s),
-      this.scoreSheet(s));
+      this.scoreSheet(s),
+      s.phase === Phase.GAME_OVER && this.verifyPanel());
     if (focused) document.getElementById(focused)?.focus();
+  }
+
+  /** Checking the deals once the game is over. */
+  private verifyPanel(): HTMLElement {
+    const v = this.verdict;
+    const run = async () => {
+      this.verdict = "checking…";
+      this.render();
+      try {
+        this.verdict = await verifyGame(this.id);
+      } catch (e) {
+        this.verdict = api.explain(e);
+      }
+      this.render();
+    };
+    return h("section", { class: "panel verify", "aria-label": "verify the deals" },
+      h("button", { type: "button", id: "verify", onclick: () => void run() }, "Verify the deals"),
+      " Each hand's deck was committed to when it was dealt; check them all here, in your browser.",
+      typeof v === "string" && h("p", { role: "status" }, v),
+      typeof v === "object" && h("div", { role: "status", id: "verdict" },
+        h("p", { class: v.ok ? "verified" : "message" }, v.ok ? `All ${v.lines.length} deals verified.` : "Verification FAILED."),
+        h("ul", {}, v.lines.map((l) => h("li", {}, l)))));
   }
 
   private header(s: GameSnapshot): HTMLElement {
@@ -483,7 +511,9 @@ export class GameView {
             h("td", {}, `${r.handNumber + 1}${s.tables.length > 1 ? `/${r.table + 1}` : ""}`),
             h("td", {}, `${END_WORDS[r.end] ?? ""}${r.winner !== undefined ? ` (${this.name(r.winner)} ${r.points})` : ""}`),
             r.totals.map((v) => h("td", {}, String(v)))))),
-          h("tfoot", {}, h("tr", {}, h("th", { scope: "row", colspan: 2 }, "total"), (teams ? s.teamTotals : s.totals).map((v) => h("td", {}, String(v)))))));
+          h("tfoot", {}, h("tr", {},
+            h("th", { scope: "row", colspan: 2 }, s.result ? "final, with bonuses" : "score"),
+            (s.result ? (teams ? s.result.teamTotals : s.result.tableTotals) : teams ? s.teamTotals : s.totals).map((v) => h("td", {}, String(v)))))));
     }
     return null;
   }

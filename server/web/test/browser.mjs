@@ -124,6 +124,28 @@ try {
   await page.waitForSelector("table[aria-label='score sheet'] tfoot");
   await page.waitForSelector("#last-hand");
 
+  // Verify the deals in the browser: every hand's reveal against its commitment, as
+  // published at the deal (the page noted each) and as the record's deck.
+  await page.click("#verify");
+  await page.waitForSelector("#verdict");
+  const verdict = await page.$eval("#verdict", (e) => e.textContent);
+  if (!/All \d+ deals verified/.test(verdict) || !verdict.includes("as published") || !verdict.includes("the record's deck")) {
+    fail(`verification: ${verdict}`);
+  }
+  await shot(page, "verified");
+  // A commitment other than the one revealed, as if the server had published another: caught.
+  await page.evaluate((id) => {
+    const key = `gin.published.${id}`;
+    const all = JSON.parse(localStorage.getItem(key));
+    all[0] = "00".repeat(32);
+    localStorage.setItem(key, JSON.stringify(all));
+  }, gameId);
+  await page.click("#verify");
+  await page.waitForFunction(() => document.querySelector("#verdict")?.textContent?.includes("FAILED"));
+  const tampered = await page.$eval("#verdict", (e) => e.textContent);
+  if (!tampered.includes("hand 1: FAILED: the commitment published at the deal was 000000")) fail(`tampered: ${tampered}`);
+  console.log(`verified: ${verdict.split("hand")[0]}`);
+
   // 4. The spectator saw the same end.
   await watcher.waitForFunction(() => document.querySelector("#status")?.textContent?.startsWith("Game over"));
   const watched = await watcher.$eval("#status", (e) => e.textContent);
