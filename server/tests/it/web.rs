@@ -202,10 +202,10 @@ async fn a_browser_follows_a_tournament_live_to_its_standings() {
         let mut ready = Some(ready_tx);
         let mut lines = Vec::new();
         for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
-            if line == "page ready" {
-                if let Some(tx) = ready.take() {
-                    let _ = tx.send(());
-                }
+            if line == "page ready"
+                && let Some(tx) = ready.take()
+            {
+                let _ = tx.send(());
             }
             lines.push(line);
         }
