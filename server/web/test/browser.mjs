@@ -21,6 +21,8 @@ const shot = async (p, name) => {
   await p.bringToFront();
   await p.screenshot({ path: `${shots}/${name}.png`, fullPage: true });
 };
+/** Waits poll on a timer: a tab in the background runs no animation frames. */
+const POLL = { polling: 100 };
 const fail = (what) => {
   throw new Error(what);
 };
@@ -49,7 +51,7 @@ try {
   await page.type("#name", "ada");
   await page.select("#bot", "random");
   await page.click("#play-bot");
-  await page.waitForFunction(() => location.hash.startsWith("#/play/"));
+  await page.waitForFunction(() => location.hash.startsWith("#/play/"), POLL);
   const gameId = await page.evaluate(() => location.hash.split("/")[2]);
   console.log(`game ${gameId}`);
   await page.waitForSelector("#status");
@@ -68,16 +70,45 @@ try {
   let moves = 0;
   let knocks = 0;
   let shotMid = false;
+  let keyboardTurn = false;
+  let reloaded = false;
   const deadline = Date.now() + 240_000;
   for (;;) {
     if (Date.now() > deadline) fail(`the game did not end in 4 minutes (${moves} moves; status: ${await status()})`);
     const now = await status();
     if (now.startsWith("Game over")) break;
     if (!now.startsWith("Your turn")) {
-      await page.waitForFunction((before) => document.querySelector("#status")?.textContent !== before, {}, now);
+      await page.waitForFunction((before) => document.querySelector("#status")?.textContent !== before, POLL, now);
       continue;
     }
     const seqBefore = await page.$eval("#app", (e) => e.dataset.seq);
+    if (moves >= 4 && !keyboardTurn && (await page.$("#draw-stock"))) {
+      // One whole turn from the keyboard alone: focus and Enter, as a keyboard user would
+      // after tabbing there: draw, then the suggested card twice (select, discard).
+      keyboardTurn = true;
+      await page.focus("#draw-stock");
+      await page.keyboard.press("Enter");
+      await page.waitForFunction(() => !!document.querySelector("[data-suggested=true]") && document.querySelector("#app")?.dataset.busy === "", POLL);
+      const card = await page.$eval("[data-suggested=true]", (e) => e.id);
+      await page.focus(`#${card}`);
+      await page.keyboard.press("Enter");
+      await page.waitForSelector(`#${card}[aria-pressed=true]`);
+      // The selected card keeps the focus across the redraw: Enter again discards it.
+      if ((await page.evaluate(() => document.activeElement?.id)) !== card) fail("the selected card lost the focus");
+      await page.keyboard.press("Enter");
+      await page.waitForFunction((c) => !document.getElementById(c), POLL, card);
+      moves += 2;
+      console.log(`a turn by keyboard: drew, discarded ${card.slice(5)}`);
+      continue;
+    }
+    if (moves >= 8 && !reloaded) {
+      // A reload mid-game: the seat's token is kept in the browser, the game picks up.
+      reloaded = true;
+      await page.reload({ waitUntil: "load" });
+      await page.waitForSelector("#status");
+      await page.waitForFunction(() => document.querySelector("section.hand .card"), POLL);
+      continue;
+    }
     if (await page.$("#pass")) {
       await page.click("#pass");
     } else if (await page.$("#draw-stock")) {
@@ -102,8 +133,12 @@ try {
       }
     }
     moves += 1;
-    if (moves === 12 && !shotMid) {
+    if (moves >= 12 && !shotMid) {
       shotMid = true;
+      // Every control has a name a screen reader says.
+      const unnamed = await page.$$eval("button, input, select, [role=img]", (els) =>
+        els.filter((e) => !(e.getAttribute("aria-label") || e.textContent?.trim() || (e.id && document.querySelector(`label[for="${e.id}"]`)))).map((e) => e.outerHTML.slice(0, 80)));
+      if (unnamed.length) fail(`controls without a name: ${unnamed.join(", ")}`);
       await shot(page, "game");
       await shot(watcher, "watch-phone");
       await page.bringToFront();
@@ -112,7 +147,7 @@ try {
     await page.waitForFunction((before) => {
       const app = document.querySelector("#app");
       return app?.dataset.busy === "" && (app.dataset.seq !== before || !!document.querySelector("#message"));
-    }, {}, seqBefore);
+    }, POLL, seqBefore);
     const message = await page.$eval("#message", (e) => e.textContent).catch(() => "");
     if (message) fail(`a move was refused: ${message}`);
   }
@@ -141,13 +176,18 @@ try {
     localStorage.setItem(key, JSON.stringify(all));
   }, gameId);
   await page.click("#verify");
-  await page.waitForFunction(() => document.querySelector("#verdict")?.textContent?.includes("FAILED"));
+  await page.waitForFunction(() => document.querySelector("#verdict")?.textContent?.includes("FAILED"), POLL);
   const tampered = await page.$eval("#verdict", (e) => e.textContent);
   if (!tampered.includes("hand 1: FAILED: the commitment published at the deal was 000000")) fail(`tampered: ${tampered}`);
   console.log(`verified: ${verdict.split("hand")[0]}`);
 
   // 4. The spectator saw the same end.
-  await watcher.waitForFunction(() => document.querySelector("#status")?.textContent?.startsWith("Game over"));
+  await watcher.bringToFront();
+  await watcher.waitForFunction(() => document.querySelector("#status")?.textContent?.startsWith("Game over"), POLL).catch(async (e) => {
+    const seen = await watcher.evaluate(() => `${document.querySelector("#status")?.textContent} (seq ${document.querySelector("#app")?.dataset.seq}); ${document.querySelector(".connection")?.textContent ?? ""}`);
+    await shot(watcher, "watch-stuck");
+    fail(`the spectator's page did not see the end: it shows ${seen}: ${e}`);
+  });
   const watched = await watcher.$eval("#status", (e) => e.textContent);
   if (watched.replace(/ \(you\)/g, "") !== final.replace(/ \(you\)/g, "")) fail(`the spectator saw "${watched}", the player "${final}"`);
   await shot(watcher, "watch-over-phone");
@@ -158,6 +198,41 @@ try {
     return [r?.status, id];
   }, gameId);
   void totals;
+  // 5. Create a game to share; a second person (another browser profile) joins by its link;
+  //    both see the game start; the creator resigns and both see the end.
+  await page.bringToFront();
+  await page.goto(url, { waitUntil: "load" });
+  await page.waitForSelector("#create");
+  await page.click("#create");
+  await page.waitForSelector("#share-link");
+  const link = await page.$eval("#share-link", (e) => e.value);
+  if (!link.includes("#/join/")) fail(`share link ${link}`);
+  const other = await browser.createBrowserContext();
+  const friend = await other.newPage();
+  friend.setDefaultTimeout(60_000);
+  await friend.goto(link, { waitUntil: "load" });
+  await friend.waitForSelector("#join");
+  await friend.type("#join-name", "bea");
+  await friend.click("#join");
+  await friend.waitForSelector("#status");
+  await friend.waitForFunction(() => /Your turn|Waiting for ada/.test(document.querySelector("#status")?.textContent ?? ""), POLL);
+  await page.bringToFront();
+  await page.waitForFunction(() => /Your turn|Waiting for bea/.test(document.querySelector("#status")?.textContent ?? ""), POLL);
+  await page.click("#resign");
+  await page.waitForSelector("#confirm-yes");
+  await page.click("#confirm-yes");
+  await page.waitForFunction(() => document.querySelector("#status")?.textContent?.includes("resigned"), POLL);
+  await friend.bringToFront();
+  await friend.waitForFunction(() => document.querySelector("#status")?.textContent?.startsWith("Game over: bea (you) won (resigned)"), POLL);
+  await other.close();
+  console.log("shared and joined by link; resigned");
+
+  // 6. The lobby at phone width.
+  await page.setViewport({ width: 390, height: 844 });
+  await page.goto(url, { waitUntil: "load" });
+  await page.waitForSelector("#play-bot");
+  await shot(page, "lobby-phone");
+
   if (errors.length) fail(`errors in the page: ${errors.join("; ")}`);
   console.log("browser test passed");
 } finally {

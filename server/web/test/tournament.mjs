@@ -12,6 +12,8 @@ if (!url || !id || !shots || !entrants) {
   process.exit(2);
 }
 mkdirSync(shots, { recursive: true });
+/** Waits poll on a timer: a tab in the background runs no animation frames. */
+const POLL = { polling: 100 };
 const fail = (what) => {
   throw new Error(what);
 };
@@ -39,7 +41,7 @@ try {
   await page.waitForSelector("#app[data-status=finished]");
   // The last games list is read after the end.
   const total = await page.$eval("#app", (e) => Number(e.dataset.gamesDone));
-  await page.waitForFunction((n) => document.querySelectorAll(".finished-games li").length === Math.min(n, 20), {}, total);
+  await page.waitForFunction((n) => document.querySelectorAll(".finished-games li").length === Math.min(n, 20), POLL, total);
   const rows = await page.$$eval("#standings tbody tr", (trs) => trs.map((tr) => tr.textContent));
   if (rows.length !== Number(entrants)) fail(`${rows.length} standings rows: ${rows.join(" | ")}`);
   const lines = await page.$$eval("#rating-chart polyline", (ps) => ps.map((p) => p.getAttribute("points").split(" ").length));
@@ -50,7 +52,7 @@ try {
   await page.screenshot({ path: `${shots}/tournament-finished.png`, fullPage: true });
   // A finished game is a click away from its page.
   await page.click(".finished-games li a");
-  await page.waitForFunction(() => document.querySelector("#status")?.textContent?.startsWith("Game over"));
+  await page.waitForFunction(() => document.querySelector("#status")?.textContent?.startsWith("Game over"), POLL);
   if (errors.length) fail(`errors in the page: ${errors.join("; ")}`);
   console.log(`standings: ${rows.join(" | ")}`);
   console.log("tournament page passed");
