@@ -165,7 +165,10 @@ async fn a_browser_plays_a_whole_game_by_clicks_while_another_watches() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success() && stdout.contains("browser test passed"), "{stdout}\n{stderr}");
     assert!(stdout.contains("Game over: ada (you) "), "{stdout}");
-    for shot in ["lobby", "game", "watch-phone", "game-over", "watch-over-phone"] {
+    assert!(stdout.contains("shared and joined by link; resigned"), "{stdout}");
+    assert!(stdout.contains("rummy: ") && stdout.contains("verified: All "), "{stdout}");
+    eprintln!("{stdout}");
+    for shot in ["lobby", "game", "watch-phone", "game-over", "watch-over-phone", "verified", "rummy-over", "lobby-phone"] {
         let len = std::fs::metadata(shots.join(format!("{shot}.png"))).map(|m| m.len()).unwrap_or(0);
         assert!(len > 1000, "screenshot {shot}.png: {len} bytes");
     }

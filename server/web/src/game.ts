@@ -90,7 +90,10 @@ export class GameView {
   private name(seat: number): string {
     const s = this.snap?.seats.find((x) => x.seat === seat);
     const n = s?.name || `seat ${seat}`;
-    return seat === this.snap?.viewerSeat ? `${n} (you)` : n;
+    if (seat === this.snap?.viewerSeat) return `${n} (you)`;
+    // Two house bots of one strategy share a name: the seat tells them apart.
+    const twin = this.snap?.seats.some((x) => x.seat !== seat && x.name === s?.name);
+    return twin ? `${n} (seat ${seat})` : n;
   }
 
   /** The stream, reopened after a drop from the last seq seen; each message schedules a redraw. */

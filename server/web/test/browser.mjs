@@ -227,6 +227,58 @@ try {
   await other.close();
   console.log("shared and joined by link; resigned");
 
+  // 7. Rummy at a table of three against two house bots, by clicks: melds and lay-offs laid
+  //    with their buttons, cards discarded by clicking them, to the end of the game.
+  await page.goto(url, { waitUntil: "load" });
+  await page.waitForSelector("#format");
+  const rummy = await page.$$eval("#format option", (os) => os.find((o) => o.textContent.startsWith("Rummy")).value);
+  await page.select("#format", rummy);
+  await page.select("#players", "3");
+  await page.select("#bot", "simple");
+  await page.click("#play-bot");
+  await page.waitForFunction(() => location.hash.startsWith("#/play/"), POLL);
+  await page.waitForSelector("#status");
+  let laid = 0;
+  let turns = 0;
+  const rummyDeadline = Date.now() + 240_000;
+  for (;;) {
+    if (Date.now() > rummyDeadline) fail(`the rummy game did not end in 4 minutes (status: ${await status()})`);
+    const now = await status();
+    if (now.startsWith("Game over")) break;
+    if (!now.startsWith("Your turn")) {
+      await page.waitForFunction((before) => document.querySelector("#status")?.textContent !== before, POLL, now);
+      continue;
+    }
+    const before = await page.$eval("#app", (e) => e.dataset.seq);
+    const lay = await page.$("button[id^=meld-], button[id^=layoff-]");
+    if (lay) {
+      await page.click("button[id^=meld-], button[id^=layoff-]");
+      laid += 1;
+      if (laid === 1) await shot(page, "rummy-laid");
+    } else if (await page.$("#draw-stock")) {
+      await page.click("#draw-stock");
+    } else {
+      const card = await page.$$eval("section.hand button.card", (bs) => bs.filter((b) => b.getAttribute("aria-label").endsWith(": select")).map((b) => b.id).pop());
+      if (!card) {
+        await new Promise((r) => setTimeout(r, 50));
+        continue;
+      }
+      await page.click(`#${card}`);
+      await page.waitForSelector("#discard");
+      await page.click("#discard");
+      turns += 1;
+    }
+    await page.waitForFunction((b) => {
+      const app = document.querySelector("#app");
+      return app?.dataset.busy === "" && (app.dataset.seq !== b || !!document.querySelector("#message"));
+    }, POLL, before);
+    const message = await page.$eval("#message", (e) => e.textContent).catch(() => "");
+    if (message) fail(`a rummy move was refused: ${message}`);
+  }
+  await page.waitForSelector("table[aria-label='score sheet'] tfoot");
+  await shot(page, "rummy-over");
+  console.log(`rummy: ${turns} discards, ${laid} melds and lay-offs; ${await status()}`);
+
   // 6. The lobby at phone width.
   await page.setViewport({ width: 390, height: 844 });
   await page.goto(url, { waitUntil: "load" });
