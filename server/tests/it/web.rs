@@ -166,6 +166,7 @@ async fn a_browser_plays_a_whole_game_by_clicks_while_another_watches() {
     assert!(out.status.success() && stdout.contains("browser test passed"), "{stdout}\n{stderr}");
     assert!(stdout.contains("Game over: ada (you) "), "{stdout}");
     assert!(stdout.contains("shared and joined by link; resigned"), "{stdout}");
+    assert!(stdout.contains("quick match paired two browsers"), "{stdout}");
     assert!(stdout.contains("rummy: ") && stdout.contains("verified: All "), "{stdout}");
     eprintln!("{stdout}");
     for shot in ["lobby", "game", "watch-phone", "game-over", "watch-over-phone", "verified", "rummy-over", "lobby-phone"] {

@@ -227,6 +227,36 @@ try {
   await other.close();
   console.log("shared and joined by link; resigned");
 
+  // 8. Quick match: two people (two browser profiles) asking for the same game are paired
+  //    with each other (the house bot would come only after 20 s).
+  const third = await browser.createBrowserContext();
+  const cy = await third.newPage();
+  cy.setDefaultTimeout(60_000);
+  for (const p of [page, cy]) {
+    await p.goto(url, { waitUntil: "load" });
+    await p.waitForSelector("#quick-match");
+  }
+  await page.click("#quick-match");
+  await cy.click("#quick-match");
+  for (const p of [page, cy]) {
+    await p.bringToFront();
+    await p.waitForFunction(() => location.hash.startsWith("#/play/"), POLL);
+  }
+  const [qa, qb] = await Promise.all([page, cy].map((p) => p.evaluate(() => location.hash.split("/")[2])));
+  if (qa !== qb) fail(`quick match paired them into two games: ${qa} and ${qb}`);
+  await page.bringToFront();
+  await page.waitForFunction(() => /Your turn|Waiting for/.test(document.querySelector("#status")?.textContent ?? ""), POLL);
+  const seats = await page.$eval(".seats", (e) => e.textContent);
+  if (seats.includes("(bot)")) fail(`a house bot took the seat: ${seats}`);
+  await page.click("#resign");
+  await page.waitForSelector("#confirm-yes");
+  await page.click("#confirm-yes");
+  await cy.bringToFront();
+  await cy.waitForFunction(() => document.querySelector("#status")?.textContent?.includes("(resigned)"), POLL);
+  await third.close();
+  await page.bringToFront();
+  console.log(`quick match paired two browsers in game ${qa}`);
+
   // 7. Rummy at a table of three against two house bots, by clicks: melds and lay-offs laid
   //    with their buttons, cards discarded by clicking them, to the end of the game.
   await page.goto(url, { waitUntil: "load" });
