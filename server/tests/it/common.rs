@@ -31,7 +31,12 @@ impl TestServer {
     }
 
     pub async fn start_with(cfg: gin_server::Config) -> TestServer {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        Self::start_at("127.0.0.1:0".parse().unwrap(), cfg).await
+    }
+
+    /// A server at `addr` (a restarted server at the address of the one before).
+    pub async fn start_at(addr: SocketAddr, cfg: gin_server::Config) -> TestServer {
+        let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (tx, rx) = oneshot::channel::<()>();
         let task = tokio::spawn(gin_server::run(listener, cfg, async {

@@ -135,45 +135,109 @@ fn browser_parts() -> Option<std::path::PathBuf> {
     None
 }
 
+/// Runs `node <args>` in `web`, its output lines passed to `on_line` as they come (which may
+/// answer on the script's stdin); (success, stdout, stderr).
+async fn node_script<F, Fut>(
+    web: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    mut on_line: F,
+) -> (bool, String, String)
+where
+    F: FnMut(String) -> Fut,
+    Fut: Future<Output = Option<String>>,
+{
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
+    let mut child = tokio::process::Command::new("node")
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(web)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let err = tokio::spawn(async move {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s).await;
+        s
+    });
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut out = String::new();
+    while let Some(line) = lines.next_line().await.unwrap() {
+        out.push_str(&line);
+        out.push('\n');
+        if let Some(answer) = on_line(line).await {
+            stdin.write_all(answer.as_bytes()).await.unwrap();
+            stdin.flush().await.unwrap();
+        }
+    }
+    drop(stdin);
+    let ok = child.wait().await.unwrap().success();
+    (ok, out, err.await.unwrap())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_browser_plays_a_whole_game_by_clicks_while_another_watches() {
     let Some(web) = browser_parts() else { return };
     let dir = tempfile::tempdir().unwrap();
     // The server's own rate limit (a page reads a snapshot after every event).
-    let server = TestServer::start_with(gin_server::Config {
-        db: dir.path().join("g.db"),
-        ..gin_server::Config::default()
-    })
-    .await;
+    let cfg = || gin_server::Config { db: dir.path().join("g.db"), ..gin_server::Config::default() };
+    let server = TestServer::start_with(cfg()).await;
     let _ = server.channel().await;
+    let addr = server.addr;
     let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("web-screenshots");
     std::fs::create_dir_all(&shots).unwrap();
     let url = format!("{}/", server.url());
-    let shots_arg = shots.clone();
-    let out = tokio::task::spawn_blocking(move || {
-        std::process::Command::new("node")
-            .arg("test/browser.mjs")
-            .arg(&url)
-            .arg(&shots_arg)
-            .current_dir(&web)
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success() && stdout.contains("browser test passed"), "{stdout}\n{stderr}");
+    let shots_arg = shots.display().to_string();
+    let server = std::sync::Arc::new(tokio::sync::Mutex::new(Some(server)));
+    let restarts = std::sync::atomic::AtomicUsize::new(0);
+    let (ok, stdout, stderr) =
+        node_script(&web, &["test/browser.mjs", &url, &shots_arg], &[("GIN_TEST_RESTART", "1")], |line| {
+            let server = server.clone();
+            let restarts = &restarts;
+            let cfg = cfg();
+            async move {
+                if line != "restart the server" {
+                    return None;
+                }
+                // Stopped (every stream cut), then started again at its address on its database.
+                let old = server.lock().await.take().unwrap();
+                old.stop().await;
+                let new = TestServer::start_at(addr, cfg).await;
+                let _ = new.channel().await;
+                *server.lock().await = Some(new);
+                restarts.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                Some("restarted\n".into())
+            }
+        })
+        .await;
+    assert!(ok && stdout.contains("browser test passed"), "{stdout}\n{stderr}");
+    assert_eq!(restarts.into_inner(), 1, "{stdout}");
+    assert!(stdout.contains("the page resumed after the restart"), "{stdout}");
     assert!(stdout.contains("Game over: ada (you) "), "{stdout}");
     assert!(stdout.contains("shared and joined by link; resigned"), "{stdout}");
     assert!(stdout.contains("quick match paired two browsers"), "{stdout}");
     assert!(stdout.contains("rummy: ") && stdout.contains("verified: All "), "{stdout}");
     eprintln!("{stdout}");
-    for shot in ["lobby", "game", "watch-phone", "game-over", "watch-over-phone", "verified", "rummy-over", "lobby-phone"] {
+    for shot in [
+        "lobby",
+        "game",
+        "watch-phone",
+        "game-over",
+        "watch-over-phone",
+        "verified",
+        "rummy-over",
+        "lobby-phone",
+    ] {
         let len = std::fs::metadata(shots.join(format!("{shot}.png"))).map(|m| m.len()).unwrap_or(0);
         assert!(len > 1000, "screenshot {shot}.png: {len} bytes");
     }
     eprintln!("screenshots in {}", shots.display());
+    let server = server.lock().await.take().unwrap();
     server.stop().await;
 }
 

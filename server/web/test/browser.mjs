@@ -6,8 +6,11 @@
 //   3. a second page watches the same game as a spectator;
 //   4. checks the page's final result against the server's record (GetRecord, fetched in the
 //      page with gRPC-Web), and saves screenshots (desktop and phone width) along the way.
-// Usage: node test/browser.mjs URL SCREENSHOT_DIR   (CHROMIUM: the browser, default /usr/bin/chromium)
+// Usage: node test/browser.mjs URL SCREENSHOT_DIR   (CHROMIUM: the browser, default /usr/bin/chromium;
+// GIN_TEST_RESTART=1: mid-game, print "restart the server" and wait for a line on stdin once
+// the caller has restarted it)
 import { mkdirSync } from "node:fs";
+import { createInterface } from "node:readline";
 import puppeteer from "puppeteer-core";
 
 const [url, shots] = process.argv.slice(2);
@@ -16,6 +19,11 @@ if (!url || !shots) {
   process.exit(2);
 }
 mkdirSync(shots, { recursive: true });
+/** The next line the caller writes on stdin (it says the server restarted). */
+const lines = createInterface({ input: process.stdin });
+const input = lines[Symbol.asyncIterator]();
+const nextInput = async () => (await input.next()).value;
+
 /** A screenshot of `p` (brought to the front: a background tab is not painted). */
 const shot = async (p, name) => {
   await p.bringToFront();
@@ -72,6 +80,7 @@ try {
   let shotMid = false;
   let keyboardTurn = false;
   let reloaded = false;
+  let restarted = false;
   const deadline = Date.now() + 240_000;
   for (;;) {
     if (Date.now() > deadline) fail(`the game did not end in 4 minutes (${moves} moves; status: ${await status()})`);
@@ -99,6 +108,19 @@ try {
       await page.waitForFunction((c) => !document.getElementById(c), POLL, card);
       moves += 2;
       console.log(`a turn by keyboard: drew, discarded ${card.slice(5)}`);
+      continue;
+    }
+    if (moves >= 16 && !restarted && process.env.GIN_TEST_RESTART === "1") {
+      // The server restarts mid-game (the caller stops it and starts it again at its address,
+      // on the same database): the page says it lost the server, reconnects, resumes the
+      // stream after the last event it saw, and the game goes on.
+      restarted = true;
+      const sawDrop = page.waitForSelector(".connection", { timeout: 60_000 });
+      console.log("restart the server");
+      await nextInput();
+      await sawDrop;
+      await page.waitForFunction(() => !document.querySelector(".connection"), POLL);
+      console.log("the page resumed after the restart");
       continue;
     }
     if (moves >= 8 && !reloaded) {
@@ -319,4 +341,7 @@ try {
   console.log("browser test passed");
 } finally {
   await browser.close();
+  // Stdin stays open while the caller runs: close it, or the process would wait on it.
+  lines.close();
+  process.stdin.destroy();
 }
