@@ -14,6 +14,20 @@ use super::pairing;
 use super::spec::{MAX_PARALLEL, Planned, Spec};
 use crate::storage::StoredTournament;
 
+/// The most rating points per entrant in `TournamentState.rating_history`.
+pub(crate) const HISTORY_POINTS: usize = 200;
+
+/// At most `max` of `points`, evenly spread: every k-th from the first, and the last.
+fn thin<T>(points: Vec<T>, max: usize) -> Vec<T> {
+    let n = points.len();
+    if n <= max {
+        return points;
+    }
+    // (max - 1) strides cover the first to the last but one; the last is added.
+    let step = (n - 1).div_ceil(max.max(2) - 1);
+    points.into_iter().enumerate().filter(|(i, _)| i % step == 0 || i + 1 == n).map(|(_, p)| p).collect()
+}
+
 #[derive(Clone, Debug)]
 /// A booked game: in the store, created on the server once `created`.
 pub(crate) struct BookedGame {
@@ -267,7 +281,32 @@ impl Tournament {
             fixed_deals: self.spec.fixed,
             game_format: Some(crate::game::wire::format_info(&self.spec.game)),
             created_unix_ms: self.created_ms,
+            rating_history: if with_games { self.rating_history() } else { Vec::new() },
         }
+    }
+
+    /// Each entrant's rating after each of its finished games (the games in booking order,
+    /// counted as they come), thinned to at most [`HISTORY_POINTS`] per entrant, the last kept.
+    pub(crate) fn rating_history(&self) -> Vec<pb::RatingPoint> {
+        let teams = self.spec.teams();
+        let mut tallies = vec![Tally::default(); self.entrants.len()];
+        let mut per: Vec<Vec<pb::RatingPoint>> = vec![Vec::new(); self.entrants.len()];
+        for (counted, g) in self.games.iter().filter(|g| g.done).enumerate() {
+            for (s, &e) in g.seats.iter().enumerate() {
+                let Some(t) = tallies.get_mut(e as usize) else { continue };
+                t.add(g.score(s, teams));
+                if let Some(est) = t.elo() {
+                    per[e as usize].push(pb::RatingPoint {
+                        games: counted as u32 + 1,
+                        entrant: e,
+                        elo: est.elo,
+                        elo_low: est.low,
+                        elo_high: est.high,
+                    });
+                }
+            }
+        }
+        per.into_iter().flat_map(|points| thin(points, HISTORY_POINTS)).collect()
     }
 
     /// Books a finished game's result; returns false if it was already booked.
@@ -525,6 +564,21 @@ impl Tournament {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn rating_history_is_thinned_evenly_keeping_the_first_and_the_last() {
+        let few: Vec<u32> = (0..150).collect();
+        assert_eq!(thin(few.clone(), 200), few, "under the limit: every point");
+        let many: Vec<u32> = (0..1000).collect();
+        let kept = thin(many, 200);
+        assert!(kept.len() <= 200, "{}", kept.len());
+        assert_eq!((kept[0], kept[1], *kept.last().unwrap()), (0, 6, 999));
+        assert!(kept.windows(2).all(|w| w[1] - w[0] <= 6));
+        let just_over = thin((0..201u32).collect(), 200);
+        assert!((100..=200).contains(&just_over.len()) && just_over.last() == Some(&200));
+        assert_eq!(thin(vec![7u32], 200), vec![7]);
+        assert!(thin(Vec::<u32>::new(), 200).is_empty());
+    }
+
     use super::*;
 
     fn table_spec(format: &str, entrants: u32, per_table: u32, duplicate: bool) -> Spec {

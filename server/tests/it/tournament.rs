@@ -288,6 +288,16 @@ async fn round_robin_with_duplicate_deals_to_final_standings() {
     let st = get(&mut t, &id).await;
     assert_eq!(st.games.len(), 6);
     check_books(&ch, &st, 3).await;
+    // The rating history: each entrant's points in the order the games finished, one per game
+    // it played (four each), the last one its standing's rating.
+    for row in &st.standings.as_ref().unwrap().rows {
+        let points: Vec<_> = st.rating_history.iter().filter(|p| p.entrant == row.entrant).collect();
+        assert_eq!(points.len(), row.games as usize, "{:?}", st.rating_history);
+        assert!(points.windows(2).all(|w| w[0].games < w[1].games) && points.last().unwrap().games <= 6);
+        let last = points.last().unwrap();
+        assert_eq!((last.elo, last.elo_low, last.elo_high), (row.elo, row.elo_low, row.elo_high));
+    }
+    assert!(last.rating_history.is_empty(), "the watch stream carries no history");
     assert_eq!(st.spec.as_ref().unwrap().seed, 77, "revealed at the end");
     // Duplicate pairs: same deal, seats swapped; different pairs: different deals. (A pair's
     // second game starts once the first is over, so the two need not be numbered in a row.)

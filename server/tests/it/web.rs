@@ -218,6 +218,7 @@ async fn a_browser_plays_a_whole_game_by_clicks_while_another_watches() {
     assert!(ok && stdout.contains("browser test passed"), "{stdout}\n{stderr}");
     assert_eq!(restarts.into_inner(), 1, "{stdout}");
     assert!(stdout.contains("the page resumed after the restart"), "{stdout}");
+    assert!(stdout.contains("by dragging it onto the pile"), "{stdout}");
     assert!(stdout.contains("Game over: ada (you) "), "{stdout}");
     assert!(stdout.contains("shared and joined by link; resigned"), "{stdout}");
     assert!(stdout.contains("quick match paired two browsers"), "{stdout}");
@@ -303,6 +304,9 @@ async fn a_browser_follows_a_tournament_live_to_its_standings() {
         "{lines}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // A page opened after the end charts each entrant's whole history: one point per game
+    // it played (three entrants, four games per pairing: eight each).
+    assert!(lines.contains("a page opened after the end charts 8/8/8 points"), "{lines}");
     // The page's standings name every entrant.
     for name in ["ann", "bob", "cy"] {
         assert!(lines.contains(name), "{lines}");

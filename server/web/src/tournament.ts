@@ -2,8 +2,8 @@
 // rating with its interval as a chart over the games played, the SPRT's log-likelihood ratio
 // against its bounds, and the games, those in progress a click away from watching.
 //
-// The chart is drawn from the states this page has seen: the server streams the standings
-// (WatchTournament) after every game, and the page keeps each one.
+// The chart starts from the server's rating history (GetTournament) and goes on with the
+// standings the server streams (WatchTournament) after every game.
 
 import * as api from "./api.js";
 import { fill, h } from "./dom.js";
@@ -72,7 +72,9 @@ export class TournamentView {
       if (r.games === 0) continue;
       const points = this.history.get(r.entrant) ?? [];
       const last = points[points.length - 1];
-      if (!last || last.games !== s.gamesDone) points.push({ games: s.gamesDone, elo: r.elo, low: r.eloLow, high: r.eloHigh });
+      // A point when the entrant's rating moved (it played a game since).
+      const moved = !last || last.elo !== r.elo || last.low !== r.eloLow || last.high !== r.eloHigh;
+      if (moved && (!last || s.gamesDone > last.games)) points.push({ games: s.gamesDone, elo: r.elo, low: r.eloLow, high: r.eloHigh });
       this.history.set(r.entrant, points);
     }
     void this.readGames(s.status === TournamentStatus.FINISHED);
@@ -87,6 +89,21 @@ export class TournamentView {
       const r = await api.tournaments.getTournament({ tournamentId: this.id }, { signal: this.stop.signal });
       if (r.state) {
         this.games = r.state.games;
+        // The server's history of every entrant's rating, then what the stream adds after it.
+        if (r.state.ratingHistory.length > 0) {
+          const byEntrant = new Map<number, Point[]>();
+          for (const p of r.state.ratingHistory) {
+            const list = byEntrant.get(p.entrant) ?? [];
+            list.push({ games: p.games, elo: p.elo, low: p.eloLow, high: p.eloHigh });
+            byEntrant.set(p.entrant, list);
+          }
+          for (const [e, list] of byEntrant) {
+            const last = list[list.length - 1];
+            // What the stream saw after the server's last point, if the rating moved since.
+            const newer = (this.history.get(e) ?? []).filter((q) => q.games > last.games && (q.elo !== last.elo || q.low !== last.low || q.high !== last.high));
+            this.history.set(e, list.concat(newer));
+          }
+        }
         if (!this.state || r.state.gamesDone >= this.state.gamesDone) this.state = r.state;
         this.render();
       }

@@ -81,6 +81,7 @@ try {
   let keyboardTurn = false;
   let reloaded = false;
   let restarted = false;
+  let dragged = false;
   const deadline = Date.now() + 240_000;
   for (;;) {
     if (Date.now() > deadline) fail(`the game did not end in 4 minutes (${moves} moves; status: ${await status()})`);
@@ -110,7 +111,7 @@ try {
       console.log(`a turn by keyboard: drew, discarded ${card.slice(5)}`);
       continue;
     }
-    if (moves >= 16 && !restarted && process.env.GIN_TEST_RESTART === "1") {
+    if (moves >= 12 && !restarted && process.env.GIN_TEST_RESTART === "1") {
       // The server restarts mid-game (the caller stops it and starts it again at its address,
       // on the same database): the page says it lost the server, reconnects, resumes the
       // stream after the last event it saw, and the game goes on.
@@ -121,6 +122,20 @@ try {
       await sawDrop;
       await page.waitForFunction(() => !document.querySelector(".connection"), POLL);
       console.log("the page resumed after the restart");
+      continue;
+    }
+    if (moves >= 10 && !dragged && (await page.$("[data-suggested=true][draggable=true]"))) {
+      // A discard by drag and drop onto the pile.
+      dragged = true;
+      const card = await page.$eval("[data-suggested=true]", (e) => e.id);
+      const src = await page.$(`#${card}`);
+      const pile = await page.$("#pile");
+      await page.setDragInterception(true);
+      await src.dragAndDrop(pile);
+      await page.setDragInterception(false);
+      await page.waitForFunction((c) => !document.getElementById(c), POLL, card);
+      console.log(`discarded ${card.slice(5)} by dragging it onto the pile`);
+      moves += 1;
       continue;
     }
     if (moves >= 8 && !reloaded) {

@@ -50,6 +50,14 @@ try {
   const label = await page.$eval("#rating-chart", (e) => e.getAttribute("aria-label"));
   if (!label.includes("Elo ratings")) fail(`chart label: ${label}`);
   await page.screenshot({ path: `${shots}/tournament-finished.png`, fullPage: true });
+  // A page opened after the end draws the whole history too (the server's).
+  const late = await browser.newPage();
+  await late.goto(`${url}#/tournament/${id}`, { waitUntil: "load" });
+  await late.waitForSelector("#rating-chart polyline");
+  await late.waitForFunction((n) => [...document.querySelectorAll("#rating-chart polyline")].every((p) => p.getAttribute("points").split(" ").length >= n), POLL, 2);
+  const lateLines = await late.$$eval("#rating-chart polyline", (ps) => ps.map((p) => p.getAttribute("points").split(" ").length));
+  console.log(`a page opened after the end charts ${lateLines.join("/")} points`);
+  await late.close();
   // A finished game is a click away from its page.
   await page.click(".finished-games li a");
   await page.waitForFunction(() => document.querySelector("#status")?.textContent?.startsWith("Game over"), POLL);
