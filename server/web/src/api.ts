@@ -87,3 +87,50 @@ export function transient(e: unknown): boolean {
   const c = ConnectError.from(e).code;
   return c === Code.Unavailable || c === Code.Unknown || c === Code.Internal || c === Code.ResourceExhausted || c === Code.DeadlineExceeded;
 }
+
+/** How [`follow`] reports the connection and asks whether to go on. */
+export interface Follower<T> {
+  /** Aborts the stream for good. */
+  signal: AbortSignal;
+  /** Each message, in order. */
+  message(m: T): void;
+  /** "" once messages come again; the problem while reconnecting; a permanent error. */
+  connection(text: string): void;
+  /** Whether anything came yet (a refusal before that is permanent: a wrong id). */
+  started(): boolean;
+  /** Whether a stream that ended did so because there is nothing more to follow. */
+  over(): boolean;
+}
+
+/**
+ * Reads a server stream opened by `open` (called again for each attempt, so it can resume
+ * where the last one stopped) until it ends with `over()` or `signal` aborts; a dropped
+ * stream is opened again after a backoff of 0.2 s, doubling up to 5 s.
+ */
+export async function follow<T>(open: () => AsyncIterable<T>, f: Follower<T>): Promise<void> {
+  let backoff = 200;
+  let down = true;
+  while (!f.signal.aborted) {
+    try {
+      for await (const m of open()) {
+        backoff = 200;
+        if (down) {
+          down = false;
+          f.connection("");
+        }
+        f.message(m);
+      }
+      if (f.over()) return;
+    } catch (e) {
+      if (f.signal.aborted) return;
+      if (!transient(e) && !f.started()) {
+        f.connection(explain(e));
+        return;
+      }
+      down = true;
+      f.connection(`reconnecting… (${explain(e)})`);
+    }
+    await new Promise((r) => setTimeout(r, backoff));
+    backoff = Math.min(backoff * 2, 5000);
+  }
+}

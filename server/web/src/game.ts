@@ -98,40 +98,27 @@ export class GameView {
 
   /** The stream, reopened after a drop from the last seq seen; each message schedules a redraw. */
   private async follow(): Promise<void> {
-    let backoff = 200;
-    while (!this.stop.signal.aborted) {
-      try {
-        const stream = api.game.watchGame({ gameId: this.id, resumeAfterSeq: this.lastSeq }, api.as(this.seat, this.stop.signal));
-        for await (const m of stream) {
-          backoff = 200;
-          if (this.connection) {
-            this.connection = "";
-            this.render();
-          }
-          if (m.kind.case === "snapshot") {
-            this.take(m.kind.value, true);
-          } else if (m.kind.case === "event") {
-            if (m.kind.value.seq > this.lastSeq) this.lastSeq = m.kind.value.seq;
-            const k = m.kind.value.kind;
-            if (k.case === "handDealt") notePublished(this.id, k.value.handNumber, k.value.commitment);
-            this.refresh();
-          }
+    await api.follow(() => api.game.watchGame({ gameId: this.id, resumeAfterSeq: this.lastSeq }, api.as(this.seat, this.stop.signal)), {
+      signal: this.stop.signal,
+      message: (m) => {
+        if (m.kind.case === "snapshot") {
+          this.take(m.kind.value, true);
+        } else if (m.kind.case === "event") {
+          if (m.kind.value.seq > this.lastSeq) this.lastSeq = m.kind.value.seq;
+          const k = m.kind.value.kind;
+          if (k.case === "handDealt") notePublished(this.id, k.value.handNumber, k.value.commitment);
+          this.refresh();
         }
-        if (this.snap?.phase === Phase.GAME_OVER) return;
-      } catch (e) {
-        if (this.stop.signal.aborted) return;
-        if (!api.transient(e) && this.snap === undefined) {
-          this.connection = api.explain(e);
-          this.render();
-          return;
-        }
-        this.connection = `reconnecting… (${api.explain(e)})`;
+      },
+      connection: (text) => {
+        this.connection = text;
         this.render();
-      }
-      await new Promise((r) => setTimeout(r, backoff));
-      backoff = Math.min(backoff * 2, 5000);
-    }
+      },
+      started: () => this.snap !== undefined,
+      over: () => this.snap?.phase === Phase.GAME_OVER,
+    });
   }
+
 
   /** Takes a snapshot; `changed`: something else on the page changed (redraw anyway). */
   private take(s: GameSnapshot, changed = false): void {

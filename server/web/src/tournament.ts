@@ -39,32 +39,21 @@ export class TournamentView {
   }
 
   private async follow(): Promise<void> {
-    let backoff = 250;
-    while (!this.stop.signal.aborted) {
-      try {
-        for await (const m of api.tournaments.watchTournament({ tournamentId: this.id }, { signal: this.stop.signal })) {
-          backoff = 250;
-          this.connection = "";
-          if (m.state) this.take(m.state);
-        }
-        if (this.state?.status === TournamentStatus.FINISHED) {
-          await this.readGames(true);
-          return;
-        }
-      } catch (e) {
-        if (this.stop.signal.aborted) return;
-        if (!api.transient(e) && !this.state) {
-          this.connection = api.explain(e);
-          this.render();
-          return;
-        }
-        this.connection = `reconnecting… (${api.explain(e)})`;
+    await api.follow(() => api.tournaments.watchTournament({ tournamentId: this.id }, { signal: this.stop.signal }), {
+      signal: this.stop.signal,
+      message: (m) => {
+        if (m.state) this.take(m.state);
+      },
+      connection: (text) => {
+        this.connection = text;
         this.render();
-      }
-      await new Promise((r) => setTimeout(r, backoff));
-      backoff = Math.min(backoff * 2, 5000);
-    }
+      },
+      started: () => this.state !== undefined,
+      over: () => this.state?.status === TournamentStatus.FINISHED,
+    });
+    if (this.state?.status === TournamentStatus.FINISHED) await this.readGames(true);
   }
+
 
   private take(s: TournamentState): void {
     this.state = s;

@@ -11,7 +11,7 @@
 // the caller has restarted it)
 import { mkdirSync } from "node:fs";
 import { createInterface } from "node:readline";
-import puppeteer from "puppeteer-core";
+import { POLL, fail, launch, shot as chromeShot } from "./chromium.mjs";
 
 const [url, shots] = process.argv.slice(2);
 if (!url || !shots) {
@@ -24,25 +24,9 @@ const lines = createInterface({ input: process.stdin });
 const input = lines[Symbol.asyncIterator]();
 const nextInput = async () => (await input.next()).value;
 
-/** A screenshot of `p` (brought to the front: a background tab is not painted). */
-const shot = async (p, name) => {
-  await p.bringToFront();
-  await p.screenshot({ path: `${shots}/${name}.png`, fullPage: true });
-};
-/** Waits poll on a timer: a tab in the background runs no animation frames. */
-const POLL = { polling: 100 };
-const fail = (what) => {
-  throw new Error(what);
-};
+const shot = (p, name) => chromeShot(p, shots, name);
 
-const browser = await puppeteer.launch({
-  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-  headless: true,
-  // Two pages play and watch at once: neither may be throttled as a background tab.
-  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-timer-throttling",
-    "--disable-backgrounding-occluded-windows", "--disable-renderer-backgrounding"],
-  protocolTimeout: 60_000,
-});
+const browser = await launch();
 try {
   const page = await browser.newPage();
   // A cold browser on a loaded 2-core machine can be slow: generous waits (the test's own

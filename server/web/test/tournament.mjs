@@ -4,7 +4,7 @@
 // page shows the tournament (the caller then starts the entrants), then "tournament page
 // passed". Usage: node test/tournament.mjs URL TOURNAMENT_ID SCREENSHOT_DIR ENTRANTS
 import { mkdirSync } from "node:fs";
-import puppeteer from "puppeteer-core";
+import { POLL, fail, launch } from "./chromium.mjs";
 
 const [url, id, shots, entrants] = process.argv.slice(2);
 if (!url || !id || !shots || !entrants) {
@@ -12,17 +12,7 @@ if (!url || !id || !shots || !entrants) {
   process.exit(2);
 }
 mkdirSync(shots, { recursive: true });
-/** Waits poll on a timer: a tab in the background runs no animation frames. */
-const POLL = { polling: 100 };
-const fail = (what) => {
-  throw new Error(what);
-};
-const browser = await puppeteer.launch({
-  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-  protocolTimeout: 60_000,
-});
+const browser = await launch();
 try {
   const page = await browser.newPage();
   page.setDefaultTimeout(120_000);
