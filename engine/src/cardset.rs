@@ -326,11 +326,35 @@ pub fn hand(s: &str) -> CardSet {
 }
 
 /// The `i`-th card of `set` in bit order, branch-free (random play picks `i` at random, and
-/// a loop over the set bits would mispredict its exit): a binary search by popcounts (the
-/// half of the word, then the quarter within it, then the byte holding the card, each step
-/// a conditional move), then a table for the card within the byte.
+/// a loop over the set bits would mispredict its exit). With BMI2 (x86-64-v3, this
+/// workspace's target) one PDEP deposits bit `i` onto the set's bits (3 cycles on Intel;
+/// random playouts 10–20% faster than [`nth_card_search`]; microcoded and slow on AMD before
+/// Zen 3); elsewhere [`nth_card_search`].
 #[inline]
 pub(crate) fn nth_card(set: CardSet, i: u32) -> Option<Card> {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        let x = set.bits();
+        if i >= x.count_ones() {
+            return None;
+        }
+        // SAFETY: compiled only where the whole build enables BMI2, and every binary checks
+        // first that the CPU has the build's features (`engine::cpu`). The workspace's one
+        // `unsafe` (see ARCHITECTURE.md).
+        #[allow(unsafe_code)]
+        let bit = unsafe { std::arch::x86_64::_pdep_u64(1u64 << i, x) };
+        Card::from_bit(bit.trailing_zeros() as u8)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    nth_card_search(set, i)
+}
+
+/// [`nth_card`] without BMI2: a binary search by popcounts (the half of the word, then the
+/// quarter within it, then the byte holding the card, each step a conditional move), then a
+/// table for the card within the byte.
+#[inline]
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "bmi2"), allow(dead_code))]
+pub(crate) fn nth_card_search(set: CardSet, i: u32) -> Option<Card> {
     let x = set.bits();
     if i >= x.count_ones() {
         return None;

@@ -30,6 +30,8 @@
 use std::fmt;
 
 use crate::card::{Card, Rank};
+#[cfg(test)]
+use crate::cardset::nth_card_search;
 use crate::cardset::{CardSet, LANE, nth_card};
 use crate::deal::{Deck, shuffle_turned_pile};
 
@@ -1256,9 +1258,12 @@ mod tests {
             let cards: Vec<Card> = set.iter().collect();
             for (i, &c) in cards.iter().enumerate() {
                 assert_eq!(nth_card(set, i as u32), Some(c), "{set:?} {i}");
+                assert_eq!(nth_card_search(set, i as u32), Some(c), "{set:?} {i}");
             }
-            assert_eq!(nth_card(set, cards.len() as u32), None);
-            assert_eq!(nth_card(set, 63), None);
+            for select in [nth_card, nth_card_search] {
+                assert_eq!(select(set, cards.len() as u32), None);
+                assert_eq!(select(set, 63), None);
+            }
         }
     }
 }
