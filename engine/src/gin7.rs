@@ -941,6 +941,71 @@ pub struct Gin7Step {
     pub game_over: bool,
 }
 
+/// A game's accepted actions, compactly: a draw or a discard (all but a few moves a hand) is
+/// one `u16` (seat, kind, card), logged from the move's event in registers; every other
+/// action (a knock, with its melds) is kept whole in `others`, in order. (A log of `(u8,
+/// Action)`, 40 bytes a move, cost a stalled store on every move: the action was written a
+/// byte at a time, then copied 32 bytes at once.)
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct ActionLog {
+    /// `kind | seat << 6 | card bit`; kind [`ActionLog::OTHER`]: the next of `others`.
+    moves: Vec<u16>,
+    others: Vec<Action>,
+}
+
+impl ActionLog {
+    const STOCK: u16 = 0;
+    const PILE: u16 = 1 << 9;
+    const DISCARD: u16 = 2 << 9;
+    const OTHER: u16 = 3 << 9;
+
+    /// Logs the draw or discard whose event this is (an event of another move: see
+    /// [`ActionLog::push`]).
+    #[inline(always)]
+    fn push_common(&mut self, event: &Gin7Event) {
+        let (kind, seat, card) = match *event {
+            Gin7Event::Drew { seat, card, from_stock } => {
+                (if from_stock { Self::STOCK } else { Self::PILE }, seat, card)
+            }
+            Gin7Event::Discarded { seat, card } => (Self::DISCARD, seat, card),
+            _ => unreachable!("apply_common plays only draws and discards"),
+        };
+        self.moves.push(kind | (seat as u16) << 6 | card.bit() as u16);
+    }
+
+    /// Logs any action.
+    fn push(&mut self, seat: u8, action: &Action) {
+        let seat = (seat as u16) << 6;
+        self.moves.push(match action {
+            Action::DrawStock => Self::STOCK | seat,
+            Action::DrawPile => Self::PILE | seat,
+            Action::Discard { card } => Self::DISCARD | seat | card.bit() as u16,
+            other => {
+                self.others.push(other.clone());
+                Self::OTHER | seat
+            }
+        });
+    }
+
+    /// The actions with their seats, in order.
+    fn to_vec(&self) -> Vec<(u8, Action)> {
+        let mut others = self.others.iter();
+        let card = |m: u16| Card::from_bit((m & 63) as u8).expect("logged from a card");
+        self.moves
+            .iter()
+            .map(|&m| {
+                let action = match m & Self::OTHER {
+                    Self::STOCK => Action::DrawStock,
+                    Self::PILE => Action::DrawPile,
+                    Self::DISCARD => Action::Discard { card: card(m) },
+                    _ => others.next().expect("one logged whole per OTHER").clone(),
+                };
+                ((m >> 6 & 7) as u8, action)
+            })
+            .collect()
+    }
+}
+
 /// A game of gin for three or more: hands until the end, the deal passing to the left.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Gin7Game {
@@ -950,7 +1015,7 @@ pub struct Gin7Game {
     points: Vec<u32>,
     penalties: Vec<u32>,
     hands: Vec<Gin7HandSummary>,
-    actions: Vec<(u8, Action)>,
+    actions: ActionLog,
     over: bool,
 }
 
@@ -967,7 +1032,7 @@ impl Gin7Game {
             points: vec![0; n as usize],
             penalties: vec![0; n as usize],
             hands: Vec::new(),
-            actions: Vec::new(),
+            actions: ActionLog::default(),
             over: false,
             setup,
         })
@@ -998,9 +1063,15 @@ impl Gin7Game {
         &self.hands
     }
 
-    /// Every action accepted so far, with its seat.
-    pub fn actions(&self) -> &[(u8, Action)] {
-        &self.actions
+    /// Every action accepted so far, with its seat (a list built from the game's compact
+    /// log).
+    pub fn actions(&self) -> Vec<(u8, Action)> {
+        self.actions.to_vec()
+    }
+
+    /// How many actions were accepted so far.
+    pub fn action_count(&self) -> usize {
+        self.actions.moves.len()
     }
 
     /// Each seat's points won.
@@ -1058,7 +1129,7 @@ impl Gin7Game {
             return None;
         }
         let event = self.hand.apply_common(seat, action)?;
-        self.actions.push((seat, action.clone()));
+        self.actions.push_common(&event);
         Some(event)
     }
 
@@ -1071,7 +1142,7 @@ impl Gin7Game {
         }
         match self.hand.apply_common(seat, &action) {
             Some(event) => {
-                self.actions.push((seat, action));
+                self.actions.push_common(&event);
                 Ok(event)
             }
             None => Err(action),
@@ -1085,7 +1156,7 @@ impl Gin7Game {
             return Err(Gin7Error::NotYourTurn { to_act: None });
         }
         let event = self.hand.apply_listed(seat, action)?;
-        self.actions.push((seat, action.clone()));
+        self.actions.push(seat, action);
         let mut step = Gin7Step { event, hand_over: false, game_over: false };
         if let Some(r) = self.hand.result() {
             step.hand_over = true;
@@ -1137,6 +1208,36 @@ mod tests {
     /// `apply`'s inline path plays every move as the checked path does (the same event, the
     /// same hand after, the same refusal), over random hands with and without turns of the
     /// pile, legal moves and refused ones.
+    /// The compact log gives back every kind of action with its seat, in order, a knock's
+    /// named melds included.
+    #[test]
+    fn the_action_log_gives_back_what_it_logged() {
+        let c = |s: &str| s.parse::<Card>().unwrap();
+        let knock = Action::Knock {
+            discard: c("KD"),
+            melds: Some(vec![crate::meld::Meld::new(crate::hand("7C 7D 7H")).unwrap()]),
+        };
+        let moves = vec![
+            (0, Action::DrawStock),
+            (5, Action::DrawPile),
+            (5, Action::Discard { card: c("AS") }),
+            (3, Action::Discard { card: c("KH") }),
+            (2, knock),
+            (4, Action::knock(c("2C"))),
+            (1, Action::Discard { card: c("QC") }),
+        ];
+        let mut log = ActionLog::default();
+        for (s, a) in &moves {
+            log.push(*s, a);
+        }
+        assert_eq!(log.to_vec(), moves);
+        // From the events of a draw and a discard, as the inline path logs them.
+        let mut from_events = ActionLog::default();
+        from_events.push_common(&Gin7Event::Drew { seat: 5, card: c("9S"), from_stock: false });
+        from_events.push_common(&Gin7Event::Discarded { seat: 2, card: c("TD") });
+        assert_eq!(from_events.to_vec(), vec![(5, Action::DrawPile), (2, Action::Discard { card: c("TD") })]);
+    }
+
     #[test]
     fn apply_inline_equals_the_checked_path() {
         let mut x = 0x2545_F491_4F6C_DD1Du64;

@@ -70,30 +70,7 @@ impl TableBot {
                 }
                 rummy_simple(h, seat, &mut self.rng).into()
             }
-            Table::Gin7(g) => {
-                let h = g.hand();
-                let key = g.hand_number();
-                if self.hand_key != Some(key) {
-                    self.hand_key = Some(key);
-                    self.memory = Memory::new(Seat::S0);
-                    self.memory.new_hand(key, h.cards(seat), h.upcard());
-                }
-                let d = Decision {
-                    seat: Seat::S0,
-                    rules: &GIN7_DECISION_RULES,
-                    hand: h.cards(seat),
-                    pile: h.pile(),
-                    stock_len: h.stock_len() as u32,
-                    taken: h.taken_from_pile(),
-                    knock_limit: h.rules().knock_limit,
-                    legal: h.legal(),
-                    scores: BySeat::default(),
-                    memory: &self.memory,
-                };
-                let gin = self.gin.as_mut().expect("gin kinds have a strategy");
-                let a = gin.act(&d);
-                if is_listed(&d.legal, &a) { a.into() } else { fallback(&d).into() }
-            }
+            Table::Gin7(g) => self.act_gin7(g, seat).into(),
             _ => {
                 let (h, s, number, players) = t.gin_seat(seat).expect("a gin seat to act");
                 let rules = t.gin_rules().expect("gin rules");
@@ -129,6 +106,32 @@ impl TableBot {
                 if is_listed(&d.legal, &a) { a.into() } else { fallback(&d).into() }
             }
         }
+    }
+
+    /// The action of `seat`, which is to act in the gin-7 game `g`.
+    fn act_gin7(&mut self, g: &engine::gin7::Gin7Game, seat: u8) -> engine::Action {
+        let h = g.hand();
+        let key = g.hand_number();
+        if self.hand_key != Some(key) {
+            self.hand_key = Some(key);
+            self.memory = Memory::new(Seat::S0);
+            self.memory.new_hand(key, h.cards(seat), h.upcard());
+        }
+        let d = Decision {
+            seat: Seat::S0,
+            rules: &GIN7_DECISION_RULES,
+            hand: h.cards(seat),
+            pile: h.pile(),
+            stock_len: h.stock_len() as u32,
+            taken: h.taken_from_pile(),
+            knock_limit: h.rules().knock_limit,
+            legal: h.legal(),
+            scores: BySeat::default(),
+            memory: &self.memory,
+        };
+        let gin = self.gin.as_mut().expect("gin kinds have a strategy");
+        let a = gin.act(&d);
+        if is_listed(&d.legal, &a) { a } else { fallback(&d) }
     }
 
     /// What this seat saw of a move at its hand (gin kinds): `event` in the hand's seats,
@@ -288,6 +291,26 @@ pub fn play_table(setup: TableSetup, bots: &mut [TableBot]) -> Result<Table, Tab
         action: Move::Pass,
         error,
     })?;
+    if let Table::Gin7(g) = &mut t {
+        // Straight to the game's own apply (the same rules and checks), without the table's
+        // moves and steps: a gin-7 game is thousands of moves, and nobody here reads the
+        // table's events (a gin-7 bot keeps no memory of its opponents' moves).
+        while let Some(seat) = g.to_act() {
+            let a = bots[seat as usize].act_gin7(g, seat);
+            if g.apply(seat, &a).is_err() {
+                // Nothing changed: the table refuses it again, with the table's error.
+                let m = Move::from(a);
+                let error = t.apply(seat, &m).expect_err("the game refused it");
+                return Err(TableIllegal {
+                    strategy: bots[seat as usize].name.clone(),
+                    seat,
+                    action: m,
+                    error,
+                });
+            }
+        }
+        return Ok(t);
+    }
     while let Some(seat) = t.first_to_act() {
         let m = bots[seat as usize].act(&t, seat);
         let before = t.gin_seat(seat).map(|(h, _, n, players)| (n, players, h.pile().last().copied()));
@@ -548,6 +571,37 @@ impl TableReport {
 mod tests {
     use super::*;
     use engine::rummy::{FinalDiscard, RummyGame, RummyRules};
+
+    /// `play_table`'s direct path for gin-7 plays the games that moves through
+    /// [`Table::apply`] play: the same moves, the same table at the end, at every size.
+    #[test]
+    fn gin7_direct_play_equals_play_through_the_table() {
+        for players in 3..=6u8 {
+            for g in 0..6u64 {
+                let format = engine::Format::preset("gin-7").unwrap().with_players(players).unwrap();
+                let setup =
+                    TableSetup { format, seed: 31 * g + players as u64, decks: vec![], first_dealer: None };
+                let bots = |salt: u64| -> Vec<TableBot> {
+                    (0..players)
+                        .map(|s| {
+                            let name = if (s as u64 + g) % 2 == 0 { "simple" } else { "random" };
+                            TableBot::new(name, Kind::Gin7, salt + s as u64).unwrap()
+                        })
+                        .collect()
+                };
+                let direct = play_table(setup.clone(), &mut bots(g)).expect("legal");
+                let mut t = Table::new(setup).unwrap();
+                let mut by_table = bots(g);
+                while let Some(seat) = t.first_to_act() {
+                    let m = by_table[seat as usize].act(&t, seat);
+                    t.apply(seat, &m).expect("legal");
+                }
+                assert!(t.is_over());
+                assert_eq!(direct.moves(), t.moves(), "{players} players, game {g}");
+                assert_eq!(format!("{direct:?}"), format!("{t:?}"), "{players} players, game {g}");
+            }
+        }
+    }
 
     /// The simple rummy bot decides as it does over the list of legal moves: the same move
     /// and the same draws from its generator, at every decision of games at every table size,

@@ -505,7 +505,8 @@ fn replay_hand(g: &Gin7Game, i: usize) -> Gin7HandResult {
     let h = &g.hands()[i];
     let mut hand = Gin7Hand::deal(g.rules(), g.setup().seed, i as u64, h.dealer).unwrap();
     let mut n = 0;
-    let mut actions = g.actions().iter();
+    let all = g.actions();
+    let mut actions = all.iter();
     while n < i {
         // Skip the earlier hands' actions: count hands ending.
         let mut probe = Gin7Hand::deal(g.rules(), g.setup().seed, n as u64, g.hands()[n].dealer).unwrap();
@@ -791,7 +792,7 @@ fn setup_and_results_round_trip_and_replay() {
         assert_eq!(&serde_json::from_str::<engine::gin7::Gin7HandSummary>(&j).unwrap(), h);
     }
     let mut again = Gin7Game::new(setup).unwrap();
-    for (s, a) in g.actions() {
+    for (s, a) in &g.actions() {
         again.apply(*s, a).unwrap();
     }
     assert_eq!(again, g);
