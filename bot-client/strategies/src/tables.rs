@@ -584,7 +584,7 @@ mod tests {
                 let bots = |salt: u64| -> Vec<TableBot> {
                     (0..players)
                         .map(|s| {
-                            let name = if (s as u64 + g) % 2 == 0 { "simple" } else { "random" };
+                            let name = if (s as u64 + g).is_multiple_of(2) { "simple" } else { "random" };
                             TableBot::new(name, Kind::Gin7, salt + s as u64).unwrap()
                         })
                         .collect()
