@@ -25,22 +25,22 @@ impl SimpleStrategy {
 
     /// Uniform among the cards of `among` whose `by_discard` value is least.
     fn least(&mut self, by_discard: &[u8; 64], among: CardSet) -> Option<Card> {
-        // Two passes with no branch on the values (one pass branching on each comparison
-        // mispredicts): the least value, then the cards holding it.
+        // One pass with no branch on the values (branching on each comparison mispredicts):
+        // a lower value restarts the ties, an equal one joins them (conditional moves).
         let mut best = u8::MAX;
-        for c in among {
-            best = best.min(by_discard[c.bit() as usize]);
-        }
         let mut ties = 0u64;
         for c in among {
-            ties |= ((by_discard[c.bit() as usize] == best) as u64) << c.bit();
+            let v = by_discard[c.bit() as usize];
+            ties = if v < best { 0 } else { ties };
+            best = best.min(v);
+            ties |= ((v == best) as u64) << c.bit();
         }
         let ties = CardSet::from_bits(ties);
         let n = ties.len();
         if n == 0 {
             return None;
         }
-        ties.iter().nth(self.rng.below(n) as usize)
+        ties.nth(self.rng.below(n))
     }
 }
 
