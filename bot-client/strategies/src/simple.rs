@@ -60,6 +60,7 @@ impl Strategy for SimpleStrategy {
         "simple"
     }
 
+    #[inline(always)]
     fn act(&mut self, d: &Decision<'_>) -> Action {
         match d.choice() {
             Choice::Offer | Choice::Draw => match d.pile_top() {

@@ -17,6 +17,25 @@ use crate::memory::{Memory, Seen};
 use crate::rng::Rng;
 use crate::strategy::{Decision, Strategy, UnknownStrategy, by_name, fallback, is_listed};
 
+/// A seat's two-player strategy: the baseline by its type (its decision inlines here, and
+/// its action comes back field by field: through the trait object, the action came back in
+/// memory and was copied whole just after it was written, a stalled store on every move),
+/// any other through [`Strategy`].
+enum GinPlayer {
+    Simple(crate::simple::SimpleStrategy),
+    Dyn(Box<dyn Strategy>),
+}
+
+impl GinPlayer {
+    #[inline]
+    fn act(&mut self, d: &Decision<'_>) -> engine::Action {
+        match self {
+            GinPlayer::Simple(s) => s.act(d),
+            GinPlayer::Dyn(s) => s.act(d),
+        }
+    }
+}
+
 /// The strategies that play each kind.
 pub fn strategies_for(kind: Kind) -> &'static [&'static str] {
     match kind {
@@ -28,7 +47,7 @@ pub fn strategies_for(kind: Kind) -> &'static [&'static str] {
 /// One seat's player at a table of any kind.
 pub struct TableBot {
     name: String,
-    gin: Option<Box<dyn Strategy>>,
+    gin: Option<GinPlayer>,
     memory: Memory,
     hand_key: Option<u32>,
     rng: Rng,
@@ -40,9 +59,10 @@ impl TableBot {
         if !strategies_for(kind).contains(&name) {
             return Err(UnknownStrategy(format!("{name} (for {kind}: {})", strategies_for(kind).join(", "))));
         }
-        let gin = match kind {
-            Kind::Rummy => None,
-            _ => Some(by_name(name, seed)?),
+        let gin = match (kind, name) {
+            (Kind::Rummy, _) => None,
+            (_, "simple") => Some(GinPlayer::Simple(crate::simple::SimpleStrategy::new(seed))),
+            _ => Some(GinPlayer::Dyn(by_name(name, seed)?)),
         };
         Ok(TableBot {
             name: name.to_string(),
@@ -110,28 +130,29 @@ impl TableBot {
 
     /// The action of `seat`, which is to act in the gin-7 game `g`.
     fn act_gin7(&mut self, g: &engine::gin7::Gin7Game, seat: u8) -> engine::Action {
-        let h = g.hand();
-        let key = g.hand_number();
-        if self.hand_key != Some(key) {
-            self.hand_key = Some(key);
-            self.memory = Memory::new(Seat::S0);
-            self.memory.new_hand(key, h.cards(seat), h.upcard());
-        }
-        let d = Decision {
-            seat: Seat::S0,
-            rules: &GIN7_DECISION_RULES,
-            hand: h.cards(seat),
-            pile: h.pile(),
-            stock_len: h.stock_len() as u32,
-            taken: h.taken_from_pile(),
-            knock_limit: h.rules().knock_limit,
-            legal: h.legal(),
-            scores: BySeat::default(),
-            memory: &self.memory,
-        };
+        let d = gin7_decision(&mut self.memory, &mut self.hand_key, g, seat);
         let gin = self.gin.as_mut().expect("gin kinds have a strategy");
         let a = gin.act(&d);
         if is_listed(&d.legal, &a) { a } else { fallback(&d) }
+    }
+
+    /// Decides and plays the move of `seat`, which is to act in the gin-7 game `g`, as
+    /// [`TableBot::act_gin7`] then [`Gin7Game::apply`] do; the move back if the game refused
+    /// it. (The action is applied where it was decided: returned, it was copied whole just
+    /// after it was written a field at a time, a stalled store on every move.)
+    ///
+    /// [`Gin7Game::apply`]: engine::gin7::Gin7Game::apply
+    fn play_gin7(&mut self, g: &mut engine::gin7::Gin7Game, seat: u8) -> Result<(), engine::Action> {
+        let d = gin7_decision(&mut self.memory, &mut self.hand_key, g, seat);
+        let gin = self.gin.as_mut().expect("gin kinds have a strategy");
+        let mut a = gin.act(&d);
+        if !is_listed(&d.legal, &a) {
+            a = fallback(&d);
+        }
+        match g.apply(seat, &a) {
+            Ok(_) => Ok(()),
+            Err(_) => Err(a),
+        }
     }
 
     /// What this seat saw of a move at its hand (gin kinds): `event` in the hand's seats,
@@ -142,6 +163,37 @@ impl TableBot {
         {
             self.memory.observe(seen);
         }
+    }
+}
+
+/// The decision of `seat`, which is to act in the gin-7 game `g`, from its cards, the pile,
+/// its legal moves and its `memory` of the hand (started afresh when `hand_key` shows a new
+/// hand).
+#[inline(always)]
+fn gin7_decision<'a>(
+    memory: &'a mut Memory,
+    hand_key: &mut Option<u32>,
+    g: &'a engine::gin7::Gin7Game,
+    seat: u8,
+) -> Decision<'a> {
+    let h = g.hand();
+    let key = g.hand_number();
+    if *hand_key != Some(key) {
+        *hand_key = Some(key);
+        *memory = Memory::new(Seat::S0);
+        memory.new_hand(key, h.cards(seat), h.upcard());
+    }
+    Decision {
+        seat: Seat::S0,
+        rules: &GIN7_DECISION_RULES,
+        hand: h.cards(seat),
+        pile: h.pile(),
+        stock_len: h.stock_len() as u32,
+        taken: h.taken_from_pile(),
+        knock_limit: h.rules().knock_limit,
+        legal: h.legal(),
+        scores: BySeat::default(),
+        memory,
     }
 }
 
@@ -296,8 +348,7 @@ pub fn play_table(setup: TableSetup, bots: &mut [TableBot]) -> Result<Table, Tab
         // moves and steps: a gin-7 game is thousands of moves, and nobody here reads the
         // table's events (a gin-7 bot keeps no memory of its opponents' moves).
         while let Some(seat) = g.to_act() {
-            let a = bots[seat as usize].act_gin7(g, seat);
-            if g.apply(seat, &a).is_err() {
+            if let Err(a) = bots[seat as usize].play_gin7(g, seat) {
                 // Nothing changed: the table refuses it again, with the table's error.
                 let m = Move::from(a);
                 let error = t.apply(seat, &m).expect_err("the game refused it");
