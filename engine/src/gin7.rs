@@ -948,7 +948,8 @@ pub struct Gin7Step {
 /// byte at a time, then copied 32 bytes at once.)
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct ActionLog {
-    /// `kind | seat << 6 | card bit`; kind [`ActionLog::OTHER`]: the next of `others`.
+    /// `kind | seat << 6 | card bit` (seats below 8: tables hold at most 6); kind
+    /// [`ActionLog::OTHER`]: the next of `others`.
     moves: Vec<u16>,
     others: Vec<Action>,
 }

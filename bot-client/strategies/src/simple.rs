@@ -60,6 +60,8 @@ impl Strategy for SimpleStrategy {
         "simple"
     }
 
+    // Inlined where it is called by its type (`tables::GinPlayer`): its action is then built
+    // where it is used, not returned through memory.
     #[inline(always)]
     fn act(&mut self, d: &Decision<'_>) -> Action {
         match d.choice() {
