@@ -147,6 +147,13 @@ impl StrongStrategy {
         let dw = deadwood(h) as i32;
         let with = deadwood_by_discard(h.with(top));
         let best_with = h.iter().map(|c| with[c.bit() as usize] as i32).min().unwrap_or(dw);
+        // A card this seat threw away this hand is taken back only for gin. Two players who
+        // retake each other's discards can pass the same cards round for ever, the stock
+        // never shrinking (`strong` against `strong-v1` did, with three aces): if one of them
+        // never retakes its own discards, the cards cannot come round again.
+        if d.memory.own_discards.contains(top) && best_with > 0 {
+            return d.decline();
+        }
         let related = sim::near(top.bit()) & h.bits() != 0;
         if !related && dw - best_with < 4 {
             return d.decline();

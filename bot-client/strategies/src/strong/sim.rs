@@ -14,6 +14,9 @@ pub const US: usize = 0;
 /// Its opponent.
 pub const OPP: usize = 1;
 
+/// A rollout that has not ended after this many turns is scored as a dead hand.
+const MAX_TURNS: u32 = 200;
+
 /// The scoring rules a rollout needs.
 #[derive(Clone, Copy, Debug)]
 pub struct Params {
@@ -207,13 +210,16 @@ impl Sim {
 
     /// Plays the hand out from seat `p`'s draw; the result for [`US`].
     pub fn run(&mut self, mut p: usize, pr: &Params) -> i32 {
-        loop {
+        // A hand of pile draws only (each seat taking the other's discard back) could go round
+        // for ever: past this many turns the rollout counts as a dead hand.
+        for _ in 0..MAX_TURNS {
             let Ok(taken) = self.policy_draw(p) else { return 0 };
             if let Some(r) = self.policy_discard(p, taken, pr) {
                 return r;
             }
             p ^= 1;
         }
+        0
     }
 }
 

@@ -216,3 +216,33 @@ fn strong_v1_is_todays_strong() {
     });
     assert_eq!(v1, digest_games(|seed| Box::new(quick(seed))));
 }
+
+#[test]
+fn never_takes_back_its_own_discard_but_for_gin() {
+    // From a game `strong` played against `strong-v1` that never ended: both kept retaking
+    // the aces the other threw away, the stock staying at six cards. AD melds with AH and
+    // would be taken, but this seat threw it away earlier in the hand.
+    let cards = hand("2C 3C 4C 5C 4D AH 2H 3S 4S 5S");
+    let pile = [card("KD"), card("9C"), card("AD")];
+    let fresh = memory(cards, &pile, &[], &[]);
+    let mut threw = fresh.clone();
+    threw.own_discards.insert(card("AD"));
+    for seed in 0..4 {
+        assert_eq!(
+            decide(&mut StrongStrategy::new(seed), cards, &pile, 6, &fresh),
+            Action::DrawPile,
+            "seed {seed}"
+        );
+        assert_eq!(
+            decide(&mut StrongStrategy::new(seed), cards, &pile, 6, &threw),
+            Action::DrawStock,
+            "seed {seed}"
+        );
+    }
+    // Gin is taken back all the same.
+    let cards = hand("AC 2C 3C 4D 5D 6D 7H 8H 9H KS");
+    let pile = [card("2S"), card("4C")];
+    let mut threw = memory(cards, &pile, &[], &[]);
+    threw.own_discards.insert(card("4C"));
+    assert_eq!(decide(&mut quick(0), cards, &pile, 20, &threw), Action::DrawPile);
+}
