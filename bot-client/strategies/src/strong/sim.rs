@@ -1,6 +1,9 @@
 //! Fast rollouts of the rest of a hand from a determinized state (both hands and the stock
 //! order fixed), both seats playing the baseline policy: take the pile's top only when it
-//! joins a meld, discard the card that leaves the least deadwood, knock as soon as allowed.
+//! joins a meld, discard the card that leaves the least deadwood, knock with at most
+//! [`Params::knock_at`] deadwood (gin always; once the stock is down to [`Params::late`]
+//! cards, as soon as allowed). Rollouts that knock as soon as allowed, as the baseline does,
+//! undervalue waiting: a patient player meets a patient opponent.
 //!
 //! The state is a few words and arrays of card bits: a rollout allocates nothing and costs a
 //! few solver calls per turn (about a microsecond per hand on one core).
@@ -28,6 +31,11 @@ pub struct Params {
     pub undercut_bonus: u32,
     /// Big gin bonus, when the rules have big gin.
     pub big_gin: Option<u32>,
+    /// Per seat ([`US`], [`OPP`]): the policy knocks only with this much deadwood or less
+    /// (the limit: as soon as allowed)...
+    pub knock_at: [u32; 2],
+    /// ...until the stock is down to this many cards; then as soon as allowed.
+    pub late: usize,
 }
 
 impl Params {
@@ -38,6 +46,8 @@ impl Params {
             gin_bonus: rules.gin_bonus,
             undercut_bonus: rules.undercut_bonus,
             big_gin: rules.big_gin.then_some(rules.big_gin_bonus),
+            knock_at: [knock_limit; 2],
+            late: 0,
         }
     }
 }
@@ -186,7 +196,9 @@ impl Sim {
             let pts = (deadwood(CardSet::from_bits(self.hands[p ^ 1])) + bonus) as i32;
             return Some(if p == US { pts } else { -pts });
         }
-        if u32::from(best) <= pr.knock_limit {
+        if u32::from(best) <= pr.knock_limit
+            && (u32::from(best) <= pr.knock_at[p] || self.stock_len <= pr.late)
+        {
             return Some(self.showdown(p, h & !(1u64 << best_c), u32::from(best), pr));
         }
         let dead = self.discard(p, best_c);
@@ -242,5 +254,20 @@ mod tests {
         assert_eq!(s.run(OPP, &pr), 0);
         assert!(melds_with(us, card("4C").bit()));
         assert!(!melds_with(us, card("KS").bit()));
+
+        // US draws KC and throws it back, keeping 5 deadwood: by default it knocks at once;
+        // knocking only at 3 or less it waits (four cards left in the stock), unless the
+        // stock counts as low at four.
+        let us = hand("AC 2C 3C 4D 5D 6D 7H 8H 9H 5S").bits();
+        let stock = [card("KH"), card("KS"), card("2D"), card("QH"), card("KC")];
+        let turn = |knock_at: u32, late: usize| {
+            let pr = Params { knock_at: [knock_at, 10], late, ..pr };
+            let mut s = Sim::new([us, opp], &stock, &[card("QS")]);
+            assert_eq!(s.policy_draw(US), Ok(None));
+            s.policy_discard(US, None, &pr)
+        };
+        assert_eq!(turn(10, 0), Some(65 - 5));
+        assert_eq!(turn(3, 0), None);
+        assert_eq!(turn(3, 4), Some(65 - 5));
     }
 }
