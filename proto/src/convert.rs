@@ -73,6 +73,21 @@ pub fn seat(n: u32) -> Result<Seat, WireError> {
     u8::try_from(n).ok().and_then(Seat::new).ok_or(WireError::Seat(n))
 }
 
+/// The defender's ten cards at a showdown: its melds, its deadwood and its layoffs.
+pub fn defender_hand(s: &pb::Showdown) -> Result<CardSet, WireError> {
+    let mut hand = CardSet::EMPTY;
+    if let Some(a) = &s.defender_melds {
+        for m in &a.melds {
+            hand = hand | cards(&m.cards)?;
+        }
+        hand = hand | cards(&a.deadwood)?;
+    }
+    for l in &s.layoffs {
+        hand.insert(card(&l.card)?);
+    }
+    Ok(hand)
+}
+
 /// One card from its notation.
 pub fn card(s: &str) -> Result<Card, WireError> {
     s.parse().map_err(WireError::Card)

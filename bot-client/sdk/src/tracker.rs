@@ -14,7 +14,7 @@ use gin_proto::convert::{self, WireError};
 use gin_proto::v1 as pb;
 use gin_proto::v1::game_event::Kind as K;
 
-use gin_strategies::{Decision, Memory, Seen};
+use gin_strategies::{Decision, Memory, Seen, Shown};
 
 /// A seat's view of one game, built from its events.
 #[derive(Clone, Debug)]
@@ -239,6 +239,15 @@ impl SeatTracker {
             }
             Some(K::HandEnded(h)) => {
                 self.hands_ended += 1;
+                let shown = match h.result.as_ref().and_then(|r| r.showdown.as_ref()) {
+                    Some(s) => Some(Shown {
+                        knocker: convert::seat(s.knocker).map_err(wire)?,
+                        knocker_deadwood: s.knocker_melds.as_ref().map_or(0, |a| a.deadwood_value),
+                        defender_hand: convert::defender_hand(s).map_err(wire)?,
+                    }),
+                    None => None,
+                };
+                self.memory.hand_ended(shown.as_ref(), self.knock_limit);
                 if let Some(r) = &h.result
                     && r.scores.len() == 2
                 {
@@ -354,6 +363,20 @@ mod tests {
             assert_eq!(d.taken, h.taken_from_pile());
             assert_eq!(d.legal, h.legal());
             assert_eq!(d.scores, game.scores());
+            // The other seat's part in this game's showdowns so far: its knocks' deadwood,
+            // or its ten cards' least deadwood when it defended.
+            let shown: Vec<(bool, u32)> = game
+                .hands()
+                .iter()
+                .filter_map(|h| h.result.showdown.as_ref())
+                .map(|s| match s.knocker != seat {
+                    true => (true, s.knocker_deadwood),
+                    false => (false, engine::deadwood(Shown::of(s).defender_hand)),
+                })
+                .collect();
+            let remembered: Vec<(bool, u32)> =
+                d.memory.opp_showdowns.iter().map(|s| (s.knocked, s.deadwood)).collect();
+            assert_eq!(remembered, shown);
             let action = bots[seat.index()].act(&d);
             decisions += 1;
             let step = game.apply(seat, &action).unwrap();
@@ -382,10 +405,33 @@ mod tests {
                 engine::Event::Knocked { .. } => {}
             }
             if step.hand_over {
-                let scores = game.hands().last().unwrap().scores.0.to_vec();
+                let last = game.hands().last().unwrap();
+                let scores = last.scores.0.to_vec();
+                let showdown = last.result.showdown.as_ref().map(|s| pb::Showdown {
+                    knocker: s.knocker.index() as u32,
+                    knocker_melds: Some(pb::Arrangement {
+                        deadwood_value: s.knocker_deadwood,
+                        ..Default::default()
+                    }),
+                    defender_melds: Some(pb::Arrangement {
+                        melds: convert::melds_to_pb(s.defender_arrangement.melds()),
+                        deadwood: convert::cards_to_pb(s.defender_arrangement.deadwood_cards()),
+                        deadwood_value: s.defender_deadwood,
+                    }),
+                    layoffs: s
+                        .layoffs
+                        .iter()
+                        .map(|l| pb::Layoff { card: l.card.to_string(), meld: l.meld as u32 })
+                        .collect(),
+                    ..Default::default()
+                });
                 feed(&mut trackers, &|_| {
                     K::HandEnded(pb::HandEnded {
-                        result: Some(pb::HandResult { scores: scores.clone(), ..Default::default() }),
+                        result: Some(pb::HandResult {
+                            scores: scores.clone(),
+                            showdown: showdown.clone(),
+                            ..Default::default()
+                        }),
                     })
                 });
             }

@@ -38,7 +38,7 @@ pub mod strong_v1;
 pub mod styles;
 pub mod tables;
 
-pub use memory::{Memory, Seen};
+pub use memory::{Memory, OppShowdown, Seen, Shown};
 pub use strategy::{
     Choice, Decision, STRATEGIES, Strategy, Turn, UnknownStrategy, by_name, fallback, is_listed, server_melds,
 };

@@ -2,7 +2,7 @@
 
 use engine::{Action, Game, GameError, GameResult, GameSetup, Seat};
 
-use crate::memory::{Memory, Seen};
+use crate::memory::{Memory, Seen, Shown};
 use crate::strategy::{Decision, Strategy};
 
 /// A strategy chose an action the rules refuse.
@@ -55,6 +55,7 @@ pub fn play_on(game: &mut Game, players: [&mut dyn Strategy; 2]) -> Result<(), I
             players[seat.index()].act(&d)
         };
         let pile_top = game.hand().pile().last().copied();
+        let knock_limit = game.hand().knock_limit();
         let step = game.apply(seat, &action).map_err(|error| IllegalAction {
             strategy: players[seat.index()].name().to_string(),
             seat,
@@ -62,7 +63,12 @@ pub fn play_on(game: &mut Game, players: [&mut dyn Strategy; 2]) -> Result<(), I
             error,
         })?;
         if step.hand_over {
-            // The next hand (if any) is dealt: memories restart at the top of the loop.
+            // Both seats see the showdown; the next hand (if any) is dealt, and memories
+            // restart at the top of the loop.
+            let shown = game.hands().last().and_then(|h| h.result.showdown.as_ref()).map(Shown::of);
+            for m in &mut mem {
+                m.hand_ended(shown.as_ref(), knock_limit);
+            }
             continue;
         }
         // Each seat remembers what it saw: the other seat's stock draw without its card.

@@ -91,6 +91,46 @@ pub struct Memory {
     pub own_pairs: Vec<(Card, Card)>,
     /// The opponent's visible moves this hand, in order.
     pub opp_moves: Vec<Seen>,
+    /// The opponent's part in this game's showdowns (kept across hands): whether it knocked
+    /// and its deadwood then. What kind of knocker it is, eager or patient, shows there.
+    pub opp_showdowns: Vec<OppShowdown>,
+    /// Hands ended this game (dead hands count).
+    pub hands_ended: u32,
+}
+
+/// A hand's showdown, as both seats see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shown {
+    /// Who knocked.
+    pub knocker: Seat,
+    /// The knocker's deadwood (0 for gin and big gin).
+    pub knocker_deadwood: u32,
+    /// The defender's ten cards as it held them (its melds, deadwood and layoffs).
+    pub defender_hand: CardSet,
+}
+
+impl Shown {
+    /// What the engine's showdown shows.
+    pub fn of(s: &engine::Showdown) -> Shown {
+        let mut defender_hand = s.defender_arrangement.cards();
+        for l in &s.layoffs {
+            defender_hand.insert(l.card);
+        }
+        Shown { knocker: s.knocker, knocker_deadwood: s.knocker_deadwood, defender_hand }
+    }
+}
+
+/// The opponent's part in one showdown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OppShowdown {
+    /// It knocked (else it defended).
+    pub knocked: bool,
+    /// Its deadwood: the knock's, or the least its ten cards could have (before layoffs)
+    /// when it defended. A defender at or under the limit could have knocked at its last
+    /// turn and did not.
+    pub deadwood: u32,
+    /// The hand's knock limit.
+    pub limit: u32,
 }
 
 impl Memory {
@@ -110,6 +150,8 @@ impl Memory {
             drawn: None,
             own_pairs: Vec::with_capacity(32),
             opp_moves: Vec::with_capacity(64),
+            opp_showdowns: Vec::new(),
+            hands_ended: 0,
         }
     }
 
@@ -181,6 +223,18 @@ impl Memory {
         }
     }
 
+    /// Records the end of the hand in play: its showdown (`None` for a dead hand) under
+    /// knock limit `knock_limit`. The hand's own memory stays until the next
+    /// [`Memory::new_hand`].
+    pub fn hand_ended(&mut self, shown: Option<&Shown>, knock_limit: u32) {
+        self.hands_ended += 1;
+        if let Some(s) = shown {
+            let knocked = s.knocker != self.seat;
+            let deadwood = if knocked { s.knocker_deadwood } else { engine::deadwood(s.defender_hand) };
+            self.opp_showdowns.push(OppShowdown { knocked, deadwood, limit: knock_limit });
+        }
+    }
+
     /// The discard pile's top card.
     pub fn pile_top(&self) -> Option<Card> {
         self.pile.last().copied()
@@ -216,5 +270,35 @@ mod tests {
         assert!(m.opp_declined.contains(card("JS")));
         assert_eq!(m.draws, [2, 2]);
         assert_eq!(m.opp_moves.len(), 4);
+    }
+
+    #[test]
+    fn keeps_the_opponents_showdowns_across_hands() {
+        let me = Seat::S1;
+        let mut m = Memory::new(me);
+        let dealt = hand("AC 2C 3C 4D 5D 6D 7H 8H 9H KS");
+        let shown = |knocker, knocker_deadwood, defender: &str| Shown {
+            knocker,
+            knocker_deadwood,
+            defender_hand: hand(defender),
+        };
+        m.new_hand(0, dealt, card("QS"));
+        m.hand_ended(Some(&shown(Seat::S0, 7, "AS 2S 3S 4H 5H 6H 7C 8C 9C KD")), 10);
+        m.new_hand(1, dealt, card("QS"));
+        // This seat knocked: the opponent's ten cards had 3 deadwood (it could have knocked).
+        m.hand_ended(Some(&shown(me, 0, "AS 2S 3S 4H 5H 6H 7C 8C 9C 3D")), 10);
+        m.new_hand(2, dealt, card("QS"));
+        m.hand_ended(None, 10);
+        m.new_hand(3, dealt, card("QS"));
+        m.hand_ended(Some(&shown(Seat::S0, 0, "AS 2S 3S 4H 5H 6H 7C 8C 9C KD")), 5);
+        assert_eq!(
+            m.opp_showdowns,
+            vec![
+                OppShowdown { knocked: true, deadwood: 7, limit: 10 },
+                OppShowdown { knocked: false, deadwood: 3, limit: 10 },
+                OppShowdown { knocked: true, deadwood: 0, limit: 5 },
+            ]
+        );
+        assert_eq!(m.hands_ended, 4);
     }
 }

@@ -31,7 +31,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use engine::{Action, Event, Game, Move, RuleSet, Seat};
-use gin_strategies::{Decision, Memory, Seen, Strategy, Turn, fallback, is_listed};
+use gin_proto::convert;
+use gin_proto::v1 as pb;
+use gin_strategies::{Decision, Memory, Seen, Shown, Strategy, Turn, fallback, is_listed};
 use sha2::{Digest, Sha256};
 
 use super::GameError;
@@ -58,11 +60,24 @@ struct View {
     rules: RuleSet,
     memory: Memory,
     fed: u64,
+    /// The knock limit of the hand in play.
+    knock_limit: u32,
+}
+
+/// What a finished hand's showdown shows both seats, from its wire form (`None` when dead;
+/// the server wrote it, so it reads).
+fn shown(r: &pb::HandResult) -> Option<Shown> {
+    let s = r.showdown.as_ref()?;
+    Some(Shown {
+        knocker: convert::seat(s.knocker).ok()?,
+        knocker_deadwood: s.knocker_melds.as_ref().map_or(0, |a| a.deadwood_value),
+        defender_hand: convert::defender_hand(s).ok()?,
+    })
 }
 
 impl View {
     fn new(seat: Seat, rules: RuleSet) -> View {
-        View { rules, memory: Memory::new(seat), fed: 0 }
+        View { rules, memory: Memory::new(seat), fed: 0, knock_limit: 0 }
     }
 
     /// Feeds the memory every log entry after the last one fed, as its seat may see it.
@@ -73,6 +88,11 @@ impl View {
             let event = match e.ev {
                 LogEvent::Dealt(ref d) => {
                     m.new_hand(d.hand_number, d.hands[m.seat.index()], d.upcard);
+                    self.knock_limit = d.knock_limit;
+                    continue;
+                }
+                LogEvent::HandEnded(ref r) => {
+                    m.hand_ended(shown(r).as_ref(), self.knock_limit);
                     continue;
                 }
                 LogEvent::Passed { seat } => Event::Passed { seat: s(seat) },
@@ -412,7 +432,7 @@ mod tests {
     /// same view.
     #[test]
     fn sees_what_a_client_of_its_seat_sees() {
-        let mut turns = 0;
+        let (mut turns, mut knocks_seen) = (0, 0);
         for (preset, seed) in [("standard", 1), ("oklahoma", 2), ("classic", 3), ("multistage", 4)] {
             let mut st = game(preset, seed);
             let rules = st.info.format.gin_rules().unwrap().clone();
@@ -422,8 +442,10 @@ mod tests {
                 gin_strategies::simple::SimpleStrategy::new(seed),
                 gin_strategies::simple::SimpleStrategy::new(!seed),
             ];
+            let mut limits = HashMap::new();
             while let Some(seat) = st.to_act().and_then(Seat::new) {
                 let g = st.gin().unwrap();
+                limits.insert(g.hand_number(), g.hand().knock_limit());
                 for s in Seat::BOTH {
                     let (view, client) = (&mut views[s.index()], &mut clients[s.index()]);
                     view.catch_up(&st.log);
@@ -441,6 +463,22 @@ mod tests {
                     assert_eq!(mine.rules, theirs.rules);
                     assert_eq!(turn, theirs.to_turn(), "{at}");
                     assert_eq!(mine.memory, theirs.memory, "{at}");
+                    // The other seat's knocks at the showdowns so far, with their limits.
+                    let knocks: Vec<(bool, u32, u32)> = g
+                        .hands()
+                        .iter()
+                        .filter_map(|h| Some((h.result.showdown.as_ref()?, limits[&h.number])))
+                        .map(|(sd, limit)| {
+                            let defender = Shown::of(sd).defender_hand;
+                            let knocked = sd.knocker != s;
+                            let dw = if knocked { sd.knocker_deadwood } else { engine::deadwood(defender) };
+                            (knocked, dw, limit)
+                        })
+                        .collect();
+                    let seen: Vec<(bool, u32, u32)> =
+                        mine.memory.opp_showdowns.iter().map(|k| (k.knocked, k.deadwood, k.limit)).collect();
+                    assert_eq!(seen, knocks, "{at}");
+                    knocks_seen += knocks.len();
                     turns += 1;
                 }
                 if turns % 17 == 0 {
@@ -457,5 +495,6 @@ mod tests {
             assert!(st.is_over());
         }
         assert!(turns > 400, "{turns} turns");
+        assert!(knocks_seen > 100, "{knocks_seen} showdowns seen");
     }
 }

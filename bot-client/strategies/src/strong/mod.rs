@@ -13,11 +13,13 @@
 //!   a minimizer throws away the card whose loss hurts least, so a hand in which its last
 //!   discard was a blunder is very unlikely.
 //! - **Rollouts** (`sim.rs`, `melds.rs`): a determinization (opponent hand + stock order) is played to
-//!   the end of the hand by a fast baseline policy for both seats, without allocating. The
-//!   rollouts may wait for a better knock ([`Tuning::us_wait`], [`Tuning::opp_wait`],
-//!   [`Tuning::late`]; off by default): waiting in them took `strong` from 47.5% to 61–64% of
-//!   games against `strong-v1`, but from 79% to 74% against `simple`, which knocks at the
-//!   first chance: the rollouts' opponent must play like the real one (README). All
+//!   the end of the hand by a fast baseline policy for both seats, without allocating. In
+//!   them both seats may wait for a better knock ([`Tuning::us_wait`], [`Tuning::opp_wait`],
+//!   [`Tuning::late`]), as long as the opponent has shown it is a patient knocker
+//!   (`patience.rs`: learnt from this game's showdowns, [`Tuning::adapt`]): the rollouts'
+//!   opponent must play like the real one. Waiting always took `strong` from 47.5% to
+//!   61–64% of games against `strong-v1` but from 79% to 74% against `simple`, which knocks
+//!   at the first chance; adapting keeps most of both (README). All
 //!   candidate actions of one decision are compared on the same determinizations (common
 //!   random numbers), so their difference is far less noisy than each value.
 //! - **Discard**: the candidates are the legal discards ranked by deadwood left minus the
@@ -44,6 +46,7 @@
 
 mod melds;
 mod model;
+mod patience;
 mod sim;
 mod value;
 
@@ -77,11 +80,18 @@ pub struct Tuning {
     pub knock_bias: f32,
     /// In rollouts, this seat knocks only with at most `limit - us_wait` deadwood (gin
     /// always), until the stock is down to `late` cards; 0 knocks as soon as allowed.
+    /// Against a patient opponent (scaled by the chance that it is one when `adapt`).
     pub us_wait: u32,
     /// The same for the opponent in rollouts.
     pub opp_wait: u32,
-    /// With this many stock cards or fewer, rollouts knock as soon as allowed.
+    /// With this many stock cards or fewer, rollouts knock as soon as allowed (when the
+    /// opponent is likelier patient than not, with `adapt`).
     pub late: usize,
+    /// Scale the waits by the chance that the opponent is a patient knocker, learnt from
+    /// this game's showdowns (`patience.rs`); otherwise wait as set.
+    pub adapt: bool,
+    /// That chance before the game's first showdown.
+    pub prior: f32,
 }
 
 impl Default for Tuning {
@@ -94,9 +104,11 @@ impl Default for Tuning {
             potential: 1.0,
             game_aware: false,
             knock_bias: 0.0,
-            us_wait: 0,
-            opp_wait: 0,
-            late: 0,
+            us_wait: 10,
+            opp_wait: 10,
+            late: 4,
+            adapt: true,
+            prior: 0.5,
         }
     }
 }
@@ -155,9 +167,15 @@ impl StrongStrategy {
     /// The rollouts' parameters for the hand of `d`.
     fn params(&self, d: &Decision<'_>) -> Params {
         let mut pr = Params::new(d.rules, d.knock_limit);
-        pr.knock_at =
-            [d.knock_limit.saturating_sub(self.t.us_wait), d.knock_limit.saturating_sub(self.t.opp_wait)];
-        pr.late = self.t.late;
+        let (mut us, mut opp, mut late) = (self.t.us_wait, self.t.opp_wait, self.t.late);
+        if self.t.adapt {
+            let p = patience::patience(&d.memory.opp_showdowns, f64::from(self.t.prior));
+            us = (f64::from(us) * p).round() as u32;
+            opp = (f64::from(opp) * p).round() as u32;
+            late = if p >= 0.5 { late } else { 0 };
+        }
+        pr.knock_at = [d.knock_limit.saturating_sub(us), d.knock_limit.saturating_sub(opp)];
+        pr.late = late;
         pr
     }
 
@@ -360,5 +378,57 @@ impl Strategy for StrongStrategy {
             Choice::Offer | Choice::Draw => self.draw(d),
             Choice::Discard => self.discard(d),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::{Memory, OppShowdown};
+    use engine::{BySeat, Legal, RuleSet, Seat, card, hand};
+
+    /// The rollouts' knock thresholds (this seat, the opponent) and late stock, after
+    /// showdowns in which the opponent knocked with the given deadwoods (limit 10), or, when
+    /// negative, defended with that many (negated) deadwood points in its ten cards.
+    fn waits(t: Tuning, shown: &[i32]) -> ([u32; 2], usize) {
+        let rules = RuleSet::standard();
+        let mut m = Memory::new(Seat::S0);
+        m.opp_showdowns = shown
+            .iter()
+            .map(|&d| OppShowdown { knocked: d >= 0, deadwood: d.unsigned_abs(), limit: 10 })
+            .collect();
+        let pile = [card("QD")];
+        let d = Decision {
+            seat: Seat::S0,
+            rules: &rules,
+            hand: hand("AC 2C 3C 4D 5D 6D 7H 8H 9H KS"),
+            pile: &pile,
+            stock_len: 20,
+            taken: None,
+            knock_limit: 10,
+            legal: Legal { seat: Some(Seat::S0), draw_stock: true, draw_pile: true, ..Legal::default() },
+            scores: BySeat::new(0, 0),
+            memory: &m,
+        };
+        let pr = StrongStrategy::with_tuning(1, t).params(&d);
+        (pr.knock_at, pr.late)
+    }
+
+    #[test]
+    fn rollouts_wait_as_long_as_the_opponent_has_shown_it_waits() {
+        let t = Tuning { us_wait: 10, opp_wait: 8, late: 6, adapt: true, prior: 0.3, ..Tuning::default() };
+        // Before any knock: 30% of the waits, no late rule.
+        assert_eq!(waits(t, &[]), ([7, 8], 0));
+        // Two gins: a patient opponent; the full waits.
+        assert_eq!(waits(t, &[0, 0]), ([0, 2], 6));
+        // Caught able to knock (6 deadwood) when it defended: patient too.
+        assert!(waits(t, &[-6]).0[1] <= 3);
+        // Three knocks near the limit, a defence far over it: an eager one; knock as soon
+        // as allowed.
+        assert_eq!(waits(t, &[9, 8, 10]), ([10, 10], 0));
+        assert_eq!(waits(t, &[9, -25, 10]), ([10, 10], 0));
+        // Without `adapt` the waits are as set, whatever the knocks.
+        let fixed = Tuning { adapt: false, ..t };
+        assert_eq!(waits(fixed, &[9, 8, 10]), ([0, 2], 6));
     }
 }

@@ -76,6 +76,64 @@ fn a_strategy_sees_only_its_own_seat() {
     assert_eq!((ia, ib), (a.seen.len(), b.seen.len()));
 }
 
+/// Records, at each hand's first decision, the opponent's showdowns its memory holds.
+struct ShowdownSpy {
+    inner: SimpleStrategy,
+    at_hand: Vec<(u32, Vec<gin_strategies::OppShowdown>, u32)>,
+}
+
+impl Strategy for ShowdownSpy {
+    fn name(&self) -> &str {
+        "showdown-spy"
+    }
+    fn act(&mut self, d: &Decision<'_>) -> engine::Action {
+        let m = d.memory;
+        if self.at_hand.last().is_none_or(|h| h.0 != m.hand_number) {
+            self.at_hand.push((m.hand_number, m.opp_showdowns.clone(), m.hands_ended));
+        }
+        self.inner.act(d)
+    }
+}
+
+#[test]
+fn each_seat_remembers_the_opponents_showdowns_of_the_game() {
+    let setup = GameSetup::new(competition(), 5);
+    let mut a = ShowdownSpy { inner: SimpleStrategy::new(1), at_hand: Vec::new() };
+    let mut b = ShowdownSpy { inner: SimpleStrategy::new(2), at_hand: Vec::new() };
+    let game = play_game(setup, [&mut a, &mut b]).unwrap();
+    assert!(game.hands().len() >= 3, "a game of several hands");
+    let (mut knocks, mut defences) = (0, 0);
+    for (spy, seat) in [(&a, Seat::S0), (&b, Seat::S1)] {
+        for (number, shown, ended) in &spy.at_hand {
+            // What the showdowns of the hands before this one showed of the other seat: its
+            // knock's deadwood, or the least deadwood of its ten cards when it defended.
+            let before = &game.hands()[..*number as usize];
+            let want: Vec<(bool, u32)> = before
+                .iter()
+                .filter_map(|h| h.result.showdown.as_ref())
+                .map(|s| {
+                    let mut held = s.defender_arrangement.cards();
+                    for l in &s.layoffs {
+                        held.insert(l.card);
+                    }
+                    if s.knocker != seat {
+                        (true, s.knocker_deadwood)
+                    } else {
+                        (false, engine::deadwood(held))
+                    }
+                })
+                .collect();
+            let got: Vec<(bool, u32)> = shown.iter().map(|s| (s.knocked, s.deadwood)).collect();
+            assert_eq!(got, want, "hand {number}");
+            assert!(shown.iter().all(|s| s.limit == 10));
+            assert_eq!(*ended, *number);
+            knocks += got.iter().filter(|s| s.0).count();
+            defences += got.iter().filter(|s| !s.0).count();
+        }
+    }
+    assert!(knocks > 0 && defences > 0, "knocks and defences were seen");
+}
+
 #[test]
 fn simple_takes_melding_upcards_and_knocks_at_once() {
     // Over many games: every pile draw by simple joined a meld, and whenever a knock was
