@@ -228,11 +228,15 @@ impl Memory {
     /// [`Memory::new_hand`].
     pub fn hand_ended(&mut self, shown: Option<&Shown>, knock_limit: u32) {
         self.hands_ended += 1;
-        if let Some(s) = shown {
-            let knocked = s.knocker != self.seat;
-            let deadwood = if knocked { s.knocker_deadwood } else { engine::deadwood(s.defender_hand) };
-            self.opp_showdowns.push(OppShowdown { knocked, deadwood, limit: knock_limit });
+        let Some(s) = shown else { return };
+        let knocked = s.knocker != self.seat;
+        if !knocked && s.defender_hand.len() != 10 {
+            // A showdown that does not show the defender's ten cards (a server that sent
+            // no melds): its hand says nothing, rather than a false "could have knocked".
+            return;
         }
+        let deadwood = if knocked { s.knocker_deadwood } else { engine::deadwood(s.defender_hand) };
+        self.opp_showdowns.push(OppShowdown { knocked, deadwood, limit: knock_limit });
     }
 
     /// The discard pile's top card.
@@ -291,6 +295,9 @@ mod tests {
         m.hand_ended(None, 10);
         m.new_hand(3, dealt, card("QS"));
         m.hand_ended(Some(&shown(Seat::S0, 0, "AS 2S 3S 4H 5H 6H 7C 8C 9C KD")), 5);
+        // A showdown without the defender's cards is not taken for one it could have won.
+        m.new_hand(4, dealt, card("QS"));
+        m.hand_ended(Some(&shown(me, 4, "")), 10);
         assert_eq!(
             m.opp_showdowns,
             vec![
@@ -299,6 +306,6 @@ mod tests {
                 OppShowdown { knocked: true, deadwood: 0, limit: 5 },
             ]
         );
-        assert_eq!(m.hands_ended, 4);
+        assert_eq!(m.hands_ended, 5);
     }
 }
