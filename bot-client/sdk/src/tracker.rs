@@ -30,7 +30,6 @@ pub struct SeatTracker {
     scores: BySeat<u32>,
     hand_number: Option<u32>,
     stage: u32,
-    hands_ended: u32,
     memory: Memory,
     /// The seq of this seat's pending turn and its legal actions.
     turn: Option<(u64, Legal)>,
@@ -74,7 +73,6 @@ impl SeatTracker {
             scores: BySeat::default(),
             hand_number: None,
             stage: 0,
-            hands_ended: 0,
             memory: Memory::new(seat),
             turn: None,
             names: Default::default(),
@@ -105,7 +103,7 @@ impl SeatTracker {
 
     /// Hands finished so far (dead hands included).
     pub fn hands_ended(&self) -> u32 {
-        self.hands_ended
+        self.memory.hands_ended
     }
 
     /// The display name of `seat` (empty until it joined).
@@ -238,7 +236,6 @@ impl SeatTracker {
                 self.memory.observe(Seen::Discarded { seat, card });
             }
             Some(K::HandEnded(h)) => {
-                self.hands_ended += 1;
                 let shown = match h.result.as_ref().and_then(|r| r.showdown.as_ref()) {
                     Some(s) => Some(Shown {
                         knocker: convert::seat(s.knocker).map_err(wire)?,
