@@ -92,6 +92,10 @@ pub struct Tuning {
     pub adapt: bool,
     /// That chance before the game's first showdown.
     pub prior: f32,
+    /// Under rules with big gin, rollouts score eleven melded cards as a big gin (with its
+    /// bonus) rather than as a gin. Off: the bonus on the opponent's side of the rollouts
+    /// made `strong` knock early and be undercut three times as often (README).
+    pub rollout_big_gin: bool,
 }
 
 impl Default for Tuning {
@@ -109,6 +113,7 @@ impl Default for Tuning {
             late: 4,
             adapt: true,
             prior: 0.5,
+            rollout_big_gin: false,
         }
     }
 }
@@ -164,18 +169,30 @@ impl StrongStrategy {
         StrongStrategy { rng: Rng::new(seed), t, cache: Vec::new(), cache_key: (u32::MAX, 0) }
     }
 
+    /// The chance that the opponent is a patient knocker (`prior` without `adapt`).
+    fn patience(&self, d: &Decision<'_>) -> f64 {
+        if self.t.adapt {
+            patience::patience(&d.memory.opp_showdowns, f64::from(self.t.prior))
+        } else {
+            f64::from(self.t.prior)
+        }
+    }
+
     /// The rollouts' parameters for the hand of `d`.
     fn params(&self, d: &Decision<'_>) -> Params {
         let mut pr = Params::new(d.rules, d.knock_limit);
         let (mut us, mut opp, mut late) = (self.t.us_wait, self.t.opp_wait, self.t.late);
         if self.t.adapt {
-            let p = patience::patience(&d.memory.opp_showdowns, f64::from(self.t.prior));
+            let p = self.patience(d);
             us = (f64::from(us) * p).round() as u32;
             opp = (f64::from(opp) * p).round() as u32;
             late = if p >= 0.5 { late } else { 0 };
         }
         pr.knock_at = [d.knock_limit.saturating_sub(us), d.knock_limit.saturating_sub(opp)];
         pr.late = late;
+        if !self.t.rollout_big_gin {
+            pr.big_gin = None;
+        }
         pr
     }
 
@@ -199,7 +216,7 @@ impl StrongStrategy {
         if !related && dw - best_with < 4 {
             return d.decline();
         }
-        let model = Model::new(d, &self.t.model);
+        let model = Model::new(d, &self.t.model, self.patience(d));
         let pr = self.params(d);
         let offer_first =
             d.legal.pass && !d.memory.opp_moves.iter().any(|m| matches!(m, Seen::Passed { .. }));
@@ -260,7 +277,7 @@ impl StrongStrategy {
             return Action::knock(c);
         }
         let knock = d.legal.knocks.iter().min_by_key(|&c| (tv(c), std::cmp::Reverse(c.value())));
-        let model = Model::new(d, &self.t.model);
+        let model = Model::new(d, &self.t.model, self.patience(d));
         let cands = self.candidates(d, &table, &model);
         let pr = self.params(d);
         let n_arms = cands.len() + usize::from(knock.is_some());
@@ -387,10 +404,10 @@ mod tests {
     use crate::memory::{Memory, OppShowdown};
     use engine::{BySeat, Legal, RuleSet, Seat, card, hand};
 
-    /// The rollouts' knock thresholds (this seat, the opponent) and late stock, after
-    /// showdowns in which the opponent knocked with the given deadwoods (limit 10), or, when
-    /// negative, defended with that many (negated) deadwood points in its ten cards.
-    fn waits(t: Tuning, shown: &[i32]) -> ([u32; 2], usize) {
+    /// The rollouts' parameters under standard rules, after showdowns in which the opponent
+    /// knocked with the given deadwoods (limit 10), or, when negative, defended with that
+    /// many (negated) deadwood points in its ten cards.
+    fn params(t: Tuning, shown: &[i32]) -> Params {
         let rules = RuleSet::standard();
         let mut m = Memory::new(Seat::S0);
         m.opp_showdowns = shown
@@ -410,8 +427,21 @@ mod tests {
             scores: BySeat::new(0, 0),
             memory: &m,
         };
-        let pr = StrongStrategy::with_tuning(1, t).params(&d);
+        StrongStrategy::with_tuning(1, t).params(&d)
+    }
+
+    /// Their knock thresholds (this seat, the opponent) and late stock.
+    fn waits(t: Tuning, shown: &[i32]) -> ([u32; 2], usize) {
+        let pr = params(t, shown);
         (pr.knock_at, pr.late)
+    }
+
+    #[test]
+    fn rollouts_score_eleven_melded_cards_as_a_gin_unless_told_otherwise() {
+        // Standard rules have big gin (31); the rollouts leave it out by default.
+        assert_eq!(params(Tuning::default(), &[]).big_gin, None);
+        let t = Tuning { rollout_big_gin: true, ..Tuning::default() };
+        assert_eq!(params(t, &[]).big_gin, Some(31));
     }
 
     #[test]
