@@ -11,7 +11,9 @@
 //!   drop the worst), so that late in a hand the samples hold low deadwood, as real hands do.
 //!   The samples are then resampled by how well they explain the opponent's last discards:
 //!   a minimizer throws away the card whose loss hurts least, so a hand in which its last
-//!   discard was a blunder is very unlikely.
+//!   discard was a blunder is very unlikely; and a hand the opponent could have knocked
+//!   with after its last discard is unlikely too, as far as it is an eager knocker, which
+//!   would have knocked ([`ModelTuning::eager_keeps`]).
 //! - **Rollouts** (`sim.rs`, `melds.rs`): a determinization (opponent hand + stock order) is played to
 //!   the end of the hand by a fast baseline policy for both seats, without allocating. In
 //!   them both seats may wait for a better knock ([`Tuning::us_wait`], [`Tuning::opp_wait`],
@@ -19,7 +21,9 @@
 //!   (`patience.rs`: learnt from this game's showdowns, [`Tuning::adapt`]): the rollouts'
 //!   opponent must play like the real one. Waiting always took `strong` from 47.5% to
 //!   61–64% of games against `strong-v1` but from 79% to 74% against `simple`, which knocks
-//!   at the first chance; adapting keeps most of both (README). All
+//!   at the first chance; adapting keeps most of both (README). Eleven melded cards
+//!   count as a gin in rollouts, even under rules with big gin ([`Tuning::rollout_big_gin`]).
+//!   All
 //!   candidate actions of one decision are compared on the same determinizations (common
 //!   random numbers), so their difference is far less noisy than each value.
 //! - **Discard**: the candidates are the legal discards ranked by deadwood left minus the
