@@ -14,6 +14,10 @@ pub fn code(e: &GameError) -> Code {
         GameError::Elsewhere { .. } | GameError::Moving(_) => Code::Unavailable,
         GameError::UnknownToken => Code::Unauthenticated,
         GameError::Poisoned => Code::Unavailable,
+        // The store was closed under the action (the server is stopping, or gave its games
+        // up): nothing was committed, so the action may be sent again, where the game is
+        // rebuilt from what was.
+        GameError::Storage(StoreError::Closed) => Code::Unavailable,
         GameError::Stale { .. } => Code::Aborted,
         GameError::Over
         | GameError::NoMorePlayers
@@ -65,6 +69,7 @@ mod tests {
                 "at most 7 unfinished games per caller (tournament games included)",
             ),
             (GameError::Storage(StoreError::Io("disk".into())), Code::Internal, "storage: "),
+            (GameError::Storage(StoreError::Closed), Code::Unavailable, "storage: store closed"),
             (
                 GameError::NotNow("the upcard is offered only on the first turn"),
                 Code::FailedPrecondition,
