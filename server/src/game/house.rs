@@ -64,15 +64,19 @@ struct View {
     knock_limit: u32,
 }
 
-/// What a finished hand's showdown shows both seats, from its wire form (`None` when dead;
-/// the server wrote it, so it reads).
+/// What a finished hand's showdown shows both seats, from its wire form (`None` when dead).
+/// The server wrote it, so it reads; if it ever does not, the bot learns nothing from that
+/// hand and says so in the log.
 fn shown(r: &pb::HandResult) -> Option<Shown> {
     let s = r.showdown.as_ref()?;
-    Some(Shown {
-        knocker: convert::seat(s.knocker).ok()?,
-        knocker_deadwood: s.knocker_melds.as_ref().map_or(0, |a| a.deadwood_value),
-        defender_hand: convert::defender_hand(s).ok()?,
-    })
+    let read = || -> Result<Shown, gin_proto::convert::WireError> {
+        Ok(Shown {
+            knocker: convert::seat(s.knocker)?,
+            knocker_deadwood: s.knocker_melds.as_ref().map_or(0, |a| a.deadwood_value),
+            defender_hand: convert::defender_hand(s)?,
+        })
+    };
+    read().inspect_err(|e| tracing::warn!("house bot: an unreadable showdown, not learnt from: {e}")).ok()
 }
 
 impl View {
@@ -394,6 +398,29 @@ mod tests {
     use super::*;
     use gin_proto::v1 as pb;
     use gin_sdk::SeatTracker;
+
+    #[test]
+    fn a_showdown_is_read_or_said_unreadable_and_a_dead_hand_shows_nothing() {
+        let showdown = |knocker: u32, deadwood: &str| pb::HandResult {
+            showdown: Some(pb::Showdown {
+                knocker,
+                knocker_melds: Some(pb::Arrangement { deadwood_value: 7, ..Default::default() }),
+                defender_melds: Some(pb::Arrangement {
+                    deadwood: vec![deadwood.to_string()],
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let s = shown(&showdown(1, "KS")).expect("a readable showdown");
+        assert_eq!((s.knocker, s.knocker_deadwood), (Seat::S1, 7));
+        assert_eq!(s.defender_hand, engine::hand("KS"));
+        // A seat or a card that does not read: nothing learnt (and a warning logged).
+        assert_eq!(shown(&showdown(2, "KS")), None);
+        assert_eq!(shown(&showdown(0, "XX")), None);
+        assert_eq!(shown(&pb::HandResult::default()), None);
+    }
 
     fn game(preset: &str, seed: u64) -> GameState {
         let mut st = GameState::new(GameInfo {
