@@ -33,7 +33,7 @@ use tokio::net::TcpListener;
 use tokio_stream::StreamExt;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 
-use crate::api::{forward, framing, gate, web};
+use crate::api::{deadline, forward, framing, gate, web};
 
 /// Serves on `listener` until `shutdown` completes, then stops gracefully: in-flight calls
 /// finish, every acknowledged write is on disk, the store is closed.
@@ -273,9 +273,7 @@ impl Shard {
         }
         builder
             .accept_http1(true)
-            // A call whose handler has not answered by then is DEADLINE_EXCEEDED (a stream
-            // once it has started is not timed); a connection holds at most so many calls.
-            .timeout(self.timeout)
+            // A connection holds at most so many calls.
             .concurrency_limit_per_connection(self.max_calls)
             // A span per call: its method, and the game it is about once the call knows it
             // (`api::convert::in_game`); every log line inside carries them.
@@ -288,6 +286,9 @@ impl Shard {
             // Inside gRPC-Web's layer: they see every call as gRPC. Identity and rate first.
             .layer(self.gate)
             .layer(framing::FramingLayer::new(self.max_message_bytes))
+            // A call whose handler has not answered by then is DEADLINE_EXCEEDED (a stream
+            // once it has started is not timed; a shorter `grpc-timeout` is tonic's).
+            .layer(deadline::DeadlineLayer::new(self.timeout))
             // In a cluster: calls about other servers' games go there (after the checks above).
             .layer(tower::util::option_layer(self.forward))
             .add_routes(self.routes)

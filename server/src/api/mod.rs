@@ -5,6 +5,7 @@
 //! - [`status`]: the one mapping from domain errors to gRPC statuses;
 //! - [`gate`]: the tower layer every call passes first: the caller's identity (seat token)
 //!   and its rate limit;
+//! - [`deadline`]: a call whose handler has not answered in time is `DEADLINE_EXCEEDED`;
 //! - [`framing`]: malformed and oversized gRPC frames answered before any handler;
 //! - [`forward`]: in a cluster, calls about a game another server holds sent there;
 //! - [`web`]: the web page, served to every request that is not gRPC.
@@ -12,6 +13,7 @@
 //! Nothing here is imported by the layers below (`game`, `storage`).
 
 pub mod convert;
+pub mod deadline;
 pub mod forward;
 pub mod framing;
 pub mod games;

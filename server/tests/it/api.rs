@@ -1015,3 +1015,30 @@ async fn the_creator_may_choose_the_first_dealer_of_two_player_gin() {
     assert_eq!(listed.games.len(), 0, "the refused calls created nothing; the others are full");
     server.stop().await;
 }
+
+/// A call the server does not answer within its request limit is DEADLINE_EXCEEDED (gRPC's
+/// code for it, not CANCELLED), with the limit in its message; here a quick match nobody
+/// else asks for (it would wait up to 60 s).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_not_answered_within_the_request_limit_is_deadline_exceeded() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(gin_server::Config {
+        db: dir.path().join("g.db"),
+        rate_per_sec: 0,
+        request_timeout: Duration::from_secs(1),
+        ..gin_server::Config::default()
+    })
+    .await;
+    let mut lobby = LobbyServiceClient::new(server.channel().await);
+    let req =
+        pb::QuickMatchRequest { rules: Some(preset("standard")), name: "alone".into(), ..Default::default() };
+    let started = std::time::Instant::now();
+    let e = lobby.quick_match(req).await.expect_err("nobody to match");
+    assert_eq!(e.code(), Code::DeadlineExceeded, "{e:?}");
+    assert!(e.message().contains("--request-timeout-secs"), "{e:?}");
+    assert!(started.elapsed() >= Duration::from_secs(1), "answered before the limit");
+    // The server still answers.
+    let (id, _) = new_game(&server.channel().await, preset("standard"), 1).await;
+    assert!(!id.is_empty());
+    server.stop().await;
+}
