@@ -945,7 +945,9 @@ async fn turn_clock_forfeit_loses_the_game() {
 }
 
 /// A call the server has not answered within its request timeout is cut off there, whatever
-/// the client allows (a quick match nobody answers would otherwise wait its 60 s).
+/// the client allows (a quick match nobody answers would otherwise wait its 60 s), as
+/// DEADLINE_EXCEEDED (gRPC's code for it; tonic's own timeout said CANCELLED) with the limit
+/// in its message.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_over_the_servers_timeout_is_cut_off() {
     let dir = tempfile::tempdir().unwrap();
@@ -959,8 +961,10 @@ async fn a_call_over_the_servers_timeout_is_cut_off() {
     let mut lobby = LobbyServiceClient::new(server.channel().await);
     let t0 = std::time::Instant::now();
     let e = lobby.quick_match(pb::QuickMatchRequest::default()).await.unwrap_err();
-    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
-    assert!(e.message().contains("Timeout expired"), "{e:?}");
+    let took = t0.elapsed();
+    assert!(took >= Duration::from_millis(300) && took < Duration::from_secs(5), "{took:?}");
+    assert_eq!(e.code(), Code::DeadlineExceeded, "{e:?}");
+    assert!(e.message().contains("300ms") && e.message().contains("--request-timeout-secs"), "{e:?}");
     // The server goes on: a call within the limit is answered.
     lobby.list_games(pb::ListGamesRequest::default()).await.unwrap();
     server.stop().await;
@@ -1013,32 +1017,5 @@ async fn the_creator_may_choose_the_first_dealer_of_two_player_gin() {
     }
     let listed = lobby.list_games(pb::ListGamesRequest::default()).await.unwrap().into_inner();
     assert_eq!(listed.games.len(), 0, "the refused calls created nothing; the others are full");
-    server.stop().await;
-}
-
-/// A call the server does not answer within its request limit is DEADLINE_EXCEEDED (gRPC's
-/// code for it, not CANCELLED), with the limit in its message; here a quick match nobody
-/// else asks for (it would wait up to 60 s).
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_call_not_answered_within_the_request_limit_is_deadline_exceeded() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = TestServer::start_with(gin_server::Config {
-        db: dir.path().join("g.db"),
-        rate_per_sec: 0,
-        request_timeout: Duration::from_secs(1),
-        ..gin_server::Config::default()
-    })
-    .await;
-    let mut lobby = LobbyServiceClient::new(server.channel().await);
-    let req =
-        pb::QuickMatchRequest { rules: Some(preset("standard")), name: "alone".into(), ..Default::default() };
-    let started = std::time::Instant::now();
-    let e = lobby.quick_match(req).await.expect_err("nobody to match");
-    assert_eq!(e.code(), Code::DeadlineExceeded, "{e:?}");
-    assert!(e.message().contains("--request-timeout-secs"), "{e:?}");
-    assert!(started.elapsed() >= Duration::from_secs(1), "answered before the limit");
-    // The server still answers.
-    let (id, _) = new_game(&server.channel().await, preset("standard"), 1).await;
-    assert!(!id.is_empty());
     server.stop().await;
 }
