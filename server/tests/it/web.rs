@@ -108,6 +108,77 @@ async fn the_page_is_served_on_the_grpc_port() {
     server.stop().await;
 }
 
+/// A client that accepts gzip gets each file gzipped, under an ETag of its own; one that
+/// does not (or refuses it with `q=0`) gets the file as it is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_goes_gzipped_to_a_client_that_accepts_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(&dir.path().join("g.db")).await;
+    let addr = server.addr;
+    let dist = Path::new(env!("CARGO_MANIFEST_DIR")).join("web/dist");
+    let fetch = move |method: &'static str, path: &'static str, extra: String| {
+        tokio::task::spawn_blocking(move || get(addr, method, path, &extra))
+    };
+    let gunzip = |body: &[u8]| {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(body).read_to_end(&mut out).expect("a gzip body");
+        out
+    };
+    let (_, plain, _) = fetch("GET", "/app.js", String::new()).await.unwrap();
+    let plain_etag = header(&plain, "etag").unwrap().to_string();
+    assert_eq!(header(&plain, "content-encoding"), None);
+    assert_eq!(header(&plain, "vary"), Some("accept-encoding"));
+
+    let original = std::fs::read(dist.join("app.js")).unwrap();
+    let (status, headers, body) =
+        fetch("GET", "/app.js", "Accept-Encoding: gzip, deflate, br\r\n".into()).await.unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(header(&headers, "content-encoding"), Some("gzip"));
+    assert_eq!(header(&headers, "vary"), Some("accept-encoding"));
+    assert!(header(&headers, "content-type").unwrap().starts_with("text/javascript"));
+    assert_eq!(header(&headers, "content-length"), Some(body.len().to_string().as_str()));
+    assert_eq!(gunzip(&body), original);
+    assert!(body.len() * 3 < original.len(), "{} gzipped bytes for {}", body.len(), original.len());
+    let gz_etag = header(&headers, "etag").unwrap().to_string();
+    assert_ne!(gz_etag, plain_etag);
+
+    // Revalidation by the gzip ETag; the identity ETag does not match the gzip variant.
+    let (status, _, body) =
+        fetch("GET", "/app.js", format!("Accept-Encoding: gzip\r\nIf-None-Match: {gz_etag}\r\n"))
+            .await
+            .unwrap();
+    assert_eq!((status, body.len()), (304, 0));
+    let (status, _, body) =
+        fetch("GET", "/app.js", format!("Accept-Encoding: gzip\r\nIf-None-Match: {plain_etag}\r\n"))
+            .await
+            .unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(gunzip(&body), original);
+    // HEAD: the gzipped length.
+    let (status, headers, body) = fetch("HEAD", "/app.js", "Accept-Encoding: gzip\r\n".into()).await.unwrap();
+    assert_eq!((status, body.len()), (200, 0));
+    assert_eq!(header(&headers, "content-encoding"), Some("gzip"));
+    assert!(header(&headers, "content-length").unwrap().parse::<usize>().unwrap() * 3 < original.len());
+
+    // Refused or not offered: the file as it is.
+    for extra in
+        ["Accept-Encoding: gzip;q=0, *\r\n", "Accept-Encoding: br\r\n", "Accept-Encoding: identity\r\n"]
+    {
+        let (status, headers, body) = fetch("GET", "/app.js", extra.into()).await.unwrap();
+        assert_eq!(status, 200, "{extra}");
+        assert_eq!(header(&headers, "content-encoding"), None, "{extra}");
+        assert_eq!(body, original, "{extra}");
+    }
+    // A wildcard takes gzip; every file has its gzip variant.
+    for (path, file) in [("/", "index.html"), ("/app.css", "app.css"), ("/app.js", "app.js")] {
+        let (status, headers, body) = fetch("GET", path, "Accept-Encoding: *\r\n".into()).await.unwrap();
+        assert_eq!(status, 200, "{path}");
+        assert_eq!(header(&headers, "content-encoding"), Some("gzip"), "{path}");
+        assert_eq!(gunzip(&body), std::fs::read(dist.join(file)).unwrap(), "{path}");
+    }
+    server.stop().await;
+}
+
 /// Whether the browser test can run here: Node, the page's npm packages and Chromium. Under
 /// `GIN_REQUIRE_BROWSER=1` (CI) a missing part fails the test instead of skipping it.
 fn browser_parts() -> Option<std::path::PathBuf> {
