@@ -155,9 +155,30 @@ impl TableBot {
         }
     }
 
-    /// What this seat saw of a move at its hand (gin kinds): `event` in the hand's seats,
-    /// `pile_top` before the move.
-    fn observe(&mut self, number: u32, event: &engine::Event, pile_top: Option<Card>) {
+    /// Gin kinds: starts this seat's memory of hand `number` (the key
+    /// [`Table::gin_seat`] gives), in which it is `seat`, dealt `cards` with `upcard` face up.
+    /// [`TableBot::act`] starts it when the seat's first decision of a hand comes before
+    /// anything was seen; a bot that sees the hand's moves before its first turn (the
+    /// second to play) is started here, at the deal, so that they count.
+    pub fn start_hand(&mut self, number: u32, seat: Seat, cards: CardSet, upcard: Card) {
+        self.hand_key = Some(number);
+        self.memory = Memory::new(seat);
+        self.memory.new_hand(number, cards, upcard);
+    }
+
+    /// The hand this bot's memory is of (gin kinds: [`Table::gin_seat`]'s key), if any.
+    pub fn hand_key(&self) -> Option<u32> {
+        self.hand_key
+    }
+
+    /// This seat's memory of its hand in play (gin kinds).
+    pub fn memory(&self) -> &Memory {
+        &self.memory
+    }
+
+    /// What this seat saw of a move at its hand `number` (gin kinds): `event` in the hand's
+    /// seats, `pile_top` before the move; nothing if the memory is of another hand.
+    pub fn observe(&mut self, number: u32, event: &engine::Event, pile_top: Option<Card>) {
         if self.hand_key == Some(number)
             && let Some(seen) = Seen::of(event, self.memory.seat, pile_top)
         {
@@ -364,6 +385,15 @@ pub fn play_table(setup: TableSetup, bots: &mut [TableBot]) -> Result<Table, Tab
     }
     while let Some(seat) = t.first_to_act() {
         let m = bots[seat as usize].act(&t, seat);
+        if let Some((h, _, n, players)) = t.gin_seat(seat) {
+            // A hand's first move: both seats' memories start at the deal.
+            for (s, p) in Seat::BOTH.into_iter().zip(players) {
+                let bot = &mut bots[p as usize];
+                if bot.hand_key != Some(n) {
+                    bot.start_hand(n, s, h.cards(s), h.upcard());
+                }
+            }
+        }
         let before = t.gin_seat(seat).map(|(h, _, n, players)| (n, players, h.pile().last().copied()));
         let step = t.apply(seat, &m).map_err(|error| TableIllegal {
             strategy: bots[seat as usize].name.clone(),

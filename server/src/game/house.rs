@@ -128,8 +128,9 @@ pub fn check(name: &str) -> Result<bool, GameError> {
     check_for(name, engine::Kind::Gin)
 }
 
-/// [`check`] for a game of `kind`. At the other tables a house bot plays `random` or
-/// `simple` (`strong` needs its memory of the hand fed move by move: not yet at a table).
+/// [`check`] for a game of `kind`. At the other tables a house bot plays what
+/// `gin_strategies::tables` plays there: `strong` too where every hand is a two-player hand
+/// (three players, teams), `random` and `simple` at gin-7 and rummy.
 pub fn check_for(name: &str, kind: engine::Kind) -> Result<bool, GameError> {
     if name.is_empty() {
         return Ok(false);
@@ -139,11 +140,14 @@ pub fn check_for(name: &str, kind: engine::Kind) -> Result<bool, GameError> {
             .map(|_| true)
             .map_err(|e| GameError::Invalid(format!("house_bot: {e}")));
     }
-    match name {
-        "random" | "simple" => Ok(true),
-        _ => Err(GameError::Invalid(format!(
-            "house_bot: unknown strategy {name:?} for {kind}: the house plays random or simple there"
-        ))),
+    let known = gin_strategies::tables::strategies_for(kind);
+    if known.contains(&name) {
+        Ok(true)
+    } else {
+        Err(GameError::Invalid(format!(
+            "house_bot: unknown strategy {name:?} for {kind}: the house plays {} there",
+            known.join(", ")
+        )))
     }
 }
 
@@ -172,6 +176,53 @@ pub struct TableHouseBot {
     bot: gin_strategies::tables::TableBot,
     /// The seq of the turn event a decision was last started for.
     scheduled: u64,
+    /// How many log entries its memory has been fed (gin kinds).
+    fed: usize,
+}
+
+impl TableHouseBot {
+    /// Gin kinds (three players, teams: two-player hands): feeds the bot's memory of its
+    /// hand in play what its seat saw of it in the log since the last call, redacted for its
+    /// seat as in local play (`Seen::of`: the other seat's stock draw without its card). A
+    /// new hand (or a bot made after a restart) starts at the hand's `Dealt` entry. The
+    /// other formats' bots keep no memory.
+    fn catch_up(&mut self, log: &[Entry], t: &engine::Table, seat: u8) {
+        let Some((_, me, number, players)) = t.gin_seat(seat) else {
+            self.fed = log.len();
+            return;
+        };
+        if self.bot.hand_key() != Some(number) {
+            let dealt = log.iter().enumerate().rev().find_map(|(i, e)| match &e.ev {
+                LogEvent::Dealt(d) if d.seats.contains(&seat) => Some((i, d)),
+                _ => None,
+            });
+            let Some((i, d)) = dealt else {
+                tracing::error!("house bot: no deal of seat {seat}'s hand in the log");
+                self.fed = log.len();
+                return;
+            };
+            self.bot.start_hand(number, me, d.hands[seat as usize], d.upcard);
+            self.fed = i + 1;
+        }
+        let in_hand = |x: u8| players.iter().position(|&p| p == x).and_then(|i| Seat::new(i as u8));
+        for e in &log[self.fed.min(log.len())..] {
+            let event = match e.ev {
+                LogEvent::Passed { seat } => in_hand(seat).map(|seat| Event::Passed { seat }),
+                LogEvent::Drew { seat, card, from_stock, .. } => {
+                    in_hand(seat).map(|seat| Event::Drew { seat, card, from_stock })
+                }
+                LogEvent::Discarded { seat, card } => {
+                    in_hand(seat).map(|seat| Event::Discarded { seat, card })
+                }
+                _ => None,
+            };
+            if let Some(event) = event {
+                let top = self.bot.memory().pile_top();
+                self.bot.observe(number, &event, top);
+            }
+        }
+        self.fed = log.len();
+    }
 }
 
 /// A table house bot, shared between the game and the decision in flight.
@@ -232,9 +283,9 @@ impl House {
                     std::collections::hash_map::Entry::Vacant(e) => {
                         let s = seed(&st.info.secret) ^ u64::from(seat);
                         match gin_strategies::tables::TableBot::new(&st.info.house_bot, t.kind(), s) {
-                            Ok(bot) => {
-                                e.insert(Arc::new(Mutex::new(TableHouseBot { bot, scheduled: 0 }))).clone()
-                            }
+                            Ok(bot) => e
+                                .insert(Arc::new(Mutex::new(TableHouseBot { bot, scheduled: 0, fed: 0 })))
+                                .clone(),
                             Err(err) => {
                                 tracing::error!(game = %st.info.id, "house bot: {err}");
                                 continue;
@@ -249,6 +300,7 @@ impl House {
                     continue;
                 }
                 b.scheduled = turn;
+                b.catch_up(&st.log, t, seat);
             }
             // The bot reads only its own seat of the copy: its cards, the public table,
             // its legal moves (see `gin_strategies::tables`).
@@ -523,5 +575,89 @@ mod tests {
         }
         assert!(turns > 400, "{turns} turns");
         assert!(knocks_seen > 100, "{knocks_seen} showdowns seen");
+    }
+
+    /// At a table of two-player hands (three players, teams), a house bot's memory of its
+    /// hand, fed from the game's log, equals the one local play builds from the engine's
+    /// events, for every seat in a hand at every move of whole games; a bot made afresh (a
+    /// restart) catches up to the same memory; and the second to play in a hand remembers
+    /// the moves made before its first turn.
+    #[test]
+    fn a_table_bot_remembers_its_hand_from_the_log_as_local_play_does() {
+        use gin_strategies::tables::TableBot;
+        for (format, seed) in [
+            (engine::Format::ThreePlayer(RuleSet::standard()), 5u64),
+            (engine::Format::Teams(RuleSet::standard()), 6),
+        ] {
+            let mut st = GameState::new(GameInfo {
+                id: format!("t{seed}"),
+                format: format.clone(),
+                seed,
+                secret: [seed as u8; 32],
+                clock: pb::TurnClock::default(),
+                house_bot: "simple".into(),
+                created_ms: 0,
+                fixed_deals: false,
+                first_dealer: None,
+            });
+            let n = st.players();
+            for seat in 0..n {
+                st.seat(seat, Seated { name: format!("b{seat}"), token_hash: [0; 32], bot: true }, 0);
+            }
+            let kind = st.game.as_ref().unwrap().kind();
+            let bot = |s: u64| TableBot::new("simple", kind, s).unwrap();
+            let mut local: Vec<TableBot> = (0..n).map(|s| bot(seed + u64::from(s))).collect();
+            let mut served: Vec<TableHouseBot> =
+                (0..n).map(|_| TableHouseBot { bot: bot(0), scheduled: 0, fed: 0 }).collect();
+            let (mut checked, mut early, mut moves) = (0, 0, 0);
+            while let Some(seat) = st.game.as_ref().unwrap().first_to_act() {
+                let t = st.game.as_ref().unwrap().clone();
+                for s in 0..n {
+                    let Some((_, me, number, _)) = t.gin_seat(s) else { continue };
+                    let b = &mut served[s as usize];
+                    b.catch_up(&st.log, &t, s);
+                    assert_eq!(b.bot.hand_key(), Some(number));
+                    if local[s as usize].hand_key() == Some(number) {
+                        let at = format!("{format:?} seat {s}, seq {}", st.last_seq());
+                        assert_eq!(b.bot.memory(), local[s as usize].memory(), "{at}");
+                        checked += 1;
+                        let m = b.bot.memory();
+                        if m.draws[me.index()] == 0 && !m.opp_moves.is_empty() {
+                            early += 1;
+                        }
+                    }
+                }
+                // Local play, as `gin_strategies::tables::play_table` plays it.
+                let m = local[seat as usize].act(&t, seat);
+                if let Some((h, _, number, players)) = t.gin_seat(seat) {
+                    for (s, p) in Seat::BOTH.into_iter().zip(players) {
+                        if local[p as usize].hand_key() != Some(number) {
+                            local[p as usize].start_hand(number, s, h.cards(s), h.upcard());
+                        }
+                    }
+                }
+                let before =
+                    t.gin_seat(seat).map(|(h, _, n, players)| (n, players, h.pile().last().copied()));
+                let step = t.clone().apply(seat, &m).unwrap();
+                if let (Some(ev), Some((n, players, top))) = (step.gin_event, before) {
+                    for p in players {
+                        local[p as usize].observe(n, &ev, top);
+                    }
+                }
+                st.play_move(seat, &m, crate::storage::ActionKind::Play, 0).unwrap();
+                moves += 1;
+                if moves % 23 == 0 {
+                    let t = st.game.as_ref().unwrap();
+                    if t.gin_seat(seat).is_some() && !t.is_over() {
+                        let mut fresh = TableHouseBot { bot: bot(0), scheduled: 0, fed: 0 };
+                        fresh.catch_up(&st.log, t, seat);
+                        served[seat as usize].catch_up(&st.log, t, seat);
+                        assert_eq!(fresh.bot.memory(), served[seat as usize].bot.memory());
+                    }
+                }
+            }
+            assert!(checked > 300, "{format:?}: {checked} checks");
+            assert!(early > 10, "{format:?}: {early} checks before a seat's first draw with moves seen");
+        }
     }
 }

@@ -484,8 +484,29 @@ async fn house_bots_fill_a_table_by_quick_match_and_at_creation() {
     assert_eq!(r.team_totals.len(), 2);
     assert_eq!(r.winners.len(), 2, "both partners win: {r:?}");
 
-    // `strong` plays two-player gin only; an unknown strategy or too many bots is refused.
-    for (format, bot, bots) in [("rummy", "strong", 0), ("gin-7", "nobody", 0), ("rummy", "simple", 4)] {
+    // `strong` plays wherever every hand is a two-player hand: three players, teams.
+    for format in [r#"{"kind":"three-player","target":30}"#, r#"{"kind":"teams","target":30}"#] {
+        let c = lobby
+            .create_game(pb::CreateGameRequest {
+                format: format.into(),
+                join: true,
+                name: "me".into(),
+                house_bot: "strong".into(),
+                ..Default::default()
+            })
+            .await
+            .unwrap_or_else(|e| panic!("{format}: {e:?}"))
+            .into_inner();
+        let snap = get_game(&mut gc, &c.game_id, &c.seat_token).await;
+        assert!(snap.seats.iter().skip(1).all(|s| s.bot && s.name == "strong"), "{format}: {:?}", snap.seats);
+        let r = play_with_bots(&ch, &c.game_id, &c.seat_token, 0, 7).await;
+        assert_eq!(r.reason, pb::GameEndReason::Target as i32, "{format}");
+    }
+
+    // `strong` does not play rummy or gin-7; an unknown strategy or too many bots is refused.
+    for (format, bot, bots) in
+        [("rummy", "strong", 0), ("gin-7", "strong", 0), ("gin-7", "nobody", 0), ("rummy", "simple", 4)]
+    {
         let e = lobby
             .create_game(pb::CreateGameRequest {
                 format: format.into(),
