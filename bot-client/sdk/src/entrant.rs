@@ -64,7 +64,8 @@ pub struct Entry {
 /// arrival), until the final standings, which it returns. A table game (its assignment's
 /// format is not two-player gin) is played with the table strategy of that name
 /// ([`table_strategy`]: `random` or `simple`). Transient failures (a dropped stream, a
-/// restarting server) are retried for the client's `retry_for`.
+/// restarting server, a rate limit: no sooner than its `retry-after-ms`) are retried, with
+/// jittered waits, for the client's `retry_for`.
 pub async fn play_tournament(
     client: &Client,
     entry: Entry,
@@ -104,7 +105,9 @@ pub async fn play_tournament(
         let mut stream = match t.join_tournament(req).await {
             Ok(s) => s.into_inner(),
             Err(s) if retryable(&s) && since.elapsed() < client.options().retry_for => {
-                tokio::time::sleep(next_wait(&mut waits)).await;
+                // A rate limit's `retry-after-ms` is a floor under the (jittered) wait.
+                let next = crate::honour_retry_after(&s, Some(next_wait(&mut waits)));
+                tokio::time::sleep(next.unwrap_or(Duration::from_secs(2))).await;
                 continue;
             }
             Err(status) => return Err(Error::Rpc { what: "JoinTournament", status }),
@@ -198,13 +201,16 @@ pub async fn play_tournament(
     }
 }
 
-/// The waits before re-entering a tournament: 50 ms doubling up to 2 s, no limit on their
-/// number (the caller stops after `retry_for` without a message).
+/// The waits before re-entering a tournament: 50 ms doubling up to 2 s, each plus a random
+/// 0–100 % of it (so that the entrants of a tournament, cut off together by a restart, do
+/// not come back in step), no limit on their number (the caller stops after `retry_for`
+/// without a message).
 fn rejoin_backoff() -> ExponentialBuilder {
     ExponentialBuilder::new()
         .with_min_delay(Duration::from_millis(50))
         .with_factor(2.0)
         .with_max_delay(Duration::from_secs(2))
+        .with_jitter()
         .without_max_times()
 }
 
@@ -255,9 +261,10 @@ fn report_game(
     false
 }
 
+/// A tournament stream's failures worth re-entering after: the client's transient ones (the
+/// server away, a timeout, a rate limit) and any HTTP/2 error.
 fn retryable(s: &tonic::Status) -> bool {
-    matches!(s.code(), Code::Unavailable | Code::Unknown | Code::Cancelled | Code::DeadlineExceeded)
-        || (s.code() == Code::Internal && (s.message().contains("h2") || s.message().contains("transport")))
+    crate::transient(s) || (s.code() == Code::Internal && s.message().contains("h2"))
 }
 
 /// The standings as a text table (the server's text escaped).

@@ -637,3 +637,49 @@ async fn bad_specs_and_unknown_ids_are_refused() {
     assert_eq!(e.code(), Code::NotFound);
     server.stop().await;
 }
+
+/// An entrant refused by the server's rate limit (RESOURCE_EXHAUSTED with a `retry-after-ms`
+/// hint) when it enters waits and enters again, rather than giving up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_entrant_refused_by_the_rate_limit_waits_and_enters() {
+    use gin_sdk::entrant::{EntrantEvent, Entry, play_tournament};
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(gin_server::Config {
+        db: dir.path().join("t.db"),
+        rate_per_sec: 2,
+        ..gin_server::Config::default()
+    })
+    .await;
+    let ch = server.channel().await;
+    let mut t = Tours::new(ch.clone());
+    let spec =
+        pb::TournamentSpec { name: "rated".into(), entrants: 2, games_per_pairing: 1, ..Default::default() };
+    let (id, _) = create(&mut t, spec).await;
+    // This address's whole burst, used up (every caller here shares it: no seat token).
+    let refused = loop {
+        if let Err(e) = t.get_tournament(pb::GetTournamentRequest { tournament_id: id.clone() }).await {
+            break e;
+        }
+    };
+    assert_eq!(refused.code(), Code::ResourceExhausted);
+    let client = gin_sdk::Client::connect(&server.url()).await.unwrap();
+    let entry =
+        Entry { tournament_id: id.clone(), name: "patient".into(), token: None, accept_fixed_deals: false };
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let entrant = tokio::spawn(async move {
+        play_tournament(&client, entry, "random", 1, move |e| {
+            if let EntrantEvent::Entered { entrant, .. } = e {
+                let _ = tx.send(entrant);
+            }
+        })
+        .await
+    });
+    let entered = tokio::time::timeout(Duration::from_secs(20), rx.recv()).await;
+    assert!(
+        matches!(entered, Ok(Some(_))),
+        "not entered: {entered:?}; the entrant's end: {:?}",
+        if entrant.is_finished() { Some(entrant.await) } else { None }
+    );
+    entrant.abort();
+    server.stop().await;
+}
