@@ -14,7 +14,8 @@ pub struct PlayArgs {
     #[command(flatten)]
     server: crate::tournament_cmd::ServerArg,
     /// The strategy playing our seats: random, simple, strong, strong-v1, gin-hunter,
-    /// early-knocker or defensive.
+    /// early-knocker or defensive (at other tables: random or simple; strong too at three
+    /// players and in teams).
     #[arg(long, default_value = "simple")]
     strategy: String,
     /// Games to play (ignored with --join).
@@ -251,12 +252,13 @@ async fn one_game(client: &Client, a: &PlayArgs, rules: pb::Rules, i: u64) -> Re
 
 /// `gin-bot play` at a table of another format: each game created with `--vs-bot` house
 /// bots in every other seat (or a quick match for the same format), our seat played by a
-/// table strategy (`random`, `simple`).
+/// table strategy (`random`, `simple`; `strong` at three players and in teams).
 fn run_tables(a: PlayArgs, format: engine::Format) -> Result<()> {
     if a.first_dealer.is_some() {
         bail!("--first-dealer: two-player gin only (a table's dealer follows its format's rules)");
     }
-    sdk::table_strategy(&a.strategy, 0).map_err(|e| anyhow::anyhow!("--strategy: {e}"))?;
+    let kind = format.kind().name();
+    sdk::table_strategy_for(&a.strategy, kind, 0).map_err(|e| anyhow::anyhow!("--strategy: {e}"))?;
     if a.parallel == 0 {
         bail!("--parallel: at least 1");
     }
@@ -289,7 +291,7 @@ fn run_tables(a: PlayArgs, format: engine::Format) -> Result<()> {
                     j.token
                 }
             };
-            let mut bot = sdk::table_strategy(&a.strategy, a.strategy_seed)?;
+            let mut bot = sdk::table_strategy_for(&a.strategy, kind, a.strategy_seed)?;
             let o = client.play_table(game, &token, bot.as_mut()).await?;
             println!("{}", o.line());
             return Ok(());
@@ -323,7 +325,7 @@ fn run_tables(a: PlayArgs, format: engine::Format) -> Result<()> {
                         (q.game_id, q.token)
                     }
                 };
-                let mut bot = sdk::table_strategy(&a.strategy, a.strategy_seed.wrapping_add(i))?;
+                let mut bot = sdk::table_strategy_for(&a.strategy, kind, a.strategy_seed.wrapping_add(i))?;
                 client
                     .play_table(&game_id, &token, bot.as_mut())
                     .await

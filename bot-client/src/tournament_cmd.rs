@@ -147,7 +147,8 @@ pub struct JoinArgs {
     #[command(flatten)]
     id: TournamentId,
     /// The strategy to play: random, simple, strong, strong-v1, gin-hunter, early-knocker or
-    /// defensive.
+    /// defensive (a tournament at other tables: random or simple; strong too at three players
+    /// and in teams).
     #[arg(long, default_value = "simple")]
     strategy: String,
     /// The entrant's display name (default: the strategy's name).

@@ -15,7 +15,7 @@ use gin_strategies::rng::derive;
 use tokio::task::{AbortHandle, JoinSet};
 use tonic::Code;
 
-use crate::table::{TableOutcome, table_strategy};
+use crate::table::{TableOutcome, table_strategy_for};
 use crate::{Client, Error, Outcome};
 
 /// What an entrant reports as it goes.
@@ -63,7 +63,7 @@ pub struct Entry {
 /// every assignment with the strategy `strategy` (seeded from `seed` and the game's number of
 /// arrival), until the final standings, which it returns. A table game (its assignment's
 /// format is not two-player gin) is played with the table strategy of that name
-/// ([`table_strategy`]: `random` or `simple`). Transient failures (a dropped stream, a
+/// ([`table_strategy_for`]: `random`, `simple`; `strong` at three players and in teams). Transient failures (a dropped stream, a
 /// restarting server, a rate limit: no sooner than its `retry-after-ms`) are retried, with
 /// jittered waits, for the client's `retry_for`.
 pub async fn play_tournament(
@@ -80,11 +80,11 @@ pub async fn play_tournament(
         .await
         .ok()
         .and_then(|r| r.into_inner().state);
-    let tables = state.and_then(|s| s.game_format).is_some_and(|f| !f.kind.is_empty() && f.kind != "gin");
-    if tables {
-        table_strategy(strategy, 0)?;
+    let format = state.and_then(|s| s.game_format).filter(|f| !f.kind.is_empty() && f.kind != "gin");
+    if let Some(f) = &format {
+        table_strategy_for(strategy, &f.kind, 0)?;
     } else {
-        by_name(strategy, 0).map_err(|e| Error::Protocol(e.to_string()))?;
+        by_name(strategy, 0).map_err(|e| Error::Strategy(e.to_string()))?;
     }
     // Each game started: the token it is played with and its task. A server that restarted
     // keeps no seat token: it hands a game in play again with a new one, and the game is
@@ -145,11 +145,11 @@ pub async fn play_tournament(
                                 };
                                 let c = client.clone();
                                 let (id, token) = (a.game_id.clone(), a.seat_token.clone());
-                                let table = a.game_format.as_ref().is_some_and(|f| !f.kind.is_empty() && f.kind != "gin");
-                                let task = if table {
+                                let table = a.game_format.as_ref().map(|f| f.kind.clone()).filter(|k| !k.is_empty() && k != "gin");
+                                let task = if let Some(kind) = table {
                                     let strategy = strategy.to_owned();
                                     games.spawn(async move {
-                                        let r = match table_strategy(&strategy, derive(seed, n)) {
+                                        let r = match table_strategy_for(&strategy, &kind, derive(seed, n)) {
                                             Ok(mut s) => c
                                                 .play_table(&a.game_id, &a.seat_token, s.as_mut())
                                                 .await
@@ -160,7 +160,7 @@ pub async fn play_tournament(
                                     })
                                 } else {
                                     let mut s = by_name(strategy, derive(seed, n))
-                                        .map_err(|e| Error::Protocol(e.to_string()))?;
+                                        .map_err(|e| Error::Strategy(e.to_string()))?;
                                     games.spawn(async move {
                                         let r = c.play(&a.game_id, &a.seat_token, s.as_mut()).await.map(Played::Gin);
                                         (a.game_id, r)

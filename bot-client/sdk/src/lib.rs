@@ -87,7 +87,7 @@ use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tonic::{Code, Request, Status};
 
 use gin_strategies::{Strategy, fallback, is_listed, server_melds};
-pub use table::{TableOutcome, TableStrategy, TableTracker, table_strategy};
+pub use table::{TableOutcome, TableStrategy, TableTracker, table_strategy, table_strategy_for};
 pub use tracker::{SeatTracker, TrackError};
 
 /// Connection and retry settings.
@@ -138,6 +138,8 @@ pub enum Error {
     NotSeated,
     /// The server's messages contradict each other.
     Protocol(String),
+    /// No such strategy, or none for this format (said before anything is sent).
+    Strategy(String),
     /// A two-player lobby call (`call`) was given a table's seat past 1: the server seated
     /// the caller, and the seat is here, to be played as a table's (`table_call` takes such
     /// seats in the first place).
@@ -163,6 +165,7 @@ impl std::fmt::Display for Error {
             }
             Error::NotSeated => f.write_str("the seat token is not a seat of this game"),
             Error::Protocol(e) => write!(f, "unexpected message from the server: {}", printable(e)),
+            Error::Strategy(e) => write!(f, "strategy: {e}"),
             Error::TableSeat { call, table_call, seated } => write!(
                 f,
                 "{call}: seated at seat {} of game {}, a table's seat: take table seats with {table_call} \

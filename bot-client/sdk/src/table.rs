@@ -1,17 +1,18 @@
 //! Any table over the network (three players, teams, gin for 3 to 6, rummy; two-player gin
 //! too): one seat's view folded from its events ([`TableTracker`]), strategies that decide
 //! from that view and the legal moves the server sends ([`TableStrategy`]: `random`,
-//! `simple`), and [`Client::play_table`].
+//! `simple`, and `strong` where every hand is a two-player hand), and [`Client::play_table`].
 //!
 //! The server sends a seat its legal moves with each of its turns, so a table strategy needs
 //! no rules of its own: it picks one of them. The tracker keeps what a player looks at to
 //! choose: its cards, the discard pile of its table, the melds on the table (rummy), the
 //! scores.
 
-use engine::{Card, CardSet};
+use engine::{Action, BySeat, Card, CardSet, RuleSet, Seat};
 use gin_proto::convert;
 use gin_proto::v1 as pb;
 use gin_proto::v1::game_event::Kind as K;
+use gin_strategies::{Decision, Memory, Seen, Strategy};
 use tonic::Code;
 
 use crate::{Client, Error, authed, transient};
@@ -40,6 +41,25 @@ pub struct TableTracker {
     stock: u32,
     /// The format's kind (`gin`, `three-player`, `teams`, `gin-7`, `rummy`).
     kind: String,
+    /// Three players, teams: the rules of every hand (for [`TableTracker::gin_decision`]).
+    rules: Option<RuleSet>,
+    /// Three players, teams: the seat's memory of its hand in play.
+    gin: Option<GinHand>,
+}
+
+/// A seat's memory of its two-player hand at a table of three players or in teams, as a
+/// two-player seat's: this seat is `S0`, its opponent `S1`.
+#[derive(Clone, Debug)]
+struct GinHand {
+    memory: Memory,
+    knock_limit: u32,
+    /// The card this seat took from the pile this turn.
+    taken: Option<Card>,
+}
+
+/// Whether every hand of the kind is a two-player gin hand (the tracker keeps a memory).
+fn two_player_hands(kind: &str) -> bool {
+    kind == "three-player" || kind == "teams"
 }
 
 impl TableTracker {
@@ -89,6 +109,101 @@ impl TableTracker {
     /// The seat.
     pub fn seat(&self) -> u8 {
         self.seat
+    }
+
+    /// Sets the format from the game's [`pb::FormatInfo`]: at three players and in teams,
+    /// the two-player rules of every hand, which [`TableTracker::gin_decision`] needs.
+    pub fn set_format(&mut self, f: &pb::FormatInfo) -> Result<(), Error> {
+        if two_player_hands(&f.kind) {
+            let format = engine::Format::parse_any(&f.document_json)
+                .map_err(|e| Error::Protocol(format!("the server's format: {e}")))?;
+            self.rules = format.gin_rules().cloned();
+        }
+        Ok(())
+    }
+
+    /// Three players, teams: the seat's memory of its hand in play, as a two-player seat's
+    /// (this seat `S0`, its opponent `S1`), fed from the hand's deal on.
+    pub fn gin_memory(&self) -> Option<&Memory> {
+        self.gin.as_ref().map(|g| &g.memory)
+    }
+
+    /// Three players, teams: the two-player [`Decision`] of this seat's `turn` (this seat
+    /// `S0`, its opponent `S1`), for any two-player [`Strategy`]; `None` at other tables,
+    /// before the rules are known ([`TableTracker::set_format`]) or the hand is dealt.
+    pub fn gin_decision<'a>(&'a self, turn: &pb::TurnInfo) -> Option<Decision<'a>> {
+        let (g, rules) = (self.gin.as_ref()?, self.rules.as_ref()?);
+        let legal = convert::legal(Seat::S0, &turn.legal_actions).ok()?;
+        let me = u32::from(self.seat);
+        let opponent = self.seats_at.get(self.table)?.iter().copied().find(|&s| s != me)?;
+        let total =
+            |s: u32| self.totals.get(s as usize).map_or(0, |&t| t.clamp(0, i64::from(u32::MAX)) as u32);
+        Some(Decision {
+            seat: Seat::S0,
+            rules,
+            hand: self.hand,
+            pile: self.piles.get(self.table).map_or(&[], Vec::as_slice),
+            stock_len: self.stock,
+            taken: g.taken,
+            knock_limit: g.knock_limit,
+            legal,
+            scores: BySeat::new(total(me), total(opponent)),
+            memory: &g.memory,
+        })
+    }
+
+    /// Feeds the memory of a two-player hand (three players, teams) what this seat saw.
+    fn feed_gin(&mut self, kind: &K) -> Result<(), Error> {
+        if !two_player_hands(&self.kind) {
+            return Ok(());
+        }
+        let me = u32::from(self.seat);
+        let card = |c: &str| convert::card(c).map_err(Error::from);
+        if let K::HandDealt(d) = kind {
+            if d.seats.contains(&me) {
+                let mut memory = Memory::new(Seat::S0);
+                memory.new_hand(d.hand_number, convert::cards(&d.your_hand)?, card(&d.upcard)?);
+                self.gin = Some(GinHand { memory, knock_limit: d.knock_limit, taken: None });
+            }
+            return Ok(());
+        }
+        let at_mine = self.seats_at.get(self.table).cloned().unwrap_or_default();
+        let Some(g) = self.gin.as_mut() else { return Ok(()) };
+        let who = |s: u32| if s == me { Seat::S0 } else { Seat::S1 };
+        let seen = match kind {
+            K::UpcardPassed(p) if at_mine.contains(&p.seat) => {
+                g.memory.pile_top().map(|card| Seen::Passed { seat: who(p.seat), card })
+            }
+            K::CardDrawn(d) if at_mine.contains(&d.seat) => {
+                if d.source == pb::DrawSource::Pile as i32 {
+                    let top = match g.memory.pile_top() {
+                        Some(c) => c,
+                        None => card(&d.card)?,
+                    };
+                    if d.seat == me {
+                        g.taken = Some(top);
+                    }
+                    Some(Seen::DrewPile { seat: who(d.seat), card: top })
+                } else {
+                    if d.seat == me {
+                        g.taken = None;
+                    }
+                    let c = if d.seat == me { Some(card(&d.card)?) } else { None };
+                    Some(Seen::DrewStock { seat: who(d.seat), card: c })
+                }
+            }
+            K::CardDiscarded(d) if at_mine.contains(&d.seat) => {
+                if d.seat == me {
+                    g.taken = None;
+                }
+                Some(Seen::Discarded { seat: who(d.seat), card: card(&d.card)? })
+            }
+            _ => None,
+        };
+        if let Some(seen) = seen {
+            g.memory.observe(seen);
+        }
+        Ok(())
     }
 
     /// The seq of the last event applied.
@@ -151,6 +266,9 @@ impl TableTracker {
             return Err(Error::Protocol(format!("event {} after {}: a gap", ev.seq, self.last_seq)));
         }
         self.last_seq = ev.seq;
+        if let Some(k) = &ev.kind {
+            self.feed_gin(k)?;
+        }
         let me = u32::from(self.seat);
         let card = |c: &str| convert::card(c).map_err(Error::from);
         match ev.kind.as_ref() {
@@ -284,14 +402,29 @@ pub trait TableStrategy: Send {
 /// may, take the pile's top only when it lowers the deadwood (rummy: when it melds with two
 /// cards of the hand or lays off), discard to the least deadwood (rummy: the highest card
 /// that neither pairs nor sits near one of its suit)).
-pub const TABLE_STRATEGIES: [&str; 2] = ["random", "simple"];
+/// `strong` plays where every hand is a two-player hand (three players, teams), from the
+/// tracker's memory of the hand ([`TableTracker::gin_decision`]); it does not play gin-7 or
+/// rummy (it models one opponent), where [`table_strategy_for`] refuses it.
+pub const TABLE_STRATEGIES: [&str; 3] = ["random", "simple", "strong"];
+
+/// The table strategy `name` for a game of format kind `kind` (as [`pb::FormatInfo`] names
+/// it): [`table_strategy`], but `strong` only at three players and in teams.
+pub fn table_strategy_for(name: &str, kind: &str, seed: u64) -> Result<Box<dyn TableStrategy>, Error> {
+    if name == "strong" && !two_player_hands(kind) {
+        return Err(Error::Strategy(format!(
+            "the table strategy strong plays three-player and teams only, not {kind}: random or simple there"
+        )));
+    }
+    table_strategy(name, seed)
+}
 
 /// The table strategy `name`, its choices seeded by `seed`.
 pub fn table_strategy(name: &str, seed: u64) -> Result<Box<dyn TableStrategy>, Error> {
     match name {
         "random" => Ok(Box::new(RandomTable { state: seed })),
         "simple" => Ok(Box::new(SimpleTable)),
-        _ => Err(Error::Protocol(format!(
+        "strong" => Ok(Box::new(StrongTable(gin_strategies::strong::StrongStrategy::new(seed)))),
+        _ => Err(Error::Strategy(format!(
             "unknown table strategy {name:?}; the table strategies are {}",
             TABLE_STRATEGIES.join(", ")
         ))),
@@ -397,6 +530,49 @@ impl TableStrategy for SimpleTable {
             .map(|a| (*a).clone())
             .unwrap_or_else(|| legal.first().cloned().unwrap_or_default())
     }
+}
+
+/// `strong` at a table of two-player hands: the two-player strategy on the tracker's
+/// decision, its action sent as the legal move it names (the server arranges a knock's
+/// melds: a table move names none).
+struct StrongTable(gin_strategies::strong::StrongStrategy);
+
+impl TableStrategy for StrongTable {
+    fn name(&self) -> &str {
+        "strong"
+    }
+
+    fn act(&mut self, view: &TableTracker, turn: &pb::TurnInfo) -> pb::LegalAction {
+        let Some(d) = view.gin_decision(turn) else {
+            tracing::warn!(kind = view.kind(), "strong: no two-player decision here; playing simple");
+            return SimpleTable.act(view, turn);
+        };
+        let a = self.0.act(&d);
+        legal_move(&a, turn).unwrap_or_else(|| {
+            tracing::warn!("strong: {a:?} is not among the legal moves; playing simple");
+            SimpleTable.act(view, turn)
+        })
+    }
+}
+
+/// The legal move of `turn` that is the two-player action `a`.
+fn legal_move(a: &Action, turn: &pb::TurnInfo) -> Option<pb::LegalAction> {
+    use pb::ActionKind as A;
+    let (kinds, card): (&[A], Option<Card>) = match a {
+        Action::Pass => (&[A::PassUpcard], None),
+        Action::DrawStock => (&[A::DrawStock], None),
+        Action::DrawPile => (&[A::TakeUpcard, A::DrawPile], None),
+        Action::Discard { card } => (&[A::Discard], Some(*card)),
+        Action::Knock { discard, .. } => (&[A::Knock], Some(*discard)),
+        Action::BigGin { .. } => (&[A::BigGin], None),
+    };
+    turn.legal_actions
+        .iter()
+        .find(|l| {
+            kinds.iter().any(|&k| l.kind == k as i32)
+                && card.is_none_or(|c| convert::card(&l.card).is_ok_and(|x| x == c))
+        })
+        .cloned()
 }
 
 /// How a table game ended, for the seat that played it.
@@ -530,6 +706,9 @@ impl Client {
         // shows only the top of a rummy pile). Seq 1 is the first seat taken: a seated caller
         // means it exists.
         let mut tr = TableTracker::new(seat, &kind);
+        if let Some(f) = &snap.format {
+            tr.set_format(f)?;
+        }
         let mut decisions = 0;
         // The seq a move was last sent at: decide again only once something new arrived.
         let mut sent_at = None;

@@ -181,7 +181,10 @@ async fn a_rummy_tournament_at_tables_of_three() {
         .unwrap();
     assert!(!refused.status.success());
     let said = String::from_utf8_lossy(&refused.stderr);
-    assert!(said.contains("unknown table strategy \"strong\""), "{said}");
+    assert!(
+        said.contains("strategy: the table strategy strong plays three-player and teams only, not rummy"),
+        "{said}"
+    );
     let mut joins = Vec::new();
     for (i, strategy) in ["simple", "simple", "random"].into_iter().enumerate() {
         let name = format!("{strategy}{i}");

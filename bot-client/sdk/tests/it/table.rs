@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use gin_proto::v1 as pb;
-use gin_sdk::{Client, TableTracker, table_strategy};
+use gin_sdk::{Client, TableTracker, table_strategy, table_strategy_for};
 
 use crate::common::Server;
 
@@ -27,8 +27,10 @@ async fn follow(client: &Client, format: &str, bots: &str, strategy: &str) -> u3
     let (game, token) = (c.game_id, c.seat_token);
     // From the first event (a snapshot shows only the top of a rummy pile; the house bots
     // may have played before this seat looks).
-    let kind = client.get_game(&game, &token).await.unwrap().format.unwrap().kind;
+    let info = client.get_game(&game, &token).await.unwrap().format.unwrap();
+    let kind = info.kind.clone();
     let mut tr = TableTracker::new(0, &kind);
+    tr.set_format(&info).unwrap();
     let mut bot = table_strategy(strategy, 7).unwrap();
     let mut turns = 0;
     let mut games = client.games();
@@ -60,6 +62,20 @@ async fn follow(client: &Client, format: &str, bots: &str, strategy: &str) -> u3
                 .map(|m| m.cards.iter().map(|c| c.parse::<engine::Card>().unwrap()).collect())
                 .collect();
             assert_eq!(tr.melds(), &melds[..], "{format}: the melds at seq {seq}");
+            // Hands of two players: a two-player seat's memory and decision, true to the table.
+            if kind == "three-player" || kind == "teams" {
+                let m = tr.gin_memory().expect("a memory of the hand");
+                let pile: Vec<engine::Card> = t.pile.iter().map(|c| c.parse().unwrap()).collect();
+                assert_eq!(m.pile, pile, "{format}: the memory's pile at seq {seq}");
+                let pile_set: engine::CardSet = pile.iter().copied().collect();
+                assert_eq!(m.seen & (hand | pile_set), hand | pile_set, "{format}: seen at seq {seq}");
+                assert!((m.opp_known & (hand | pile_set)).is_empty());
+                let d = tr.gin_decision(&turn).expect("a two-player decision");
+                assert_eq!((d.hand, d.pile, d.stock_len), (hand, &pile[..], t.stock_size));
+                assert_eq!(d.legal.count() as usize, turn.legal_actions.len());
+            } else {
+                assert!(tr.gin_memory().is_none() && tr.gin_decision(&turn).is_none());
+            }
             assert_eq!(Some(&turn), s.turn.as_ref());
             let a = bot.act(&tr, &turn);
             assert!(turn.legal_actions.contains(&a));
@@ -84,6 +100,8 @@ async fn a_seat_s_tracker_matches_the_server_at_every_turn_of_every_format() {
         (r#"{"kind":"rummy","players":5,"end":{"hands":2}}"#, "simple", "simple"),
         (r#"{"kind":"gin-7","players":4,"end":{"hands":2}}"#, "random", "random"),
         (r#"{"kind":"three-player","target":60}"#, "simple", "simple"),
+        // `strong` plays from the tracker's memory of each hand, against house `strong`s.
+        (r#"{"kind":"three-player","target":40}"#, "strong", "strong"),
     ] {
         let turns = follow(&client, format, bots, strategy).await;
         assert!(turns > 20, "{format}: {turns} turns");
@@ -116,7 +134,28 @@ async fn play_table_plays_a_team_game_to_its_end() {
     assert_eq!(o.totals[0], o.totals[2], "partners share a total");
     assert_eq!(o.won(), o.result.winners.contains(&0), "partners win together");
     assert!(o.decisions > 10 && o.hands >= 2, "{o:?}");
-    assert!(table_strategy("strong", 1).is_err());
+    // `strong` plays tables of two-player hands only: here a team game against house
+    // `strong`s, partnered with one.
+    let c = client
+        .lobby()
+        .create_game(pb::CreateGameRequest {
+            format: r#"{"kind":"teams","target":40}"#.into(),
+            join: true,
+            name: "strong".into(),
+            house_bot: "strong".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut bot = table_strategy_for("strong", "teams", 5).unwrap();
+    let o = client.play_table(&c.game_id, &c.seat_token, bot.as_mut()).await.unwrap();
+    assert_eq!(o.result.reason, pb::GameEndReason::Target as i32);
+    assert!(o.decisions > 10, "{o:?}");
+    for kind in ["rummy", "gin-7"] {
+        let e = table_strategy_for("strong", kind, 1).err().expect("refused");
+        assert!(e.to_string().contains("three-player and teams only"), "{e}");
+    }
 }
 
 /// The SDK's table lobby calls take seats past 1; its two-player calls refuse such a seat
