@@ -101,7 +101,7 @@ async fn a_seat_s_tracker_matches_the_server_at_every_turn_of_every_format() {
         (r#"{"kind":"gin-7","players":4,"end":{"hands":2}}"#, "random", "random"),
         (r#"{"kind":"three-player","target":60}"#, "simple", "simple"),
         // `strong` plays from the tracker's memory of each hand, against house `strong`s.
-        (r#"{"kind":"three-player","target":40}"#, "strong", "strong"),
+        (r#"{"kind":"three-player","target":150}"#, "strong", "strong"),
     ] {
         let turns = follow(&client, format, bots, strategy).await;
         assert!(turns > 20, "{format}: {turns} turns");
@@ -139,7 +139,7 @@ async fn play_table_plays_a_team_game_to_its_end() {
     let c = client
         .lobby()
         .create_game(pb::CreateGameRequest {
-            format: r#"{"kind":"teams","target":40}"#.into(),
+            format: r#"{"kind":"teams","target":100}"#.into(),
             join: true,
             name: "strong".into(),
             house_bot: "strong".into(),
