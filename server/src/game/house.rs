@@ -474,10 +474,11 @@ mod tests {
         assert_eq!(shown(&pb::HandResult::default()), None);
     }
 
-    fn game(preset: &str, seed: u64) -> GameState {
-        let mut st = GameState::new(GameInfo {
+    /// A game of `format` with house bot `simple`, its secret and id from `seed`.
+    fn info(format: engine::Format, seed: u64) -> GameInfo {
+        GameInfo {
             id: format!("g{seed}"),
-            format: engine::Format::Gin(RuleSet::preset(preset).unwrap()),
+            format,
             seed,
             secret: [seed as u8; 32],
             clock: pb::TurnClock::default(),
@@ -485,7 +486,11 @@ mod tests {
             created_ms: 0,
             fixed_deals: false,
             first_dealer: None,
-        });
+        }
+    }
+
+    fn game(preset: &str, seed: u64) -> GameState {
+        let mut st = GameState::new(info(engine::Format::Gin(RuleSet::preset(preset).unwrap()), seed));
         for (seat, name) in [(0, "alice"), (1, "simple")] {
             st.seat(seat, Seated { name: name.into(), token_hash: [0; 32], bot: seat == 1 }, 0);
         }
@@ -589,17 +594,7 @@ mod tests {
             (engine::Format::ThreePlayer(RuleSet::standard()), 5u64),
             (engine::Format::Teams(RuleSet::standard()), 6),
         ] {
-            let mut st = GameState::new(GameInfo {
-                id: format!("t{seed}"),
-                format: format.clone(),
-                seed,
-                secret: [seed as u8; 32],
-                clock: pb::TurnClock::default(),
-                house_bot: "simple".into(),
-                created_ms: 0,
-                fixed_deals: false,
-                first_dealer: None,
-            });
+            let mut st = GameState::new(info(format.clone(), seed));
             let n = st.players();
             for seat in 0..n {
                 st.seat(seat, Seated { name: format!("b{seat}"), token_hash: [0; 32], bot: true }, 0);
