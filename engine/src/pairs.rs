@@ -55,7 +55,8 @@ impl PairSetup {
         PairSetup { rules, seed, decks: Vec::new(), first_dealer: None }
     }
 
-    fn deck(&self, n: u32) -> Deck {
+    /// The deck hand `n` is dealt from (see [`PairSetup::seed`]).
+    pub fn deck(&self, n: u32) -> Deck {
         self.decks.get(n as usize).copied().unwrap_or_else(|| Deck::shuffled(self.seed, n as u64))
     }
 

@@ -12,7 +12,7 @@ use engine::{Action, BySeat, Card, CardSet, RuleSet, Seat};
 use gin_proto::convert;
 use gin_proto::v1 as pb;
 use gin_proto::v1::game_event::Kind as K;
-use gin_strategies::{Decision, Memory, Seen, Strategy};
+use gin_strategies::{Decision, Memory, OppShowdown, Seen, Shown, Strategy};
 use tonic::Code;
 
 use crate::{Client, Error, authed, transient};
@@ -45,6 +45,10 @@ pub struct TableTracker {
     rules: Option<RuleSet>,
     /// Three players, teams: the seat's memory of its hand in play.
     gin: Option<GinHand>,
+    /// Three players, teams: what the showdowns of this seat's hands showed of each
+    /// opponent (by its seat), oldest first: the opponent changes from hand to hand, and
+    /// `strong` learns from them what kind of knocker each is.
+    showdowns: Vec<(u32, Vec<OppShowdown>)>,
 }
 
 /// A seat's memory of its two-player hand at a table of three players or in teams, as a
@@ -52,6 +56,8 @@ pub struct TableTracker {
 #[derive(Clone, Debug)]
 struct GinHand {
     memory: Memory,
+    /// The opponent's seat.
+    opponent: u32,
     knock_limit: u32,
     /// The card this seat took from the pile this turn.
     taken: Option<Card>,
@@ -161,9 +167,44 @@ impl TableTracker {
         let card = |c: &str| convert::card(c).map_err(Error::from);
         if let K::HandDealt(d) = kind {
             if d.seats.contains(&me) {
+                let Some(&opponent) = d.seats.iter().find(|&&s| s != me) else {
+                    return Err(Error::Protocol(format!("a hand of two dealt to seats {:?}", d.seats)));
+                };
                 let mut memory = Memory::new(Seat::S0);
                 memory.new_hand(d.hand_number, convert::cards(&d.your_hand)?, card(&d.upcard)?);
-                self.gin = Some(GinHand { memory, knock_limit: d.knock_limit, taken: None });
+                memory.opp_showdowns = self.showdowns_of(opponent).to_vec();
+                self.gin = Some(GinHand { memory, opponent, knock_limit: d.knock_limit, taken: None });
+            }
+            return Ok(());
+        }
+        if let K::TableHandEnded(pb::TableHandEnded { result: Some(r) }) = kind {
+            if let (Some(g), Some(by)) = (&self.gin, r.by)
+                && r.seats.contains(&me)
+                && r.seats.contains(&g.opponent)
+            {
+                let (opponent, limit) = (g.opponent, g.knock_limit);
+                let outcome = |s: u32| {
+                    r.outcomes.iter().find(|o| o.seat == s).ok_or_else(|| {
+                        Error::Protocol(format!("hand {}: no outcome for seat {s}", r.hand_number))
+                    })
+                };
+                // The defender's ten cards as it held them: its melds, lay-offs and deadwood.
+                let defender = outcome(if by == me { opponent } else { me })?;
+                let mut defender_hand =
+                    convert::cards(&defender.layoffs)? | convert::cards(&defender.deadwood)?;
+                for m in &defender.melds {
+                    defender_hand |= convert::cards(&m.cards)?;
+                }
+                let shown = Shown {
+                    knocker: if by == me { Seat::S0 } else { Seat::S1 },
+                    knocker_deadwood: outcome(by)?.deadwood_value,
+                    defender_hand,
+                };
+                let Some(shown) = OppShowdown::of(&shown, Seat::S0, limit) else { return Ok(()) };
+                match self.showdowns.iter_mut().find(|(s, _)| *s == opponent) {
+                    Some((_, list)) => list.push(shown),
+                    None => self.showdowns.push((opponent, vec![shown])),
+                }
             }
             return Ok(());
         }
@@ -204,6 +245,13 @@ impl TableTracker {
             g.memory.observe(seen);
         }
         Ok(())
+    }
+
+    /// Three players, teams: what the showdowns of this seat's hands against `opponent` (a
+    /// seat) showed of it, oldest first (none before the first; only those this tracker saw:
+    /// one started from a snapshot knows none of the hands before it).
+    pub fn showdowns_of(&self, opponent: u32) -> &[OppShowdown] {
+        self.showdowns.iter().find(|(s, _)| *s == opponent).map_or(&[], |(_, list)| list)
     }
 
     /// The seq of the last event applied.

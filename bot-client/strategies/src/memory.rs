@@ -133,6 +133,21 @@ pub struct OppShowdown {
     pub limit: u32,
 }
 
+impl OppShowdown {
+    /// The opponent's part in showdown `s` of a hand in which this seat was `seat`, under
+    /// knock limit `limit`; `None` when it defended and the showdown does not show its ten
+    /// cards (a server that sent no melds): its hand says nothing then, rather than a false
+    /// "could have knocked".
+    pub fn of(s: &Shown, seat: Seat, limit: u32) -> Option<OppShowdown> {
+        let knocked = s.knocker != seat;
+        if !knocked && s.defender_hand.len() != 10 {
+            return None;
+        }
+        let deadwood = if knocked { s.knocker_deadwood } else { engine::deadwood(s.defender_hand) };
+        Some(OppShowdown { knocked, deadwood, limit })
+    }
+}
+
 impl Memory {
     /// An empty memory for `seat`.
     pub fn new(seat: Seat) -> Memory {
@@ -228,15 +243,9 @@ impl Memory {
     /// [`Memory::new_hand`].
     pub fn hand_ended(&mut self, shown: Option<&Shown>, knock_limit: u32) {
         self.hands_ended += 1;
-        let Some(s) = shown else { return };
-        let knocked = s.knocker != self.seat;
-        if !knocked && s.defender_hand.len() != 10 {
-            // A showdown that does not show the defender's ten cards (a server that sent
-            // no melds): its hand says nothing, rather than a false "could have knocked".
-            return;
+        if let Some(o) = shown.and_then(|s| OppShowdown::of(s, self.seat, knock_limit)) {
+            self.opp_showdowns.push(o);
         }
-        let deadwood = if knocked { s.knocker_deadwood } else { engine::deadwood(s.defender_hand) };
-        self.opp_showdowns.push(OppShowdown { knocked, deadwood, limit: knock_limit });
     }
 
     /// The discard pile's top card.

@@ -2,7 +2,9 @@
 //!
 //! - Gin kinds (two-player gin, three-player, teams): every hand is a two-player hand, so
 //!   each seat is played by a two-player [`Strategy`] (`random`, `simple`, `strong`) hand by
-//!   hand, with its own [`Memory`] of the hand fed by what it saw.
+//!   hand, with its own [`Memory`] of the hand fed by what it saw, and of what the showdowns
+//!   of its earlier hands against the same opponent showed of it ([`showdowns_against`]:
+//!   `strong` learns from them what kind of knocker that opponent is).
 //! - Gin for 3 to 6 (`gin-7`): `random` and `simple` decide from the seat's cards, the pile
 //!   and the legal set, as in two-player gin (`strong` models one opponent: refused).
 //! - Rummy: `random` (uniform over the legal moves) and `simple`, the classic baseline
@@ -13,7 +15,7 @@
 
 use engine::{BySeat, Card, CardSet, Kind, Move, Seat, Table, TableError, TableSetup};
 
-use crate::memory::{Memory, Seen};
+use crate::memory::{Memory, OppShowdown, Seen, Shown};
 use crate::rng::Rng;
 use crate::strategy::{Decision, Strategy, UnknownStrategy, by_name, fallback, is_listed};
 
@@ -51,6 +53,11 @@ pub struct TableBot {
     memory: Memory,
     hand_key: Option<u32>,
     rng: Rng,
+    /// Gin kinds at three players and in teams: what each opponent (a person) showed in the
+    /// showdowns of this bot's finished hands against it, oldest first...
+    learnt: Vec<(u8, Vec<OppShowdown>)>,
+    /// ...as read from the game's first `hands_read` finished hands.
+    hands_read: usize,
 }
 
 impl TableBot {
@@ -70,6 +77,8 @@ impl TableBot {
             memory: Memory::new(Seat::S0),
             hand_key: None,
             rng: Rng::new(seed ^ 0x5EED_7AB1E),
+            learnt: Vec::new(),
+            hands_read: 0,
         })
     }
 
@@ -95,9 +104,7 @@ impl TableBot {
                 let (h, s, number, players) = t.gin_seat(seat).expect("a gin seat to act");
                 let rules = t.gin_rules().expect("gin rules");
                 if self.hand_key != Some(number) {
-                    self.hand_key = Some(number);
-                    self.memory = Memory::new(s);
-                    self.memory.new_hand(number, h.cards(s), h.upcard());
+                    self.start_hand(t, seat, h.cards(s), h.upcard());
                 }
                 let scores = match t {
                     Table::Gin(g) => g.scores(),
@@ -155,15 +162,41 @@ impl TableBot {
         }
     }
 
-    /// Gin kinds: starts this seat's memory of hand `number` (the key
-    /// [`Table::gin_seat`] gives), in which it is `seat`, dealt `cards` with `upcard` face up.
+    /// Gin kinds: starts the memory of its hand in play at `t` of the bot at game seat
+    /// `seat`, dealt `cards` with `upcard` face up, with what the showdowns of its earlier
+    /// hands against the same opponent showed of it (`strong` learns from them what kind of
+    /// knocker it is: at three players and in teams the opponent changes from hand to hand).
     /// [`TableBot::act`] starts it when the seat's first decision of a hand comes before
     /// anything was seen; a bot that sees the hand's moves before its first turn (the
-    /// second to play) is started here, at the deal, so that they count.
-    pub fn start_hand(&mut self, number: u32, seat: Seat, cards: CardSet, upcard: Card) {
+    /// second to play) is started here, at the deal, so that they count. Nothing if `seat`
+    /// is in no hand.
+    pub fn start_hand(&mut self, t: &Table, seat: u8, cards: CardSet, upcard: Card) {
+        let Some((_, me, number, players)) = t.gin_seat(seat) else { return };
         self.hand_key = Some(number);
-        self.memory = Memory::new(seat);
+        self.memory = Memory::new(me);
         self.memory.new_hand(number, cards, upcard);
+        // The hands finished since the last start, read once ([`showdowns_against`] reads
+        // them all: the same lists).
+        if let Some((setup, hands)) = pair_hands(t) {
+            if hands.len() < self.hands_read {
+                // Another game.
+                self.learnt.clear();
+                self.hands_read = 0;
+            }
+            for h in &hands[self.hands_read..] {
+                if let Some((opponent, shown)) = showdown_of(setup, h, seat) {
+                    match self.learnt.iter_mut().find(|(p, _)| *p == opponent) {
+                        Some((_, list)) => list.push(shown),
+                        None => self.learnt.push((opponent, vec![shown])),
+                    }
+                }
+            }
+            self.hands_read = hands.len();
+        }
+        let opponent = players[1 - me.index()];
+        if let Some((_, list)) = self.learnt.iter().find(|(p, _)| *p == opponent) {
+            self.memory.opp_showdowns.clone_from(list);
+        }
     }
 
     /// The hand this bot's memory is of (gin kinds: [`Table::gin_seat`]'s key), if any.
@@ -185,6 +218,48 @@ impl TableBot {
             self.memory.observe(seen);
         }
     }
+}
+
+/// What the showdowns of the finished hands of `t` (three players, teams) between the
+/// persons `me` and `opponent` showed of `opponent`, oldest first, as `me`'s memory of each
+/// hand recorded it ([`Memory::hand_ended`]); none at the other kinds (two-player gin keeps
+/// its memory's showdowns from hand to hand itself).
+pub fn showdowns_against(t: &Table, me: u8, opponent: u8) -> Vec<OppShowdown> {
+    let Some((setup, hands)) = pair_hands(t) else { return Vec::new() };
+    hands
+        .iter()
+        .filter_map(|h| showdown_of(setup, h, me))
+        .filter(|(p, _)| *p == opponent)
+        .map(|(_, s)| s)
+        .collect()
+}
+
+/// The setup and the finished hands of a three-player or team game.
+fn pair_hands(t: &Table) -> Option<(&engine::pairs::PairSetup, &[engine::pairs::PairHand])> {
+    match t {
+        Table::ThreePlayer(g) => Some((g.setup(), g.hands())),
+        Table::Teams(g) => Some((g.setup(), g.hands())),
+        _ => None,
+    }
+}
+
+/// The opponent of person `me` in the finished hand `h`, and what its showdown showed of it
+/// (`None`: `me` did not play it, or it ended dead).
+fn showdown_of(
+    setup: &engine::pairs::PairSetup,
+    h: &engine::pairs::PairHand,
+    me: u8,
+) -> Option<(u8, OppShowdown)> {
+    let i = h.players.iter().position(|&p| p == me)?;
+    let showdown = h.result.showdown.as_ref()?;
+    let r = &setup.rules;
+    let limit = if r.knock_limit_from_upcard {
+        engine::Hand::new(r, setup.deck(h.number), Seat::S1).knock_limit()
+    } else {
+        r.knock_limit
+    };
+    let seat = Seat::new(i as u8).expect("two seats");
+    Some((h.players[1 - i], OppShowdown::of(&Shown::of(showdown), seat, limit)?))
 }
 
 /// The decision of `seat`, which is to act in the gin-7 game `g`, from its cards, the pile,
@@ -390,7 +465,7 @@ pub fn play_table(setup: TableSetup, bots: &mut [TableBot]) -> Result<Table, Tab
             for (s, p) in Seat::BOTH.into_iter().zip(players) {
                 let bot = &mut bots[p as usize];
                 if bot.hand_key != Some(n) {
-                    bot.start_hand(n, s, h.cards(s), h.upcard());
+                    bot.start_hand(&t, p, h.cards(s), h.upcard());
                 }
             }
         }
@@ -681,6 +756,78 @@ mod tests {
                 assert_eq!(direct.moves(), t.moves(), "{players} players, game {g}");
                 assert_eq!(format!("{direct:?}"), format!("{t:?}"), "{players} players, game {g}");
             }
+        }
+    }
+
+    /// What a seat remembers of its opponent at three players and in teams: the showdowns of
+    /// their earlier hands, as the game's hand reports tell them (the opponent's knock and
+    /// its deadwood, or, when it defended, the least deadwood of its ten cards), each under
+    /// its hand's knock limit; every bot's memory holds them when it decides.
+    #[test]
+    fn a_table_bot_remembers_its_opponents_showdowns_from_earlier_hands() {
+        let oklahoma = engine::Format::parse_any("kind = \"three-player\"\nbase = \"oklahoma\"").unwrap();
+        let formats = [
+            engine::Format::preset("three-player").unwrap(),
+            engine::Format::preset("teams").unwrap(),
+            oklahoma,
+        ];
+        for (f, format) in formats.into_iter().enumerate() {
+            let (mut checked, mut knocks, mut defences) = (0, 0, 0);
+            let mut limits = std::collections::BTreeSet::new();
+            for g in 0..4u64 {
+                let setup = TableSetup {
+                    format: format.clone(),
+                    seed: 7 * g + f as u64,
+                    decks: vec![],
+                    first_dealer: None,
+                };
+                let mut t = Table::new(setup).unwrap();
+                let n = t.players();
+                let mut bots: Vec<TableBot> = (0..n)
+                    .map(|s| TableBot::new("simple", format.kind(), g + u64::from(s)).unwrap())
+                    .collect();
+                while let Some(seat) = t.first_to_act() {
+                    let m = bots[seat as usize].act(&t, seat);
+                    let (_, me, _, players) = t.gin_seat(seat).unwrap();
+                    let opp = players[1 - me.index()];
+                    let shown = &bots[seat as usize].memory().opp_showdowns;
+                    // What the hand reports say, independently of the memory's code.
+                    let reports = t.hands();
+                    let expected: Vec<(bool, u32)> = reports
+                        .iter()
+                        .filter(|r| r.seats.contains(&seat) && r.seats.contains(&opp) && r.by.is_some())
+                        .map(|r| {
+                            let of = |p: u8| r.outcomes.iter().find(|o| o.seat == p).unwrap();
+                            if r.by == Some(opp) {
+                                (true, of(opp).deadwood_points)
+                            } else {
+                                let o = of(opp);
+                                let ten = o.melds.iter().fold(o.deadwood, |a, &m| a | m)
+                                    | o.layoffs.iter().copied().collect::<CardSet>();
+                                assert_eq!(ten.len(), 10);
+                                (false, engine::deadwood(ten))
+                            }
+                        })
+                        .collect();
+                    let got: Vec<(bool, u32)> = shown.iter().map(|s| (s.knocked, s.deadwood)).collect();
+                    assert_eq!(got, expected, "format {f}, game {g}, seat {seat} against {opp}");
+                    assert_eq!(shown, &showdowns_against(&t, seat, opp));
+                    for s in shown {
+                        assert!(!s.knocked || s.deadwood <= s.limit, "a knock within its limit: {s:?}");
+                        limits.insert(s.limit);
+                        if s.knocked { knocks += 1 } else { defences += 1 }
+                    }
+                    checked += 1;
+                    t.apply(seat, &m).unwrap();
+                }
+                assert!(t.is_over());
+            }
+            assert!(
+                checked > 500 && knocks > 100 && defences > 100,
+                "format {f}: {checked}, {knocks}, {defences}"
+            );
+            // Oklahoma: each hand's own limit (its upcard's value), not the rules' 10.
+            assert_eq!(limits.len() > 1, f == 2, "format {f}: limits {limits:?}");
         }
     }
 

@@ -187,7 +187,7 @@ impl TableHouseBot {
     /// new hand (or a bot made after a restart) starts at the hand's `Dealt` entry. The
     /// other formats' bots keep no memory.
     fn catch_up(&mut self, log: &[Entry], t: &engine::Table, seat: u8) {
-        let Some((_, me, number, players)) = t.gin_seat(seat) else {
+        let Some((_, _, number, players)) = t.gin_seat(seat) else {
             self.fed = log.len();
             return;
         };
@@ -201,7 +201,7 @@ impl TableHouseBot {
                 self.fed = log.len();
                 return;
             };
-            self.bot.start_hand(number, me, d.hands[seat as usize], d.upcard);
+            self.bot.start_hand(t, seat, d.hands[seat as usize], d.upcard);
             self.fed = i + 1;
         }
         let in_hand = |x: u8| players.iter().position(|&p| p == x).and_then(|i| Seat::new(i as u8));
@@ -627,7 +627,7 @@ mod tests {
                 if let Some((h, _, number, players)) = t.gin_seat(seat) {
                     for (s, p) in Seat::BOTH.into_iter().zip(players) {
                         if local[p as usize].hand_key() != Some(number) {
-                            local[p as usize].start_hand(number, s, h.cards(s), h.upcard());
+                            local[p as usize].start_hand(&t, p, h.cards(s), h.upcard());
                         }
                     }
                 }

@@ -41,8 +41,14 @@ async fn follow(client: &Client, format: &str, bots: &str, strategy: &str) -> u3
         r
     };
     let mut stream = games.watch_game(req(tr.last_seq())).await.unwrap().into_inner();
+    // Every hand result seen, and the most showdowns against one opponent in a memory.
+    let (mut ended, mut learnt) = (Vec::<pb::TableHandResult>::new(), 0);
     loop {
         if tr.result().is_some() {
+            if kind == "three-player" || kind == "teams" {
+                // (How many depends on the game: 2 to 4 in runs of these.)
+                assert!(learnt >= 1, "{format}: no showdown learnt at any turn");
+            }
             return turns;
         }
         if let Some((seq, turn)) = tr.turn().map(|(s, t)| (s, t.clone()))
@@ -70,6 +76,33 @@ async fn follow(client: &Client, format: &str, bots: &str, strategy: &str) -> u3
                 let pile_set: engine::CardSet = pile.iter().copied().collect();
                 assert_eq!(m.seen & (hand | pile_set), hand | pile_set, "{format}: seen at seq {seq}");
                 assert!((m.opp_known & (hand | pile_set)).is_empty());
+                // What the showdowns of its earlier hands against this hand's opponent showed
+                // of it, read from the hand results here: as the memory holds them.
+                let opp = *t.seats.iter().find(|&&x| x != 0).unwrap();
+                let expected: Vec<(bool, u32)> = ended
+                    .iter()
+                    .filter(|r| r.seats.contains(&0) && r.seats.contains(&opp) && r.by.is_some())
+                    .map(|r| {
+                        let o = r.outcomes.iter().find(|o| o.seat == opp).unwrap();
+                        if r.by == Some(opp) {
+                            (true, o.deadwood_value)
+                        } else {
+                            let ten: engine::CardSet = o
+                                .layoffs
+                                .iter()
+                                .chain(&o.deadwood)
+                                .chain(o.melds.iter().flat_map(|m| &m.cards))
+                                .map(|c| c.parse::<engine::Card>().unwrap())
+                                .collect();
+                            assert_eq!(ten.len(), 10);
+                            (false, engine::deadwood(ten))
+                        }
+                    })
+                    .collect();
+                let got: Vec<(bool, u32)> = m.opp_showdowns.iter().map(|s| (s.knocked, s.deadwood)).collect();
+                assert_eq!(got, expected, "{format}: the showdowns against seat {opp} at seq {seq}");
+                assert_eq!(tr.showdowns_of(opp), &m.opp_showdowns[..]);
+                learnt = learnt.max(got.len());
                 let d = tr.gin_decision(&turn).expect("a two-player decision");
                 assert_eq!((d.hand, d.pile, d.stock_len), (hand, &pile[..], t.stock_size));
                 assert_eq!(d.legal.count() as usize, turn.legal_actions.len());
@@ -86,6 +119,11 @@ async fn follow(client: &Client, format: &str, bots: &str, strategy: &str) -> u3
             tokio::time::timeout(Duration::from_secs(30), stream.message()).await.unwrap().unwrap().unwrap();
         if let Some(pb::watch_game_response::Kind::Event(ev)) = m.kind {
             tr.apply(&ev).unwrap();
+            if let Some(pb::game_event::Kind::TableHandEnded(pb::TableHandEnded { result: Some(r) })) =
+                ev.kind
+            {
+                ended.push(r);
+            }
         }
     }
 }
