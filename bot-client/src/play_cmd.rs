@@ -14,8 +14,8 @@ pub struct PlayArgs {
     #[command(flatten)]
     server: crate::tournament_cmd::ServerArg,
     /// The strategy playing our seats: random, simple, strong, strong-v1, gin-hunter,
-    /// early-knocker or defensive (at other tables: random or simple; strong too at three
-    /// players and in teams).
+    /// early-knocker or defensive (every one at three players and in teams; random or simple
+    /// at gin-7 and rummy).
     #[arg(long, default_value = "simple")]
     strategy: String,
     /// Games to play (ignored with --join).

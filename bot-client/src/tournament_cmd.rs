@@ -147,8 +147,8 @@ pub struct JoinArgs {
     #[command(flatten)]
     id: TournamentId,
     /// The strategy to play: random, simple, strong, strong-v1, gin-hunter, early-knocker or
-    /// defensive (a tournament at other tables: random or simple; strong too at three players
-    /// and in teams).
+    /// defensive (every one at three players and in teams; random or simple at gin-7 and
+    /// rummy).
     #[arg(long, default_value = "simple")]
     strategy: String,
     /// The entrant's display name (default: the strategy's name).

@@ -449,18 +449,21 @@ pub trait TableStrategy: Send {
 /// the house plays it: lay the meld worth most and every lay-off it can, knock as soon as it
 /// may, take the pile's top only when it lowers the deadwood (rummy: when it melds with two
 /// cards of the hand or lays off), discard to the least deadwood (rummy: the highest card
-/// that neither pairs nor sits near one of its suit)).
-/// `strong` plays where every hand is a two-player hand (three players, teams), from the
-/// tracker's memory of the hand ([`TableTracker::gin_decision`]); it does not play gin-7 or
-/// rummy (it models one opponent), where [`table_strategy_for`] refuses it.
-pub const TABLE_STRATEGIES: [&str; 3] = ["random", "simple", "strong"];
+/// that neither pairs nor sits near one of its suit)) at every table.
+/// The other two-player strategies (`strong`, `strong-v1` and the styles: see
+/// [`gin_strategies::STRATEGIES`]) play where every hand is a two-player hand (three players,
+/// teams), from the tracker's memory of the hand ([`TableTracker::gin_decision`]); they do
+/// not play gin-7 or rummy (they model one opponent), where [`table_strategy_for`] refuses
+/// them.
+pub const TABLE_STRATEGIES: [&str; 7] = gin_strategies::STRATEGIES;
 
 /// The table strategy `name` for a game of format kind `kind` (as [`pb::FormatInfo`] names
-/// it): [`table_strategy`], but `strong` only at three players and in teams.
+/// it): [`table_strategy`], but the two-player strategies only at three players and in
+/// teams.
 pub fn table_strategy_for(name: &str, kind: &str, seed: u64) -> Result<Box<dyn TableStrategy>, Error> {
-    if name == "strong" && !two_player_hands(kind) {
+    if !matches!(name, "random" | "simple") && !two_player_hands(kind) && TABLE_STRATEGIES.contains(&name) {
         return Err(Error::Strategy(format!(
-            "the table strategy strong plays three-player and teams only, not {kind}: random or simple there"
+            "the table strategy {name} plays three-player and teams only, not {kind}: random or simple there"
         )));
     }
     table_strategy(name, seed)
@@ -471,11 +474,13 @@ pub fn table_strategy(name: &str, seed: u64) -> Result<Box<dyn TableStrategy>, E
     match name {
         "random" => Ok(Box::new(RandomTable { state: seed })),
         "simple" => Ok(Box::new(SimpleTable)),
-        "strong" => Ok(Box::new(StrongTable(gin_strategies::strong::StrongStrategy::new(seed)))),
-        _ => Err(Error::Strategy(format!(
-            "unknown table strategy {name:?}; the table strategies are {}",
-            TABLE_STRATEGIES.join(", ")
-        ))),
+        _ => match gin_strategies::by_name(name, seed) {
+            Ok(s) => Ok(Box::new(TwoPlayerTable(s))),
+            Err(_) => Err(Error::Strategy(format!(
+                "unknown table strategy {name:?}; the table strategies are {}",
+                TABLE_STRATEGIES.join(", ")
+            ))),
+        },
     }
 }
 
@@ -580,24 +585,25 @@ impl TableStrategy for SimpleTable {
     }
 }
 
-/// `strong` at a table of two-player hands: the two-player strategy on the tracker's
-/// decision, its action sent as the legal move it names (the server arranges a knock's
-/// melds: a table move names none).
-struct StrongTable(gin_strategies::strong::StrongStrategy);
+/// A two-player strategy (`strong`, `strong-v1`, the styles) at a table of two-player
+/// hands: the strategy on the tracker's decision, its action sent as the legal move it names
+/// (the server arranges a knock's melds: a table move names none).
+struct TwoPlayerTable(Box<dyn Strategy>);
 
-impl TableStrategy for StrongTable {
+impl TableStrategy for TwoPlayerTable {
     fn name(&self) -> &str {
-        "strong"
+        self.0.name()
     }
 
     fn act(&mut self, view: &TableTracker, turn: &pb::TurnInfo) -> pb::LegalAction {
+        let name = self.0.name().to_string();
         let Some(d) = view.gin_decision(turn) else {
-            tracing::warn!(kind = view.kind(), "strong: no two-player decision here; playing simple");
+            tracing::warn!(kind = view.kind(), "{name}: no two-player decision here; playing simple");
             return SimpleTable.act(view, turn);
         };
         let a = self.0.act(&d);
         legal_move(&a, turn).unwrap_or_else(|| {
-            tracing::warn!("strong: {a:?} is not among the legal moves; playing simple");
+            tracing::warn!("{name}: {a:?} is not among the legal moves; playing simple");
             SimpleTable.act(view, turn)
         })
     }

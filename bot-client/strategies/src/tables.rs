@@ -1,7 +1,7 @@
 //! Bots for every table format ([`engine::Table`]), and local games between them.
 //!
 //! - Gin kinds (two-player gin, three-player, teams): every hand is a two-player hand, so
-//!   each seat is played by a two-player [`Strategy`] (`random`, `simple`, `strong`) hand by
+//!   each seat is played by a two-player [`Strategy`] (any of [`crate::STRATEGIES`]) hand by
 //!   hand, with its own [`Memory`] of the hand fed by what it saw, and of what the showdowns
 //!   of its earlier hands against the same opponent showed of it ([`showdowns_against`]:
 //!   `strong` learns from them what kind of knocker that opponent is).
@@ -41,7 +41,8 @@ impl GinPlayer {
 /// The strategies that play each kind.
 pub fn strategies_for(kind: Kind) -> &'static [&'static str] {
     match kind {
-        Kind::Gin | Kind::ThreePlayer | Kind::Teams => &["random", "simple", "strong"],
+        // Every hand there is a two-player hand: every two-player strategy plays it.
+        Kind::Gin | Kind::ThreePlayer | Kind::Teams => &crate::strategy::STRATEGIES,
         Kind::Gin7 | Kind::Rummy => &["random", "simple"],
     }
 }

@@ -129,8 +129,8 @@ pub fn check(name: &str) -> Result<bool, GameError> {
 }
 
 /// [`check`] for a game of `kind`. At the other tables a house bot plays what
-/// `gin_strategies::tables` plays there: `strong` too where every hand is a two-player hand
-/// (three players, teams), `random` and `simple` at gin-7 and rummy.
+/// `gin_strategies::tables` plays there: every two-player strategy where every hand is a
+/// two-player hand (three players, teams), `random` and `simple` at gin-7 and rummy.
 pub fn check_for(name: &str, kind: engine::Kind) -> Result<bool, GameError> {
     if name.is_empty() {
         return Ok(false);
