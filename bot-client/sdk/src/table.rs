@@ -596,14 +596,17 @@ impl TableStrategy for TwoPlayerTable {
     }
 
     fn act(&mut self, view: &TableTracker, turn: &pb::TurnInfo) -> pb::LegalAction {
-        let name = self.0.name().to_string();
         let Some(d) = view.gin_decision(turn) else {
-            tracing::warn!(kind = view.kind(), "{name}: no two-player decision here; playing simple");
+            tracing::warn!(
+                kind = view.kind(),
+                "{}: no two-player decision here; playing simple",
+                self.0.name()
+            );
             return SimpleTable.act(view, turn);
         };
         let a = self.0.act(&d);
         legal_move(&a, turn).unwrap_or_else(|| {
-            tracing::warn!("{name}: {a:?} is not among the legal moves; playing simple");
+            tracing::warn!("{}: {a:?} is not among the legal moves; playing simple", self.0.name());
             SimpleTable.act(view, turn)
         })
     }
