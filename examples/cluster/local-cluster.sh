@@ -8,7 +8,8 @@
 # Clients use the proxy's address (default 127.0.0.1:50051) as they would one server's:
 #   gin --server http://127.0.0.1:50051 ...
 # The servers' pids are in D/server-I.pid (kill -9 one to watch its games move), their logs
-# in D/server-I.log; D/ready appears once everything answers. With --respawn, a server that
+# in D/server-I.log, their Prometheus numbers at http://<D/server-I.metrics>/metrics;
+# D/ready appears once everything answers. With --respawn, a server that
 # stops (killed, or its lease lost) is started again at its address, as a supervisor would.
 # GIN_SERVER names the gin-server binary (default: built with cargo, release).
 set -euo pipefail
@@ -85,12 +86,14 @@ echo "PostgreSQL: $db"
 
 # 2. The servers, each reachable by the others at its own address. Server I runs as pid
 # D/server-I.pid; with --respawn it is started again whenever it stops (a new server to the
-# cluster: it joins, and takes over what lapsed servers left).
+# cluster: it joins, and takes over what lapsed servers left). Server I puts its route tag
+# sI before the ids of the games and tournaments it creates (sI-…), which the proxy routes by.
 run_server() {
-  local i="$1" p="$2"
+  local i="$1" p="$2" mp="$3"
   while :; do
     "$server_bin" --addr "127.0.0.1:$p" --db "$db" --cluster-addr "127.0.0.1:$p" \
-      --lease-ms "$lease_ms" --rate-per-sec 0 >>"$dir/server-$i.log" 2>&1 &
+      --lease-ms "$lease_ms" --rate-per-sec 0 --route-tag "s$i" \
+      --metrics-addr "127.0.0.1:$mp" >>"$dir/server-$i.log" 2>&1 &
     echo $! >"$dir/server-$i.pid.new"
     mv "$dir/server-$i.pid.new" "$dir/server-$i.pid"
     wait $! || true
@@ -101,14 +104,19 @@ run_server() {
 }
 rm -f "$dir/stopping"
 backends=""
+routes=""
 for i in $(seq 1 "$servers"); do
   p="$(free_port)"
+  mp="$(free_port)"
   : >"$dir/server-$i.log"
-  run_server "$i" "$p" &
+  run_server "$i" "$p" "$mp" &
   pids+=($!)
   for _ in $(seq 1 50); do [ -f "$dir/server-$i.pid" ] && break; sleep 0.02; done
   echo "127.0.0.1:$p" >"$dir/server-$i.addr"
+  echo "127.0.0.1:$mp" >"$dir/server-$i.metrics"
   backends="$backends    server s$i 127.0.0.1:$p proto h2 check inter 500ms fall 2 rise 1
+"
+  routes="$routes    use-server s$i if names_one { req.body,ungrpc(1) -m beg s$i- }
 "
   echo "server $i: 127.0.0.1:$p (pid $(cat "$dir/server-$i.pid"))"
 done
@@ -124,7 +132,11 @@ for i in $(seq 1 "$servers"); do
   done
 done
 
-# 3. HAProxy: HTTP/2 in front, connections balanced over the servers that accept them.
+# 3. HAProxy: HTTP/2 in front. A call about one game or tournament goes to the server whose
+# tag starts its id (field 1 of the request, read with `ungrpc`), the one that created it and
+# most likely still serves it; any other call, and one whose server is down, goes round the
+# servers that accept calls (a server that does not serve the game forwards the call to the
+# one that does: routing here only saves that hop).
 cat >"$dir/haproxy.cfg" <<CFG
 global
     maxconn 4000
@@ -139,7 +151,10 @@ frontend gin
     default_backend servers
 backend servers
     balance roundrobin
-    # The caller's address, for quotas, rate limits and quick match (one client is never
+    # The request's message, for its id (a gRPC request is one small message here).
+    option http-buffer-request
+    acl names_one path_beg /gin.v1.GameService/ /gin.v1.TournamentService/ /gin.v1.LobbyService/JoinGame
+$routes    # The caller's address, for quotas, rate limits and quick match (one client is never
     # paired with itself): set here, replacing any a client sent.
     http-request set-header x-gin-client %[src]:%[src_port]
     # A call the chosen server did not take (it died, and the health check has not seen

@@ -49,6 +49,11 @@ pub struct Config {
     /// renews it every third of that); a server killed keeps its games from the others that
     /// long at most.
     pub lease: Duration,
+    /// A tag put before the id of every game and tournament this server creates (`TAG-…`),
+    /// so that a proxy can send the calls naming one to the server that created it (it
+    /// reads the id in the request: `examples/cluster/local-cluster.sh`) instead of to any,
+    /// which would forward it. Letters, digits and `_`, 1 to 16 of them. `None`: plain ids.
+    pub route_tag: Option<String>,
 }
 
 impl Default for Config {
@@ -70,6 +75,7 @@ impl Default for Config {
             metrics_addr: None,
             cluster_addr: None,
             lease: Duration::from_secs(3),
+            route_tag: None,
         }
     }
 }

@@ -75,10 +75,23 @@ struct Flags {
     /// In a cluster: the lease's length, in milliseconds (renewed every third of it).
     #[arg(long, env = "GIN_LEASE_MS", default_value_t = 3000)]
     lease_ms: u64,
+    /// Put this tag (letters, digits, `_`; at most 16) and a `-` before the id of every game
+    /// and tournament this server creates, so that a proxy in front of several servers can
+    /// send the calls naming one to the server that created it (local-cluster.sh's HAProxy
+    /// does); any server still serves any call (forwarding it to the game's server).
+    #[arg(long, env = "GIN_ROUTE_TAG", value_parser = route_tag)]
+    route_tag: Option<String>,
     /// Log lines as text for people, or one JSON object per line for log collectors (each
     /// with its RPC's span: method and game id). The level comes from RUST_LOG (default info).
     #[arg(long, env = "GIN_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
+}
+
+/// A `--route-tag`: 1 to 16 ASCII letters, digits or `_` (it goes into ids, and a proxy
+/// matches it as the start of one).
+fn route_tag(s: &str) -> Result<String, String> {
+    let ok = (1..=16).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if ok { Ok(s.to_string()) } else { Err("1 to 16 ASCII letters, digits or _".into()) }
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -123,6 +136,7 @@ async fn serve() -> anyhow::Result<()> {
         metrics_addr: f.metrics_addr,
         cluster_addr: f.cluster_addr,
         lease: Duration::from_millis(f.lease_ms.max(300)),
+        route_tag: f.route_tag,
     };
     let listener = tokio::net::TcpListener::bind(f.addr).await?;
     gin_server::run(listener, cfg, stop_signal()?).await
@@ -145,4 +159,18 @@ fn stop_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
             tracing::info!("ctrl-c: shutting down");
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::route_tag;
+
+    #[test]
+    fn a_route_tag_is_a_short_word() {
+        assert_eq!(route_tag("s1"), Ok("s1".to_string()));
+        assert_eq!(route_tag("eu_west_2"), Ok("eu_west_2".to_string()));
+        for bad in ["", "s-1", "a b", "é", "x".repeat(17).as_str()] {
+            assert!(route_tag(bad).is_err(), "{bad:?}");
+        }
+    }
 }

@@ -178,6 +178,7 @@ where
                 Err(status) => return Ok(status.into_http()),
             };
             if let Some(peer) = peer {
+                shared.metrics.forwarded_calls.inc();
                 // The caller: as the proxy named it, else this connection's peer.
                 let client = parts
                     .extensions

@@ -17,7 +17,7 @@ use super::gate::ClientAddr;
 use crate::cluster::Peers;
 use crate::game::expiry::call_off;
 use crate::game::house;
-use crate::game::shared::{NewSeat, Shared, clean_name, new_token, random_bytes, random_seed};
+use crate::game::shared::{NewSeat, Shared, clean_name, new_id, new_token, random_seed};
 
 /// `LobbyService`.
 pub struct Lobby {
@@ -349,7 +349,7 @@ async fn seat_pair(
     ip: Option<IpAddr>,
     caller: oneshot::Sender<Result<Option<Pairing>, Status>>,
 ) {
-    let id = hex::encode(random_bytes::<8>());
+    let id = new_id(s.cfg.route_tag.as_deref());
     let tokens = [new_token(), new_token()];
     let seats = vec![
         NewSeat { name: w.name.clone(), token: tokens[0].clone(), bot: false },
@@ -539,7 +539,7 @@ async fn seat_table(
     house_bot: String,
     ip: Option<IpAddr>,
 ) {
-    let id = hex::encode(random_bytes::<8>());
+    let id = new_id(s.cfg.route_tag.as_deref());
     let n = format.players() as usize;
     let tokens: Vec<String> = (0..n).map(|_| new_token()).collect();
     let seats = (0..n)

@@ -129,6 +129,17 @@ pub fn new_token() -> String {
     hex::encode(random_bytes::<16>())
 }
 
+/// A new game or tournament id: 8 random bytes in hex, after `tag` and a `-` when the server
+/// has a route tag ([`Config::route_tag`]: a proxy sends the calls naming the id to the server
+/// of that tag).
+pub fn new_id(tag: Option<&str>) -> String {
+    let hex = hex::encode(random_bytes::<8>());
+    match tag {
+        Some(tag) => format!("{tag}-{hex}"),
+        None => hex,
+    }
+}
+
 /// A deal seed from the OS's random source.
 pub fn random_seed() -> u64 {
     u64::from_le_bytes(random_bytes::<8>())
@@ -427,7 +438,7 @@ impl Shared {
         caller: Option<IpAddr>,
     ) -> Result<String, GameError> {
         self.reserve(caller)?;
-        let id = hex::encode(random_bytes::<8>());
+        let id = new_id(self.cfg.route_tag.as_deref());
         let (seed, fixed) = if seed == 0 { (random_seed(), false) } else { (seed, true) };
         let info =
             GameInfo { first_dealer, ..Shared::new_info(id.clone(), format, clock, house_bot, seed, fixed) };
@@ -714,4 +725,22 @@ pub fn stored_format(json: &str) -> Result<engine::Format, String> {
         return Ok(engine::Format::Gin(rules));
     }
     engine::Format::from_value(v).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::new_id;
+
+    #[test]
+    fn a_route_tag_starts_every_new_id() {
+        let plain = new_id(None);
+        assert_eq!(plain.len(), 16);
+        assert!(plain.bytes().all(|b| b.is_ascii_hexdigit()), "{plain}");
+        let tagged = new_id(Some("s2"));
+        let (tag, rest) = tagged.split_once('-').expect("tag-…");
+        assert_eq!(tag, "s2");
+        assert_eq!(rest.len(), 16);
+        assert!(rest.bytes().all(|b| b.is_ascii_hexdigit()), "{tagged}");
+        assert_ne!(new_id(Some("s2")), tagged, "random");
+    }
 }

@@ -62,6 +62,10 @@ pub struct Metrics {
     pub house_think_seconds: AtomicHistogram,
     /// `gin_lease_moves_total`: moves of game ownership between servers; 0 on a single server.
     pub lease_moves: Counter,
+    /// `gin_forwarded_calls_total`: calls this server sent on to the server of their game or
+    /// tournament (or to the lobby's leader, quick match); 0 on a single server. Behind a
+    /// proxy that routes by id, only calls about games that moved.
+    pub forwarded_calls: Counter,
 }
 
 /// Latency buckets (seconds) for actions and flushes: 50 µs to 2.5 s.
@@ -103,6 +107,7 @@ impl Metrics {
             rate_limited: Counter::default(),
             house_think_seconds: AtomicHistogram::new(&THINK_BUCKETS),
             lease_moves: Counter::default(),
+            forwarded_calls: Counter::default(),
         };
         let mut registry = m.registry;
         registry.register("actions", "Actions applied (durable and published)", m.actions.clone());
@@ -141,6 +146,11 @@ impl Metrics {
             "lease_moves",
             "Moves of game ownership between servers; 0 on a single server",
             m.lease_moves.clone(),
+        );
+        registry.register(
+            "forwarded_calls",
+            "Calls sent on to the server of their game or tournament (or the lobby's leader); 0 on a single server",
+            m.forwarded_calls.clone(),
         );
         Metrics { registry, ..m }
     }
@@ -265,6 +275,7 @@ mod tests {
             "gin_rate_limited_total 0",
             "gin_house_bot_think_duration_seconds_count 0",
             "gin_lease_moves_total 0",
+            "gin_forwarded_calls_total 0",
         ] {
             assert!(text.lines().any(|l| l == line), "no line {line:?} in:\n{text}");
         }

@@ -13,7 +13,7 @@ use super::spec::Planned;
 use super::state::{BookedGame, GameOutcome, TournamentCell};
 use super::{Tournaments, storage_status};
 use crate::game::GameError;
-use crate::game::shared::{NewSeat, new_token, random_bytes};
+use crate::game::shared::{NewSeat, new_id, new_token};
 use crate::storage::{BookedRow, ResultRow, TournamentWrite};
 
 impl Tournaments {
@@ -194,7 +194,7 @@ impl Tournaments {
         names: Vec<String>,
     ) -> Result<(), Status> {
         let tid = cell.state.lock().expect("lock").id.clone();
-        let game_id = hex::encode(random_bytes::<8>());
+        let game_id = new_id(self.0.shared.cfg.route_tag.as_deref());
         let tokens = p.seats.iter().map(|_| Some(new_token())).collect();
         let g = BookedGame {
             number,

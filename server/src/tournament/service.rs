@@ -18,7 +18,7 @@ use super::export::{export_csv, export_json};
 use super::spec::Spec;
 use super::state::{Entrant, Tournament, TournamentCell};
 use super::{Tournaments, storage_status};
-use crate::game::shared::{new_token, now_ms, random_bytes, token_hash};
+use crate::game::shared::{new_id, new_token, now_ms, token_hash};
 use crate::storage::{EntrantRow, NewTournament, TournamentWrite};
 
 impl Tournaments {
@@ -41,7 +41,7 @@ impl Tournaments {
                  its creator's limit of unfinished games)"
             )));
         }
-        let id = hex::encode(random_bytes::<8>());
+        let id = new_id(self.0.shared.cfg.route_tag.as_deref());
         let created = now_ms();
         let blob = spec.pb.encode_to_vec();
         let total = spec.total_games();

@@ -350,6 +350,48 @@ async fn the_local_cluster_plays_through_the_proxy_while_servers_are_killed() {
     assert!(taken > 0, "no game was in play on a killed server");
 }
 
+/// The local cluster's proxy sends each call about a game to the server that created it
+/// (its route tag starts the game's id; the proxy reads the id in the request), so that a
+/// server forwards nothing while no server dies: games against house bots played through the
+/// proxy by SDK clients, created on each of the three servers in turn (round robin), and
+/// not one call forwarded (`gin_forwarded_calls_total` of every server; two calls in three
+/// would be without the routing), while every server played some.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_proxy_sends_each_game_s_calls_to_its_server() {
+    use crate::house::{check_result, opts};
+    use crate::metrics::Scrape;
+    let Some(cluster) = LocalCluster::start(&[]).await else { return };
+    let ch = cluster.channel().await;
+    let client = gin_sdk::Client::from_channel(ch.clone(), opts());
+    let mut gc = GameServiceClient::new(ch);
+    let mut tags = Vec::new();
+    for g in 0..6u64 {
+        let seated = client
+            .create_game(pb::CreateGameRequest {
+                rules: Some(preset("standard")),
+                house_bot: "simple".into(),
+                seed: 77 + g,
+                ..Default::default()
+            })
+            .await
+            .expect("a game is created through the proxy");
+        let (tag, _) = seated.game_id.split_once('-').expect("a cluster server's id has its route tag");
+        tags.push(tag.to_string());
+        let mut me = gin_strategies::simple::SimpleStrategy::new(g);
+        let o = client.play(&seated.game_id, &seated.token, &mut me).await.expect("the game ends");
+        check_result(&mut gc, &seated.game_id, &o.result).await;
+    }
+    tags.sort();
+    tags.dedup();
+    assert_eq!(tags, ["s1", "s2", "s3"], "games created on every server");
+    for i in 1..=3 {
+        let addr = std::fs::read_to_string(cluster.file(&format!("server-{i}.metrics"))).unwrap();
+        let m = Scrape::of(addr.trim().parse().unwrap()).await;
+        assert!(m.get("gin_actions_total") > 0.0, "server {i} played");
+        assert_eq!(m.get("gin_forwarded_calls_total"), 0.0, "server {i} forwarded calls");
+    }
+}
+
 /// Issue 19: a tournament played through the proxy over three servers (the script, with
 /// `--respawn`: a killed server is started again, as a new member of the cluster) by a
 /// `gin-bot tournament join` process and an SDK entrant, while the server driving it is

@@ -103,6 +103,7 @@ async fn the_numbers_move_with_a_game() {
         ("gin_rate_limited_total", 0.0),
         ("gin_house_bot_think_duration_seconds_count", 0.0),
         ("gin_lease_moves_total", 0.0),
+        ("gin_forwarded_calls_total", 0.0),
     ] {
         assert_eq!(start.get(series), v, "{series} at start");
     }
@@ -151,6 +152,7 @@ async fn the_numbers_move_with_a_game() {
     assert_eq!(after.get(GIN), 0.0, "the game is over");
     assert_eq!(after.get("gin_watch_streams_cut_total"), 0.0, "nobody was cut off");
     assert_eq!(after.get("gin_lease_moves_total"), 0.0, "one server: no lease moves");
+    assert_eq!(after.get("gin_forwarded_calls_total"), 0.0, "one server: nothing forwarded");
 
     // Anything but GET /metrics is refused.
     assert_eq!(http_get(metrics, "/").await.0, "HTTP/1.1 404 Not Found");
