@@ -169,7 +169,7 @@ pub async fn play_tournament(
                                 started.insert(id, Started { token, refused: String::new(), task, n });
                             }
                             Some(Kind::Finished(st)) => {
-                                while let Some(r) = games.join_next().await {
+                                while let Some(r) = games.join_next_with_id().await {
                                     report_game(&mut report, &mut started, r);
                                 }
                                 return Ok(st);
@@ -182,7 +182,7 @@ pub async fn play_tournament(
                     Err(s) if retryable(&s) => break,
                     Err(status) => return Err(Error::Rpc { what: "JoinTournament stream", status }),
                 },
-                Some(r) = games.join_next(), if !games.is_empty() => {
+                Some(r) = games.join_next_with_id(), if !games.is_empty() => {
                     if report_game(&mut report, &mut started, r) {
                         // Its token is unknown: the server restarted and will hand the game
                         // again with a new one once this entrant re-enters.
@@ -236,27 +236,40 @@ struct Started {
     n: u64,
 }
 
+/// A task's end, as [`JoinSet::join_next_with_id`] gives it.
+type Ended = Result<(tokio::task::Id, (String, Result<Played, Error>)), tokio::task::JoinError>;
+
 /// Reports a game's task that ended; true when it ended because the server no longer knows
 /// its seat token (it restarted, and keeps no token): then it is not reported, and its token
-/// is forgotten so that the new one the server hands on re-entry starts it again. A task
-/// aborted for a new token is not reported either.
+/// is forgotten so that the new one the server hands on re-entry starts it again. A task that
+/// is no longer its game's (replaced for a new token, aborted or not) is not reported at
+/// all: its game is the newer task's, whose token a stale refusal must not mark refused.
 fn report_game(
     report: &mut impl FnMut(EntrantEvent),
     started: &mut HashMap<String, Started>,
-    r: Result<(String, Result<Played, Error>), tokio::task::JoinError>,
+    r: Ended,
 ) -> bool {
+    let current = |game_id: &str, id| started.get(game_id).is_some_and(|g| g.task.id() == id);
     match r {
-        Ok((_, Ok(Played::Gin(o)))) => report(EntrantEvent::Played(o)),
-        Ok((_, Ok(Played::Table(o)))) => report(EntrantEvent::PlayedTable(o)),
-        Ok((game_id, Err(Error::Rpc { status, .. }))) if status.code() == Code::Unauthenticated => {
+        Ok((id, (game_id, _))) if !current(&game_id, id) => {}
+        Ok((_, (_, Ok(Played::Gin(o))))) => report(EntrantEvent::Played(o)),
+        Ok((_, (_, Ok(Played::Table(o))))) => report(EntrantEvent::PlayedTable(o)),
+        Ok((_, (game_id, Err(Error::Rpc { status, .. })))) if status.code() == Code::Unauthenticated => {
             if let Some(g) = started.get_mut(&game_id) {
                 g.refused = std::mem::take(&mut g.token);
             }
             return true;
         }
-        Ok((game_id, Err(e))) => report(EntrantEvent::Failed { game_id, error: e.to_string() }),
+        Ok((_, (game_id, Err(e)))) => report(EntrantEvent::Failed { game_id, error: e.to_string() }),
         Err(e) if e.is_cancelled() => {}
-        Err(e) => report(EntrantEvent::Failed { game_id: String::new(), error: e.to_string() }),
+        Err(e) => {
+            // A task that panicked: its game, if it still was the game's task.
+            let Some(game_id) = started.iter().find(|(_, g)| g.task.id() == e.id()).map(|(k, _)| k.clone())
+            else {
+                return false;
+            };
+            report(EntrantEvent::Failed { game_id, error: e.to_string() });
+        }
     }
     false
 }
@@ -361,6 +374,46 @@ pub fn standings_table(st: &pb::TournamentState) -> String {
 mod tests {
     use super::*;
     use gin_proto::text::refused;
+
+    /// A game's task replaced by a newer one (the server handed the game again with a new
+    /// token) and refused meanwhile: its end is not the newer task's. Before, its refusal
+    /// marked the newer task's token refused, and when the server handed that token again,
+    /// the entrant reported the game failed (a tournament test's flake after a restart).
+    #[tokio::test]
+    async fn a_replaced_games_refusal_is_not_its_successors() {
+        let mut games: JoinSet<(String, Result<Played, Error>)> = JoinSet::new();
+        let unauthenticated = || {
+            Err(Error::Rpc {
+                what: "WatchGame",
+                status: tonic::Status::unauthenticated("unknown seat token"),
+            })
+        };
+        // The old task (the token from before the restart) is refused at once.
+        let old = games.spawn(async move { ("g".to_owned(), unauthenticated()) });
+        tokio::task::yield_now().await;
+        // Its successor, started with the token handed on re-entry, is still playing.
+        let (go, wait) = tokio::sync::oneshot::channel::<()>();
+        let new = games.spawn(async move {
+            let _ = wait.await;
+            ("g".to_owned(), unauthenticated())
+        });
+        // Aborted once handed the new token, but it had ended already: its end is a refusal.
+        old.abort();
+        let mut started = HashMap::new();
+        started
+            .insert("g".to_owned(), Started { token: "T1".into(), refused: String::new(), task: new, n: 1 });
+        let mut reported = Vec::new();
+        let ended = games.join_next_with_id().await.expect("the old task ended");
+        assert!(!report_game(&mut |e| reported.push(e), &mut started, ended), "no re-entry for a stale end");
+        assert!(reported.is_empty(), "{reported:?}");
+        assert_eq!((started["g"].token.as_str(), started["g"].refused.as_str()), ("T1", ""));
+        // The game's own task refused: re-enter, its token marked refused.
+        go.send(()).expect("the new task waits");
+        let ended = games.join_next_with_id().await.expect("the new task ended");
+        assert!(report_game(&mut |e| reported.push(e), &mut started, ended), "re-enter for a new token");
+        assert!(reported.is_empty(), "{reported:?}");
+        assert_eq!((started["g"].token.as_str(), started["g"].refused.as_str()), ("", "T1"));
+    }
 
     #[test]
     fn standings_from_a_hostile_server_print_escaped() {
