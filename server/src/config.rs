@@ -54,6 +54,12 @@ pub struct Config {
     /// reads the id in the request: `examples/cluster/local-cluster.sh`) instead of to any,
     /// which would forward it. Letters, digits and `_`, 1 to 16 of them. `None`: plain ids.
     pub route_tag: Option<String>,
+    /// In a cluster, the networks whose calls may name their caller (`x-gin-client`): the
+    /// proxy in front and the other servers (which pass on a forwarded call's caller). A
+    /// call from anywhere else is its TCP peer's, whatever it names, so that a client
+    /// reaching a server directly cannot pass for another address to the quotas and rate
+    /// limits. Default: loopback only (everything on one machine, as `local-cluster.sh`).
+    pub trusted_proxies: Vec<ipnet::IpNet>,
 }
 
 impl Default for Config {
@@ -76,6 +82,20 @@ impl Default for Config {
             cluster_addr: None,
             lease: Duration::from_secs(3),
             route_tag: None,
+            trusted_proxies: Config::loopback(),
         }
+    }
+}
+
+impl Config {
+    /// The loopback networks, IPv4 and IPv6: [`Config::trusted_proxies`]' default.
+    pub fn loopback() -> Vec<ipnet::IpNet> {
+        ["127.0.0.0/8", "::1/128"].iter().map(|n| n.parse().expect("a network")).collect()
+    }
+
+    /// Whether the call from `peer` may name its caller ([`Config::trusted_proxies`]; only
+    /// in a cluster).
+    pub fn trusts(&self, peer: std::net::IpAddr) -> bool {
+        self.cluster_addr.is_some() && self.trusted_proxies.iter().any(|n| n.contains(&peer))
     }
 }

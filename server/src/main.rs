@@ -81,6 +81,11 @@ struct Flags {
     /// does); any server still serves any call (forwarding it to the game's server).
     #[arg(long, env = "GIN_ROUTE_TAG", value_parser = route_tag)]
     route_tag: Option<String>,
+    /// In a cluster: the networks (CIDR, or single addresses) whose calls may name their
+    /// caller in `x-gin-client`: the proxy in front and the other servers. A call from
+    /// anywhere else counts as its TCP peer's, for quotas and rate limits
+    #[arg(long, env = "GIN_TRUSTED_PROXIES", value_delimiter = ',', value_parser = network, default_value = "127.0.0.0/8,::1/128")]
+    trusted_proxies: Vec<ipnet::IpNet>,
     /// Log lines as text for people, or one JSON object per line for log collectors (each
     /// with its RPC's span: method and game id). The level comes from RUST_LOG (default info).
     #[arg(long, env = "GIN_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
@@ -92,6 +97,14 @@ struct Flags {
 fn route_tag(s: &str) -> Result<String, String> {
     let ok = (1..=16).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
     if ok { Ok(s.to_string()) } else { Err("1 to 16 ASCII letters, digits or _".into()) }
+}
+
+/// A `--trusted-proxies` entry: a network (`10.0.0.0/24`, `fd00::/8`) or one address.
+fn network(s: &str) -> Result<ipnet::IpNet, String> {
+    let s = s.trim();
+    s.parse::<ipnet::IpNet>()
+        .or_else(|_| s.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+        .map_err(|_| format!("`{s}`: a network (10.0.0.0/24, fd00::/8) or an address (10.0.0.7)"))
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -137,6 +150,7 @@ async fn serve() -> anyhow::Result<()> {
         cluster_addr: f.cluster_addr,
         lease: Duration::from_millis(f.lease_ms.max(300)),
         route_tag: f.route_tag,
+        trusted_proxies: f.trusted_proxies,
     };
     let listener = tokio::net::TcpListener::bind(f.addr).await?;
     gin_server::run(listener, cfg, stop_signal()?).await
@@ -163,7 +177,16 @@ fn stop_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
 
 #[cfg(test)]
 mod tests {
-    use super::route_tag;
+    use super::{network, route_tag};
+
+    #[test]
+    fn a_trusted_proxy_is_a_network_or_an_address() {
+        assert_eq!(network("10.0.0.0/24").unwrap().to_string(), "10.0.0.0/24");
+        assert_eq!(network(" 10.0.0.7 ").unwrap().to_string(), "10.0.0.7/32");
+        assert_eq!(network("::1").unwrap().to_string(), "::1/128");
+        assert!(network("10.0.0.0/33").unwrap_err().contains("a network"));
+        assert!(network("proxy.local").is_err());
+    }
 
     #[test]
     fn a_route_tag_is_a_short_word() {

@@ -217,19 +217,17 @@ where
         } else {
             None
         };
-        // The caller: the TCP peer, or in a cluster (behind its proxy) the one it names.
-        // (Kept as an extension only then: elsewhere `ClientAddr::of` reads the TCP peer.)
-        let named = self
-            .layer
-            .shared
-            .cfg
-            .cluster_addr
-            .as_ref()
+        // The caller: the TCP peer, or in a cluster the one a call from its proxy (or
+        // another of its servers) names. (Kept as an extension only then: elsewhere
+        // `ClientAddr::of` reads the TCP peer.)
+        let tcp = peer(req.extensions());
+        let named = tcp
+            .filter(|p| self.layer.shared.cfg.trusts(p.ip()))
             .and_then(|_| crate::cluster::client_header(req.headers()));
         if let Some(c) = named {
             req.extensions_mut().insert(ClientAddr(c));
         }
-        let client = named.or_else(|| peer(req.extensions()));
+        let client = named.or(tcp);
         let key = match &identity {
             Some(Identity::Seat(id)) => CallerKey::Token(id.token_hash),
             _ => CallerKey::Peer(client.map(|c| c.ip())),

@@ -392,6 +392,46 @@ async fn the_proxy_sends_each_game_s_calls_to_its_server() {
     }
 }
 
+/// In a cluster a call names its caller (`x-gin-client`) only from a trusted proxy
+/// (`--trusted-proxies`, loopback by default: the proxy and the servers on this machine).
+/// From anywhere else the name is ignored, and the caller is the TCP peer: a client that
+/// reaches a server directly cannot pass for other addresses to evade the quota of
+/// unfinished games per caller (one here).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_a_trusted_proxy_names_the_caller() {
+    use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+    let Some(pg) = gin_server::storage::pg_cluster::for_test() else { return };
+    let db = PathBuf::from(pg.create_database("trusted").unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let quota = ["--max-open-games-per-caller", "1"];
+    let trusting = Proc::start_in_cluster(&db, &dir.path().join("t.log"), &quota).await;
+    let elsewhere = [&quota[..], &["--trusted-proxies", "192.0.2.0/24,2001:db8::1"]].concat();
+    let wary = Proc::start_in_cluster(&db, &dir.path().join("w.log"), &elsewhere).await;
+    // Two open games, each asked for as another caller.
+    let open_two = |ch: tonic::transport::Channel| async move {
+        let mut lobby = LobbyServiceClient::new(ch);
+        let mut codes = Vec::new();
+        for caller in ["203.0.113.1:1000", "203.0.113.2:1000"] {
+            let mut req = tonic::Request::new(pb::CreateGameRequest {
+                rules: Some(preset("standard")),
+                name: "eve".into(),
+                join: true,
+                ..Default::default()
+            });
+            req.metadata_mut().insert(gin_server::cluster::CLIENT, caller.parse().unwrap());
+            codes.push(lobby.create_game(req).await.map(drop).map_err(|s| s.code()));
+        }
+        codes
+    };
+    assert_eq!(open_two(trusting.channel().await).await, [Ok(()), Ok(())], "two callers: one game each");
+    assert_eq!(
+        open_two(wary.channel().await).await,
+        [Ok(()), Err(Code::ResourceExhausted)],
+        "one caller, loopback, whatever it names: its one game\n{}",
+        wary.logs()
+    );
+}
+
 /// Issue 19: a tournament played through the proxy over three servers (the script, with
 /// `--respawn`: a killed server is started again, as a new member of the cluster) by a
 /// `gin-bot tournament join` process and an SDK entrant, while the server driving it is
