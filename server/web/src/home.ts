@@ -15,24 +15,30 @@ interface Choice {
   format: string;
   /** The table sizes it allows (a single one for fixed sizes). */
   players: number[];
+  /** The house bots the server plays there, the default first (`strong` models one
+   * opponent: two-player hands only). */
+  bots: string[];
 }
 
+const ALL_BOTS = ["simple", "strong", "random"];
+const TABLE_BOTS = ["simple", "random"];
+
 const CHOICES: Choice[] = [
-  { label: "Gin rummy, two players (standard)", preset: "standard", format: "", players: [2] },
-  { label: "Gin rummy, two players, Oklahoma", preset: "oklahoma", format: "", players: [2] },
-  { label: "Gin rummy, two players, classic", preset: "classic", format: "", players: [2] },
-  { label: "Gin rummy, two players, American", preset: "american", format: "", players: [2] },
-  { label: "Gin rummy, three players rotating", preset: "", format: "three-player", players: [3] },
-  { label: "Gin rummy, four players in two teams", preset: "", format: "teams", players: [4] },
-  { label: "Gin rummy with 7 cards, 3 to 6 at one table", preset: "", format: "gin-7", players: [3, 4, 5, 6] },
-  { label: "Rummy, 2 to 6 players", preset: "", format: "rummy", players: [2, 3, 4, 5, 6] },
+  { label: "Gin rummy, two players (standard)", preset: "standard", format: "", players: [2], bots: ALL_BOTS },
+  { label: "Gin rummy, two players, Oklahoma", preset: "oklahoma", format: "", players: [2], bots: ALL_BOTS },
+  { label: "Gin rummy, two players, classic", preset: "classic", format: "", players: [2], bots: ALL_BOTS },
+  { label: "Gin rummy, two players, American", preset: "american", format: "", players: [2], bots: ALL_BOTS },
+  { label: "Gin rummy, three players rotating", preset: "", format: "three-player", players: [3], bots: ALL_BOTS },
+  { label: "Gin rummy, four players in two teams", preset: "", format: "teams", players: [4], bots: ALL_BOTS },
+  { label: "Gin rummy with 7 cards, 3 to 6 at one table", preset: "", format: "gin-7", players: [3, 4, 5, 6], bots: TABLE_BOTS },
+  { label: "Rummy, 2 to 6 players", preset: "", format: "rummy", players: [2, 3, 4, 5, 6], bots: TABLE_BOTS },
 ];
 
 export function renderHome(root: HTMLElement, go: (hash: string) => void): void {
   const name = h("input", { id: "name", value: api.playerName(), maxlength: 32, autocomplete: "nickname" });
   const kind = h("select", { id: "format" }, CHOICES.map((c, i) => h("option", { value: i }, c.label)));
   const players = h("select", { id: "players" });
-  const bot = h("select", { id: "bot" }, ["simple", "strong", "random"].map((b) => h("option", { value: b }, b)));
+  const bot = h("select", { id: "bot" });
   const message = h("p", { class: "message", role: "alert", id: "home-message" });
   const choice = () => CHOICES[Number(kind.value)];
   const sizes = () => {
@@ -40,6 +46,9 @@ export function renderHome(root: HTMLElement, go: (hash: string) => void): void 
     const keep = Number(players.value);
     fill(players, c.players.map((n) => h("option", { value: n, selected: n === keep }, `${n} players`)));
     players.disabled = c.players.length === 1;
+    // Only the house bots the server plays at this table (it refuses the others).
+    const keepBot = c.bots.includes(bot.value) ? bot.value : c.bots[0];
+    fill(bot, c.bots.map((b) => h("option", { value: b, selected: b === keepBot }, b)));
   };
   kind.addEventListener("change", sizes);
   sizes();

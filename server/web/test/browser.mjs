@@ -283,7 +283,13 @@ try {
   await page.goto(url, { waitUntil: "load" });
   await page.waitForSelector("#format");
   const rummy = await page.$$eval("#format option", (os) => os.find((o) => o.textContent.startsWith("Rummy")).value);
+  await page.select("#bot", "strong");
   await page.select("#format", rummy);
+  // The house bots offered are those the server plays at the table: no `strong` at rummy
+  // (it models one opponent), and the choice falls back to the first.
+  const offered = async () => page.$$eval("#bot option", (os) => os.map((o) => o.value).join(" "));
+  if ((await offered()) !== "simple random") fail(`house bots offered at rummy: ${await offered()}`);
+  if ((await page.$eval("#bot", (e) => e.value)) !== "simple") fail("the house bot did not fall back to simple");
   await page.select("#players", "3");
   await page.select("#bot", "simple");
   await page.click("#play-bot");
