@@ -83,8 +83,9 @@ struct Flags {
     route_tag: Option<String>,
     /// In a cluster: the networks (CIDR, or single addresses) whose calls may name their
     /// caller in `x-gin-client`: the proxy in front and the other servers. A call from
-    /// anywhere else counts as its TCP peer's, for quotas and rate limits
-    #[arg(long, env = "GIN_TRUSTED_PROXIES", value_delimiter = ',', value_parser = network, default_value = "127.0.0.0/8,::1/128")]
+    /// anywhere else counts as its TCP peer's, for quotas and rate limits.
+    #[arg(long, env = "GIN_TRUSTED_PROXIES", value_delimiter = ',', value_parser = network,
+          default_values_t = gin_server::Config::loopback())]
     trusted_proxies: Vec<ipnet::IpNet>,
     /// Log lines as text for people, or one JSON object per line for log collectors (each
     /// with its RPC's span: method and game id). The level comes from RUST_LOG (default info).
