@@ -478,6 +478,10 @@ impl Backend for Gated {
     fn load_game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
         self.inner.load_game(id)
     }
+
+    fn tournament_status_of(&mut self, id: &str) -> Result<Option<i32>, StoreError> {
+        self.inner.tournament_status_of(id)
+    }
 }
 
 on_every_backend!(
