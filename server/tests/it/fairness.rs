@@ -616,6 +616,13 @@ async fn a_tournaments_deals_stay_secret_until_it_is_over() {
             let snap = get_game(&mut gc, &game, "").await;
             assert!(snap.result.is_some(), "{game}: resigned");
             let (again, _) = drain(&mut watch(&mut gc, &game, "", 1).await, Duration::from_secs(10)).await;
+            // Item 8: its seats are entrants', not house bots.
+            assert!(snap.seats.iter().all(|s| s.taken && s.entrant && !s.bot), "{:?}", snap.seats);
+            let joined = again.iter().filter_map(event).filter_map(|e| match &e.kind {
+                Some(K::PlayerJoined(j)) => Some((j.bot, j.entrant)),
+                _ => None,
+            });
+            assert_eq!(joined.collect::<Vec<_>>(), vec![(false, true); snap.seats.len() - 1], "{game}");
             let shown = reveals(Some(&snap), &events).into_iter().chain(reveals(None, &again));
             let shown: Vec<_> = shown.collect();
             assert!(!shown.is_empty(), "{game}: a hand ended");
@@ -726,6 +733,7 @@ async fn a_game_its_clock_plays_for_absent_seats_ends() {
         assert_ne!(Some(loser), house_seat, "the house's bot never abandons: {r:?}");
         assert!(snap.seats.iter().all(|s| s.taken));
         assert_eq!(snap.seats.iter().filter(|s| s.bot).count(), usize::from(house_seat.is_some()));
+        assert!(snap.seats.iter().all(|s| !s.entrant), "no tournament here: {:?}", snap.seats);
         // The clock did play for the absent seats before the limit.
         let (events, _) = drain(&mut watch(&mut gc, &g.game_id, "", 1).await, Duration::from_secs(5)).await;
         let expired = events
