@@ -504,6 +504,21 @@ async fn refusals_name_the_real_problem() {
     server.stop().await;
 }
 
+/// Resigns `token`'s seat of `game` (a clock may move first: asked again), unless it is over.
+async fn resign(gc: &mut Games, game: &str, token: &str) {
+    for _ in 0..200 {
+        let seq = get_game(gc, game, token).await.seq;
+        let r = gc.resign(authed(pb::ResignRequest { game_id: game.into(), expected_seq: seq }, token));
+        match r.await {
+            Ok(_) => return,
+            Err(e) if e.code() == Code::Aborted => continue, // the clock moved first
+            Err(e) if e.code() == Code::FailedPrecondition => return, // over already
+            Err(e) => panic!("resign: {e:?}"),
+        }
+    }
+    panic!("{game}: never resigned");
+}
+
 /// The reveals of every hand ended that `snap` and `events` carry: (deck, salt, commitment)
 /// lengths.
 fn reveals(snap: Option<&pb::GameSnapshot>, events: &[pb::WatchGameResponse]) -> Vec<(usize, usize, usize)> {
@@ -600,17 +615,7 @@ async fn a_tournaments_deals_stay_secret_until_it_is_over() {
                     break;
                 }
             }
-            for _ in 0..200 {
-                let seq = get_game(&mut gc, &game, &token).await.seq;
-                let r =
-                    gc.resign(authed(pb::ResignRequest { game_id: game.clone(), expected_seq: seq }, &token));
-                match r.await {
-                    Ok(_) => break,
-                    Err(e) if e.code() == Code::Aborted => continue, // the clock moved first
-                    Err(e) if e.code() == Code::FailedPrecondition => break, // over already
-                    Err(e) => panic!("resign: {e:?}"),
-                }
-            }
+            resign(&mut gc, &game, &token).await;
             // Over: read by anyone, while the tournament is not.
             let record = gc.get_record(pb::GetRecordRequest { game_id: game.clone() }).await;
             let snap = get_game(&mut gc, &game, "").await;
@@ -742,5 +747,65 @@ async fn a_game_its_clock_plays_for_absent_seats_ends() {
             .filter(|e| matches!(e.kind, Some(pb::game_event::Kind::ClockExpired(_))));
         assert!(expired.count() >= 3, "{}: the clock played", g.game_id);
     }
+    server.stop().await;
+}
+
+/// Issue 36, item 1, from the store: a finished game of a tournament not over stays sealed
+/// when it is read back (left memory) and after a restart (the tournament reads its games
+/// back and seals them again).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournament_game_read_back_or_restarted_stays_sealed() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = gin_server::Config { keep_finished: Duration::ZERO, ..config(&dir.path().join("restart.db")) };
+    let server = TestServer::start_with(cfg.clone()).await;
+    let ch = server.channel().await;
+    let mut gc = Games::new(ch.clone());
+    let spec = pb::TournamentSpec {
+        entrants: 2,
+        games_per_pairing: 2,
+        duplicate: true,
+        parallel: 2,
+        clock: Some(pb::TurnClock { turn_millis: 100, policy: pb::ClockPolicy::AutoPlay as i32 }),
+        ..Default::default()
+    };
+    let tid = create_tournament(&ch, spec).await;
+    let mut streams = enter_tournament(&ch, &tid, &["a", "b"]).await;
+    // The first game (its pair's second waits for it): its first hand, then resigned.
+    let (game, token) = loop {
+        match streams[0].message().await.unwrap().unwrap().kind {
+            Some(pb::join_tournament_response::Kind::Assignment(a)) => break (a.game_id, a.seat_token),
+            _ => continue,
+        }
+    };
+    let mut live = watch(&mut gc, &game, "", 0).await;
+    loop {
+        let m =
+            tokio::time::timeout(Duration::from_secs(60), live.message()).await.unwrap().unwrap().unwrap();
+        if event(&m).is_some_and(|e| matches!(e.kind, Some(pb::game_event::Kind::HandEnded(_)))) {
+            break;
+        }
+    }
+    resign(&mut gc, &game, &token).await;
+    let sealed = |mut gc: Games, game: String| async move {
+        let e = gc.get_record(pb::GetRecordRequest { game_id: game.clone() }).await.unwrap_err();
+        assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+        let snap = get_game(&mut gc, &game, "").await;
+        assert!(snap.result.is_some());
+        let (again, _) = drain(&mut watch(&mut gc, &game, "", 1).await, Duration::from_secs(10)).await;
+        let shown = reveals(Some(&snap), &again);
+        assert!(!shown.is_empty() && shown.iter().all(|&r| r == (0, 0, 32)), "{shown:?}");
+    };
+    sealed(gc.clone(), game.clone()).await;
+    // Out of memory (kept 0 s: evicted within a second), read back from the database.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    sealed(gc.clone(), game.clone()).await;
+    // After a restart: the tournament (its entrants gone) is not over.
+    drop(streams);
+    server.stop().await;
+    let server = TestServer::start_with(cfg).await;
+    let gc = Games::new(server.channel().await);
+    sealed(gc.clone(), game.clone()).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    sealed(gc, game).await;
     server.stop().await;
 }
