@@ -1353,6 +1353,23 @@ mod auto_tests {
             let scored = g.hands().iter().filter(|h| h.result.winner.is_some()).count();
             assert!(scored > 0, "{preset} seed {seed}: every hand dead");
         }
+        // Every other format, every seat played by the clock (three players: 7 dead hands of 7
+        // before; teams: 14).
+        for name in engine::FORMAT_PRESETS {
+            for seed in 1..4 {
+                let mut t = Table::new(engine::TableSetup::new(Format::preset(name).unwrap(), seed)).unwrap();
+                let mut steps = 0;
+                while !t.is_over() {
+                    let seat = t.to_act()[0];
+                    let m = auto_move(&t, seat).expect("a seat to act has a move");
+                    t.apply(seat, &m).expect("the clock's move is legal");
+                    steps += 1;
+                    assert!(steps < 50_000, "{name} seed {seed}: no end after {steps} moves");
+                }
+                let scored = t.hands().iter().filter(|h| h.winner.is_some()).count();
+                assert!(scored > 0, "{name} seed {seed}: every hand dead");
+            }
+        }
     }
 }
 
