@@ -326,7 +326,10 @@ impl Shared {
             st.seal = Some(seal.clone());
             return Ok(());
         }
-        if self.cfg.cluster_addr.is_some() {
+        // Only a tournament seats entrants, and in every seat at once: any other game is asked
+        // nothing (the store finds a game's tournament by a scan).
+        let entrants = (0..st.players()).all(|s| st.entrant_seat(s));
+        if self.cfg.cluster_addr.is_some() && entrants {
             let finished = pb::TournamentStatus::Finished as i32;
             if self.store.tournament_status_of(&st.info.id).await?.is_some_and(|s| s != finished) {
                 st.seal = Some(Seal::closed());
