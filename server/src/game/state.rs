@@ -98,7 +98,9 @@ pub struct Seated {
     pub name: String,
     /// SHA-256 of the seat token.
     pub token_hash: [u8; 32],
-    /// A house bot.
+    /// The server seated a program here: the house bot in a game with a house bot strategy,
+    /// else a tournament's entrant (one stored flag: [`GameState::house_seat`],
+    /// [`GameState::entrant_seat`]).
     pub bot: bool,
 }
 
