@@ -79,6 +79,7 @@ mod tests {
                 taken: true,
                 bot: false,
                 team: None,
+                entrant: false,
             }],
             fixed_deals,
             ..Default::default()

@@ -161,7 +161,11 @@ impl Plain {
     fn intro(&self) -> Vec<String> {
         let Some(t) = &self.table else { return Vec::new() };
         let seat = |s: Seat| {
-            let bot = if t.bots[s.index()] { ", house bot" } else { "" };
+            let bot = match (t.bots[s.index()], t.entrants[s.index()]) {
+                (true, _) => ", house bot",
+                (false, true) => ", entrant",
+                _ => "",
+            };
             format!("{} (seat {}{bot})", t.name(s), s.index())
         };
         let mut v = vec![format!("game {}: {} to {}", t.game_id, t.rules_name, t.target)];

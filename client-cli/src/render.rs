@@ -136,7 +136,11 @@ pub fn draw(f: &mut Frame, app: &App, now_ms: i64) {
 fn draw_header(f: &mut Frame, app: &App, t: &Table, area: Rect) {
     let _ = app;
     let seat_label = |s: Seat| {
-        let bot = if t.bots[s.index()] { " (bot)" } else { "" };
+        let bot = match (t.bots[s.index()], t.entrants[s.index()]) {
+            (true, _) => " (bot)",
+            (false, true) => " (entrant)",
+            _ => "",
+        };
         let you = if Some(s) == t.viewer { " (you)" } else { "" };
         format!("{}{bot}{you} {}", t.name(s), t.scores[s.index()])
     };

@@ -28,6 +28,8 @@ pub struct Table {
     pub names: [String; 2],
     /// House bots by seat.
     pub bots: [bool; 2],
+    /// Tournament entrants by seat (programs or people entered in a tournament: not house bots).
+    pub entrants: [bool; 2],
     /// The rules' name, for display ([`shown`]).
     pub rules_name: String,
     /// The score that ends the game (or each stage).
@@ -103,11 +105,12 @@ impl Table {
     /// The table as a snapshot shows it.
     pub fn from_snapshot(s: &pb::GameSnapshot) -> Result<Table, String> {
         let mut names: [String; 2] = Default::default();
-        let mut bots = [false; 2];
+        let (mut bots, mut entrants) = ([false; 2], [false; 2]);
         for i in &s.seats {
             let k = seat(i.seat)?.index();
             names[k] = shown(&i.name);
             bots[k] = i.bot;
+            entrants[k] = i.entrant;
         }
         let viewer = s.viewer_seat.map(seat).transpose()?;
         let mut known = [CardSet::EMPTY; 2];
@@ -123,6 +126,7 @@ impl Table {
             viewer,
             names,
             bots,
+            entrants,
             rules_name,
             target,
             last_seq: s.seq,
@@ -269,7 +273,12 @@ impl Table {
                 let s = seat(j.seat)?;
                 self.names[s.index()] = shown(&j.name);
                 self.bots[s.index()] = j.bot;
-                let bot = if j.bot { " (house bot)" } else { "" };
+                self.entrants[s.index()] = j.entrant;
+                let bot = match (j.bot, j.entrant) {
+                    (true, _) => " (house bot)",
+                    (false, true) => " (entrant)",
+                    _ => "",
+                };
                 let line = format!("{}{bot} took seat {}", self.name(s), s.index());
                 self.push_log(line);
             }

@@ -90,6 +90,7 @@ impl TableScreen {
         let seat = self.snap.seats.iter().find(|x| x.seat == s);
         match seat {
             Some(x) if x.bot => format!("seat {s} ({}, bot)", shown(&x.name)),
+            Some(x) if x.entrant => format!("seat {s} ({}, entrant)", shown(&x.name)),
             Some(x) => format!("seat {s} ({})", shown(&x.name)),
             None => format!("seat {s}"),
         }

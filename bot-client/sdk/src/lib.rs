@@ -234,6 +234,8 @@ pub struct Outcome {
     pub opponent: String,
     /// Whether the opponent is a house bot.
     pub opponent_bot: bool,
+    /// Whether the opponent is a tournament's entrant (a program or person of its own).
+    pub opponent_entrant: bool,
     /// The winner; `None` on equal totals.
     pub winner: Option<Seat>,
     /// Final totals by seat (after a resignation: the stage scores then).
@@ -284,7 +286,11 @@ impl Outcome {
             printable(&self.game_id),
             me,
             printable(&self.opponent),
-            if self.opponent_bot { " (house bot)" } else { "" },
+            match (self.opponent_bot, self.opponent_entrant) {
+                (true, _) => " (house bot)",
+                (false, true) => " (entrant)",
+                _ => "",
+            },
             self.totals[me],
             self.totals[1 - me],
             self.hands,
@@ -732,6 +738,7 @@ impl Client {
         for s in &snap.seats {
             if let Ok(seat) = convert::seat(s.seat) {
                 tr.set_player(seat, &s.name, s.bot);
+                tr.set_entrant(seat, s.entrant);
             }
         }
         let mut decisions = 0;
@@ -983,6 +990,7 @@ fn outcome(game_id: &str, tr: &SeatTracker, r: pb::GameResult, decisions: u32, r
         seat,
         opponent: tr.name(seat.other()).to_string(),
         opponent_bot: tr.is_bot(seat.other()),
+        opponent_entrant: tr.is_entrant(seat.other()),
         winner: r.winner.and_then(|w| convert::seat(w).ok()),
         totals: [r.totals.first().copied().unwrap_or(0), r.totals.get(1).copied().unwrap_or(0)],
         margin: r.margin,
@@ -1044,6 +1052,7 @@ mod tests {
             seat: Seat::S0,
             opponent: format!("\u{202e}bob{HOSTILE}"),
             opponent_bot: false,
+            opponent_entrant: false,
             winner: Some(Seat::S0),
             totals: [120, 30],
             margin: 90,

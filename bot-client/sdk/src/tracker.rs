@@ -35,6 +35,7 @@ pub struct SeatTracker {
     turn: Option<(u64, Legal)>,
     names: [String; 2],
     bots: [bool; 2],
+    entrants: [bool; 2],
     result: Option<pb::GameResult>,
 }
 
@@ -77,6 +78,7 @@ impl SeatTracker {
             turn: None,
             names: Default::default(),
             bots: [false; 2],
+            entrants: [false; 2],
             result: None,
         }
     }
@@ -116,10 +118,22 @@ impl SeatTracker {
         self.bots[seat.index()]
     }
 
+    /// Whether a tournament's entrant holds `seat` (a program or person entered in the
+    /// tournament: never a house bot).
+    pub fn is_entrant(&self, seat: Seat) -> bool {
+        self.entrants[seat.index()]
+    }
+
     /// Records who sits at `seat` (from a snapshot: events before the tracker's start).
     pub fn set_player(&mut self, seat: Seat, name: &str, bot: bool) {
         self.names[seat.index()] = name.to_string();
         self.bots[seat.index()] = bot;
+    }
+
+    /// Records whether a tournament's entrant sits at `seat` (from a snapshot's
+    /// `SeatInfo.entrant`).
+    pub fn set_entrant(&mut self, seat: Seat, entrant: bool) {
+        self.entrants[seat.index()] = entrant;
     }
 
     /// The seat's cards now.
@@ -160,6 +174,7 @@ impl SeatTracker {
                 let s = convert::seat(j.seat).map_err(wire)?;
                 self.names[s.index()] = j.name.clone();
                 self.bots[s.index()] = j.bot;
+                self.entrants[s.index()] = j.entrant;
             }
             Some(K::PlayerLeft(_)) | Some(K::ClockExpired(_)) => {}
             Some(K::MeldLaid(_) | K::CardLaidOff(_) | K::PileTurned(_) | K::TableHandEnded(_)) => {

@@ -99,6 +99,9 @@ async fn three_bot_processes_play_a_round_robin_to_its_standings() {
         assert!(out.status.success(), "{so}\n{}", String::from_utf8_lossy(&out.stderr));
         // Each entrant played its 4 games (2 opponents × 2) and printed the final standings.
         assert_eq!(so.lines().filter(|l| l.contains(" seat ")).count(), 4, "{so}");
+        // Its opponents are the other entrants' programs, never said to be house bots.
+        let played = so.lines().filter(|l| l.contains(" seat "));
+        assert!(played.clone().all(|l| l.contains(" (entrant): ") && !l.contains("house bot")), "{so}");
         assert!(so.contains("finished"), "{so}");
         lines.push(so);
     }

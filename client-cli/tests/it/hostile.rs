@@ -66,7 +66,8 @@ fn the_table_keeps_the_server_s_text_escaped() {
     assert_eq!(t.rules_name, "\\u{1b}]0;pwned\\u{7}\\u{1b}[2J");
     assert_eq!(t.game_id, "7f3a\\u{1b}]0;pwned\\u{7}\\u{1b}[2J");
     // A seat taken later, by a name with a line separator and an isolate.
-    let joined = pb::PlayerJoined { seat: 1, name: "mallory\u{2028}\u{2067}x".into(), bot: false };
+    let joined =
+        pb::PlayerJoined { seat: 1, name: "mallory\u{2028}\u{2067}x".into(), bot: false, entrant: false };
     t.apply(&fixtures::event(s.seq + 1, K::PlayerJoined(joined))).unwrap();
     assert_eq!(t.names[1], "mallory\\u{2028}\\u{2067}x");
     for l in &t.log {
@@ -125,13 +126,21 @@ fn gin_list_prints_no_raw_control_character() {
         rules: Some(pb::RuleSet { name: rules.into(), target: 100, ..Default::default() }),
         clock: Some(pb::TurnClock { turn_millis: 30_000, policy: 0 }),
         seats: vec![
-            pb::SeatInfo { seat: 0, name: names[0].into(), taken: true, bot: false, team: None },
+            pb::SeatInfo {
+                seat: 0,
+                name: names[0].into(),
+                taken: true,
+                bot: false,
+                team: None,
+                entrant: false,
+            },
             pb::SeatInfo {
                 seat: 1,
                 name: names[1].into(),
                 taken: !names[1].is_empty(),
                 bot: false,
                 team: None,
+                entrant: false,
             },
         ],
         created_unix_ms: NOW,

@@ -223,6 +223,22 @@ fn plain_at(s: pb::GameSnapshot) -> (Plain, Vec<String>) {
     (p, lines)
 }
 
+/// Issue 36, item 8: a tournament's entrant is another program (or person), never shown as a
+/// house bot: plain mode, the full screen's header and the table's log say so.
+#[test]
+fn a_tournament_entrant_is_not_called_a_house_bot() {
+    let mut s = fixtures::your_turn();
+    s.seats[1] = pb::SeatInfo { name: "py-entrant".into(), bot: false, entrant: true, ..s.seats[1].clone() };
+    let (_, lines) = plain_at(s.clone());
+    assert_eq!(lines[1], "you are alice (seat 0) against py-entrant (seat 1, entrant)");
+    let t = gin_client_cli::table::Table::from_snapshot(&s).unwrap();
+    assert_eq!((t.bots, t.entrants), ([false; 2], [false, true]));
+    let mut t = t;
+    let joined = pb::PlayerJoined { seat: 1, name: "py-entrant".into(), bot: false, entrant: true };
+    t.apply(&fixtures::event(s.seq + 1, pb::game_event::Kind::PlayerJoined(joined))).unwrap();
+    assert!(t.log.last().unwrap().contains("py-entrant (entrant) took seat 1"), "{:?}", t.log);
+}
+
 #[test]
 fn plain_prompts_with_the_hand_and_what_may_be_done() {
     let (_, lines) = plain_at(fixtures::your_turn());

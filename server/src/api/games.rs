@@ -176,6 +176,12 @@ impl GameService for Games {
         let Some(result) = st.ended.clone() else {
             return Err(Status::failed_precondition("the record is available once the game is over"));
         };
+        if st.sealed() {
+            return Err(Status::failed_precondition(
+                "the record of a tournament's game is available once the tournament is over \
+                 (its other games may be dealt the same decks)",
+            ));
+        }
         let (json, text, hands) = match &st.game {
             Some(engine::Table::Gin(g)) => {
                 let rec = g.record();

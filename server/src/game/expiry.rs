@@ -4,12 +4,17 @@
 //! - a game that has not started (a seat is free) that nobody joined for
 //!   [`Config::open_game_ttl`](crate::Config::open_game_ttl) is **cancelled**: it ends with
 //!   no winner (`GAME_END_REASON_CANCELLED`) and leaves the open list;
-//! - a started game whose seat to act did nothing for
-//!   [`Config::idle_game_ttl`](crate::Config::idle_game_ttl) is **abandoned** by that seat:
-//!   it loses (`GAME_END_REASON_ABANDONED`). A turn clock shorter than that acts first.
+//! - a started game in which no seat acted itself for
+//!   [`Config::idle_game_ttl`](crate::Config::idle_game_ttl) is **abandoned** by its seat to
+//!   act: it loses (`GAME_END_REASON_ABANDONED`). A seat acts itself when it joins or sends
+//!   an action; a turn clock's move for it does not count, nor the house bot's moves: a game
+//!   whose clock plays every turn, or in which the house plays on against a seat nobody
+//!   plays, ends too. The house's bot never abandons: when it is to act, the seat that
+//!   abandons is the first other one ([`GameState::idle_seat`](super::state::GameState::idle_seat)).
+//!   A forfeit clock shorter than the limit acts first.
 //!
-//! The time counted is the game's last event (its creation before any), which a restart
-//! replays, so a server that was down does not extend it. Each end is an action in the game's
+//! The time counted is the last such act (a game not started: its last event; its creation
+//! before any), which a restart replays, so a server that was down does not extend it. Each end is an action in the game's
 //! log made through the one commit path ([`act_as`]): durable, published and replayed like
 //! any other. The same path calls off a quick-match game whose partner left while both were
 //! being seated ([`call_off`]).
@@ -36,11 +41,16 @@ pub fn sweep(s: &Shared) -> usize {
         if st.is_over() || st.poisoned {
             continue;
         }
-        let idle = now - st.last_activity_ms();
-        let how = match st.to_act() {
-            None if st.game.is_none() && open_ttl.is_some_and(|t| idle >= t) => EarlyEnd::Cancel,
-            Some(seat) if idle_ttl.is_some_and(|t| idle >= t) => EarlyEnd::Abandon(seat),
-            _ => continue,
+        let how = if st.game.is_none() {
+            match open_ttl {
+                Some(t) if now - st.last_activity_ms() >= t => EarlyEnd::Cancel,
+                _ => continue,
+            }
+        } else {
+            match (st.idle_seat(), idle_ttl) {
+                (Some(seat), Some(t)) if now - st.last_own_act_ms() >= t => EarlyEnd::Abandon(seat),
+                _ => continue,
+            }
         };
         due.push((id.clone(), how, st.last_seq()));
     }

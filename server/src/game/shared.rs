@@ -9,7 +9,7 @@ use gin_proto::v1 as pb;
 use sha2::{Digest, Sha256};
 
 use super::GameError;
-use super::state::{GameInfo, GameState, Seated};
+use super::state::{GameInfo, GameState, Seal, Seated};
 use crate::config::Config;
 use crate::metrics::Metrics;
 use crate::storage::{NewGame, Owner, SeatRow, Startup, Store, StoredGame, Write};
@@ -92,6 +92,9 @@ pub struct Inner {
     pub creator: Mutex<HashMap<String, IpAddr>>,
     /// What runs after every change of a game ([`Shared::set_hooks`]).
     hooks: std::sync::OnceLock<Vec<Arc<dyn AfterChange>>>,
+    /// The seals of the games of the tournaments this server holds that are not over, by
+    /// game id ([`Shared::seal`]): a game taken into memory gets its seal from here.
+    seals: RwLock<HashMap<String, Seal>>,
     /// Finished games in memory, oldest end first, with when they leave it (see [`Shared::evict_due`]).
     finished: Mutex<std::collections::VecDeque<Leaving>>,
     /// The server is stopping: no new watch stream (see [`Shared::cut_watchers`]).
@@ -163,6 +166,7 @@ impl Shared {
             open_by_caller: Mutex::new(HashMap::new()),
             creator: Mutex::new(HashMap::new()),
             hooks: std::sync::OnceLock::new(),
+            seals: RwLock::new(HashMap::new()),
             finished: Mutex::new(std::collections::VecDeque::new()),
             stopping: std::sync::atomic::AtomicBool::new(false),
             metrics: Arc::new(Metrics::new()),
@@ -208,7 +212,8 @@ impl Shared {
         let Some(sg) = self.store.load_game(id).await? else {
             return Err(GameError::NotFound(id.to_owned()));
         };
-        let st = rebuild(&sg)?;
+        let mut st = rebuild(&sg)?;
+        self.find_seal(&mut st).await?;
         let over = st.is_over();
         let (cell, fresh) = {
             let mut games = self.games.write().expect("lock");
@@ -259,7 +264,8 @@ impl Shared {
             }
         }
         let Some(sg) = self.store.load_game(id).await? else { return Err(not_found()) };
-        let st = rebuild(&sg)?;
+        let mut st = rebuild(&sg)?;
+        self.find_seal(&mut st).await?;
         let over = st.is_over();
         let cell = {
             let mut games = self.games.write().expect("lock");
@@ -271,6 +277,65 @@ impl Shared {
             self.keep_for_a_while(id, Vec::new());
         }
         Ok(cell)
+    }
+
+    /// Seals the games `ids` of a tournament that is not over with `seal` (see [`Seal`]): the
+    /// ones in memory now, and any taken into memory later (created, read back, taken over)
+    /// until [`Shared::unseal`]. The tournament layer calls it for every game it books (before
+    /// the game exists) and, at start or when it takes a tournament over, for the games it
+    /// booked before.
+    pub fn seal(&self, ids: &[String], seal: &Seal) {
+        {
+            let mut seals = self.seals.write().expect("lock");
+            for id in ids {
+                seals.insert(id.clone(), seal.clone());
+            }
+        }
+        let cells: Vec<_> = {
+            let games = self.games.read().expect("lock");
+            ids.iter().filter_map(|id| games.get(id).cloned()).collect()
+        };
+        for cell in cells {
+            // At start and at a take-over nothing has the lock yet; otherwise the game sets it
+            // under its lock, before anything more is published.
+            match cell.state.clone().try_lock_owned() {
+                Ok(mut st) => st.seal = Some(seal.clone()),
+                Err(_) => {
+                    let seal = seal.clone();
+                    tokio::spawn(async move { cell.state.lock().await.seal = Some(seal) });
+                }
+            }
+        }
+    }
+
+    /// Forgets the seals of `ids`, whose tournament is over (its seal opened already: the
+    /// games in memory hold it open).
+    pub fn unseal(&self, ids: &[String]) {
+        let mut seals = self.seals.write().expect("lock");
+        for id in ids {
+            seals.remove(id);
+        }
+    }
+
+    /// Gives `st`, just taken into memory, its seal: the one its tournament registered here,
+    /// or, in a cluster, a closed one when the store says it is a game of a tournament not over
+    /// that another server holds (a finished game read back here: it stays sealed in this
+    /// server's memory, at most [`Config::keep_finished`] after the tournament ends).
+    async fn find_seal(&self, st: &mut GameState) -> Result<(), GameError> {
+        if let Some(seal) = self.seals.read().expect("lock").get(&st.info.id) {
+            st.seal = Some(seal.clone());
+            return Ok(());
+        }
+        // Only a tournament seats entrants, and in every seat at once: any other game is asked
+        // nothing (the store finds a game's tournament by a scan).
+        let entrants = (0..st.players()).all(|s| st.entrant_seat(s));
+        if self.cfg.cluster_addr.is_some() && entrants {
+            let finished = pb::TournamentStatus::Finished as i32;
+            if self.store.tournament_status_of(&st.info.id).await?.is_some_and(|s| s != finished) {
+                st.seal = Some(Seal::closed());
+            }
+        }
+        Ok(())
     }
 
     /// Games in memory (for tests and measurements).
@@ -486,6 +551,7 @@ impl Shared {
         let mut writes = vec![Write::CreateGame(new_game(&info))];
         let now = info.created_ms;
         let mut st = GameState::new(info);
+        st.seal = self.seals.read().expect("lock").get(&id).cloned();
         let mut hashes = Vec::new();
         // The names were checked (`clean_name`) when their players asked: quick-match callers,
         // tournament entrants when they entered. Not checked again, so entrants stored before a
@@ -670,7 +736,9 @@ pub struct NewSeat {
     pub name: String,
     /// Its seat token (chosen by the caller, who hands it out).
     pub token: String,
-    /// A program holds it (a house bot seat: see [`Shared::create_seated_game`]).
+    /// The server seats a program in it: the house bot (in a game with a house bot strategy:
+    /// see [`Shared::create_seated_game`]) or, in a game without one, a tournament's entrant
+    /// (stored as the same flag: [`GameState::entrant_seat`]).
     pub bot: bool,
 }
 

@@ -57,7 +57,10 @@ pub enum LogEvent {
 pub struct Joined {
     pub seat: u8,
     pub name: String,
+    /// The house's bot.
     pub bot: bool,
+    /// A tournament's entrant.
+    pub entrant: bool,
 }
 
 /// A hand dealt (see [`LogEvent::Dealt`]).
@@ -95,8 +98,46 @@ pub struct Seated {
     pub name: String,
     /// SHA-256 of the seat token.
     pub token_hash: [u8; 32],
-    /// A house bot.
+    /// The server seated a program here: the house bot in a game with a house bot strategy,
+    /// else a tournament's entrant (one stored flag: [`GameState::house_seat`],
+    /// [`GameState::entrant_seat`]).
     pub bot: bool,
+}
+
+/// Whether a game's deals must stay secret beyond the game itself: a tournament game's, while
+/// its tournament is not over. The games of a tournament share its deals (a duplicate pair,
+/// or a pass over a table's seatings, is dealt from one seed), and every deal seed derives
+/// from the tournament's seed by invertible steps (`gin_strategies::rng::derive`), so one
+/// game's seed gives every deal of the tournament. While sealed, nothing a game serves names
+/// its seed or a dealt deck: its record is refused, and its hands' reveals carry the
+/// commitment only (no deck, no salt). One flag for all the games of a tournament, opened
+/// when it ends (`Shared::seal`).
+#[derive(Clone, Debug)]
+pub struct Seal(Arc<AtomicBool>);
+
+impl Seal {
+    /// A new seal, closed.
+    pub fn closed() -> Seal {
+        Seal(Arc::new(AtomicBool::new(true)))
+    }
+
+    /// Whether the deals are still secret.
+    pub fn is_closed(&self) -> bool {
+        self.0.load(Ordering::Acquire)
+    }
+
+    /// Opens it: every game holding it shows its deals from now on.
+    pub fn open(&self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
+
+/// `r` without what gives its deck away: the commitment only (see [`Seal`]).
+fn sealed_reveal(r: &mut Option<pb::DealReveal>) {
+    if let Some(r) = r {
+        r.deck.clear();
+        r.salt.clear();
+    }
 }
 
 /// A watcher's channel.
@@ -157,13 +198,16 @@ impl Turns {
 }
 
 /// Sends the events after `after` to `w`; false when it must be dropped.
-fn send_events(log: &[Entry], w: &Watcher, after: u64, turn: &mut Turns) -> bool {
+/// A sealed game's ([`Seal`]) hand results carry no deck.
+fn send_events(log: &[Entry], w: &Watcher, after: u64, turn: &mut Turns, sealed: bool) -> bool {
     for (i, e) in log.iter().enumerate().skip(after as usize) {
         let seq = i as u64 + 1;
         let info = turn.take(seq, w.viewer);
-        let msg = Box::new(pb::WatchGameResponse {
-            kind: Some(pb::watch_game_response::Kind::Event(event_for(seq, e, w.viewer, info))),
-        });
+        let mut ev = event_for(seq, e, w.viewer, info);
+        if sealed {
+            seal_event(&mut ev);
+        }
+        let msg = Box::new(pb::WatchGameResponse { kind: Some(pb::watch_game_response::Kind::Event(ev)) });
         match w.tx.try_send(msg) {
             Ok(()) => {}
             Err(mpsc::error::TrySendError::Full(_)) => {
@@ -280,12 +324,19 @@ pub struct GameState {
     /// Team play: the last seq that changed each table (an action is stale only if its own
     /// table moved since the seq it names: the other table plays at the same time).
     table_seq: [u64; 2],
+    /// A tournament game's seal (see [`Seal`]); `None` for every other game.
+    pub seal: Option<Seal>,
+    /// When a seat last acted itself (unix ms): an action of a seat not held by a house bot,
+    /// not a clock's; or such a seat's joining; the game's creation before any. What the idle
+    /// limit counts from ([`GameState::last_own_act_ms`]).
+    last_own_ms: i64,
 }
 
 impl GameState {
     /// A new game with no seat taken.
     pub fn new(info: GameInfo) -> GameState {
         let players = info.format.players() as usize;
+        let created = info.created_ms;
         GameState {
             info,
             seats: vec![None; players],
@@ -304,6 +355,8 @@ impl GameState {
             last_seq_shared: Arc::new(AtomicU64::new(0)),
             dealt: None,
             table_seq: [0; 2],
+            seal: None,
+            last_own_ms: created,
         }
     }
 
@@ -315,6 +368,46 @@ impl GameState {
     /// True once the game is over.
     pub fn is_over(&self) -> bool {
         self.ended.is_some()
+    }
+
+    /// Whether its deals are secret beyond the game (a tournament game, its tournament not
+    /// over: [`Seal`]).
+    pub fn sealed(&self) -> bool {
+        self.seal.as_ref().is_some_and(Seal::is_closed)
+    }
+
+    /// Whether the server's house bot plays `seat` (a seat taken by a program the server
+    /// seated, in a game with a house bot strategy; a tournament's entrants are seated by the
+    /// server too, in games without one: [`GameState::entrant_seat`]).
+    pub fn house_seat(&self, seat: u8) -> bool {
+        self.seat_is_bot(seat) && !self.info.house_bot.is_empty()
+    }
+
+    /// Whether a tournament entrant holds `seat`: a program or person of its own, never the
+    /// house's bot. (The store keeps one flag for seats the server took for a program; a game
+    /// without a house bot strategy has such seats only as a tournament's.)
+    pub fn entrant_seat(&self, seat: u8) -> bool {
+        self.seat_is_bot(seat) && self.info.house_bot.is_empty()
+    }
+
+    fn seat_is_bot(&self, seat: u8) -> bool {
+        self.seats.get(seat as usize).and_then(Option::as_ref).is_some_and(|s| s.bot)
+    }
+
+    /// The seat that abandons this game when nobody plays it ([`EarlyEnd::Abandon`]): the seat
+    /// to act, unless the house's bot holds it (the house's bot is never absent: a game with
+    /// an absent person and the house plays on, its clock and the bot moving, and ends when
+    /// the person has been gone for the idle limit), then the first other seat to act, then
+    /// the first seat not the house's. `None` before the game starts, after its end, or when
+    /// the house holds every seat.
+    pub fn idle_seat(&self) -> Option<u8> {
+        let to_act = self.seats_to_act();
+        to_act
+            .iter()
+            .copied()
+            .chain(0..self.players())
+            .find(|&s| !self.house_seat(s))
+            .filter(|_| !to_act.is_empty())
     }
 
     /// The table size.
@@ -422,7 +515,12 @@ impl GameState {
 
     /// Seats a player; deals the first hand once every seat is taken.
     pub fn seat(&mut self, seat: u8, who: Seated, now: i64) {
-        self.push(now, LogEvent::Joined(Box::new(Joined { seat, name: who.name.clone(), bot: who.bot })));
+        let house = who.bot && !self.info.house_bot.is_empty();
+        if !house {
+            self.last_own_ms = self.last_own_ms.max(now);
+        }
+        let ev = Joined { seat, name: who.name.clone(), bot: house, entrant: who.bot && !house };
+        self.push(now, LogEvent::Joined(Box::new(ev)));
         self.seats[seat as usize] = Some(who);
         if self.game.is_none() && self.seats.iter().all(Option::is_some) {
             let t = match &self.info.format {
@@ -807,6 +905,14 @@ impl GameState {
         self.log.last().map_or(self.info.created_ms, |e| e.time_ms)
     }
 
+    /// When a seat last acted itself: an action (or its joining) of a seat the house's bot
+    /// does not hold, a clock's moves not counted; the game's creation before any. A game
+    /// whose clock plays every turn, or whose house bot plays on against a seat left empty,
+    /// is idle from then.
+    pub fn last_own_act_ms(&self) -> i64 {
+        self.last_own_ms
+    }
+
     fn finish(&mut self, r: pb::GameResult, now: i64) {
         self.turn_token += 1;
         self.deadline_ms = 0;
@@ -837,6 +943,9 @@ impl GameState {
     }
 
     fn log_action(&mut self, seat: u8, kind: ActionKind, action: String, now: i64) {
+        if kind != ActionKind::Timeout && !self.house_seat(seat) {
+            self.last_own_ms = self.last_own_ms.max(now);
+        }
         let index = self.action_rows.len() as u32;
         let row = ActionRow { index, seat, kind, action, time_ms: now };
         self.action_rows.push(row.clone());
@@ -871,8 +980,8 @@ impl GameState {
         self.last_seq_shared.store(self.last_seq(), Ordering::Relaxed);
         let mut turns =
             self.current_turns(after, |seat| self.watchers.iter().any(|w| w.viewer == Some(seat)));
-        let log = &self.log;
-        self.watchers.retain(|w| send_events(log, w, after, &mut turns));
+        let (log, sealed) = (&self.log, self.sealed());
+        self.watchers.retain(|w| send_events(log, w, after, &mut turns, sealed));
         if self.is_over() {
             self.watchers.clear();
         }
@@ -881,7 +990,7 @@ impl GameState {
     /// Registers a watcher that has seen everything up to `after` and sends it the rest.
     pub fn add_watcher(&mut self, w: Watcher, after: u64) {
         let mut turns = self.current_turns(after, |seat| w.viewer == Some(seat));
-        if send_events(&self.log, &w, after, &mut turns) && !self.is_over() {
+        if send_events(&self.log, &w, after, &mut turns, self.sealed()) && !self.is_over() {
             self.watchers.push(w);
         }
     }
@@ -943,8 +1052,9 @@ impl GameState {
                     seat: i as u32,
                     name: seated.map(|s| s.name.clone()).unwrap_or_default(),
                     taken: seated.is_some(),
-                    bot: seated.is_some_and(|s| s.bot),
+                    bot: self.house_seat(i),
                     team: team(i),
+                    entrant: self.entrant_seat(i),
                 }
             })
             .collect();
@@ -955,7 +1065,8 @@ impl GameState {
             clock: Some(self.info.clock),
             seats,
             viewer_seat: viewer.map(u32::from),
-            phase: pb::Phase::WaitingForPlayers as i32,
+            // A game over before it started (cancelled) is over too.
+            phase: if self.is_over() { pb::Phase::GameOver } else { pb::Phase::WaitingForPlayers } as i32,
             hands: self.hand_results.clone(),
             result: self.ended.clone(),
             turn_deadline_unix_ms: self.deadline_ms,
@@ -963,6 +1074,9 @@ impl GameState {
             format: Some(wire::format_info(&self.info.format)),
             ..Default::default()
         };
+        if self.sealed() {
+            s.hands.iter_mut().for_each(|h| sealed_reveal(&mut h.reveal));
+        }
         let Some(t) = &self.game else { return s };
         if let Table::Gin(g) = t {
             let h = g.hand();
@@ -1029,6 +1143,9 @@ impl GameState {
         s.totals = view.scores().to_vec();
         s.team_totals = view.team_scores().map(|t| t.iter().map(|&x| x as i64).collect()).unwrap_or_default();
         s.table_hands = self.table_hands.clone();
+        if self.sealed() {
+            s.table_hands.iter_mut().for_each(|h| sealed_reveal(&mut h.reveal));
+        }
         if let Some(v) = viewer.filter(|v| to_act.contains(v)) {
             s.turn = self.turn_info(v);
         }
@@ -1080,9 +1197,12 @@ pub fn event_for(seq: u64, e: &Entry, viewer: Option<u8>, info: Option<pb::TurnI
     use pb::game_event::Kind as K;
     let s = u32::from;
     let kind = match &e.ev {
-        LogEvent::Joined(j) => {
-            K::PlayerJoined(pb::PlayerJoined { seat: s(j.seat), name: j.name.clone(), bot: j.bot })
-        }
+        LogEvent::Joined(j) => K::PlayerJoined(pb::PlayerJoined {
+            seat: s(j.seat),
+            name: j.name.clone(),
+            bot: j.bot,
+            entrant: j.entrant,
+        }),
         LogEvent::Dealt(d) => K::HandDealt(pb::HandDealt {
             hand_number: d.hand_number,
             stage: d.stage,
@@ -1149,9 +1269,29 @@ pub fn event_for(seq: u64, e: &Entry, viewer: Option<u8>, info: Option<pb::TurnI
     pb::GameEvent { seq, time_unix_ms: e.time_ms, kind: Some(kind) }
 }
 
+/// `ev` as a sealed game ([`Seal`]) sends it: a hand's reveal without its deck.
+pub fn seal_event(ev: &mut pb::GameEvent) {
+    use pb::game_event::Kind as K;
+    match &mut ev.kind {
+        Some(K::HandEnded(h)) => {
+            if let Some(r) = &mut h.result {
+                sealed_reveal(&mut r.reveal);
+            }
+        }
+        Some(K::TableHandEnded(h)) => {
+            if let Some(r) = &mut h.result {
+                sealed_reveal(&mut r.reveal);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// The move a seat makes when its clock runs out (and a house bot whose choice the engine
 /// refused): decline the upcard, draw from the stock, or discard the legal card that leaves
-/// the least deadwood (the higher card on ties).
+/// the least deadwood (the higher card on ties), face down, knocking (or going gin, or big
+/// gin), whenever that discard allows it: a hand the clock plays ends as a real hand does,
+/// never dead for want of a knock.
 pub fn auto_action(hand: &engine::Hand, seat: Seat) -> Action {
     let legal = hand.legal();
     if legal.pass {
@@ -1160,12 +1300,19 @@ pub fn auto_action(hand: &engine::Hand, seat: Seat) -> Action {
     if legal.draw_stock {
         return Action::DrawStock;
     }
+    if legal.big_gin {
+        return Action::BigGin { melds: None };
+    }
     let by = engine::deadwood_by_discard(hand.cards(seat));
     let card = legal
         .discards
         .iter()
+        .chain(legal.knocks.iter())
         .min_by_key(|c| (by[c.bit() as usize], std::cmp::Reverse((c.value(), c.bit()))))
         .expect("a seat to discard holds cards");
+    if legal.knocks.contains(card) {
+        return Action::Knock { discard: card, melds: None };
+    }
     Action::Discard { card }
 }
 
@@ -1184,6 +1331,48 @@ pub fn auto_move(t: &Table, seat: u8) -> Option<Move> {
     }
     let mut bot = gin_strategies::tables::TableBot::new("simple", t.kind(), 0).ok()?;
     Some(bot.act(t, seat))
+}
+
+#[cfg(test)]
+mod auto_tests {
+    use super::*;
+
+    /// A clock that plays every turn of both seats plays real hands: it knocks when it can,
+    /// so its games end by their target, like any other (it only ever discarded, so every
+    /// hand went dead and the game never ended).
+    #[test]
+    fn the_clocks_own_play_knocks_and_finishes_games() {
+        for (preset, seed) in [("standard", 1), ("standard", 2), ("oklahoma", 3), ("classic", 4)] {
+            let rules = engine::RuleSet::preset(preset).unwrap();
+            let mut g = Game::new(GameSetup::new(rules, seed)).unwrap();
+            let mut steps = 0;
+            while !g.is_over() {
+                let seat = g.hand().phase().to_act().expect("someone is to act");
+                g.apply(seat, &auto_action(g.hand(), seat)).expect("the clock's move is legal");
+                steps += 1;
+                assert!(steps < 20_000, "{preset} seed {seed}: no end after {steps} moves");
+            }
+            let scored = g.hands().iter().filter(|h| h.result.winner.is_some()).count();
+            assert!(scored > 0, "{preset} seed {seed}: every hand dead");
+        }
+        // Every other format, every seat played by the clock (three players: 7 dead hands of 7
+        // before; teams: 14).
+        for name in engine::FORMAT_PRESETS {
+            for seed in 1..4 {
+                let mut t = Table::new(engine::TableSetup::new(Format::preset(name).unwrap(), seed)).unwrap();
+                let mut steps = 0;
+                while !t.is_over() {
+                    let seat = t.to_act()[0];
+                    let m = auto_move(&t, seat).expect("a seat to act has a move");
+                    t.apply(seat, &m).expect("the clock's move is legal");
+                    steps += 1;
+                    assert!(steps < 50_000, "{name} seed {seed}: no end after {steps} moves");
+                }
+                let scored = t.hands().iter().filter(|h| h.winner.is_some()).count();
+                assert!(scored > 0, "{name} seed {seed}: every hand dead");
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -358,6 +358,10 @@ pub trait Backend: Send + 'static {
     fn live_servers(&mut self) -> Result<Vec<(i64, String)>, StoreError> {
         Ok(Vec::new())
     }
+
+    /// The status (the server's encoding) of the tournament that booked game `id`, if one did:
+    /// for a game read back by a server that does not hold its tournament.
+    fn tournament_status_of(&mut self, id: &str) -> Result<Option<i32>, StoreError>;
 }
 
 impl Backend for Box<dyn Backend> {
@@ -391,6 +395,10 @@ impl Backend for Box<dyn Backend> {
 
     fn tournament_owner(&mut self, id: &str) -> Result<Owner, StoreError> {
         (**self).tournament_owner(id)
+    }
+
+    fn tournament_status_of(&mut self, id: &str) -> Result<Option<i32>, StoreError> {
+        (**self).tournament_status_of(id)
     }
 
     fn load_tournament(&mut self, id: &str) -> Result<Option<StoredTournament>, StoreError> {

@@ -764,6 +764,15 @@ impl Backend for PostgresBackend {
         PostgresBackend::live_servers(self)
     }
 
+    fn tournament_status_of(&mut self, id: &str) -> Result<Option<i32>, StoreError> {
+        // No index on `tournament_games.game_id`: a scan, for a finished tournament game read
+        // back by a server that does not hold its tournament (rare: its calls go to its own).
+        let q = "SELECT t.status FROM tournament_games AS g JOIN tournaments AS t ON t.id = g.tournament_id \
+                 WHERE g.game_id = $1 LIMIT 1";
+        let found = self.with(|c| c.client.query_opt(q, &[&id]).map_err(pg_error))?;
+        Ok(found.map(|row| row.get::<_, i32>(0)))
+    }
+
     fn load_tournament(&mut self, id: &str) -> Result<Option<StoredTournament>, StoreError> {
         self.with(|c| {
             let mut tx = snapshot(&mut c.client)?;

@@ -566,6 +566,20 @@ impl Backend for SqliteBackend {
         tx.commit()?;
         Ok(game)
     }
+
+    fn tournament_status_of(&mut self, id: &str) -> Result<Option<i32>, StoreError> {
+        use rusqlite::OptionalExtension;
+        let found = self
+            .conn
+            .query_row(
+                "SELECT t.status FROM tournament_games AS g JOIN tournaments AS t ON t.id = g.tournament_id \
+                 WHERE g.game_id = ?1 LIMIT 1",
+                [id],
+                |row| row.get(0),
+            )
+            .optional()?;
+        Ok(found)
+    }
 }
 
 /// Which games [`load_games`] reads.

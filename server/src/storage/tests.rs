@@ -478,6 +478,10 @@ impl Backend for Gated {
     fn load_game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
         self.inner.load_game(id)
     }
+
+    fn tournament_status_of(&mut self, id: &str) -> Result<Option<i32>, StoreError> {
+        self.inner.tournament_status_of(id)
+    }
 }
 
 on_every_backend!(
@@ -686,6 +690,11 @@ fn tournament_rows(b: &mut dyn Backend) -> Startup {
         // One by id, as a server taking it over reads it.
         assert_eq!(b.load_tournament("t1").unwrap().as_ref(), Some(t));
         assert_eq!(b.load_tournament("t2").unwrap(), None);
+        // The tournament that booked a game, by the game (for a server reading back a game of
+        // a tournament another server holds): its status, the server's encoding.
+        assert_eq!(b.tournament_status_of("g0").unwrap(), Some(1));
+        assert_eq!(b.tournament_status_of("g2").unwrap(), Some(1));
+        assert_eq!(b.tournament_status_of("lost").unwrap(), None);
         s
     }
 }

@@ -49,6 +49,8 @@ enum Ask {
     LoadTournament(String, oneshot::Sender<Result<Option<StoredTournament>, StoreError>>),
     /// The live servers ([`Backend::live_servers`]).
     LiveServers(oneshot::Sender<Result<Vec<(i64, String)>, StoreError>>),
+    /// The status of the tournament that booked a game.
+    TournamentStatusOf(String, oneshot::Sender<Result<Option<i32>, StoreError>>),
 }
 
 impl Ask {
@@ -61,6 +63,7 @@ impl Ask {
             Ask::TournamentOwner(id, reply) => drop(reply.send(backend.tournament_owner(&id))),
             Ask::LoadTournament(id, reply) => drop(reply.send(backend.load_tournament(&id))),
             Ask::LiveServers(reply) => drop(reply.send(backend.live_servers())),
+            Ask::TournamentStatusOf(id, reply) => drop(reply.send(backend.tournament_status_of(&id))),
         }
     }
 }
@@ -236,6 +239,12 @@ impl Store {
     pub async fn load_tournament(&self, id: &str) -> Result<Option<StoredTournament>, StoreError> {
         let id = id.to_owned();
         self.ask(|reply| Ask::LoadTournament(id, reply)).await
+    }
+
+    /// The status of the tournament that booked game `id`, if one did (the server's encoding).
+    pub async fn tournament_status_of(&self, id: &str) -> Result<Option<i32>, StoreError> {
+        let id = id.to_owned();
+        self.ask(|reply| Ask::TournamentStatusOf(id, reply)).await
     }
 
     /// Asks the writer, in turn with the writes queued before.

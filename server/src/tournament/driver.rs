@@ -168,6 +168,11 @@ impl Tournaments {
                 if let Err(e) = stored {
                     tracing::error!(error = %e, "tournament: cannot store results");
                 }
+                if over {
+                    // Its deals may be shown now: every game of it is over.
+                    cell.seal.open();
+                    self.0.shared.unseal(&cell.game_ids());
+                }
                 cell.bump();
                 if over {
                     tracing::info!(tournament = %id, "tournament over");
@@ -195,6 +200,8 @@ impl Tournaments {
     ) -> Result<(), Status> {
         let tid = cell.state.lock().expect("lock").id.clone();
         let game_id = new_id(self.0.shared.cfg.route_tag.as_deref());
+        // Sealed before it exists: it shares the tournament's deals (see `game::state::Seal`).
+        self.0.shared.seal(std::slice::from_ref(&game_id), &cell.seal);
         let tokens = p.seats.iter().map(|_| Some(new_token())).collect();
         let g = BookedGame {
             number,
@@ -217,6 +224,7 @@ impl Tournaments {
             .await
             .map_err(storage_status);
         if let Err(e) = booking {
+            self.0.shared.unseal(std::slice::from_ref(&g.game_id));
             let creator = cell.state.lock().expect("lock").creator;
             self.0.shared.release_caller(creator);
             return Err(e);

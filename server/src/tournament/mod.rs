@@ -70,6 +70,7 @@ impl Tournaments {
             let running = tournament.status == pb::TournamentStatus::Running;
             let id = tournament.id.clone();
             let cell = Arc::new(TournamentCell::new(tournament));
+            t.seal_games(&cell);
             t.0.map.write().expect("lock").insert(id.clone(), cell.clone());
             t.0.order.lock().expect("lock").push((created, id));
             if running {
@@ -105,6 +106,7 @@ impl Tournaments {
             }
             map.insert(id.to_owned(), cell.clone());
         }
+        self.seal_games(&cell);
         let mut order = self.0.order.lock().expect("lock");
         order.push((created, id.to_owned()));
         order.sort();
@@ -114,6 +116,14 @@ impl Tournaments {
             self.spawn_driver(cell);
         }
         Ok(())
+    }
+
+    /// Seals the games it booked while it is not over (every game taken into memory later
+    /// gets the seal too: `Shared::seal`).
+    fn seal_games(&self, cell: &TournamentCell) {
+        if cell.seal.is_closed() {
+            self.0.shared.seal(&cell.game_ids(), &cell.seal);
+        }
     }
 
     /// Whether the tournament `id` is in this server's memory.

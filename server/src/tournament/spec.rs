@@ -266,3 +266,39 @@ pub struct Planned {
     /// Its deal.
     pub deal_seed: u64,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gin_strategies::rng::splitmix;
+
+    /// SplitMix64's finaliser undone: each step is a bijection of `u64`.
+    fn unmix(mut z: u64) -> u64 {
+        let inverse = |m: u64| (0..6).fold(m, |x, _| x.wrapping_mul(2u64.wrapping_sub(m.wrapping_mul(x))));
+        z ^= (z >> 31) ^ (z >> 62);
+        z = z.wrapping_mul(inverse(0x94D0_49BB_1331_11EB));
+        z ^= (z >> 27) ^ (z >> 54);
+        z = z.wrapping_mul(inverse(0xBF58_476D_1CE4_E5B9));
+        z ^= (z >> 30) ^ (z >> 60);
+        z.wrapping_sub(0x9E37_79B9_7F4A_7C15)
+    }
+
+    /// Why every game of a tournament is sealed until it is over (`game::state::Seal`), not only
+    /// those that share a deal: its deal seeds derive from its seed by invertible steps, so
+    /// anyone holding one game's seed (and guessing its small indices) has the tournament's
+    /// seed, and with it every deal of every game.
+    #[test]
+    fn one_deal_seed_gives_the_tournament_seed_away() {
+        let spec = Spec::new(pb::TournamentSpec { entrants: 4, games_per_pairing: 2, ..Default::default() });
+        let spec = spec.unwrap();
+        let planned = spec.plan(1, &pairing::round_robin(4));
+        let last = planned.last().unwrap();
+        // `derive(x, i) = splitmix(splitmix(x) ^ splitmix(i * K))`, undone for a known `i`.
+        let undo = |out: u64, i: u64| unmix(unmix(out) ^ splitmix(i.wrapping_mul(0xD1B5_4A32_D192_ED03)));
+        let found = (0..6u64).flat_map(|p| (0..2u64).map(move |d| (p << 20) | d)).find_map(|i| {
+            let seed = undo(undo(last.deal_seed, i), 1);
+            (Spec { seed, ..spec.clone() }.plan(1, &pairing::round_robin(4)) == planned).then_some(seed)
+        });
+        assert_eq!(found, Some(spec.seed), "every deal of the tournament, from its last game's seed");
+    }
+}

@@ -12,6 +12,7 @@ use tokio::sync::watch;
 
 use super::pairing;
 use super::spec::{MAX_PARALLEL, Planned, Spec};
+use crate::game::state::Seal;
 use crate::storage::StoredTournament;
 
 /// The most rating points per entrant in `TournamentState.rating_history`.
@@ -442,16 +443,29 @@ pub(crate) struct TournamentCell {
     /// Held while a seat's new token is made, so two streams of one entrant (a re-entry
     /// while the old stream ends) never give one seat two tokens in turn.
     pub(crate) new_tokens: tokio::sync::Mutex<()>,
+    /// Its games' seal (`game::state::Seal`): closed until it is over, since its games share
+    /// its deals; opened by the driver once the end is stored.
+    pub(crate) seal: Seal,
 }
 
 impl TournamentCell {
     /// A cell for `t`, at version 0.
     pub(crate) fn new(t: Tournament) -> TournamentCell {
+        let seal = Seal::closed();
+        if t.status == pb::TournamentStatus::Finished {
+            seal.open();
+        }
         TournamentCell {
             state: Mutex::new(t),
             version: watch::Sender::new(0),
             new_tokens: Default::default(),
+            seal,
         }
+    }
+
+    /// The ids of its booked games.
+    pub(crate) fn game_ids(&self) -> Vec<String> {
+        self.state.lock().expect("lock").games.iter().map(|g| g.game_id.clone()).collect()
     }
 
     pub(crate) fn bump(&self) {

@@ -633,3 +633,66 @@ async fn a_tournament_through_the_proxy_completes_while_its_server_is_killed_thr
         seen.len()
     );
 }
+
+/// Issue 36, item 1, across servers: a finished game of a tournament that another server
+/// holds (and drives) is read back by this one from PostgreSQL; it asks the store whether the
+/// tournament is over, and keeps the game sealed while it is not: no record, no deck.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournament_game_read_on_another_server_stays_sealed() {
+    let Some(pg) = gin_server::storage::pg_cluster::for_test() else { return };
+    let db = PathBuf::from(pg.create_database("sealed").unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let a = Proc::start_in_cluster(&db, &dir.path().join("a.log"), &[]).await;
+    let b = Proc::start_in_cluster(&db, &dir.path().join("b.log"), &[]).await;
+    let ch = a.channel().await;
+    let spec = pb::TournamentSpec {
+        entrants: 2,
+        games_per_pairing: 2,
+        duplicate: true,
+        clock: Some(pb::TurnClock { turn_millis: 100, policy: pb::ClockPolicy::AutoPlay as i32 }),
+        ..Default::default()
+    };
+    let tid = create_tournament(&ch, spec).await;
+    let mut streams = enter_tournament(&ch, &tid, &["a", "b"]).await;
+    let (game, token) = loop {
+        match streams[0].message().await.unwrap().unwrap().kind {
+            Some(pb::join_tournament_response::Kind::Assignment(a)) => break (a.game_id, a.seat_token),
+            _ => continue,
+        }
+    };
+    // A hand ends (the clock plays), then the game is resigned: over, its pair's other game
+    // still to play.
+    let mut ga = GameServiceClient::new(ch.clone());
+    let mut live = watch(&mut ga, &game, "", 0).await;
+    loop {
+        let m =
+            tokio::time::timeout(Duration::from_secs(60), live.message()).await.unwrap().unwrap().unwrap();
+        if event(&m).is_some_and(|e| matches!(e.kind, Some(pb::game_event::Kind::HandEnded(_)))) {
+            break;
+        }
+    }
+    for _ in 0..200 {
+        let seq = get_game(&mut ga, &game, &token).await.seq;
+        let r =
+            ga.resign(authed(pb::ResignRequest { game_id: game.clone(), expected_seq: seq }, &token)).await;
+        match r {
+            Err(e) if e.code() == Code::Aborted => continue,
+            r => {
+                r.unwrap();
+                break;
+            }
+        }
+    }
+    let mut gb = GameServiceClient::new(b.channel().await);
+    for gc in [&mut gb, &mut ga] {
+        let e = gc.get_record(pb::GetRecordRequest { game_id: game.clone() }).await.unwrap_err();
+        assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}\n{}", b.logs());
+        let snap = get_game(gc, &game, "").await;
+        assert!(snap.result.is_some() && !snap.hands.is_empty());
+        for h in &snap.hands {
+            let r = h.reveal.as_ref().unwrap();
+            assert!(r.deck.is_empty() && r.salt.is_empty() && r.commitment.len() == 32, "{r:?}");
+        }
+    }
+    drop(streams);
+}

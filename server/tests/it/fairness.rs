@@ -200,6 +200,7 @@ async fn a_game_left_before_anyone_joined_is_over_for_good() {
     let snap = get_game(&mut gc, &g, "").await;
     let result = snap.result.clone().expect("over");
     assert_eq!(result.reason, pb::GameEndReason::Cancelled as i32, "{result:?}");
+    assert_eq!(snap.phase, pb::Phase::GameOver as i32, "a cancelled game says it is over");
     assert_eq!(result.winner, None, "nobody wins a game nobody played");
     assert_eq!(result.loser_by_default, None);
     assert!(list(&mut lobby).await.is_empty(), "a finished game is not open");
@@ -422,6 +423,7 @@ async fn games_nobody_plays_expire() {
     };
     assert_eq!(cancelled.reason, pb::GameEndReason::Cancelled as i32, "{cancelled:?}");
     assert_eq!(cancelled.winner, None);
+    assert_eq!(get_game(&mut gc, &nobody, "").await.phase, pb::Phase::GameOver as i32);
     assert!(list(&mut lobby).await.is_empty(), "a cancelled game is not open");
     assert_eq!(abandoned.reason, pb::GameEndReason::Abandoned as i32, "{abandoned:?}");
     assert_eq!(abandoned.loser_by_default, Some(to_act));
@@ -499,5 +501,311 @@ async fn refusals_name_the_real_problem() {
     let e = gc.draw(authed(draw, &actor.token)).await.unwrap_err();
     assert!(e.message().contains("first turn"), "{e:?}");
     assert_eq!(get_game(&mut gc, &game, "").await.seq, snap.seq, "nothing applied");
+    server.stop().await;
+}
+
+/// Resigns `token`'s seat of `game` (a clock may move first: asked again), unless it is over.
+async fn resign(gc: &mut Games, game: &str, token: &str) {
+    for _ in 0..200 {
+        let seq = get_game(gc, game, token).await.seq;
+        let r = gc.resign(authed(pb::ResignRequest { game_id: game.into(), expected_seq: seq }, token));
+        match r.await {
+            Ok(_) => return,
+            Err(e) if e.code() == Code::Aborted => continue, // the clock moved first
+            Err(e) if e.code() == Code::FailedPrecondition => return, // over already
+            Err(e) => panic!("resign: {e:?}"),
+        }
+    }
+    panic!("{game}: never resigned");
+}
+
+/// The reveals of every hand ended that `snap` and `events` carry: (deck, salt, commitment)
+/// lengths.
+fn reveals(snap: Option<&pb::GameSnapshot>, events: &[pb::WatchGameResponse]) -> Vec<(usize, usize, usize)> {
+    use pb::game_event::Kind as K;
+    let of = |r: &Option<pb::DealReveal>| {
+        let r = r.as_ref().expect("a hand's result carries its reveal");
+        (r.deck.len(), r.salt.len(), r.commitment.len())
+    };
+    let mut v = Vec::new();
+    if let Some(s) = snap {
+        v.extend(s.hands.iter().map(|h| of(&h.reveal)));
+        v.extend(s.table_hands.iter().map(|h| of(&h.reveal)));
+    }
+    for e in events.iter().filter_map(event) {
+        match &e.kind {
+            Some(K::HandEnded(h)) => v.push(of(&h.result.as_ref().unwrap().reveal)),
+            Some(K::TableHandEnded(h)) => v.push(of(&h.result.as_ref().unwrap().reveal)),
+            _ => {}
+        }
+    }
+    v
+}
+
+/// Issue 36, item 1: a duplicate tournament's games share their deals (a pair, or a pass over
+/// a table's seatings), and every deal seed derives from the tournament's seed: no game of it
+/// gives its seed or a dealt deck away before the tournament is over. Its record is refused,
+/// its hands' reveals (in the stream, in snapshots, live or read again) carry the commitment
+/// only; once the tournament is over, every record and reveal is there and checks out. At
+/// two-player gin and at three-player gin (4 entrants, 3 games per table, 4 at once), each
+/// game played by its clock until a hand ended, then resigned.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournaments_deals_stay_secret_until_it_is_over() {
+    use pb::game_event::Kind as K;
+    // (format, players, entrants, games per pairing, games per deal)
+    for (format, players, entrants, per_pairing, per_deal) in [("", 0, 2, 4, 2), ("three-player", 3, 4, 3, 3)]
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let server = TestServer::start_with(config(&dir.path().join("sealed.db"))).await;
+        let ch = server.channel().await;
+        let mut gc = Games::new(ch.clone());
+        let tours = Tours::new(ch.clone());
+        let spec = pb::TournamentSpec {
+            entrants,
+            games_per_pairing: per_pairing,
+            duplicate: true,
+            parallel: 4,
+            game_format: format.into(),
+            players,
+            clock: Some(pb::TurnClock { turn_millis: 100, policy: pb::ClockPolicy::AutoPlay as i32 }),
+            ..Default::default()
+        };
+        let tid = create_tournament(&ch, spec).await;
+        let names: Vec<String> = (0..entrants).map(|i| format!("e{i}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(String, String)>();
+        for mut s in enter_tournament(&ch, &tid, &names).await {
+            let tx = tx.clone();
+            tokio::spawn(async move {
+                while let Ok(Some(m)) = s.message().await {
+                    if let Some(pb::join_tournament_response::Kind::Assignment(a)) = m.kind {
+                        let _ = tx.send((a.game_id, a.seat_token));
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let status = |mut t: Tours, tid: String| async move {
+            let st = t.get_tournament(pb::GetTournamentRequest { tournament_id: tid }).await.unwrap();
+            st.into_inner().state.unwrap()
+        };
+        let total = status(tours.clone(), tid.clone()).await.games_total as usize;
+        let mut seen = std::collections::HashSet::new();
+        let (mut checked, mut refused) = (0, 0);
+        while seen.len() < total {
+            let (game, token) = tokio::time::timeout(Duration::from_secs(60), rx.recv())
+                .await
+                .expect("assignments keep coming")
+                .expect("the entrants' streams are open");
+            if !seen.insert(game.clone()) {
+                continue;
+            }
+            // Watch it until a hand ended (the clock plays), then resign it.
+            let mut live = watch(&mut gc, &game, "", 0).await;
+            let mut events = Vec::new();
+            let end = tokio::time::Instant::now() + Duration::from_secs(60);
+            loop {
+                let m = tokio::time::timeout_at(end, live.message()).await.expect("a hand ends").unwrap();
+                let Some(m) = m else { break };
+                let done = event(&m).is_some_and(|e| {
+                    matches!(e.kind, Some(K::HandEnded(_) | K::TableHandEnded(_) | K::GameOver(_)))
+                });
+                events.push(m);
+                if done {
+                    break;
+                }
+            }
+            resign(&mut gc, &game, &token).await;
+            // Over: read by anyone, while the tournament is not.
+            let record = gc.get_record(pb::GetRecordRequest { game_id: game.clone() }).await;
+            let snap = get_game(&mut gc, &game, "").await;
+            assert!(snap.result.is_some(), "{game}: resigned");
+            let (again, _) = drain(&mut watch(&mut gc, &game, "", 1).await, Duration::from_secs(10)).await;
+            // Item 8: its seats are entrants', not house bots.
+            assert!(snap.seats.iter().all(|s| s.taken && s.entrant && !s.bot), "{:?}", snap.seats);
+            let joined = again.iter().filter_map(event).filter_map(|e| match &e.kind {
+                Some(K::PlayerJoined(j)) => Some((j.bot, j.entrant)),
+                _ => None,
+            });
+            assert_eq!(joined.collect::<Vec<_>>(), vec![(false, true); snap.seats.len() - 1], "{game}");
+            let shown = reveals(Some(&snap), &events).into_iter().chain(reveals(None, &again));
+            let shown: Vec<_> = shown.collect();
+            assert!(!shown.is_empty(), "{game}: a hand ended");
+            let over =
+                status(tours.clone(), tid.clone()).await.status == pb::TournamentStatus::Finished as i32;
+            if over {
+                continue; // the last games may end it: then everything may be shown
+            }
+            checked += 1;
+            match record {
+                Err(e) => {
+                    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+                    assert!(e.message().contains("tournament is over"), "{e:?}");
+                    refused += 1;
+                }
+                Ok(r) => {
+                    let r = r.into_inner();
+                    panic!(
+                        "{game}: the record of a game of a tournament in play was given: {}",
+                        r.record_text
+                    )
+                }
+            }
+            for (deck, salt, commitment) in shown {
+                assert_eq!((deck, salt, commitment), (0, 0, 32), "{game}: a deck shown before the end");
+            }
+        }
+        assert!(checked >= total / 2 && refused == checked, "{checked} of {total} games checked in play");
+        // Over: every record, its seed, and every reveal, checked against the deal.
+        let end = tokio::time::Instant::now() + Duration::from_secs(30);
+        let st = loop {
+            let st = status(tours.clone(), tid.clone()).await;
+            if st.status == pb::TournamentStatus::Finished as i32 {
+                break st;
+            }
+            assert!(tokio::time::Instant::now() < end, "the tournament did not end");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        let mut deals = std::collections::HashMap::<u64, usize>::new();
+        for g in &st.games {
+            *deals.entry(g.deal_seed).or_default() += 1;
+            let rec = gc.get_record(pb::GetRecordRequest { game_id: g.game_id.clone() }).await.unwrap();
+            let rec = rec.into_inner();
+            let seed = format!("seed {}", g.deal_seed);
+            assert!(rec.record_text.lines().any(|l| l == seed), "{seed}: {}", rec.record_text);
+            assert!(!rec.reveals.is_empty());
+            for (n, r) in rec.reveals.iter().enumerate() {
+                let deck: engine::Deck = r.deck.join(" ").parse().unwrap();
+                assert_eq!(deck, engine::Deck::shuffled(g.deal_seed, n as u64), "{} hand {n}", g.game_id);
+                assert!(engine::verify_deal(&deck, &r.salt, &r.commitment));
+            }
+            let snap = get_game(&mut gc, &g.game_id, "").await;
+            assert!(reveals(Some(&snap), &[]).iter().all(|&(d, s, _)| d == 52 && s > 0), "{}", g.game_id);
+        }
+        assert!(deals.values().all(|&n| n == per_deal), "{deals:?}: each deal shared");
+        server.stop().await;
+    }
+}
+
+/// Issue 36, item 2: a game under an auto-play clock that every seat has left ends. The clock
+/// plays each absent seat's turns (and knocks when its move can: hands end scored), but its
+/// moves are not the seat's own, nor are a house bot's: a game in which no seat acted itself
+/// for the idle limit is abandoned by its seat to act, never by the house's bot. Two-player
+/// gin (two people gone), three-player gin (two people gone, a house bot playing on), and
+/// two-player gin against the house bot; each ends `ABANDONED`, its phase over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_its_clock_plays_for_absent_seats_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = gin_server::Config {
+        idle_game_ttl: Duration::from_millis(1500),
+        ..config(&dir.path().join("clocked.db"))
+    };
+    let server = TestServer::start_with(cfg).await;
+    let ch = server.channel().await;
+    let mut lobby = Lobby::new(ch.clone());
+    let mut gc = Games::new(ch.clone());
+    let clock = Some(pb::TurnClock { turn_millis: 100, policy: pb::ClockPolicy::AutoPlay as i32 });
+    let create =
+        |req: pb::CreateGameRequest| pb::CreateGameRequest { clock, join: true, name: "gone".into(), ..req };
+    let two = lobby.create_game(create(Default::default())).await.unwrap().into_inner();
+    lobby.join_game(join_req(&two.game_id, "gone too", false)).await.unwrap();
+    let three = pb::CreateGameRequest {
+        format: "three-player".into(),
+        house_bot: "simple".into(),
+        house_bots: 1,
+        ..Default::default()
+    };
+    let three = lobby.create_game(create(three)).await.unwrap().into_inner();
+    lobby.join_game(join_req(&three.game_id, "gone too", false)).await.unwrap();
+    let bot = pb::CreateGameRequest { house_bot: "simple".into(), ..Default::default() };
+    let bot = lobby.create_game(create(bot)).await.unwrap().into_inner();
+
+    let games = [(&two, None), (&three, Some(2)), (&bot, Some(1))];
+    let end = tokio::time::Instant::now() + Duration::from_secs(15);
+    for (g, house_seat) in games {
+        let snap = loop {
+            let snap = get_game(&mut gc, &g.game_id, "").await;
+            if snap.result.is_some() {
+                break snap;
+            }
+            assert!(tokio::time::Instant::now() < end, "{}: still in play at seq {}", g.game_id, snap.seq);
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        let r = snap.result.clone().unwrap();
+        assert_eq!(r.reason, pb::GameEndReason::Abandoned as i32, "{r:?}");
+        assert_eq!(snap.phase, pb::Phase::GameOver as i32);
+        let loser = r.loser_by_default.expect("a seat abandoned it");
+        assert_ne!(Some(loser), house_seat, "the house's bot never abandons: {r:?}");
+        assert!(snap.seats.iter().all(|s| s.taken));
+        assert_eq!(snap.seats.iter().filter(|s| s.bot).count(), usize::from(house_seat.is_some()));
+        assert!(snap.seats.iter().all(|s| !s.entrant), "no tournament here: {:?}", snap.seats);
+        // The clock did play for the absent seats before the limit.
+        let (events, _) = drain(&mut watch(&mut gc, &g.game_id, "", 1).await, Duration::from_secs(5)).await;
+        let expired = events
+            .iter()
+            .filter_map(event)
+            .filter(|e| matches!(e.kind, Some(pb::game_event::Kind::ClockExpired(_))));
+        assert!(expired.count() >= 3, "{}: the clock played", g.game_id);
+    }
+    server.stop().await;
+}
+
+/// Issue 36, item 1, from the store: a finished game of a tournament not over stays sealed
+/// when it is read back (left memory) and after a restart (the tournament reads its games
+/// back and seals them again).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournament_game_read_back_or_restarted_stays_sealed() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = gin_server::Config { keep_finished: Duration::ZERO, ..config(&dir.path().join("restart.db")) };
+    let server = TestServer::start_with(cfg.clone()).await;
+    let ch = server.channel().await;
+    let mut gc = Games::new(ch.clone());
+    let spec = pb::TournamentSpec {
+        entrants: 2,
+        games_per_pairing: 2,
+        duplicate: true,
+        parallel: 2,
+        clock: Some(pb::TurnClock { turn_millis: 100, policy: pb::ClockPolicy::AutoPlay as i32 }),
+        ..Default::default()
+    };
+    let tid = create_tournament(&ch, spec).await;
+    let mut streams = enter_tournament(&ch, &tid, &["a", "b"]).await;
+    // The first game (its pair's second waits for it): its first hand, then resigned.
+    let (game, token) = loop {
+        match streams[0].message().await.unwrap().unwrap().kind {
+            Some(pb::join_tournament_response::Kind::Assignment(a)) => break (a.game_id, a.seat_token),
+            _ => continue,
+        }
+    };
+    let mut live = watch(&mut gc, &game, "", 0).await;
+    loop {
+        let m =
+            tokio::time::timeout(Duration::from_secs(60), live.message()).await.unwrap().unwrap().unwrap();
+        if event(&m).is_some_and(|e| matches!(e.kind, Some(pb::game_event::Kind::HandEnded(_)))) {
+            break;
+        }
+    }
+    resign(&mut gc, &game, &token).await;
+    let sealed = |mut gc: Games, game: String| async move {
+        let e = gc.get_record(pb::GetRecordRequest { game_id: game.clone() }).await.unwrap_err();
+        assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+        let snap = get_game(&mut gc, &game, "").await;
+        assert!(snap.result.is_some());
+        let (again, _) = drain(&mut watch(&mut gc, &game, "", 1).await, Duration::from_secs(10)).await;
+        let shown = reveals(Some(&snap), &again);
+        assert!(!shown.is_empty() && shown.iter().all(|&r| r == (0, 0, 32)), "{shown:?}");
+    };
+    sealed(gc.clone(), game.clone()).await;
+    // Out of memory (kept 0 s: evicted within a second), read back from the database.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    sealed(gc.clone(), game.clone()).await;
+    // After a restart: the tournament (its entrants gone) is not over.
+    drop(streams);
+    server.stop().await;
+    let server = TestServer::start_with(cfg).await;
+    let gc = Games::new(server.channel().await);
+    sealed(gc.clone(), game.clone()).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    sealed(gc, game).await;
     server.stop().await;
 }
