@@ -69,6 +69,14 @@ async fn the_page_is_served_on_the_grpc_port() {
         assert_eq!(body, std::fs::read(dist.join(file)).unwrap(), "{path}");
         assert_eq!(header(&headers, "content-length"), Some(body.len().to_string().as_str()));
     }
+    // The icon, at the address the page names and at the one browsers ask for unprompted.
+    for path in ["/favicon.svg", "/favicon.ico"] {
+        let (status, headers, body) =
+            tokio::task::spawn_blocking(move || get(addr, "GET", path, "")).await.unwrap();
+        assert_eq!(status, 200, "{path}");
+        assert_eq!(header(&headers, "content-type"), Some("image/svg+xml"), "{path}");
+        assert_eq!(body, std::fs::read(dist.join("favicon.svg")).unwrap(), "{path}");
+    }
     // Revalidation: the same ETag is 304 with no body; another is the file.
     let inm = format!("If-None-Match: {etag}\r\n");
     let (status, _, body) = tokio::task::spawn_blocking(move || get(addr, "GET", "/", &inm)).await.unwrap();
@@ -105,6 +113,48 @@ async fn the_page_is_served_on_the_grpc_port() {
     // gRPC goes on answering on the same port.
     let games = LobbyServiceClient::new(ch).list_games(pb::ListGamesRequest::default()).await.unwrap();
     assert!(games.into_inner().games.is_empty());
+    server.stop().await;
+}
+
+/// The page's files count against the caller's address under the server's rate limit, the
+/// same budget as its calls without a seat token: over it, 429 with when to come back (and a
+/// gRPC call from that address is refused too); after that wait, the page is served again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn page_requests_are_under_the_rate_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    // One request a second, a burst of two: a refill every second, far longer than a request.
+    let cfg =
+        gin_server::Config { db: dir.path().join("g.db"), rate_per_sec: 1, ..gin_server::Config::default() };
+    let server = TestServer::start_with(cfg).await;
+    let addr = server.addr;
+    let ch = server.channel().await;
+    let fetch = move |path: &'static str| tokio::task::spawn_blocking(move || get(addr, "GET", path, ""));
+    let start = std::time::Instant::now();
+    let mut served = 0;
+    let refused = loop {
+        let (status, headers, body) = fetch("/app.css").await.unwrap();
+        if status != 200 {
+            break (status, headers, body);
+        }
+        served += 1;
+        assert!(served < 20, "20 page requests in a row served at 1 request/s");
+    };
+    // The burst (two), and at most one more per second gone by.
+    assert!(served >= 2 && served <= 2 + start.elapsed().as_secs() as usize + 1, "{served} served");
+    let (status, headers, body) = refused;
+    assert_eq!(status, 429);
+    let ms: u64 = header(&headers, "retry-after-ms").expect("retry-after-ms").parse().unwrap();
+    assert!((1..=1001).contains(&ms), "{ms}");
+    assert_eq!(header(&headers, "retry-after"), Some("1"));
+    assert!(String::from_utf8_lossy(&body).contains("rate limit"));
+    // The same address's calls share the budget.
+    let call = LobbyServiceClient::new(ch.clone()).list_games(pb::ListGamesRequest::default()).await;
+    assert_eq!(call.unwrap_err().code(), tonic::Code::ResourceExhausted);
+    // Once the wait is over, the page again.
+    tokio::time::sleep(Duration::from_millis(ms + 50)).await;
+    let (status, _, body) = fetch("/").await.unwrap();
+    assert_eq!(status, 200);
+    assert!(String::from_utf8_lossy(&body).contains("/app.js"));
     server.stop().await;
 }
 
