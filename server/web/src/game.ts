@@ -660,7 +660,7 @@ export class GameView {
       const knocks = legal.filter((a) => a.kind === ActionKind.KNOCK);
       buttons.push(h("span", { class: "hint" }, knocks.length
         ? `Pick a card to discard; you may knock discarding ${faces(knocks.map((k) => k.card))}`
-        : "Pick a card to discard (click it twice, or drag it onto the pile)"));
+        : "Pick a card to discard (press it twice, or drag it onto the pile)"));
     }
     return h("section", { class: "actions", "aria-label": "your moves" }, buttons,
       h("button", { type: "button", id: "resign", class: "quiet", disabled: this.busy, onclick: () => void confirmDialog("Resign this game?", "Resign").then((yes) => {
@@ -716,15 +716,15 @@ export class GameView {
       return h("section", { class: "score-sheet" },
         h("table", { "aria-label": "score sheet" },
           h("caption", {}, `Score sheet (target ${s.rules?.target ?? ""})`),
-          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "hand"), h("th", { scope: "col" }, "end"), h("th", { scope: "col" }, "points"), seats.map((x) => h("th", { scope: "col" }, this.name(x))))),
+          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "hand"), h("th", { scope: "col" }, "end"), h("th", { scope: "col" }, "points"), seats.map((x) => h("th", { scope: "col", class: x === s.viewerSeat ? "mine" : undefined }, this.name(x))))),
           h("tbody", {}, s.hands.map((r) => h("tr", {},
             h("td", {}, String(r.handNumber + 1)),
             h("td", {}, END_WORDS[r.end] ?? ""),
             h("td", {}, r.winner !== undefined ? `${r.points} to ${this.name(r.winner)}` : "–"),
-            seats.map((x) => h("td", {}, String(r.scores[x] ?? "")))))),
+            seats.map((x) => h("td", { class: x === s.viewerSeat ? "mine" : undefined }, String(r.scores[x] ?? "")))))),
           h("tfoot", {}, h("tr", {},
             h("th", { scope: "row", colspan: 3 }, s.result ? "final, with bonuses" : "score"),
-            seats.map((x) => h("td", {}, String((s.result ? s.result.totals : s.scores)[x] ?? "")))))));
+            seats.map((x) => h("td", { class: x === s.viewerSeat ? "mine" : undefined }, String((s.result ? s.result.totals : s.scores)[x] ?? "")))))));
     }
     if (s.tableHands.length > 0 || s.totals.length > 0) {
       const teams = s.teamTotals.length > 0;

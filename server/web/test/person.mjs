@@ -112,7 +112,7 @@ try {
         // Take the pile's card (a tap on it), then press it: refused, and the page says why.
         await page.tap("#pile");
         await settled(page, before);
-        const taken = await page.$eval("section.hand .card.taken", (e) => e.id);
+        const taken = await page.$eval("section.hand .card[aria-label*='taken from the pile']", (e) => e.id);
         await page.tap(`#${taken}`);
         await page.waitForSelector("#message.refusal");
         const why = await page.$eval("#message.refusal", (e) => e.textContent);
