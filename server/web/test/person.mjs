@@ -9,7 +9,7 @@
 //      table, on screen, until the player continues;
 //   2. at a desktop (1280x800), a game of gin for three to six at one table (GIN7_ID, the seat
 //      SEAT with TOKEN, made by the caller with two house bots and a short end) played by
-//      clicks to its end: the final score names each player, best first, with its net and
+//      clicks to its end (the hand's order changed with the `o` key on the way): the final score names each player, best first, with its net and
 //      what the net is; the score sheet shows points won, penalties and places.
 // Every page load asks for nothing the server lacks (no 404, no error in the console).
 // Usage: node test/person.mjs URL SCREENSHOT_DIR GIN7_ID SEAT TOKEN
@@ -223,6 +223,7 @@ try {
   await desk.waitForSelector("#status");
   const dstatus = () => desk.$eval("#status", (e) => e.textContent ?? "");
   let holds = 0;
+  let keyed = false;
   const deskDeadline = Date.now() + 240_000;
   for (;;) {
     if (Date.now() > deskDeadline) fail(`the gin-7 game did not end in 4 minutes: ${await dstatus()}`);
@@ -239,6 +240,16 @@ try {
     if (!now.startsWith("Your turn")) {
       await desk.waitForFunction((b) => document.querySelector("#status")?.textContent !== b || !!document.querySelector("#continue"), POLL, now);
       continue;
+    }
+    if (!keyed) {
+      // The terminal's `o`: the hand's order from the keyboard, round to where it was.
+      keyed = true;
+      const orders = [];
+      for (let i = 0; i < 3; i++) {
+        await desk.keyboard.press("o");
+        orders.push(await desk.$eval("#sort", (e) => e.dataset.sort));
+      }
+      if (orders.join(" ") !== "suit rank melds") fail(`o ordered the hand ${orders.join(", ")}`);
     }
     const before = await desk.$eval("#app", (e) => e.dataset.seq);
     if (await desk.$("#draw-stock")) {
