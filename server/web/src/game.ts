@@ -431,6 +431,8 @@ export class GameView {
       h("button", { type: "button", class: "primary", id: "continue", onclick: () => {
         this.held = false;
         this.render();
+        // The keyboard goes on from the top of the game (not from a move's button).
+        this.root.focus({ preventScroll: true });
         document.getElementById("status")?.scrollIntoView({ block: "nearest" });
       } }, `Continue to hand ${s.handNumber + 1}`));
   }
