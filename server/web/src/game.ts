@@ -93,6 +93,8 @@ export class GameView {
   /** The last hand's result is shown in place of the table until the viewer continues. */
   private held = false;
   private focusContinue = false;
+  /** What the held result's view shows that may change (redrawn only when it does). */
+  private heldKey = "";
   /** The order of the hand (`o` or the Order button, as the terminal's `o`). */
   private sort: Sort = loadSort();
   /** The melds the server last found in the viewer's hand (TurnInfo.best), and its hand. */
@@ -398,6 +400,11 @@ export class GameView {
     // For tests and tools: the seq drawn, and whether a move is in flight.
     this.root.dataset.seq = String(s.seq);
     this.root.dataset.busy = this.busy ? "1" : "";
+    // While a result is held, the others' moves in the next hand change nothing shown: no
+    // redraw, which would replace the Continue button under the player's pointer.
+    const heldKey = this.held ? `${s.hands.length + s.tableHands.length}|${this.myTurn()}|${this.connection}|${this.message}|${this.busy}` : "";
+    if (heldKey && heldKey === this.heldKey && !this.focusContinue && this.root.querySelector("#continue")) return;
+    this.heldKey = heldKey;
     const focused = document.activeElement instanceof HTMLElement ? document.activeElement.id : "";
     const shown = this.root.querySelector("#message")?.textContent ?? "";
     const over = s.phase === Phase.GAME_OVER;

@@ -80,9 +80,8 @@ try {
       // A hand's result, held in place of the table until the player continues.
       if (await page.$("section.table")) fail("the table is shown with the hand's result");
       if (held === 0) await shot(page, "hand-over");
-      held += 1;
-      await page.click("#continue");
-      await page.waitForFunction(() => !document.querySelector("#continue"), POLL);
+      // (Redrawn under the click: seen again above.)
+      if (await page.click("#continue").then(() => true, () => false)) held += 1;
       continue;
     }
     const now = await status();
@@ -313,8 +312,7 @@ try {
   for (;;) {
     if (Date.now() > rummyDeadline) fail(`the rummy game did not end in 4 minutes (status: ${await status()})`);
     if (await page.$("#continue")) {
-      await page.click("#continue");
-      await page.waitForFunction(() => !document.querySelector("#continue"), POLL);
+      await page.click("#continue").catch(() => {}); // redrawn under the click: seen again above
       continue;
     }
     const now = await status();

@@ -24,11 +24,11 @@ if (!url || !shots || !gin7 || !gin7Seat || !gin7Token) {
 mkdirSync(shots, { recursive: true });
 const shot = (p, name) => chromeShot(p, shots, name);
 
-/** Whether `sel` lies wholly within the viewport as it is scrolled now. */
-const onScreen = (p, sel) => p.$eval(sel, (e) => {
-  const r = e.getBoundingClientRect();
-  return r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth && r.height > 0;
-});
+/** Whether `sel` comes to lie wholly within the viewport, as it is scrolled, within 3 s. */
+const onScreen = (p, sel) => p.waitForFunction((s) => {
+  const r = document.querySelector(s)?.getBoundingClientRect();
+  return !!r && r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth && r.height > 0;
+}, { ...POLL, timeout: 3000 }, sel).then(() => true, () => false);
 
 /** The page's errors and the requests it made that failed (a 404 for an icon included). */
 function watchErrors(p, errors) {
@@ -87,8 +87,8 @@ try {
       await new Promise((r) => setTimeout(r, 2000));
       if (!(await page.$("#continue")) || (await page.$("section.table"))) fail("the hand's result went by without the player");
       if ((await page.$eval("#last-hand h3", (e) => e.textContent)) !== title) fail("the result shown changed");
-      await page.tap("#continue");
-      await page.waitForSelector("section.table");
+      await page.tap("#continue").catch(() => page.tap("#continue")); // once more if redrawn under the finger
+      await page.waitForSelector("section.table", { timeout: 5000 });
       if (await page.$("#hand-over")) fail("the result stayed after Continue");
       done.held = true;
       console.log(`held the result until continued: ${title}`);
@@ -230,9 +230,8 @@ try {
     if (await desk.$("#continue")) {
       if (!(await onScreen(desk, "#continue"))) fail("desktop: the Continue button is off the screen");
       if (holds === 0) await shot(desk, "hand-over-desktop");
-      holds += 1;
-      await desk.click("#continue");
-      await desk.waitForFunction(() => !document.querySelector("#continue"), POLL);
+      // (Redrawn under the click: seen again above.)
+      if (await desk.click("#continue").then(() => true, () => false)) holds += 1;
       continue;
     }
     const now = await dstatus();
