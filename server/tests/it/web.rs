@@ -367,8 +367,9 @@ async fn a_browser_plays_a_whole_game_by_clicks_while_another_watches() {
 
 /// The page as a person plays it (`server/web/test/person.mjs`): on a phone by touch, the
 /// result of a hand held until Continue, a refused discard's reason on the screen, the hand's
-/// order, a drag by touch, a discard answered UNAVAILABLE sent again; at a desktop, gin for
-/// three at one table to its end, its totals named and explained. Nothing the page asks for
+/// order, a drag by touch, a discard answered UNAVAILABLE sent again; at a desktop, the game's
+/// stream answered UNAVAILABLE and opened again, gin for three at one table to its end, its
+/// totals named and explained. Nothing the page asks for
 /// is missing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_plays_on_a_phone_by_touch_and_at_a_desktop() {
@@ -404,6 +405,7 @@ async fn a_person_plays_on_a_phone_by_touch_and_at_a_desktop() {
         "was just taken from the pile: discard another card",
         "by dragging it onto the pile with a finger",
         "a discard answered UNAVAILABLE was sent again and played",
+        "the game's stream, answered UNAVAILABLE, was opened again",
         "held the result until continued",
         "(net: points won minus penalties; the highest wins)",
     ] {

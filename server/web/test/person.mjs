@@ -9,7 +9,8 @@
 //      table, on screen, until the player continues;
 //   2. at a desktop (1280x800), a game of gin for three to six at one table (GIN7_ID, the seat
 //      SEAT with TOKEN, made by the caller with two house bots and a short end) played by
-//      clicks to its end (the hand's order changed with the `o` key on the way): the final score names each player, best first, with its net and
+//      clicks to its end (its stream first answered UNAVAILABLE and opened again; the hand's
+//      order changed with the `o` key on the way): the final score names each player, best first, with its net and
 //      what the net is; the score sheet shows points won, penalties and places.
 // Every page load asks for nothing the server lacks (no 404, no error in the console).
 // Usage: node test/person.mjs URL SCREENSHOT_DIR GIN7_ID SEAT TOKEN
@@ -219,7 +220,25 @@ try {
     all[id] = { seat, token };
     localStorage.setItem("gin.seats", JSON.stringify(all));
   }, gin7, Number(gin7Seat), gin7Token);
+  // The game's stream first answered UNAVAILABLE (as by a server whose game moved): the page
+  // opens it again, and plays on.
+  const watches = [];
+  await desk.setRequestInterception(true);
+  const unavailable = (req) => {
+    if (!req.url().endsWith("/gin.v1.GameService/WatchGame")) return void req.continue();
+    watches.push(req.postData() ?? "");
+    if (watches.length === 1) {
+      return void req.respond({ status: 200, headers: { "content-type": "application/grpc-web+proto", "grpc-status": "14", "grpc-message": "the game moved to another server" }, body: "" });
+    }
+    req.continue();
+  };
+  desk.on("request", unavailable);
   await desk.goto(`${url}#/play/${gin7}`, { waitUntil: "load" });
+  await desk.waitForFunction(() => !!document.querySelector("section.hand .card") && !document.querySelector(".connection"), POLL);
+  desk.off("request", unavailable);
+  await desk.setRequestInterception(false);
+  if (watches.length < 2) fail(`the stream was opened ${watches.length} times`);
+  console.log(`the game's stream, answered UNAVAILABLE, was opened again (${watches.length} times in all)`);
   await desk.waitForSelector("#status");
   const dstatus = () => desk.$eval("#status", (e) => e.textContent ?? "");
   let holds = 0;
