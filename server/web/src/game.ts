@@ -593,6 +593,7 @@ export class GameView {
     if (s.hand.length === 0) return null;
     const legal = this.legal();
     const best = s.turn?.best;
+    const toDiscard = legal.some((a) => a.kind === ActionKind.DISCARD || a.kind === ActionKind.KNOCK);
     const cardOf = (c: string) => {
       const canDiscard = legal.some((a) => a.kind === ActionKind.DISCARD && a.card === c);
       const taken = c === s.takenFromPile;
@@ -604,7 +605,8 @@ export class GameView {
       el.id = `card-${c}`;
       if (taken) el.classList.add("taken");
       if (c === s.turn?.bestDiscard) el.dataset.suggested = "true";
-      if (canDiscard && !this.busy) this.draggable(el, c);
+      // Any card may be dragged when a discard is due: one that may not go says why.
+      if (toDiscard && !this.busy) this.draggable(el, c);
       return el;
     };
     // Melds first, each a group (the server's arrangement, the last it gave, of the cards

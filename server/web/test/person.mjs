@@ -2,8 +2,8 @@
 //   1. on a phone (390x844, touch only: every press a tap, the drag a touch drag), a game
 //      against the `random` house bot, until a hand has ended and the next has been played
 //      a little: the player's seat is marked; the hand's order is changed (melds first, by
-//      suit, by rank); taking the pile's card and then pressing it says why it may not be
-//      discarded, visibly, where the player looks; a card is dragged onto the pile by touch;
+//      suit, by rank); taking the pile's card and then dragging it onto the pile, or pressing
+//      it, says why it may not be discarded, visibly, where the player looks; a card is dragged onto the pile by touch;
 //      one discard answered UNAVAILABLE (as by a server whose game moved) is sent again, with
 //      the same expected seq, and played once; the hand's result is held in place of the
 //      table, on screen, until the player continues;
@@ -30,6 +30,18 @@ const onScreen = (p, sel) => p.waitForFunction((s) => {
   const r = document.querySelector(s)?.getBoundingClientRect();
   return !!r && r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth && r.height > 0;
 }, { ...POLL, timeout: 3000 }, sel).then(() => true, () => false);
+
+/** Drags `from` onto `to` with a finger (a copy of the card must follow it). */
+async function touchDrag(p, from, to) {
+  const a = await (await p.$(from)).boundingBox();
+  const b = await (await p.$(to)).boundingBox();
+  const [x0, y0] = [a.x + a.width / 2, a.y + a.height / 2];
+  const [x1, y1] = [b.x + b.width / 2, b.y + b.height / 2];
+  await p.touchscreen.touchStart(x0, y0);
+  for (let i = 1; i <= 8; i++) await p.touchscreen.touchMove(x0 + ((x1 - x0) * i) / 8, y0 + ((y1 - y0) * i) / 8);
+  if (!(await p.$(".card.ghost"))) fail("no card follows the finger");
+  await p.touchscreen.touchEnd();
+}
 
 /** The page's errors and the requests it made that failed (a 404 for an icon included). */
 function watchErrors(p, errors) {
@@ -110,19 +122,29 @@ try {
     }
     if (await page.$("#draw-stock")) {
       if (!done.refused && (await page.$("#draw-pile"))) {
-        // Take the pile's card (a tap on it), then press it: refused, and the page says why.
+        // Take the pile's card (a tap on it), then drag it onto the pile, and press it: each
+        // refused, and the page says why, where the player looks.
         await page.tap("#pile");
         await settled(page, before);
         const taken = await page.$eval("section.hand .card[aria-label*='taken from the pile']", (e) => e.id);
+        const refused = async (how) => {
+          await page.waitForSelector("#message.refusal");
+          const why = await page.$eval("#message.refusal", (e) => e.textContent);
+          if (!why.includes("was just taken from the pile: discard another card")) fail(`refusal (${how}): ${why}`);
+          if (!(await onScreen(page, "#message"))) fail(`the refusal (${how}) is off the screen`);
+          if (!(await page.$(`#${taken}`)) || (await page.$(`#${taken}[aria-pressed=true]`))) fail(`the refused card (${how}) left the hand or was selected`);
+          return why;
+        };
+        await touchDrag(page, `#${taken}`, "#pile");
+        await refused("dragged");
+        // Another card pressed: the message goes; the refused card pressed: it comes again.
+        await page.tap("[data-suggested=true]");
+        await page.waitForSelector("#message.refusal", { hidden: true });
         await page.tap(`#${taken}`);
-        await page.waitForSelector("#message.refusal");
-        const why = await page.$eval("#message.refusal", (e) => e.textContent);
-        if (!why.includes("was just taken from the pile: discard another card")) fail(`refusal: ${why}`);
-        if (!(await onScreen(page, "#message"))) fail("the refusal is off the screen");
-        if ((await page.$(`#${taken}[aria-pressed=true]`))) fail("the refused card was selected");
+        const why = await refused("pressed");
         await shot(page, "refused-phone");
         done.refused = true;
-        console.log(`refused on the screen: ${why}`);
+        console.log(`refused on the screen, dragged and pressed: ${why}`);
         continue;
       }
       await page.tap("#draw-stock");
@@ -162,14 +184,7 @@ try {
     }
     if (!done.dragged) {
       // A touch drag onto the pile.
-      const from = await (await page.$(`#${card}`)).boundingBox();
-      const to = await (await page.$("#pile")).boundingBox();
-      const [x0, y0] = [from.x + from.width / 2, from.y + from.height / 2];
-      const [x1, y1] = [to.x + to.width / 2, to.y + to.height / 2];
-      await page.touchscreen.touchStart(x0, y0);
-      for (let i = 1; i <= 8; i++) await page.touchscreen.touchMove(x0 + ((x1 - x0) * i) / 8, y0 + ((y1 - y0) * i) / 8);
-      if (!(await page.$(".card.ghost"))) fail("no card follows the finger");
-      await page.touchscreen.touchEnd();
+      await touchDrag(page, `#${card}`, "#pile");
       await page.waitForFunction((c) => !document.getElementById(c), POLL, card);
       await settled(page, before);
       done.dragged = true;
