@@ -324,9 +324,19 @@ export class GameView {
     el.classList.add("draggable");
     // A touch that dragged is the page's own: no tap or gesture of the browser's after it.
     let lifted = false;
+    /** What is left to do once a drag is over: drop the card, redraw. */
+    let finish: (() => void) | undefined;
+    const settle = () => {
+      const f = finish;
+      finish = undefined;
+      f?.();
+    };
     const consumed = (ev: TouchEvent) => {
       if (lifted && ev.cancelable) ev.preventDefault();
-      if (ev.type === "touchend") lifted = false;
+      if (ev.type === "touchend") {
+        lifted = false;
+        settle();
+      }
     };
     el.addEventListener("touchmove", consumed, { passive: false });
     el.addEventListener("touchend", consumed, { passive: false });
@@ -344,18 +354,21 @@ export class GameView {
         ghost.remove();
         el.classList.remove("lifted");
         document.querySelector(".drop-pile")?.classList.remove("drop-here");
-        this.dragging = false;
         // The click a mouse makes at the end of a drag is not a click on the card.
         el.addEventListener("click", (c) => c.stopImmediatePropagation(), { capture: true, once: true });
         const on = dropped && over(e);
-        // Once the touch sequence is over (its touchend, still to come, goes to this card).
-        setTimeout(() => {
+        finish = () => {
+          this.dragging = false;
           if (on) this.dropOnPile(card);
           if (this.redrawAfterDrag || !on) {
             this.redrawAfterDrag = false;
             this.render();
           }
-        }, 0);
+        };
+        // The card stays on the page until the pointer's events are over: a mouse's click,
+        // a touch's touchend (taken as the page's own above; without it, the browser takes
+        // no tap after the drag), or 0.3 s if none comes.
+        setTimeout(settle, e.pointerType === "touch" ? 300 : 0);
       };
       const move = (e: PointerEvent) => {
         if (e.pointerId !== id) return;
