@@ -607,6 +607,9 @@ export class GameView {
     const legal = this.legal();
     const best = s.turn?.best;
     const toDiscard = legal.some((a) => a.kind === ActionKind.DISCARD || a.kind === ActionKind.KNOCK);
+    // The server's least-deadwood discard, when it may be discarded now (it may be the card
+    // just taken from the pile, which may not).
+    const suggested = legal.some((a) => a.kind === ActionKind.DISCARD && a.card === s.turn?.bestDiscard) ? s.turn?.bestDiscard : undefined;
     const cardOf = (c: string) => {
       const canDiscard = legal.some((a) => a.kind === ActionKind.DISCARD && a.card === c);
       const taken = c === s.takenFromPile;
@@ -617,7 +620,7 @@ export class GameView {
       });
       el.id = `card-${c}`;
       if (taken) el.classList.add("taken");
-      if (c === s.turn?.bestDiscard) el.dataset.suggested = "true";
+      if (c === suggested) el.dataset.suggested = "true";
       // Any card may be dragged when a discard is due: one that may not go says why.
       if (toDiscard && !this.busy) this.draggable(el, c);
       return el;
@@ -636,7 +639,7 @@ export class GameView {
       h("div", { class: "cards" },
         melds.map((m) => h("div", { class: "meld-group", role: "group", "aria-label": `meld ${faces(m)}` }, m.map(cardOf))),
         order.map(cardOf)),
-      best && h("p", { class: "best" }, `Deadwood ${best.deadwoodValue}${best.melds.length ? ` · melds ${best.melds.map((m) => faces(m.cards)).join(" | ")}` : ""}${s.turn?.bestDiscard ? ` · suggested discard ${face(s.turn.bestDiscard)}` : ""}`));
+      best && h("p", { class: "best" }, `Deadwood ${best.deadwoodValue}${best.melds.length ? ` · melds ${best.melds.map((m) => faces(m.cards)).join(" | ")}` : ""}${suggested ? ` · suggested discard ${face(suggested)}` : ""}`));
   }
 
   private actions(s: GameSnapshot): Child {

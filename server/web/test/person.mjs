@@ -31,6 +31,15 @@ const onScreen = (p, sel) => p.waitForFunction((s) => {
   return !!r && r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth && r.height > 0;
 }, { ...POLL, timeout: 3000 }, sel).then(() => true, () => false);
 
+/** A card to discard: the suggested one, else the last that may be discarded (the server may
+ * find the least deadwood in discarding the card just taken from the pile, which may not). */
+async function pickDiscard(p) {
+  await p.waitForSelector("section.hand button.card[aria-label$=': select'], [data-suggested=true]");
+  return (await p.$("[data-suggested=true]"))
+    ? p.$eval("[data-suggested=true]", (e) => e.id)
+    : p.$$eval("section.hand button.card[aria-label$=': select']", (es) => es[es.length - 1].id);
+}
+
 /** Drags `from` onto `to` with a finger (a copy of the card must follow it). */
 async function touchDrag(p, from, to) {
   const a = await (await p.$(from)).boundingBox();
@@ -138,7 +147,7 @@ try {
         await touchDrag(page, `#${taken}`, "#pile");
         await refused("dragged");
         // Another card pressed: the message goes; the refused card pressed: it comes again.
-        await page.tap("[data-suggested=true]");
+        await page.tap(`#${await pickDiscard(page)}`);
         await page.waitForSelector("#message.refusal", { hidden: true });
         await page.tap(`#${taken}`);
         const why = await refused("pressed");
@@ -151,7 +160,7 @@ try {
       await settled(page, before);
       continue;
     }
-    await page.waitForSelector("[data-suggested=true]");
+    const card = await pickDiscard(page);
     if (!done.sorted) {
       // The order: melds first (each a group), by suit, by rank, and back; the same cards.
       const cards = () => page.$$eval("section.hand .cards .card", (es) => es.map((e) => e.dataset.card));
@@ -172,7 +181,6 @@ try {
       done.sorted = true;
       console.log(`ordered the hand three ways; ${groups} meld groups`);
     }
-    const card = await page.$eval("[data-suggested=true]", (e) => e.id);
     await page.tap(`#${card}`);
     await page.waitForSelector("#discard, #knock");
     if (await page.$("#knock")) {
