@@ -280,8 +280,8 @@ impl Shard {
             .trace_fn(
                 |req| tracing::info_span!("rpc", method = %req.uri().path(), game = tracing::field::Empty),
             )
-            // The web page: plain GETs never reach gRPC or the gate.
-            .layer(web::WebLayer)
+            // The web page: plain GETs never reach gRPC, only the gate's rate limit.
+            .layer(web::WebLayer::new(self.gate.clone()))
             .layer(tonic_web::GrpcWebLayer::new())
             // Inside gRPC-Web's layer: they see every call as gRPC. Identity and rate first.
             .layer(self.gate)

@@ -15,10 +15,12 @@
 //!   callers idle long enough to be full again (the same as none), so that it holds only
 //!   recent ones.
 //!
-//! Health checks and reflection pass untouched.
+//! Health checks and reflection pass untouched. The web page's files are counted against the
+//! same per-address rate by [`WebLayer`](super::web::WebLayer), outside gRPC-Web's layer
+//! ([`GateLayer::admit_page`]).
 
 use std::future::{Ready, ready};
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -160,20 +162,43 @@ impl GateLayer {
     /// Counts one call of `key` against its rate; RESOURCE_EXHAUSTED with a retry hint when
     /// over it.
     pub fn admit(&self, key: CallerKey) -> Result<(), Status> {
-        let Some(l) = &self.limiter else { return Ok(()) };
-        l.keyed.check_key(&key).map_err(|not_until| {
-            self.shared.metrics.rate_limited.inc();
-            let wait = not_until.wait_time_from(l.keyed.clock().now());
-            let ms = wait.as_millis() as u64 + 1;
+        self.check(key).map_err(|ms| {
+            let per_sec = self.limiter.as_ref().map_or(0, |l| l.per_sec);
             let mut s = Status::resource_exhausted(format!(
-                "rate limit: at most {} requests/s per caller; retry in {ms} ms",
-                l.per_sec
+                "rate limit: at most {per_sec} requests/s per caller; retry in {ms} ms"
             ));
             if let Ok(v) = ms.to_string().parse() {
                 s.metadata_mut().insert("retry-after-ms", v);
             }
             s
         })
+    }
+
+    /// Counts one request of `key` against its rate; over it, the milliseconds to wait.
+    fn check(&self, key: CallerKey) -> Result<(), u64> {
+        let Some(l) = &self.limiter else { return Ok(()) };
+        l.keyed.check_key(&key).map_err(|not_until| {
+            self.shared.metrics.rate_limited.inc();
+            not_until.wait_time_from(l.keyed.clock().now()).as_millis() as u64 + 1
+        })
+    }
+
+    /// The caller of `req`: the address a trusted proxy (or another server of the cluster)
+    /// names in `x-gin-client`, if any, and the one to count against (that, else the TCP
+    /// peer's).
+    fn caller<B>(&self, req: &Request<B>) -> (Option<SocketAddr>, Option<SocketAddr>) {
+        let tcp = peer(req.extensions());
+        let named = tcp
+            .filter(|p| self.shared.cfg.trusts(p.ip()))
+            .and_then(|_| crate::cluster::client_header(req.headers()));
+        (named, named.or(tcp))
+    }
+
+    /// Counts a request for the web page against its caller's address, as a call without a
+    /// seat token is: over the rate, the milliseconds to wait (the page answers 429).
+    pub fn admit_page<B>(&self, req: &Request<B>) -> Result<(), u64> {
+        let (_, client) = self.caller(req);
+        self.check(CallerKey::Peer(client.map(|c| c.ip())))
     }
 }
 
@@ -220,14 +245,10 @@ where
         // The caller: the TCP peer, or in a cluster the one a call from its proxy (or
         // another of its servers) names. (Kept as an extension only then: elsewhere
         // `ClientAddr::of` reads the TCP peer.)
-        let tcp = peer(req.extensions());
-        let named = tcp
-            .filter(|p| self.layer.shared.cfg.trusts(p.ip()))
-            .and_then(|_| crate::cluster::client_header(req.headers()));
+        let (named, client) = self.layer.caller(&req);
         if let Some(c) = named {
             req.extensions_mut().insert(ClientAddr(c));
         }
-        let client = named.or(tcp);
         let key = match &identity {
             Some(Identity::Seat(id)) => CallerKey::Token(id.token_hash),
             _ => CallerKey::Peer(client.map(|c| c.ip())),

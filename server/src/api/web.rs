@@ -4,12 +4,16 @@
 //! origin.
 //!
 //! A tower layer outside every other: a plain `GET`/`HEAD` (no `application/grpc…`
-//! content type) of a page file is answered here and never reaches gRPC-Web's layer, the
-//! gate or a service; everything else passes through untouched. Files carry an ETag (their
+//! content type) is answered here and never reaches gRPC-Web's layer, the gate's services
+//! or a service; everything else passes through untouched. Each such request counts against
+//! its caller's address under the gate's rate limit ([`GateLayer::admit_page`], the same
+//! budget as its calls without a seat token): over it, 429 with `Retry-After`. The icon
+//! (`/favicon.svg`, named by the page; `/favicon.ico` too, which browsers ask for
+//! unprompted) is served, so a page load asks for nothing that is missing. Files carry an ETag (their
 //! SHA-256) and `cache-control: no-cache`, so a browser revalidates and a new build is seen
 //! at once; `If-None-Match` gets 304. A client that accepts gzip (`Accept-Encoding`, as every
 //! browser does) gets each file gzipped (compressed once, at the first request: the script,
-//! ~175 KiB, goes in under a third of that), with its own ETag and `Vary: Accept-Encoding`.
+//! ~177 KiB, goes in under a third of that), with its own ETag and `Vary: Accept-Encoding`.
 
 use std::sync::LazyLock;
 use std::task::{Context, Poll};
@@ -21,6 +25,8 @@ use http_body_util::Full;
 use sha2::{Digest, Sha256};
 use tonic::body::Body;
 use tower::{Layer, Service};
+
+use super::gate::GateLayer;
 
 /// One embedded file.
 struct File {
@@ -45,6 +51,11 @@ const FILES: &[File] = &[
         path: "/app.css",
         content_type: "text/css; charset=utf-8",
         bytes: include_bytes!("../../web/dist/app.css"),
+    },
+    File {
+        path: "/favicon.svg",
+        content_type: "image/svg+xml",
+        bytes: include_bytes!("../../web/dist/favicon.svg"),
     },
 ];
 
@@ -116,6 +127,7 @@ fn is_page_request<B>(req: &Request<B>) -> bool {
 fn answer<B>(req: &Request<B>) -> Response<Body> {
     let path = match req.uri().path() {
         "/index.html" => "/",
+        "/favicon.ico" => "/favicon.svg",
         p => p,
     };
     let Some(i) = FILES.iter().position(|f| f.path == path) else {
@@ -155,21 +167,44 @@ fn answer<B>(req: &Request<B>) -> Response<Body> {
     response.expect("a static response is valid")
 }
 
-/// Serves the page (see the module docs).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct WebLayer;
+/// Too many requests from this caller: 429, and when to come back.
+fn too_many(ms: u64) -> Response<Body> {
+    Response::builder()
+        .status(StatusCode::TOO_MANY_REQUESTS)
+        .header(header::CONTENT_TYPE, "text/plain; charset=utf-8")
+        .header(header::RETRY_AFTER, ms.div_ceil(1000).max(1))
+        .header("retry-after-ms", ms)
+        .body(Body::new(Full::new(Bytes::from(format!(
+            "rate limit: too many requests from your address; retry in {ms} ms\n"
+        )))))
+        .expect("a static response is valid")
+}
+
+/// Serves the page (see the module docs), its requests under `gate`'s rate limit.
+#[derive(Clone)]
+pub struct WebLayer {
+    gate: GateLayer,
+}
+
+impl WebLayer {
+    /// The page, its requests counted by `gate`.
+    pub fn new(gate: GateLayer) -> WebLayer {
+        WebLayer { gate }
+    }
+}
 
 impl<S> Layer<S> for WebLayer {
     type Service = Web<S>;
     fn layer(&self, inner: S) -> Web<S> {
-        Web { inner }
+        Web { inner, gate: self.gate.clone() }
     }
 }
 
 /// [`WebLayer`]'s service.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Web<S> {
     inner: S,
+    gate: GateLayer,
 }
 
 impl<S, B> Service<Request<B>> for Web<S>
@@ -186,7 +221,11 @@ where
 
     fn call(&mut self, req: Request<B>) -> Self::Future {
         if is_page_request(&req) {
-            Either::Left(std::future::ready(Ok(answer(&req))))
+            let answer = match self.gate.admit_page(&req) {
+                Ok(()) => answer(&req),
+                Err(ms) => too_many(ms),
+            };
+            Either::Left(std::future::ready(Ok(answer)))
         } else {
             Either::Right(self.inner.call(req))
         }

@@ -88,6 +88,34 @@ export function transient(e: unknown): boolean {
   return c === Code.Unavailable || c === Code.Unknown || c === Code.Internal || c === Code.ResourceExhausted || c === Code.DeadlineExceeded;
 }
 
+/**
+ * Sends an action by `call` (with the same `expected_seq` each time, so it is played at most
+ * once): answered UNAVAILABLE (the server cannot take it now, as when a game's server moved),
+ * it is sent again after 0.2 s, doubling, up to `tries` times in all, `waiting` told before
+ * each wait. Returns how many times it was sent; throws the last error otherwise.
+ */
+export async function sendRetrying(call: () => Promise<unknown>, waiting: (e: unknown) => void, signal?: AbortSignal, tries = 6): Promise<number> {
+  let backoff = 200;
+  for (let sent = 1; ; sent++) {
+    try {
+      await call();
+      return sent;
+    } catch (e) {
+      if (ConnectError.from(e).code !== Code.Unavailable || sent >= tries || signal?.aborted) {
+        throw Object.assign(ConnectError.from(e), { sent });
+      }
+      waiting(e);
+      await new Promise((r) => setTimeout(r, backoff));
+      backoff *= 2;
+    }
+  }
+}
+
+/** How many times [`sendRetrying`] sent an action that failed in the end (1: once). */
+export function timesSent(e: unknown): number {
+  return (e as { sent?: number }).sent ?? 1;
+}
+
 /** How [`follow`] reports the connection and asks whether to go on. */
 export interface Follower<T> {
   /** Aborts the stream for good. */

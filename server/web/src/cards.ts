@@ -32,6 +32,11 @@ export function bySuit(cards: readonly string[]): string[] {
   return [...cards].sort((a, b) => "CDHS".indexOf(a[1]) - "CDHS".indexOf(b[1]) || ORDER.indexOf(a[0]) - ORDER.indexOf(b[0]));
 }
 
+/** Sorts by rank then suit (sets side by side). */
+export function byRank(cards: readonly string[]): string[] {
+  return [...cards].sort((a, b) => ORDER.indexOf(a[0]) - ORDER.indexOf(b[0]) || "CDHS".indexOf(a[1]) - "CDHS".indexOf(b[1]));
+}
+
 /** A card as an element: a button when `onClick` is given, else a plain face. */
 export function cardElement(card: string, opts: { onClick?: () => void; label?: string; selected?: boolean; small?: boolean } = {}): HTMLElement {
   const el = document.createElement(opts.onClick ? "button" : "span");

@@ -4,8 +4,9 @@
 // actions come with it, so the page knows no rules of its own.
 
 import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
 import * as api from "./api.js";
-import { backElement, bySuit, cardElement, face, faces } from "./cards.js";
+import { backElement, byRank, bySuit, cardElement, face, faces } from "./cards.js";
 import { confirmDialog, fill, h, type Child } from "./dom.js";
 import { notePublished, verifyGame, type Verdict } from "./verify.js";
 import { DrawRequestSchema, type GameSnapshot } from "./gen/gin/v1/game_pb.js";
@@ -21,6 +22,21 @@ const END_WORDS: Record<number, string> = {
   [EndKind.WENT_OUT]: "went out",
   [EndKind.RUMMY]: "rummy",
 };
+
+/** How the hand is ordered: melds grouped first (the rest by suit), by suit, by rank. */
+type Sort = "melds" | "suit" | "rank";
+const SORTS: Sort[] = ["melds", "suit", "rank"];
+const SORT_WORDS: Record<Sort, string> = { melds: "melds first", suit: "by suit", rank: "by rank" };
+
+function loadSort(): Sort {
+  const v = localStorage.getItem("gin.sort");
+  return SORTS.find((x) => x === v) ?? "melds";
+}
+
+/** A signed total with a true minus sign ("−282", not "-282" that reads as a dash). */
+function signed(v: bigint | number): string {
+  return v < 0 ? `−${-v}` : String(v);
+}
 
 /** One table's public side, the same shape for two-player gin and the other formats. */
 interface TableView {
@@ -72,6 +88,27 @@ export class GameView {
   private connection = "connecting…";
   private readonly stop = new AbortController();
   private readonly seat: api.Seat | undefined;
+  /** Finished hands seen so far (unset before the first snapshot: those are not held). */
+  private handsSeen: number | undefined;
+  /** The last hand's result is shown in place of the table until the viewer continues. */
+  private held = false;
+  private focusContinue = false;
+  /** What the held result's view shows that may change (redrawn only when it does). */
+  private heldKey = "";
+  /** The order of the hand (`o` or the Order button, as the terminal's `o`). */
+  private sort: Sort = loadSort();
+  /** The melds the server last found in the viewer's hand (TurnInfo.best), and its hand. */
+  private melds: string[][] = [];
+  private meldsHand = -1;
+  /** A card dragged by pointer (mouse, touch or pen): redraws wait until it is dropped. */
+  private dragging = false;
+  private redrawAfterDrag = false;
+  private readonly keys = (ev: KeyboardEvent) => {
+    if (ev.key !== "o" || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (ev.target instanceof HTMLInputElement || ev.target instanceof HTMLSelectElement || document.querySelector("dialog[open]")) return;
+    if (!this.root.querySelector("section.hand")) return;
+    this.cycleSort();
+  };
 
   constructor(private readonly root: HTMLElement, private readonly id: string, watchOnly: boolean) {
     this.seat = watchOnly ? undefined : api.seatOf(id);
@@ -79,12 +116,20 @@ export class GameView {
 
   /** Starts following the game; `close` stops. */
   start(): void {
+    document.addEventListener("keydown", this.keys);
     void this.follow();
     this.render();
   }
 
   close(): void {
     this.stop.abort();
+    document.removeEventListener("keydown", this.keys);
+  }
+
+  private cycleSort(): void {
+    this.sort = SORTS[(SORTS.indexOf(this.sort) + 1) % SORTS.length];
+    localStorage.setItem("gin.sort", this.sort);
+    this.render();
   }
 
   private name(seat: number): string {
@@ -130,6 +175,21 @@ export class GameView {
     if (s.phase !== Phase.WAITING_FOR_PLAYERS && s.phase !== Phase.GAME_OVER) notePublished(this.id, s.handNumber, s.dealCommitment);
     const hand = s.hand;
     if (this.selected && !hand.includes(this.selected)) this.selected = undefined;
+    // A hand that ended since the last snapshot: its result stays until the viewer continues
+    // (the next hand is dealt at once), as the terminal's "Space: continue".
+    const finished = s.hands.length + s.tableHands.length;
+    if (this.handsSeen === undefined) {
+      this.handsSeen = finished;
+    } else if (finished > this.handsSeen) {
+      this.handsSeen = finished;
+      this.held = s.phase !== Phase.GAME_OVER;
+      this.focusContinue = this.held;
+    }
+    if (s.phase === Phase.GAME_OVER) this.held = false;
+    if (s.turn?.best) {
+      this.melds = s.turn.best.melds.map((m) => m.cards);
+      this.meldsHand = s.handNumber;
+    }
     this.render();
   }
 
@@ -160,18 +220,29 @@ export class GameView {
     });
   }
 
-  /** Sends one action; a refusal is shown and the game is read again. */
+  /**
+   * Sends one action; a refusal is shown and the game is read again. Answered UNAVAILABLE,
+   * the same action (same expected seq) is sent again after a backoff ([`api.sendRetrying`]),
+   * and the game is then read afresh (the stream resumes on its own).
+   */
   private async act(what: string, call: (seq: bigint, opts: ReturnType<typeof api.as>) => Promise<unknown>): Promise<void> {
     if (this.busy || !this.snap) return;
     this.busy = true;
     this.message = what + "…";
     this.render();
+    const seq = this.lastSeq;
     try {
-      await call(this.lastSeq, api.as(this.seat));
+      await api.sendRetrying(() => call(seq, api.as(this.seat)), (e) => {
+        this.message = `${what}: ${api.explain(e)}; trying again…`;
+        this.render();
+      }, this.stop.signal);
       this.message = "";
       this.selected = undefined;
     } catch (e) {
-      this.message = api.explain(e);
+      // Sent again after UNAVAILABLE and then told the game moved on: the first one may have
+      // been played after all. The fresh snapshot read below shows what happened.
+      const moved = api.timesSent(e) > 1 && ConnectError.from(e).code === Code.Aborted;
+      this.message = moved ? "" : api.explain(e);
     } finally {
       this.busy = false;
       this.refresh();
@@ -202,8 +273,29 @@ export class GameView {
     await this.act(gin ? "going gin" : "knocking", (seq, o) => api.game.knock({ gameId: this.id, expectedSeq: seq, discard: a.card }, o));
   }
 
+  /**
+   * Why `card` may not be discarded now, when the viewer is to discard (or knock) and may
+   * not discard it; else undefined (the server's legal actions decide, the words are the
+   * terminal's).
+   */
+  private refusal(card: string): string | undefined {
+    const legal = this.legal();
+    if (!legal.some((a) => a.kind === ActionKind.DISCARD || a.kind === ActionKind.KNOCK)) return undefined;
+    if (legal.some((a) => (a.kind === ActionKind.DISCARD || a.kind === ActionKind.KNOCK) && a.card === card)) return undefined;
+    if (card === this.snap?.takenFromPile) return `${face(card)} was just taken from the pile: discard another card`;
+    return `${face(card)} cannot be discarded now`;
+  }
+
   /** A click on a card of the hand: select it, or play it when it was selected already. */
   private clickCard(card: string): void {
+    const why = this.refusal(card);
+    if (why) {
+      this.selected = undefined;
+      this.message = why;
+      this.render();
+      return;
+    }
+    if (!this.busy) this.message = "";
     const canDiscard = this.legal().some((a) => a.kind === ActionKind.DISCARD && a.card === card);
     if (this.selected === card && canDiscard) {
       this.discard(card);
@@ -213,7 +305,106 @@ export class GameView {
     this.render();
   }
 
+  /** A card of the hand dropped on the pile: discarded, or the reason it may not be. */
+  private dropOnPile(card: string): void {
+    const why = this.refusal(card);
+    if (why) {
+      this.message = why;
+      this.render();
+    } else if (this.legal().some((a) => a.kind === ActionKind.DISCARD && a.card === card)) {
+      this.discard(card);
+    }
+  }
+
+  /**
+   * Lets `el` (card `card` of the hand) be dragged onto the pile with any pointer: mouse,
+   * touch or pen. A copy follows the pointer; a move under 8 px is a click.
+   */
+  private draggable(el: HTMLElement, card: string): void {
+    el.classList.add("draggable");
+    // A touch that dragged is the page's own: no tap or gesture of the browser's after it.
+    let lifted = false;
+    /** What is left to do once a drag is over: drop the card, redraw. */
+    let finish: (() => void) | undefined;
+    const settle = () => {
+      const f = finish;
+      finish = undefined;
+      f?.();
+    };
+    const consumed = (ev: TouchEvent) => {
+      if (lifted && ev.cancelable) ev.preventDefault();
+      if (ev.type === "touchend") {
+        lifted = false;
+        settle();
+      }
+    };
+    el.addEventListener("touchmove", consumed, { passive: false });
+    el.addEventListener("touchend", consumed, { passive: false });
+    el.addEventListener("pointerdown", (down: PointerEvent) => {
+      if (down.button !== 0 || this.busy) return;
+      const id = down.pointerId;
+      let ghost: HTMLElement | undefined;
+      const over = (e: PointerEvent) => !!document.elementFromPoint(e.clientX, e.clientY)?.closest(".drop-pile");
+      const end = (e: PointerEvent, dropped: boolean) => {
+        if (e.pointerId !== id) return;
+        el.removeEventListener("pointermove", move);
+        el.removeEventListener("pointerup", up);
+        el.removeEventListener("pointercancel", cancel);
+        if (!ghost) return;
+        ghost.remove();
+        el.classList.remove("lifted");
+        document.querySelector(".drop-pile")?.classList.remove("drop-here");
+        // The click a mouse makes at the end of a drag is not a click on the card.
+        el.addEventListener("click", (c) => c.stopImmediatePropagation(), { capture: true, once: true });
+        const on = dropped && over(e);
+        finish = () => {
+          this.dragging = false;
+          if (on) this.dropOnPile(card);
+          if (this.redrawAfterDrag || !on) {
+            this.redrawAfterDrag = false;
+            this.render();
+          }
+        };
+        // The card stays on the page until the pointer's events are over: a mouse's click,
+        // a touch's touchend (taken as the page's own above; without it, the browser takes
+        // no tap after the drag), or 0.3 s if none comes.
+        setTimeout(settle, e.pointerType === "touch" ? 300 : 0);
+      };
+      const move = (e: PointerEvent) => {
+        if (e.pointerId !== id) return;
+        if (!ghost) {
+          if (Math.hypot(e.clientX - down.clientX, e.clientY - down.clientY) < 8) return;
+          ghost = el.cloneNode(true) as HTMLElement;
+          ghost.removeAttribute("id");
+          ghost.setAttribute("aria-hidden", "true");
+          ghost.classList.add("ghost");
+          document.body.append(ghost);
+          el.classList.add("lifted");
+          this.dragging = true;
+          lifted = true;
+        }
+        ghost.style.left = `${e.clientX - ghost.offsetWidth / 2}px`;
+        ghost.style.top = `${e.clientY - ghost.offsetHeight / 2}px`;
+        document.querySelector(".drop-pile")?.classList.toggle("drop-here", over(e));
+      };
+      const up = (e: PointerEvent) => end(e, true);
+      const cancel = (e: PointerEvent) => end(e, false);
+      try {
+        el.setPointerCapture(id);
+      } catch {
+        // Not an active pointer (nothing to capture): moves still reach the card under it.
+      }
+      el.addEventListener("pointermove", move);
+      el.addEventListener("pointerup", up);
+      el.addEventListener("pointercancel", cancel);
+    });
+  }
+
   private render(): void {
+    if (this.dragging) {
+      this.redrawAfterDrag = true;
+      return;
+    }
     const s = this.snap;
     if (!s) {
       fill(this.root, h("p", { class: "status", role: "status" }, this.connection || "loading…"));
@@ -222,18 +413,48 @@ export class GameView {
     // For tests and tools: the seq drawn, and whether a move is in flight.
     this.root.dataset.seq = String(s.seq);
     this.root.dataset.busy = this.busy ? "1" : "";
+    // While a result is held, the others' moves in the next hand change nothing shown: no
+    // redraw, which would replace the Continue button under the player's pointer.
+    const heldKey = this.held ? `${s.hands.length + s.tableHands.length}|${this.myTurn()}|${this.connection}|${this.message}|${this.busy}` : "";
+    if (heldKey && heldKey === this.heldKey && !this.focusContinue && this.root.querySelector("#continue")) return;
+    this.heldKey = heldKey;
     const focused = document.activeElement instanceof HTMLElement ? document.activeElement.id : "";
+    const shown = this.root.querySelector("#message")?.textContent ?? "";
+    const over = s.phase === Phase.GAME_OVER;
+    // The message (a refusal, a move in flight) goes under the hand, where the player looks.
+    const message = this.message && h("p", { class: `message ${this.busy ? "pending" : "refusal"}`, role: "alert", id: "message" }, this.message);
     fill(this.root,
       this.header(s),
       h("p", { class: "status", role: "status", "aria-live": "polite", id: "status" }, this.statusLine(s)),
-      this.message && h("p", { class: "message", role: "alert", id: "message" }, this.message),
-      s.phase !== Phase.GAME_OVER && this.tables(s),
-      s.phase !== Phase.GAME_OVER && this.handArea(s),
-      this.actions(s),
-      this.lastHand(s),
+      this.held
+        ? [this.handOver(s), message]
+        : [!over && this.tables(s), !over && this.handArea(s), message, this.actions(s), over && this.lastHand(s)],
       this.scoreSheet(s),
-      s.phase === Phase.GAME_OVER && this.verifyPanel());
-    if (focused) document.getElementById(focused)?.focus();
+      over && this.verifyPanel());
+    if (this.focusContinue) {
+      this.focusContinue = false;
+      const c = document.getElementById("continue");
+      c?.focus();
+      c?.scrollIntoView({ block: "nearest" });
+    } else if (focused) {
+      document.getElementById(focused)?.focus();
+    }
+    if (this.message && this.message !== shown) document.getElementById("message")?.scrollIntoView({ block: "nearest" });
+  }
+
+  /** The last hand's result in place of the table, until the viewer continues. */
+  private handOver(s: GameSnapshot): HTMLElement {
+    const clock = s.turnDeadlineUnixMs > 0n ? ` (clock: ${Math.max(0, Math.round((Number(s.turnDeadlineUnixMs) - Date.now()) / 1000))} s)` : "";
+    return h("section", { class: "hand-over", id: "hand-over", "aria-label": "the hand's result" },
+      this.lastHand(s),
+      this.myTurn() && h("p", { class: "hint" }, `The next hand is dealt and it is your turn${clock}.`),
+      h("button", { type: "button", class: "primary", id: "continue", onclick: () => {
+        this.held = false;
+        this.render();
+        // The keyboard goes on from the top of the game (not from a move's button).
+        this.root.focus({ preventScroll: true });
+        document.getElementById("status")?.scrollIntoView({ block: "nearest" });
+      } }, `Continue to hand ${s.handNumber + 1}`));
   }
 
   /** Checking the deals once the game is over. */
@@ -265,7 +486,8 @@ export class GameView {
     return h("header", { class: "game-header" },
       h("h2", {}, `Game ${this.id}`, h("span", { class: "tag" }, kind)),
       h("p", { class: "seats" }, s.seats.map((x) =>
-        h("span", { class: "seat" + (x.taken ? "" : " empty") }, `${x.seat}: ${x.taken ? this.name(x.seat) : "(free)"}${x.bot ? " (bot)" : ""}${x.team !== undefined ? ` team ${x.team}` : ""}`))),
+        h("span", { class: "seat" + (x.taken ? "" : " empty") + (x.seat === s.viewerSeat ? " mine" : "") + (s.seatsToAct.includes(x.seat) || s.seatToAct === x.seat ? " acting" : "") },
+          `${x.seat}: ${x.taken ? this.name(x.seat) : "(free)"}${x.bot ? " (bot)" : ""}${x.team !== undefined ? ` team ${x.team}` : ""}`))),
       open && h("p", { class: "share" }, "Share this link: ",
         h("input", { id: "share-link", readonly: true, value: link, "aria-label": "link to join this game", size: 40 }),
         h("button", { type: "button", onclick: () => void navigator.clipboard?.writeText(link) }, "Copy")),
@@ -274,6 +496,7 @@ export class GameView {
 
   private statusLine(s: GameSnapshot): string {
     if (s.phase === Phase.GAME_OVER) return this.resultLine(s);
+    if (this.held) return `${this.handTitle(s)}. Continue when ready.`;
     if (s.phase === Phase.WAITING_FOR_PLAYERS) return "Waiting for players…";
     const who = s.seatsToAct.length > 0 ? s.seatsToAct : s.seatToAct !== undefined ? [s.seatToAct] : [];
     const phase = s.phase === Phase.UPCARD_OFFER ? "take or pass the upcard" : s.phase === Phase.DRAW ? "draw" : "discard";
@@ -289,9 +512,26 @@ export class GameView {
     if (!r) return "Game over";
     const why = r.reason === GameEndReason.RESIGNED ? " (resigned)" : r.reason === GameEndReason.FORFEIT ? " (forfeit)" : r.reason === GameEndReason.CANCELLED ? " (cancelled)" : r.reason === GameEndReason.ABANDONED ? " (abandoned)" : "";
     const winners = r.winners.length ? r.winners : r.winner !== undefined ? [r.winner] : [];
-    const totals = r.teamTotals.length ? `teams ${r.teamTotals.join(" – ")}` : r.tableTotals.length ? r.tableTotals.join(" – ") : r.totals.join(" – ");
     const w = winners.length ? `${winners.map((x) => this.name(x)).join(" and ")} won` : "no winner";
-    return `Game over: ${w}${why}; final score ${totals}`;
+    const totals = this.standings(s, r.teamTotals, r.tableTotals.length ? r.tableTotals : r.totals);
+    return `Game over: ${w}${why}${totals ? `; final score ${totals}` : ""}`;
+  }
+
+  /**
+   * Totals in words, each named and the best first: "bob 12, ada (you) −3, cy −15 (net:
+   * points won minus penalties; the highest wins)"; teams by their players.
+   */
+  private standings(s: GameSnapshot, teams: readonly bigint[], perSeat: readonly (bigint | number)[]): string {
+    const by = <T,>(xs: [string, T][], v: (t: T) => number) => [...xs].sort((a, b) => v(b[1]) - v(a[1]));
+    let named: [string, bigint | number][];
+    if (teams.length > 0) {
+      named = teams.map((t, i) => [`team ${i} (${s.seats.filter((x) => x.team === i).map((x) => this.name(x.seat)).join(", ")})`, t]);
+    } else {
+      named = perSeat.map((t, seat) => [this.name(seat), t]);
+    }
+    if (named.length === 0) return "";
+    const text = by(named, Number).map(([n, t]) => `${n} ${signed(t)}`).join(", ");
+    return s.format?.kind === "gin-7" ? `${text} (net: points won minus penalties; the highest wins)` : text;
   }
 
   private tables(s: GameSnapshot): Child {
@@ -342,15 +582,10 @@ export class GameView {
       el = h("span", { class: "card empty", role: "img", "aria-label": "the discard pile is empty" });
     }
     el.id = "pile";
-    // Drop a card of the hand here to discard it.
-    el.addEventListener("dragover", (ev) => ev.preventDefault());
-    el.addEventListener("drop", (ev) => {
-      ev.preventDefault();
-      const card = ev.dataTransfer?.getData("text/plain");
-      if (card && this.legal().some((a) => a.kind === ActionKind.DISCARD && a.card === card)) this.discard(card);
-    });
     const under = t.pile.slice(-4, -1);
-    return h("div", { class: "pile-area" }, el, h("div", { class: "caption" }, under.length ? `pile (under: ${faces(under)})` : "pile"));
+    // A card of the hand dropped here (on the card or its caption) is discarded.
+    const mine = this.snap?.viewerSeat !== undefined && t.seats.includes(this.snap.viewerSeat);
+    return h("div", { class: "pile-area" + (mine ? " drop-pile" : "") }, el, h("div", { class: "caption" }, under.length ? `pile (under: ${faces(under)})` : "pile"));
   }
 
   private takePile(a: LegalAction): void {
@@ -371,23 +606,40 @@ export class GameView {
     if (s.hand.length === 0) return null;
     const legal = this.legal();
     const best = s.turn?.best;
+    const toDiscard = legal.some((a) => a.kind === ActionKind.DISCARD || a.kind === ActionKind.KNOCK);
+    // The server's least-deadwood discard, when it may be discarded now (it may be the card
+    // just taken from the pile, which may not).
+    const suggested = legal.some((a) => a.kind === ActionKind.DISCARD && a.card === s.turn?.bestDiscard) ? s.turn?.bestDiscard : undefined;
+    const cardOf = (c: string) => {
+      const canDiscard = legal.some((a) => a.kind === ActionKind.DISCARD && a.card === c);
+      const taken = c === s.takenFromPile;
+      const el = cardElement(c, {
+        onClick: this.busy ? undefined : () => this.clickCard(c),
+        selected: this.selected === c,
+        label: `${face(c)}${taken ? " (taken from the pile: may not be discarded now)" : ""}${canDiscard ? (this.selected === c ? ": selected, press again to discard" : ": select") : ""}`,
+      });
+      el.id = `card-${c}`;
+      if (taken) el.classList.add("taken");
+      if (c === suggested) el.dataset.suggested = "true";
+      // Any card may be dragged when a discard is due: one that may not go says why.
+      if (toDiscard && !this.busy) this.draggable(el, c);
+      return el;
+    };
+    // Melds first, each a group (the server's arrangement, the last it gave, of the cards
+    // still held), then the rest; or every card by suit or by rank.
+    const melds = this.sort === "melds" && this.meldsHand === s.handNumber ? this.melds.filter((m) => m.every((c) => s.hand.includes(c))) : [];
+    const inMeld = new Set(melds.flat());
+    const rest = s.hand.filter((c) => !inMeld.has(c));
+    const order = this.sort === "rank" ? byRank(rest) : bySuit(rest);
+    const me = s.viewerSeat;
     return h("section", { class: "hand", "aria-label": "your hand" },
-      h("div", { class: "cards" }, bySuit(s.hand).map((c) => {
-        const canDiscard = legal.some((a) => a.kind === ActionKind.DISCARD && a.card === c);
-        const el = cardElement(c, {
-          onClick: this.busy ? undefined : () => this.clickCard(c),
-          selected: this.selected === c,
-          label: `${face(c)}${c === s.takenFromPile ? " (taken from the pile: may not be discarded now)" : ""}${canDiscard ? (this.selected === c ? ": selected, press again to discard" : ": select") : ""}`,
-        });
-        el.id = `card-${c}`;
-        if (c === s.turn?.bestDiscard) el.dataset.suggested = "true";
-        if (canDiscard) {
-          el.draggable = true;
-          el.addEventListener("dragstart", (ev) => ev.dataTransfer?.setData("text/plain", c));
-        }
-        return el;
-      })),
-      best && h("p", { class: "best" }, `Deadwood ${best.deadwoodValue}${best.melds.length ? ` · melds ${best.melds.map((m) => faces(m.cards)).join(" | ")}` : ""}${s.turn?.bestDiscard ? ` · suggested discard ${face(s.turn.bestDiscard)}` : ""}`));
+      h("div", { class: "hand-head" },
+        h("span", { class: "you" }, `Your hand · ${this.name(me)}`),
+        h("button", { type: "button", id: "sort", class: "quiet", "data-sort": this.sort, title: "o", onclick: () => this.cycleSort() }, `Order: ${SORT_WORDS[this.sort]}`)),
+      h("div", { class: "cards" },
+        melds.map((m) => h("div", { class: "meld-group", role: "group", "aria-label": `meld ${faces(m)}` }, m.map(cardOf))),
+        order.map(cardOf)),
+      best && h("p", { class: "best" }, `Deadwood ${best.deadwoodValue}${best.melds.length ? ` · melds ${best.melds.map((m) => faces(m.cards)).join(" | ")}` : ""}${suggested ? ` · suggested discard ${face(suggested)}` : ""}`));
   }
 
   private actions(s: GameSnapshot): Child {
@@ -435,7 +687,7 @@ export class GameView {
       const knocks = legal.filter((a) => a.kind === ActionKind.KNOCK);
       buttons.push(h("span", { class: "hint" }, knocks.length
         ? `Pick a card to discard; you may knock discarding ${faces(knocks.map((k) => k.card))}`
-        : "Pick a card to discard (click it twice, or drag it onto the pile)"));
+        : "Pick a card to discard (press it twice, or drag it onto the pile)"));
     }
     return h("section", { class: "actions", "aria-label": "your moves" }, buttons,
       h("button", { type: "button", id: "resign", class: "quiet", disabled: this.busy, onclick: () => void confirmDialog("Resign this game?", "Resign").then((yes) => {
@@ -443,12 +695,23 @@ export class GameView {
       }) }, "Resign"));
   }
 
+  /** The last finished hand in a line: how it ended, who scored. */
+  private handTitle(s: GameSnapshot): string {
+    const two = s.hands[s.hands.length - 1];
+    if (two) {
+      return `Hand ${two.handNumber + 1}: ${END_WORDS[two.end] ?? "over"}${two.winner !== undefined ? `, ${this.name(two.winner)} scores ${two.points}${two.doubled ? " (doubled)" : ""}` : ""}`;
+    }
+    const t = s.tableHands[s.tableHands.length - 1];
+    if (!t) return "";
+    return `Hand ${t.handNumber + 1}${s.tables.length > 1 ? `, table ${t.table + 1}` : ""}: ${END_WORDS[t.end] ?? "over"}${t.by !== undefined ? ` by ${this.name(t.by)}` : ""}${t.winner !== undefined ? `, ${this.name(t.winner)} scores ${t.points}` : ""}`;
+  }
+
   /** The last finished hand in full: how it ended, each side's melds, lay-offs and deadwood. */
   private lastHand(s: GameSnapshot): Child {
     const two = s.hands[s.hands.length - 1];
     if (two) {
       const sd = two.showdown;
-      const title = `Hand ${two.handNumber + 1}: ${END_WORDS[two.end] ?? "over"}${two.winner !== undefined ? `, ${this.name(two.winner)} scores ${two.points}${two.doubled ? " (doubled)" : ""}` : ""}`;
+      const title = this.handTitle(s);
       const side = (seat: number, arr: Arrangement | undefined, layoffs: string[]) =>
         h("div", { class: "side" },
           h("div", { class: "who" }, this.name(seat)),
@@ -464,7 +727,7 @@ export class GameView {
     }
     const t = s.tableHands[s.tableHands.length - 1];
     if (!t) return null;
-    const title = `Hand ${t.handNumber + 1}${s.tables.length > 1 ? `, table ${t.table + 1}` : ""}: ${END_WORDS[t.end] ?? "over"}${t.by !== undefined ? ` by ${this.name(t.by)}` : ""}${t.winner !== undefined ? `, ${this.name(t.winner)} scores ${t.points}` : ""}`;
+    const title = this.handTitle(s);
     return h("section", { class: "last-hand", "aria-label": "the last hand", id: "last-hand" },
       h("h3", {}, title),
       h("div", { class: "showdown" }, t.outcomes.map((o) => h("div", { class: "side" },
@@ -480,30 +743,48 @@ export class GameView {
       return h("section", { class: "score-sheet" },
         h("table", { "aria-label": "score sheet" },
           h("caption", {}, `Score sheet (target ${s.rules?.target ?? ""})`),
-          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "hand"), h("th", { scope: "col" }, "end"), h("th", { scope: "col" }, "points"), seats.map((x) => h("th", { scope: "col" }, this.name(x))))),
+          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "hand"), h("th", { scope: "col" }, "end"), h("th", { scope: "col" }, "points"), seats.map((x) => h("th", { scope: "col", class: x === s.viewerSeat ? "mine" : undefined }, this.name(x))))),
           h("tbody", {}, s.hands.map((r) => h("tr", {},
             h("td", {}, String(r.handNumber + 1)),
             h("td", {}, END_WORDS[r.end] ?? ""),
             h("td", {}, r.winner !== undefined ? `${r.points} to ${this.name(r.winner)}` : "–"),
-            seats.map((x) => h("td", {}, String(r.scores[x] ?? "")))))),
+            seats.map((x) => h("td", { class: x === s.viewerSeat ? "mine" : undefined }, String(r.scores[x] ?? "")))))),
           h("tfoot", {}, h("tr", {},
             h("th", { scope: "row", colspan: 3 }, s.result ? "final, with bonuses" : "score"),
-            seats.map((x) => h("td", {}, String((s.result ? s.result.totals : s.scores)[x] ?? "")))))));
+            seats.map((x) => h("td", { class: x === s.viewerSeat ? "mine" : undefined }, String((s.result ? s.result.totals : s.scores)[x] ?? "")))))));
     }
     if (s.tableHands.length > 0 || s.totals.length > 0) {
       const teams = s.teamTotals.length > 0;
       const cols = teams ? s.teamTotals.map((_, i) => `team ${i}`) : s.seats.map((x) => this.name(x.seat));
+      const gin7 = s.format?.kind === "gin-7" && !teams;
+      const totals = s.result ? (teams ? s.result.teamTotals : s.result.tableTotals) : teams ? s.teamTotals : s.totals;
+      const mine = (i: number) => !teams && i === s.viewerSeat ? "mine" : undefined;
+      // Gin for 3 to 6 keeps points won and penalties apart: both, then the net.
+      const won = cols.map(() => 0);
+      const lost = cols.map(() => 0);
+      for (const r of s.tableHands) {
+        if (r.winner !== undefined) won[r.winner] += r.points;
+        for (const o of r.outcomes) lost[o.seat] += o.penalty;
+      }
+      const place = (v: bigint) => 1 + totals.filter((o) => o > v).length;
+      const row = (label: string, cells: string[], id?: string) => h("tr", { id },
+        h("th", { scope: "row", colspan: 2 }, label), cells.map((c, i) => h("td", { class: mine(i) }, c)));
       return h("section", { class: "score-sheet" },
         h("table", { "aria-label": "score sheet" },
-          h("caption", {}, "Score sheet"),
-          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "hand"), h("th", { scope: "col" }, "end"), cols.map((c) => h("th", { scope: "col" }, c)))),
+          h("caption", {}, gin7 ? "Score sheet: net totals, points won minus penalties; the highest leads" : "Score sheet: the highest total leads"),
+          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "hand"), h("th", { scope: "col" }, "end"), cols.map((c, i) => h("th", { scope: "col", class: mine(i) }, c)))),
           h("tbody", {}, s.tableHands.map((r) => h("tr", {},
             h("td", {}, `${r.handNumber + 1}${s.tables.length > 1 ? `/${r.table + 1}` : ""}`),
             h("td", {}, `${END_WORDS[r.end] ?? ""}${r.winner !== undefined ? ` (${this.name(r.winner)} ${r.points})` : ""}`),
-            r.totals.map((v) => h("td", {}, String(v)))))),
-          h("tfoot", {}, h("tr", {},
-            h("th", { scope: "row", colspan: 2 }, s.result ? "final, with bonuses" : "score"),
-            (s.result ? (teams ? s.result.teamTotals : s.result.tableTotals) : teams ? s.teamTotals : s.totals).map((v) => h("td", {}, String(v)))))));
+            r.totals.map((v, i) => h("td", { class: mine(i) }, signed(v)))))),
+          h("tfoot", {},
+            gin7 && row("points won", won.map(String)),
+            gin7 && row("penalties", lost.map((v) => signed(-v))),
+            row(s.result ? (gin7 ? "final net" : "final, with bonuses") : gin7 ? "net" : "score", totals.map(signed), "totals"),
+            totals.length > 0 && row(s.result ? "place" : "standing", totals.map((v) => {
+              const p = place(v);
+              return p === 1 ? (s.result ? "1st: won" : "1st: leads") : `${p}${p === 2 ? "nd" : p === 3 ? "rd" : "th"}`;
+            }), "places"))));
     }
     return null;
   }
