@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use gin_client_cli::net::{self, Place, Seating};
-use gin_client_cli::verify::{self, HandReveal, Verifiable};
+use gin_client_cli::verify::{self, HandReveal, SeedReveal, Verifiable};
 use gin_client_cli::{analyze, replay, run};
 use gin_proto::text::printable;
 
@@ -132,8 +132,11 @@ struct WatchArgs {
 #[derive(Args, Debug)]
 #[command(after_help = "\
 RECORD is a file written by `gin verify ID --save FILE`, or the id of a finished game on the
-server (its record, every hand's revealed deck and salt, and the commitments published at
-each deal, read from the game's event stream). Exit status 1 when any check fails.")]
+server, of any format (its record, every hand's revealed deck and salt, the seed's salt, and
+the commitments published at each deal, read from the game's event stream). The seed, whose
+commitment comes with the first deal, fixes every shuffle of a pile turned into the stock:
+the record replays with it. Exit status 1 when any check fails; 3 when none failed but the
+seed is not revealed yet (a tournament's game, until the tournament is over).")]
 struct VerifyArgs {
     /// A saved verifiable record (JSON), or a finished game's id.
     #[arg(value_name = "RECORD")]
@@ -410,7 +413,11 @@ async fn run_verify(args: VerifyArgs) -> Result<u8> {
     for l in &report.lines {
         writeln!(out, "{}", printable(l))?;
     }
-    Ok(if report.ok { 0 } else { 1 })
+    Ok(match (report.ok, report.pending) {
+        (true, _) => 0,
+        (false, true) => 3,
+        (false, false) => 1,
+    })
 }
 
 /// A finished game's record and reveals, with the commitments its stream published.
@@ -418,12 +425,13 @@ async fn fetch_verifiable(client: &gin_sdk::Client, id: &str) -> Result<Verifiab
     let rec = client.get_record(id).await.map_err(|e| {
         anyhow::anyhow!("game {id:?}: {} (is it a finished game's id or a file?)", net::explain(&e))
     })?;
-    let record = engine::GameRecord::from_json(&rec.record_json)
-        .map_err(|e| anyhow::anyhow!("the server's record of {id} does not parse: {e:?}"))?;
+    let record = engine::TableRecord::parse(&rec.record_json)
+        .map_err(|e| anyhow::anyhow!("the server's record of {id} does not parse: {e}"))?;
     let last =
         client.get_game(id, "").await.map_err(|e| anyhow::anyhow!("game {id}: {}", net::explain(&e)))?.seq;
     // The commitments as published at each deal: the spectator's stream from the start.
     let mut published = Vec::new();
+    let mut seeds = Vec::new();
     let mut stream =
         client.watch(id, "", 1).await.map_err(|e| anyhow::anyhow!("game {id}: {}", net::explain(&e)))?;
     let mut seq = 1;
@@ -439,6 +447,7 @@ async fn fetch_verifiable(client: &gin_sdk::Client, id: &str) -> Result<Verifiab
             seq = e.seq;
             if let Some(K::HandDealt(d)) = e.kind {
                 published.push((d.hand_number, d.commitment));
+                seeds.push(verify::to_hex(&d.seed_commitment));
             }
         }
     }
@@ -453,7 +462,13 @@ async fn fetch_verifiable(client: &gin_sdk::Client, id: &str) -> Result<Verifiab
             published: published.iter().find(|(n, _)| *n as usize == i).map(|(_, c)| verify::to_hex(c)),
         })
         .collect();
-    Ok(Verifiable { game_id: id.to_string(), record, hands })
+    // A server that commits to no seed (an earlier version) gives none.
+    let seed = (!rec.seed_commitment.is_empty()).then(|| SeedReveal {
+        salt: verify::to_hex(&rec.seed_salt),
+        commitment: verify::to_hex(&rec.seed_commitment),
+        published: seeds,
+    });
+    Ok(Verifiable { game_id: id.to_string(), record, hands, seed })
 }
 
 /// A format preset, or a rules/format file.
