@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use gin_client_cli::net::{self, Place, Seating};
-use gin_client_cli::verify::{self, HandReveal, SeedReveal, Verifiable};
+use gin_client_cli::verify::{self, HandReveal, SeatDraws, SeedReveal, Verifiable};
 use gin_client_cli::{analyze, replay, run};
 use gin_proto::text::printable;
 
@@ -146,6 +146,10 @@ struct VerifyArgs {
     /// Fetched from the server: also save the verifiable record to this file.
     #[arg(long, value_name = "FILE")]
     save: Option<PathBuf>,
+    /// Your seat's token: the events are read as your seat saw them, and every card you drew
+    /// (those after a turn of the pile too) is checked against the record.
+    #[arg(long, value_name = "TOKEN")]
+    token: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -400,7 +404,7 @@ async fn run_verify(args: VerifyArgs) -> Result<u8> {
         })?
     } else {
         let client = net::connect(&args.server.server, args.server.ca_cert.as_deref()).await?;
-        fetch_verifiable(&client, &args.record).await?
+        fetch_verifiable(&client, &args.record, args.token.as_deref().unwrap_or("")).await?
     };
     if let Some(p) = &args.save {
         std::fs::write(p, serde_json::to_string_pretty(&v)? + "\n")
@@ -421,19 +425,25 @@ async fn run_verify(args: VerifyArgs) -> Result<u8> {
 }
 
 /// A finished game's record and reveals, with the commitments its stream published.
-async fn fetch_verifiable(client: &gin_sdk::Client, id: &str) -> Result<Verifiable> {
+async fn fetch_verifiable(client: &gin_sdk::Client, id: &str, token: &str) -> Result<Verifiable> {
     let rec = client.get_record(id).await.map_err(|e| {
         anyhow::anyhow!("game {id:?}: {} (is it a finished game's id or a file?)", net::explain(&e))
     })?;
     let record = engine::TableRecord::parse(&rec.record_json)
         .map_err(|e| anyhow::anyhow!("the server's record of {id} does not parse: {e}"))?;
-    let last =
-        client.get_game(id, "").await.map_err(|e| anyhow::anyhow!("game {id}: {}", net::explain(&e)))?.seq;
-    // The commitments as published at each deal: the spectator's stream from the start.
+    let snap =
+        client.get_game(id, token).await.map_err(|e| anyhow::anyhow!("game {id}: {}", net::explain(&e)))?;
+    let (last, me) = (snap.seq, snap.viewer_seat);
+    if !token.is_empty() && me.is_none() {
+        anyhow::bail!("game {id}: the token holds no seat of it");
+    }
+    // The commitments as published at each deal: the stream from the start (the seat's, with
+    // a token: with the cards it drew).
     let mut published = Vec::new();
     let mut seeds = Vec::new();
+    let mut drawn = Vec::new();
     let mut stream =
-        client.watch(id, "", 1).await.map_err(|e| anyhow::anyhow!("game {id}: {}", net::explain(&e)))?;
+        client.watch(id, token, 1).await.map_err(|e| anyhow::anyhow!("game {id}: {}", net::explain(&e)))?;
     let mut seq = 1;
     while seq < last {
         let m = tokio::time::timeout(std::time::Duration::from_secs(20), stream.message())
@@ -445,9 +455,13 @@ async fn fetch_verifiable(client: &gin_sdk::Client, id: &str) -> Result<Verifiab
         use gin_proto::v1::watch_game_response::Kind as W;
         if let Some(W::Event(e)) = m.kind {
             seq = e.seq;
-            if let Some(K::HandDealt(d)) = e.kind {
-                published.push((d.hand_number, d.commitment));
-                seeds.push(verify::to_hex(&d.seed_commitment));
+            match e.kind {
+                Some(K::HandDealt(d)) => {
+                    published.push((d.hand_number, d.commitment));
+                    seeds.push(verify::to_hex(&d.seed_commitment));
+                }
+                Some(K::CardDrawn(d)) if Some(d.seat) == me => drawn.push(d.card),
+                _ => {}
             }
         }
     }
@@ -468,7 +482,8 @@ async fn fetch_verifiable(client: &gin_sdk::Client, id: &str) -> Result<Verifiab
         commitment: verify::to_hex(&rec.seed_commitment),
         published: seeds,
     });
-    Ok(Verifiable { game_id: id.to_string(), record, hands, seed })
+    let seat = me.and_then(|s| u8::try_from(s).ok()).map(|seat| SeatDraws { seat, drawn });
+    Ok(Verifiable { game_id: id.to_string(), record, hands, seed, seat })
 }
 
 /// A format preset, or a rules/format file.

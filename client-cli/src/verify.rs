@@ -39,6 +39,18 @@ pub struct Verifiable {
     /// saved by earlier versions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<SeedReveal>,
+    /// The cards one seat drew as its own event stream showed them (`gin verify ID --token`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seat: Option<SeatDraws>,
+}
+
+/// What one seat's stream showed it drawing, in order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatDraws {
+    /// The seat.
+    pub seat: u8,
+    /// Every card it drew (stock and pile), in card notation, in order.
+    pub drawn: Vec<String>,
 }
 
 fn any_record<'de, D: Deserializer<'de>>(d: D) -> Result<TableRecord, D::Error> {
@@ -102,10 +114,12 @@ pub struct Report {
     pub pending: bool,
 }
 
-/// A replayed record: the table and how many times a pile was turned into the stock.
+/// A replayed record: the table, how many times a pile was turned into the stock, and every
+/// draw: (seat, card, whether a pile had been turned earlier in that hand at its table).
 struct Replayed {
     table: Table,
     turns: u32,
+    draws: Vec<(u8, Card, bool)>,
 }
 
 /// Replays `r` move by move, counting the turns of the pile (gin at one table: a discard
@@ -115,21 +129,33 @@ fn replay(r: &TableRecord) -> Result<Replayed, String> {
     r.replay().map_err(|e| e.to_string())?;
     let mut table = Table::new(r.setup.clone()).map_err(|e| e.to_string())?;
     let mut turns = 0;
+    let mut draws = Vec::new();
+    // The hands (and their tables) in which a pile was turned.
+    let mut turned = std::collections::HashSet::new();
     for m in &r.moves {
-        let stock_before =
-            table.spectator_view().tables().iter().find(|p| p.seats.contains(&m.seat)).map(|p| p.stock_len);
+        let view = table.spectator_view();
+        let at = view.tables().iter().position(|p| p.seats.contains(&m.seat));
+        let here = (view.hand_number(), at);
+        let stock_before = at.map(|t| view.tables()[t].stock_len);
         let step = table.apply(m.seat, &m.action).map_err(|e| e.to_string())?;
         match step.event {
-            TableEvent::PileTurned { .. } => turns += 1,
-            TableEvent::Drew { from_stock: true, .. }
-                if matches!(table, Table::Rummy(_)) && stock_before == Some(0) =>
-            {
-                turns += 1
+            TableEvent::PileTurned { .. } => {
+                turns += 1;
+                turned.insert(here);
+            }
+            TableEvent::Drew { seat, from_stock, card } => {
+                if from_stock && matches!(table, Table::Rummy(_)) && stock_before == Some(0) {
+                    turns += 1;
+                    turned.insert(here);
+                }
+                if let Some(c) = card {
+                    draws.push((seat, c, turned.contains(&here)));
+                }
             }
             _ => {}
         }
     }
-    Ok(Replayed { table, turns })
+    Ok(Replayed { table, turns, draws })
 }
 
 /// How many hands a replayed table dealt: every finished hand, and those in play when the
@@ -236,6 +262,48 @@ pub fn check(v: &Verifiable) -> Report {
                 .into(),
         );
     }
+    if let Some(sd) = &v.seat {
+        match &game {
+            Some(g) => {
+                let mine: Vec<&(u8, Card, bool)> = g.draws.iter().filter(|d| d.0 == sd.seat).collect();
+                let after = mine.iter().filter(|d| d.2).count();
+                let differs =
+                    sd.drawn.iter().zip(&mine).position(|(s, d)| s.parse::<Card>().ok() != Some(d.1));
+                match differs {
+                    Some(k) => {
+                        ok = false;
+                        lines.push(format!(
+                            "seat {}: FAILED: its draw #{} was {} in its stream, {} in the record",
+                            sd.seat,
+                            k + 1,
+                            sd.drawn[k],
+                            mine[k].1
+                        ));
+                    }
+                    None if sd.drawn.len() != mine.len() => {
+                        ok = false;
+                        lines.push(format!(
+                            "seat {}: FAILED: its stream shows {} draws, the record {}",
+                            sd.seat,
+                            sd.drawn.len(),
+                            mine.len()
+                        ));
+                    }
+                    None => lines.push(format!(
+                        "seat {}: ok (the {} cards it drew, {after} of them after a turn of the pile, are the record's)",
+                        sd.seat,
+                        mine.len()
+                    )),
+                }
+            }
+            None if !revealed => lines.push(format!(
+                "seat {}: its {} draws can be checked against the record once the seed is revealed",
+                sd.seat,
+                sd.drawn.len()
+            )),
+            None => {}
+        }
+    }
     let dealt = game.as_ref().map(|g| hands_dealt(&g.table));
     if v.hands.is_empty() {
         lines.push("no hand reveals to check".into());
@@ -338,7 +406,7 @@ mod tests {
         let salt = engine::seed_salt(&secret);
         let c = to_hex(&engine::seed_commitment(seed, &salt));
         let seed = SeedReveal { salt: to_hex(&salt), commitment: c.clone(), published: vec![c; hands.len()] };
-        Verifiable { game_id: "g".into(), record, hands, seed: Some(seed) }
+        Verifiable { game_id: "g".into(), record, hands, seed: Some(seed), seat: None }
     }
 
     /// A rummy game for 4 whose piles were turned (the first seed from 1 that does).
@@ -443,6 +511,40 @@ mod tests {
             "{:?}",
             r.lines
         );
+    }
+
+    /// A seat's own draws, as its stream showed them, against the record's: those after a
+    /// turn of the pile counted; one card other than the record's fails.
+    #[test]
+    fn a_seats_draws_are_checked_against_the_record() {
+        let (mut v, _) = rummy_with_turns();
+        let g = replay(&v.record).unwrap();
+        // The seat that drew the most after a turn of the pile.
+        let seat = (0..4u8).max_by_key(|&s| g.draws.iter().filter(|d| d.0 == s && d.2).count()).unwrap();
+        let mine: Vec<_> = g.draws.iter().filter(|d| d.0 == seat).collect();
+        let after = mine.iter().filter(|d| d.2).count();
+        assert!(after > 0);
+        v.seat = Some(SeatDraws { seat, drawn: mine.iter().map(|d| d.1.to_string()).collect() });
+        let r = check(&v);
+        assert!(r.ok, "{:?}", r.lines);
+        let line = format!(
+            "seat {seat}: ok (the {} cards it drew, {after} of them after a turn of the pile, are the record's)",
+            mine.len()
+        );
+        assert!(r.lines.contains(&line), "{:?}", r.lines);
+        // The last card drawn, other than the record's.
+        let mut bad = v.clone();
+        let last = bad.seat.as_mut().unwrap().drawn.last_mut().unwrap();
+        *last = if last == "AS" { "AH".into() } else { "AS".into() };
+        let r = check(&bad);
+        assert!(!r.ok, "{:?}", r.lines);
+        assert!(
+            r.lines.iter().any(|l| l.starts_with(&format!("seat {seat}: FAILED: its draw #{}", mine.len())))
+        );
+        // One draw left out.
+        let mut bad = v;
+        bad.seat.as_mut().unwrap().drawn.pop();
+        assert!(!check(&bad).ok);
     }
 
     /// A record whose seed is secret still has each deal checked against its commitment; the

@@ -2,9 +2,10 @@
 //! server (a simple table strategy over the SDK at seat 0, house bots at the others), then the
 //! real `gin verify` checks it from the server (the record, the reveals, the seed's salt, and
 //! the commitments the spectator's stream published at each deal) and saves it, checks the
-//! saved file offline, and fails a saved file whose seed or deal was tampered with. At gin for
-//! 3 to 6 at one table and at rummy, some game turns its pile into the stock, and the report
-//! says the committed seed fixed those turns.
+//! saved file offline, and fails a saved file whose seed or deal was tampered with; with seat
+//! 0's token, every card seat 0 drew (as its stream showed it) is checked against the record.
+//! At gin for 3 to 6 at one table and at rummy, some game turns its pile into the stock, and
+//! the report says the committed seed fixed those turns.
 
 use engine::Format;
 use engine::gin7::Gin7End;
@@ -42,8 +43,9 @@ fn format(kind: &str, players: u8, hands: u32) -> String {
 }
 
 /// Plays a game of `format` (a document; `players` seats) to its end: seat 0 by a simple
-/// table strategy over the SDK, the others by the server's simple house bot. Its id.
-async fn play(url: &str, format: &str, players: u8) -> String {
+/// table strategy over the SDK, the others by the server's simple house bot. Its id and seat
+/// 0's token.
+async fn play(url: &str, format: &str, players: u8) -> (String, String) {
     let client = gin_sdk::Client::connect(url).await.unwrap();
     let seated = client
         .create_table(pb::CreateGameRequest {
@@ -65,7 +67,7 @@ async fn play(url: &str, format: &str, players: u8) -> String {
     .expect("the game ends within two minutes")
     .unwrap();
     assert!(played.hands > 0);
-    seated.game_id
+    (seated.game_id, seated.token)
 }
 
 fn stdout(o: &std::process::Output) -> String {
@@ -73,8 +75,9 @@ fn stdout(o: &std::process::Output) -> String {
 }
 
 /// `gin verify` of game `id` from the server (saved), then of the saved file, then of tampered
-/// copies. The turns of the pile the report says the seed fixed.
-async fn verify_everywhere(url: &str, id: &str, dir: &std::path::Path) -> u32 {
+/// copies; then as seat 0 (`token`) saw it, its draws checked. The turns of the pile the report
+/// says the seed fixed, and how many of seat 0's draws came after one.
+async fn verify_everywhere(url: &str, id: &str, token: &str, dir: &std::path::Path) -> (u32, u32) {
     let saved = dir.join(format!("{id}.json"));
     let (u, i, s) = (url.to_string(), id.to_string(), saved.clone());
     let o = tokio::task::spawn_blocking(move || {
@@ -132,18 +135,44 @@ async fn verify_everywhere(url: &str, id: &str, dir: &std::path::Path) -> u32 {
     let o = gin(&["verify", bad.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     assert!(stdout(&o).contains(&format!("hand {hands}: FAILED")), "{}", stdout(&o));
-    turns
+
+    // As seat 0 saw it: every card it drew is the record's.
+    let mine = dir.join(format!("{id}-seat.json"));
+    let (u, i, t, s) = (url.to_string(), id.to_string(), token.to_string(), mine.clone());
+    let o = tokio::task::spawn_blocking(move || {
+        gin(&["verify", &i, "--server", &u, "--token", &t, "--save", s.to_str().unwrap()])
+    })
+    .await
+    .unwrap();
+    let seat = stdout(&o);
+    assert!(o.status.success(), "{seat}{}", String::from_utf8_lossy(&o.stderr));
+    let line = seat.lines().find(|l| l.starts_with("seat 0: ")).unwrap_or_else(|| panic!("{seat}"));
+    let rest = line.strip_prefix("seat 0: ok (the ").unwrap_or_else(|| panic!("{seat}"));
+    let (n, rest) = rest.split_once(" cards it drew, ").unwrap();
+    let (after, rest) = rest.split_once(' ').unwrap();
+    assert_eq!(rest, "of them after a turn of the pile, are the record's)", "{seat}");
+    let (n, after) = (n.parse::<usize>().unwrap(), after.parse::<u32>().unwrap());
+    let mut j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&mine).unwrap()).unwrap();
+    assert_eq!(j["seat"]["drawn"].as_array().unwrap().len(), n);
+    // A card other than the one seat 0 was shown.
+    let first = j["seat"]["drawn"][0].as_str().unwrap().to_string();
+    j["seat"]["drawn"][0] = serde_json::Value::String(if first == "AS" { "AH" } else { "AS" }.into());
+    std::fs::write(&bad, j.to_string()).unwrap();
+    let o = gin(&["verify", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stdout(&o).contains("seat 0: FAILED: its draw #1 was "), "{}", stdout(&o));
+    (turns, after)
 }
 
 /// Plays and verifies a game of `kind` at each of `sizes`; the turns of the pile at each.
-async fn every_size(kind: &str, sizes: &[u8], hands: u32) -> Vec<u32> {
+async fn every_size(kind: &str, sizes: &[u8], hands: u32) -> Vec<(u32, u32)> {
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(&dir.path().join("g.db")).await;
     let url = server.url();
     let mut turns = Vec::new();
     for &n in sizes {
-        let id = play(&url, &format(kind, n, hands), n).await;
-        turns.push(verify_everywhere(&url, &id, dir.path()).await);
+        let (id, token) = play(&url, &format(kind, n, hands), n).await;
+        turns.push(verify_everywhere(&url, &id, &token, dir.path()).await);
     }
     server.stop().await;
     turns
@@ -168,12 +197,16 @@ async fn gin_verify_team_gin() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gin_verify_gin_at_one_table_for_3_to_6() {
     let turns = every_size("gin-7", &[3, 4, 5, 6], 4).await;
-    assert!(turns.iter().any(|&t| t > 0), "some game turned its pile: {turns:?}");
+    assert!(turns.iter().any(|&(t, _)| t > 0), "some game turned its pile: {turns:?}");
 }
 
 /// Rummy for 2 to 6: the draws after a turn of the pile are fixed by the seed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gin_verify_rummy_for_2_to_6() {
     let turns = every_size("rummy", &[2, 3, 4, 5, 6], 3).await;
-    assert!(turns.iter().any(|&t| t > 0), "some game turned its pile: {turns:?}");
+    assert!(turns.iter().any(|&(t, _)| t > 0), "some game turned its pile: {turns:?}");
+    assert!(
+        turns.iter().any(|&(_, a)| a > 0),
+        "seat 0 drew after a turn of the pile in some game: {turns:?}"
+    );
 }
