@@ -135,8 +135,9 @@ RECORD is a file written by `gin verify ID --save FILE`, or the id of a finished
 server, of any format (its record, every hand's revealed deck and salt, the seed's salt, and
 the commitments published at each deal, read from the game's event stream). The seed, whose
 commitment comes with the first deal, fixes every shuffle of a pile turned into the stock:
-the record replays with it. Exit status 1 when any check fails; 3 when none failed but the
-seed is not revealed yet (a tournament's game, until the tournament is over).")]
+the record replays with it. Exit status 1 when any check fails; 3 when the server keeps the
+record for now (a game in play; a tournament's game, until the tournament is over) or none
+failed but the seed is not revealed yet.")]
 struct VerifyArgs {
     /// A saved verifiable record (JSON), or a finished game's id.
     #[arg(value_name = "RECORD")]
@@ -404,7 +405,16 @@ async fn run_verify(args: VerifyArgs) -> Result<u8> {
         })?
     } else {
         let client = net::connect(&args.server.server, args.server.ca_cert.as_deref()).await?;
-        fetch_verifiable(&client, &args.record, args.token.as_deref().unwrap_or("")).await?
+        match fetch_verifiable(&client, &args.record, args.token.as_deref().unwrap_or("")).await? {
+            Ok(v) => v,
+            Err(why) => {
+                // A game in play, or a tournament's game before the tournament is over.
+                let mut out = io::stdout().lock();
+                writeln!(out, "game {}", printable(&args.record))?;
+                writeln!(out, "not verifiable yet: {why}")?;
+                return Ok(3);
+            }
+        }
     };
     if let Some(p) = &args.save {
         std::fs::write(p, serde_json::to_string_pretty(&v)? + "\n")
@@ -424,11 +434,23 @@ async fn run_verify(args: VerifyArgs) -> Result<u8> {
     })
 }
 
-/// A finished game's record and reveals, with the commitments its stream published.
-async fn fetch_verifiable(client: &gin_sdk::Client, id: &str, token: &str) -> Result<Verifiable> {
-    let rec = client.get_record(id).await.map_err(|e| {
-        anyhow::anyhow!("game {id:?}: {} (is it a finished game's id or a file?)", net::explain(&e))
-    })?;
+/// A finished game's record and reveals, with the commitments its stream published; `Err`
+/// inside: the server keeps the record for now (FAILED_PRECONDITION), and why.
+async fn fetch_verifiable(
+    client: &gin_sdk::Client,
+    id: &str,
+    token: &str,
+) -> Result<std::result::Result<Verifiable, String>> {
+    let rec = match client.get_record(id).await {
+        Ok(r) => r,
+        Err(e) if matches!(&e, gin_sdk::Error::Rpc { status, .. } if status.code() == tonic::Code::FailedPrecondition) =>
+        {
+            return Ok(Err(net::explain(&e)));
+        }
+        Err(e) => {
+            anyhow::bail!("game {id:?}: {} (is it a finished game's id or a file?)", net::explain(&e))
+        }
+    };
     let record = engine::TableRecord::parse(&rec.record_json)
         .map_err(|e| anyhow::anyhow!("the server's record of {id} does not parse: {e}"))?;
     let snap =
@@ -483,7 +505,7 @@ async fn fetch_verifiable(client: &gin_sdk::Client, id: &str, token: &str) -> Re
         published: seeds,
     });
     let seat = me.and_then(|s| u8::try_from(s).ok()).map(|seat| SeatDraws { seat, drawn });
-    Ok(Verifiable { game_id: id.to_string(), record, hands, seed, seat })
+    Ok(Ok(Verifiable { game_id: id.to_string(), record, hands, seed, seat }))
 }
 
 /// A format preset, or a rules/format file.

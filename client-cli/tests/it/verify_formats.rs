@@ -210,3 +210,33 @@ async fn gin_verify_rummy_for_2_to_6() {
         "seat 0 drew after a turn of the pile in some game: {turns:?}"
     );
 }
+
+/// A game the server keeps the record of for now (in play; a tournament's, until the
+/// tournament is over) is not verifiable yet: exit status 3 and the server's reason, not a
+/// failure.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gin_verify_of_a_game_not_over_says_it_is_not_verifiable_yet() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("g.db")).await;
+    let url = server.url();
+    let client = gin_sdk::Client::connect(&url).await.unwrap();
+    let seated = client
+        .create_table(pb::CreateGameRequest {
+            format: format("rummy", 3, 3),
+            players: 3,
+            house_bot: "simple".into(),
+            name: "tester".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let id = seated.game_id;
+    let o = tokio::task::spawn_blocking(move || gin(&["verify", &id, "--server", &url])).await.unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}{}", stdout(&o), String::from_utf8_lossy(&o.stderr));
+    assert!(
+        stdout(&o).ends_with("not verifiable yet: refused: the record is available once the game is over\n"),
+        "{}",
+        stdout(&o)
+    );
+    server.stop().await;
+}
