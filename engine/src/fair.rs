@@ -4,9 +4,10 @@
 //! `commitment = SHA-256("gin-deal-v1\n" + deck as text (cards joined by single spaces, top
 //! first) + "\n" + lowercase hex of the salt)`.
 //!
-//! The game's seed is committed to as well, before its first card is dealt: it keys every
-//! deck and every shuffle of a discard pile turned into the stock (gin for 3 to 6 at one
-//! table, rummy), so the cards drawn after a turn of the pile are fixed before they are seen.
+//! The game's seed is committed to as well, with its first deal, before any pile is turned:
+//! it keys every deck and every shuffle of a discard pile turned into the stock (gin for 3 to
+//! 6 at one table, rummy), so the cards drawn after a turn of the pile are fixed before they
+//! are seen.
 //! `seed commitment = SHA-256("gin-seed-v1\n" + the seed in decimal + "\n" + lowercase hex
 //! of the seed's salt)`, published with every deal, the seed and its salt revealed with the
 //! game's record.
