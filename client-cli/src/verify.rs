@@ -183,10 +183,11 @@ fn check_seed(v: &Verifiable, turns: Option<u32>) -> (Vec<String>, String) {
                  cards drawn after a turn are fixed by no commitment"
             ));
         }
-        return (
-            problems,
-            "no commitment given, and no pile was turned: each deal's commitment fixes every card".into(),
-        );
+        let checked = match turns {
+            Some(_) => "no commitment given, and no pile was turned: each deal's commitment fixes every card",
+            None => "no commitment given",
+        };
+        return (problems, checked.into());
     };
     let mut problems = Vec::new();
     let commitment = from_hex(&sr.commitment);
