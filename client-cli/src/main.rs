@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use gin_client_cli::net::{self, Place, Seating};
-use gin_client_cli::verify::{self, HandReveal, Verifiable};
+use gin_client_cli::verify::{self, HandReveal, SeatDraws, SeedReveal, Verifiable};
 use gin_client_cli::{analyze, replay, run};
 use gin_proto::text::printable;
 
@@ -132,8 +132,12 @@ struct WatchArgs {
 #[derive(Args, Debug)]
 #[command(after_help = "\
 RECORD is a file written by `gin verify ID --save FILE`, or the id of a finished game on the
-server (its record, every hand's revealed deck and salt, and the commitments published at
-each deal, read from the game's event stream). Exit status 1 when any check fails.")]
+server, of any format (its record, every hand's revealed deck and salt, the seed's salt, and
+the commitments published at each deal, read from the game's event stream). The seed, whose
+commitment comes with the first deal, fixes every shuffle of a pile turned into the stock:
+the record replays with it. Exit status 1 when any check fails; 3 when the server keeps the
+record for now (a game in play; a tournament's game, until the tournament is over) or none
+failed but the seed is not revealed yet.")]
 struct VerifyArgs {
     /// A saved verifiable record (JSON), or a finished game's id.
     #[arg(value_name = "RECORD")]
@@ -143,6 +147,10 @@ struct VerifyArgs {
     /// Fetched from the server: also save the verifiable record to this file.
     #[arg(long, value_name = "FILE")]
     save: Option<PathBuf>,
+    /// Your seat's token: the events are read as your seat saw them, and every card you drew
+    /// (those after a turn of the pile too) is checked against the record.
+    #[arg(long, value_name = "TOKEN")]
+    token: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -397,7 +405,16 @@ async fn run_verify(args: VerifyArgs) -> Result<u8> {
         })?
     } else {
         let client = net::connect(&args.server.server, args.server.ca_cert.as_deref()).await?;
-        fetch_verifiable(&client, &args.record).await?
+        match fetch_verifiable(&client, &args.record, args.token.as_deref().unwrap_or("")).await? {
+            Ok(v) => v,
+            Err(why) => {
+                // A game in play, or a tournament's game before the tournament is over.
+                let mut out = io::stdout().lock();
+                writeln!(out, "game {}", printable(&args.record))?;
+                writeln!(out, "not verifiable yet: {why}")?;
+                return Ok(3);
+            }
+        }
     };
     if let Some(p) = &args.save {
         std::fs::write(p, serde_json::to_string_pretty(&v)? + "\n")
@@ -410,22 +427,45 @@ async fn run_verify(args: VerifyArgs) -> Result<u8> {
     for l in &report.lines {
         writeln!(out, "{}", printable(l))?;
     }
-    Ok(if report.ok { 0 } else { 1 })
+    Ok(match (report.ok, report.pending) {
+        (true, _) => 0,
+        (false, true) => 3,
+        (false, false) => 1,
+    })
 }
 
-/// A finished game's record and reveals, with the commitments its stream published.
-async fn fetch_verifiable(client: &gin_sdk::Client, id: &str) -> Result<Verifiable> {
-    let rec = client.get_record(id).await.map_err(|e| {
-        anyhow::anyhow!("game {id:?}: {} (is it a finished game's id or a file?)", net::explain(&e))
-    })?;
-    let record = engine::GameRecord::from_json(&rec.record_json)
-        .map_err(|e| anyhow::anyhow!("the server's record of {id} does not parse: {e:?}"))?;
-    let last =
-        client.get_game(id, "").await.map_err(|e| anyhow::anyhow!("game {id}: {}", net::explain(&e)))?.seq;
-    // The commitments as published at each deal: the spectator's stream from the start.
+/// A finished game's record and reveals, with the commitments its stream published; `Err`
+/// inside: the server keeps the record for now (FAILED_PRECONDITION), and why.
+async fn fetch_verifiable(
+    client: &gin_sdk::Client,
+    id: &str,
+    token: &str,
+) -> Result<std::result::Result<Verifiable, String>> {
+    let rec = match client.get_record(id).await {
+        Ok(r) => r,
+        Err(e) if matches!(&e, gin_sdk::Error::Rpc { status, .. } if status.code() == tonic::Code::FailedPrecondition) =>
+        {
+            return Ok(Err(net::explain(&e)));
+        }
+        Err(e) => {
+            anyhow::bail!("game {id:?}: {} (is it a finished game's id or a file?)", net::explain(&e))
+        }
+    };
+    let record = engine::TableRecord::parse(&rec.record_json)
+        .map_err(|e| anyhow::anyhow!("the server's record of {id} does not parse: {e}"))?;
+    let snap =
+        client.get_game(id, token).await.map_err(|e| anyhow::anyhow!("game {id}: {}", net::explain(&e)))?;
+    let (last, me) = (snap.seq, snap.viewer_seat);
+    if !token.is_empty() && me.is_none() {
+        anyhow::bail!("game {id}: the token holds no seat of it");
+    }
+    // The commitments as published at each deal: the stream from the start (the seat's, with
+    // a token: with the cards it drew).
     let mut published = Vec::new();
+    let mut seeds = Vec::new();
+    let mut drawn = Vec::new();
     let mut stream =
-        client.watch(id, "", 1).await.map_err(|e| anyhow::anyhow!("game {id}: {}", net::explain(&e)))?;
+        client.watch(id, token, 1).await.map_err(|e| anyhow::anyhow!("game {id}: {}", net::explain(&e)))?;
     let mut seq = 1;
     while seq < last {
         let m = tokio::time::timeout(std::time::Duration::from_secs(20), stream.message())
@@ -437,8 +477,13 @@ async fn fetch_verifiable(client: &gin_sdk::Client, id: &str) -> Result<Verifiab
         use gin_proto::v1::watch_game_response::Kind as W;
         if let Some(W::Event(e)) = m.kind {
             seq = e.seq;
-            if let Some(K::HandDealt(d)) = e.kind {
-                published.push((d.hand_number, d.commitment));
+            match e.kind {
+                Some(K::HandDealt(d)) => {
+                    published.push((d.hand_number, d.commitment));
+                    seeds.push(verify::to_hex(&d.seed_commitment));
+                }
+                Some(K::CardDrawn(d)) if Some(d.seat) == me => drawn.push(d.card),
+                _ => {}
             }
         }
     }
@@ -453,7 +498,14 @@ async fn fetch_verifiable(client: &gin_sdk::Client, id: &str) -> Result<Verifiab
             published: published.iter().find(|(n, _)| *n as usize == i).map(|(_, c)| verify::to_hex(c)),
         })
         .collect();
-    Ok(Verifiable { game_id: id.to_string(), record, hands })
+    // A server that commits to no seed (an earlier version) gives none.
+    let seed = (!rec.seed_commitment.is_empty()).then(|| SeedReveal {
+        salt: verify::to_hex(&rec.seed_salt),
+        commitment: verify::to_hex(&rec.seed_commitment),
+        published: seeds,
+    });
+    let seat = me.and_then(|s| u8::try_from(s).ok()).map(|seat| SeatDraws { seat, drawn });
+    Ok(Ok(Verifiable { game_id: id.to_string(), record, hands, seed, seat }))
 }
 
 /// A format preset, or a rules/format file.

@@ -32,7 +32,7 @@ mod view;
 pub use card::{Card, ParseCardError, Rank, Suit, card};
 pub use cardset::{CardSet, ParseCardSetError, hand};
 pub use deal::{Deck, DeckError, first_dealer};
-pub use fair::{deal_commitment, hand_salt, verify_deal};
+pub use fair::{deal_commitment, hand_salt, seed_commitment, seed_salt, verify_deal, verify_seed};
 pub use format::{FORMAT_PRESETS, Format, FormatError, Kind};
 pub use game::{Game, GameError, GameResult, GameSetup, HandSummary, StageResult, Step};
 pub use hand::{

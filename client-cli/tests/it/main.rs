@@ -12,3 +12,4 @@ mod render;
 mod resume;
 mod tables_e2e;
 mod tui;
+mod verify_formats;

@@ -202,6 +202,8 @@ impl GameService for Games {
             record_text: text,
             reveals,
             result: Some(result),
+            seed_salt: st.seed_salt().to_vec(),
+            seed_commitment: st.seed_commitment().to_vec(),
         }))
     }
 

@@ -75,6 +75,8 @@ pub struct Dealt {
     /// Every seat's cards, by seat of the game (a seat not dealt in: empty).
     pub hands: Vec<CardSet>,
     pub commitment: [u8; 32],
+    /// The commitment to the game's seed (the same at every deal).
+    pub seed_commitment: [u8; 32],
     pub stock: u32,
     /// Formats other than two-player gin: the table (team play: 0 or 1).
     pub table: u8,
@@ -560,6 +562,7 @@ impl GameState {
             knock_limit: h.knock_limit(),
             hands: vec![h.cards(Seat::S0), h.cards(Seat::S1)],
             commitment: engine::deal_commitment(h.deck(), &salt),
+            seed_commitment: self.seed_commitment(),
             stock: h.stock_len() as u32,
             table: 0,
             seats: Vec::new(),
@@ -596,6 +599,7 @@ impl GameState {
                 knock_limit: part.knock_limit.unwrap_or(0),
                 hands,
                 commitment: engine::deal_commitment(&deck, &salt),
+                seed_commitment: self.seed_commitment(),
                 stock: part.stock_len,
                 table,
                 seats: play_order(&part.seats, part.dealer),
@@ -646,6 +650,17 @@ impl GameState {
         let deadline_ms = self.deadline_ms;
         let table = self.table_of(seat);
         self.push_at(table, now, LogEvent::Turn { seat, phase, deadline_ms });
+    }
+
+    /// The commitment to the game's seed, published with every deal: it fixes the shuffles
+    /// of a pile turned into the stock before any card is dealt (`engine::seed_commitment`).
+    pub fn seed_commitment(&self) -> [u8; 32] {
+        engine::seed_commitment(self.info.seed, &engine::seed_salt(&self.info.secret))
+    }
+
+    /// The salt of [`GameState::seed_commitment`]: revealed with the seed, in the record.
+    pub fn seed_salt(&self) -> [u8; 32] {
+        engine::seed_salt(&self.info.secret)
     }
 
     /// The reveal of hand `n`.
@@ -1214,6 +1229,7 @@ pub fn event_for(seq: u64, e: &Entry, viewer: Option<u8>, info: Option<pb::TurnI
                 .map(|&h| gin_proto::convert::cards_to_pb(h))
                 .unwrap_or_default(),
             commitment: d.commitment.to_vec(),
+            seed_commitment: d.seed_commitment.to_vec(),
             stock_size: d.stock,
             table: u32::from(d.table),
             seats: d.seats.iter().map(|&x| s(x)).collect(),

@@ -18,3 +18,4 @@ mod text;
 mod tls;
 mod tournament;
 mod web;
+mod web_verify;

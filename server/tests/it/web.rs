@@ -231,7 +231,7 @@ async fn the_page_goes_gzipped_to_a_client_that_accepts_it() {
 
 /// Whether the browser test can run here: Node, the page's npm packages and Chromium. Under
 /// `GIN_REQUIRE_BROWSER=1` (CI) a missing part fails the test instead of skipping it.
-fn browser_parts() -> Option<std::path::PathBuf> {
+pub(crate) fn browser_parts() -> Option<std::path::PathBuf> {
     let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
     let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
     let node = std::process::Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
@@ -258,7 +258,7 @@ fn browser_parts() -> Option<std::path::PathBuf> {
 
 /// Runs `node <args>` in `web`, its output lines passed to `on_line` as they come (which may
 /// answer on the script's stdin); (success, stdout, stderr).
-async fn node_script<F, Fut>(
+pub(crate) async fn node_script<F, Fut>(
     web: &Path,
     args: &[&str],
     env: &[(&str, &str)],

@@ -151,7 +151,7 @@ export class GameView {
         } else if (m.kind.case === "event") {
           if (m.kind.value.seq > this.lastSeq) this.lastSeq = m.kind.value.seq;
           const k = m.kind.value.kind;
-          if (k.case === "handDealt") notePublished(this.id, k.value.handNumber, k.value.commitment);
+          if (k.case === "handDealt") notePublished(this.id, k.value.handNumber, k.value.commitment, k.value.seedCommitment);
           this.refresh();
         }
       },
@@ -475,7 +475,7 @@ export class GameView {
       " Each hand's deck was committed to when it was dealt; check them all here, in your browser.",
       typeof v === "string" && h("p", { role: "status" }, v),
       typeof v === "object" && h("div", { role: "status", id: "verdict" },
-        h("p", { class: v.ok ? "verified" : "message" }, v.ok ? `All ${v.lines.length} deals verified.` : "Verification FAILED."),
+        h("p", { class: v.ok ? "verified" : "message" }, v.headline),
         h("ul", {}, v.lines.map((l) => h("li", {}, l)))));
   }
 

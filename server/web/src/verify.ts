@@ -1,9 +1,16 @@
 // A finished game's deals checked in the browser against their commitments, as `gin verify`
-// does: for each hand, SHA-256("gin-deal-v1\n" + the revealed deck, cards joined by spaces,
-// top first + "\n" + the salt in lower-case hex) must be the commitment revealed with it, that
-// commitment the one this page saw published when the hand was dealt (when it was watching
-// then), and the revealed deck the one the game's record names. SHA-256 is computed here (not
-// with crypto.subtle, which a page served over plain HTTP to another machine does not have).
+// does, at every format: for each hand, SHA-256("gin-deal-v1\n" + the revealed deck, cards
+// joined by spaces, top first + "\n" + the salt in lower-case hex) must be the commitment
+// revealed with it, that commitment the one this page saw published when the hand was dealt
+// (when it was watching then), and the revealed deck the one the game's record names. The
+// game's seed keys every deck and every shuffle of a pile turned into the stock (gin at one
+// table, rummy): SHA-256("gin-seed-v1\n" + the record's seed in decimal + "\n" + the seed's
+// salt in hex) must be the seed commitment revealed with the record, and that the one this
+// page saw published with the deals. (Replaying the record's moves, and so each turn of the
+// pile, is `gin verify`'s.) While the seed is kept secret (a tournament's game, until the
+// tournament is over) the deals are checked against their commitments only, and the verdict
+// says the rest waits. SHA-256 is computed here (not with crypto.subtle, which a page served
+// over plain HTTP to another machine does not have).
 
 import * as api from "./api.js";
 
@@ -62,14 +69,28 @@ export function commitment(deck: readonly string[], salt: Uint8Array): string {
 
 const PUBLISHED = "gin.published.";
 
-/** Remembers the commitment published when hand `hand` of game `id` was dealt. */
-export function notePublished(id: string, hand: number, c: Uint8Array): void {
+/**
+ * Remembers the commitment published when hand `hand` of game `id` was dealt, and the seed
+ * commitment published with it (kept under "seed"; a different one at a later deal under
+ * "seed-changed").
+ */
+export function notePublished(id: string, hand: number, c: Uint8Array, seed: Uint8Array = new Uint8Array()): void {
   if (c.length === 0) return;
   const key = PUBLISHED + id;
   const all = JSON.parse(localStorage.getItem(key) ?? "{}") as Record<string, string>;
-  if (all[hand] === hex(c)) return;
+  const before = JSON.stringify(all);
   all[hand] = hex(c);
-  localStorage.setItem(key, JSON.stringify(all));
+  if (seed.length > 0) {
+    if (all.seed === undefined) all.seed = hex(seed);
+    else if (all.seed !== hex(seed)) all["seed-changed"] = hex(seed);
+  }
+  const after = JSON.stringify(all);
+  if (after !== before) localStorage.setItem(key, after);
+}
+
+/** The commitment to `seed` under `salt`. */
+export function seedCommitment(seed: bigint, salt: Uint8Array): string {
+  return hex(sha256(new TextEncoder().encode(`gin-seed-v1\n${seed}\n${hex(salt)}`)));
 }
 
 const RANKS = "A23456789TJQK";
@@ -140,11 +161,37 @@ function recordDecks(record: unknown): string[] | undefined {
 }
 
 export interface Verdict {
+  /** Every check made and passed. */
   ok: boolean;
+  /** No check failed, but some wait for the seed, not revealed yet. */
+  pending: boolean;
+  /** The verdict in a sentence. */
+  headline: string;
   lines: string[];
 }
 
-/** Checks every revealed hand of finished game `id` (see the module docs). */
+/** Checks the seed of a record: its problems, and what was checked. */
+function checkSeed(
+  r: { seedSalt: Uint8Array; seedCommitment: Uint8Array },
+  seed: bigint | undefined,
+  published: Record<string, string>,
+): { problems: string[]; checked: string; revealed: boolean } {
+  const problems: string[] = [];
+  const c = hex(r.seedCommitment);
+  if (c === "") return { problems: ["the server gave no commitment to the seed"], checked: "", revealed: true };
+  if (published.seed !== undefined && published.seed !== c) problems.push(`the seed commitment published with the deals was ${published.seed.slice(0, 12)}…`);
+  if (published["seed-changed"] !== undefined) problems.push(`a later deal published another seed commitment, ${published["seed-changed"].slice(0, 12)}…`);
+  if (r.seedSalt.length === 0) return { problems, checked: "", revealed: false };
+  if (seed === undefined) problems.push("the record names no seed");
+  else {
+    const mine = seedCommitment(seed, r.seedSalt);
+    if (mine !== c) problems.push(`the record's seed and the salt hash to ${mine.slice(0, 12)}…, not to the seed commitment ${c.slice(0, 12)}…`);
+  }
+  const checked = ["hash", published.seed !== undefined ? "as published with the deals" : ""].filter(Boolean).join(", ");
+  return { problems, checked, revealed: true };
+}
+
+/** Checks the seed and every revealed hand of finished game `id` (see the module docs). */
 export async function verifyGame(id: string): Promise<Verdict> {
   const r = await api.game.getRecord({ gameId: id });
   const published = JSON.parse(localStorage.getItem(PUBLISHED + id) ?? "{}") as Record<string, string>;
@@ -155,12 +202,21 @@ export async function verifyGame(id: string): Promise<Verdict> {
     decks = undefined;
   }
   const seed = recordSeed(r.recordJson);
-  /** The deck the record plays hand `i` from: an explicit one, else the seed's. */
+  const s = checkSeed(r, seed, published);
+  /** The deck the record plays hand `i` from: an explicit one, else the seed's (once revealed). */
   const recorded = (i: number): string | undefined =>
-    decks?.[i] ?? (seed !== undefined ? shuffledDeck(seed, BigInt(i)).join(" ") : undefined);
+    decks?.[i] ?? (seed !== undefined && s.revealed ? shuffledDeck(seed, BigInt(i)).join(" ") : undefined);
   const lines: string[] = [];
   let ok = r.reveals.length > 0;
-  if (!ok) lines.push("no hand was revealed: nothing to check");
+  if (s.problems.length) {
+    ok = false;
+    lines.push(`seed: FAILED: ${s.problems.join("; ")}`);
+  } else if (s.revealed) {
+    lines.push(`seed: verified (${s.checked}) · commitment ${hex(r.seedCommitment).slice(0, 16)}…: it keys every deck and every shuffle of a pile turned into the stock`);
+  } else {
+    lines.push("seed: not revealed yet (a tournament's seed is, once the tournament is over): each deal is checked against its commitment; the rest waits for the seed");
+  }
+  if (r.reveals.length === 0) lines.push("no hand was revealed: nothing to check");
   r.reveals.forEach((rv, i) => {
     const problems: string[] = [];
     const mine = commitment(rv.deck, rv.salt);
@@ -173,5 +229,8 @@ export async function verifyGame(id: string): Promise<Verdict> {
     const checks = ["hash", seen !== undefined ? "as published" : "", deck !== undefined ? "the record's deck" : ""].filter(Boolean).join(", ");
     lines.push(`hand ${i + 1}: ${problems.length ? `FAILED: ${problems.join("; ")}` : `verified (${checks})`} · commitment ${hex(rv.commitment).slice(0, 16)}…`);
   });
-  return { ok, lines };
+  const n = r.reveals.length;
+  const pending = ok && !s.revealed;
+  const headline = !ok ? "Verification FAILED." : pending ? `${n} deals checked against their commitments; the seed is not revealed yet.` : `All ${n} deals verified.`;
+  return { ok: ok && s.revealed, pending, headline, lines };
 }
