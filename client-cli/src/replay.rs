@@ -92,6 +92,7 @@ pub fn write_hand(w: &mut impl Write, h: &HandSummary) -> io::Result<()> {
     let knocker = r.showdown.as_ref().map(|s| s.knocker);
     match (r.end, knocker) {
         (EndKind::Dead, _) => write!(w, "dead hand")?,
+        (EndKind::TurnLimit, _) => write!(w, "dead hand at the turn limit ({} turns)", r.turns)?,
         (EndKind::Knock, Some(k)) => write!(w, "seat {k} knocks")?,
         (EndKind::Undercut, Some(k)) => write!(w, "seat {k} knocks and is undercut")?,
         (EndKind::Gin, Some(k)) => write!(w, "seat {k} goes gin")?,
@@ -142,7 +143,10 @@ pub fn write_hand(w: &mut impl Write, h: &HandSummary) -> io::Result<()> {
 
 /// Writes one stage's breakdown as a table: hand points, hands won, each bonus and the total.
 pub fn write_stage(w: &mut impl Write, index: usize, st: &StageResult) -> io::Result<()> {
-    writeln!(w, "stage {}: seat {} reached the target", index + 1, st.reached_target)?;
+    match st.reached_target {
+        Some(s) => writeln!(w, "stage {}: seat {s} reached the target", index + 1)?,
+        None => writeln!(w, "stage {}: closed at the hand limit, nobody reached the target", index + 1)?,
+    }
     writeln!(w, "  {:<15}{:>8}{:>8}", "", "seat 0", "seat 1")?;
     let rows = [
         ("hand points", st.hand_points),
@@ -165,6 +169,9 @@ pub fn write_stage(w: &mut impl Write, index: usize, st: &StageResult) -> io::Re
 pub fn write_result(w: &mut impl Write, r: &GameResult) -> io::Result<()> {
     for (i, st) in r.stages.iter().enumerate() {
         write_stage(w, i, st)?;
+    }
+    if r.end == engine::GameEnd::HandLimit {
+        writeln!(w, "the game ended at its hand limit: the totals decide")?;
     }
     writeln!(w, "game total: {}", pair(r.totals))?;
     match r.winner {
@@ -267,6 +274,7 @@ pub fn write_table_hand(w: &mut impl Write, kind: Kind, h: &HandReport) -> io::R
     let by = h.by.map_or(String::new(), |b| format!("seat {b} "));
     match h.end {
         HandEnd::Dead => write!(w, "dead hand")?,
+        HandEnd::TurnLimit => write!(w, "dead hand at the turn limit ({} turns)", h.turns)?,
         HandEnd::Knock => write!(w, "{by}knocks")?,
         HandEnd::Undercut => write!(w, "{by}knocks and is undercut")?,
         HandEnd::Defence => write!(w, "{by}knocks and is beaten (a successful defence)")?,
@@ -331,6 +339,9 @@ pub fn write_table_report(w: &mut impl Write, t: &Table) -> io::Result<()> {
     writeln!(w)?;
     match t.result() {
         Some(r) => {
+            if r.end == engine::GameEnd::HandLimit {
+                writeln!(w, "the game ended at its hand limit: the totals decide")?;
+            }
             if let Some(team) = &r.team_totals {
                 writeln!(w, "game total: team 0 (seats 0, 2) {}, team 1 (seats 1, 3) {}", team[0], team[1])?;
             } else {
