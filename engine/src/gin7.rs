@@ -147,10 +147,10 @@ pub const fn default_pile_turns(players: u8) -> u32 {
 /// "Every hand and every game ends").
 pub const fn default_max_turns(players: u8) -> u32 {
     match players {
-        0..=3 => 200,
-        4 => 200,
-        5 => 400,
-        _ => 800,
+        0..=3 => 100,
+        4 => 140,
+        5 => 240,
+        _ => 300,
     }
 }
 
@@ -158,10 +158,10 @@ pub const fn default_max_turns(players: u8) -> u32 {
 /// times the longest game of the same self-play runs.
 pub const fn default_max_hands(players: u8) -> u32 {
     match players {
-        0..=3 => 200,
-        4 => 200,
-        5 => 200,
-        _ => 200,
+        0..=3 => 100,
+        4 => 140,
+        5 => 180,
+        _ => 220,
     }
 }
 
@@ -257,6 +257,10 @@ impl Gin7Rules {
         match self.end {
             Gin7End::Points(0) => bad("end: a target of at least 1 point".into()),
             Gin7End::Hands(0) => bad("end: at least one hand".into()),
+            Gin7End::Hands(n) if n > self.max_hands_per_game => bad(format!(
+                "end: {n} hands is more than max_hands_per_game ({}): raise that too",
+                self.max_hands_per_game
+            )),
             _ => Ok(()),
         }
     }

@@ -89,7 +89,7 @@ pub struct RuleSet {
 /// hands (two players, three players, teams): at least three times the longest hand seen in
 /// 100,000 hands of `simple` against `simple` and of `strong` against `strong` (README,
 /// "Every hand and every game ends").
-pub const DEFAULT_MAX_TURNS_PER_HAND: u32 = 200;
+pub const DEFAULT_MAX_TURNS_PER_HAND: u32 = 150;
 
 /// The default of [`RuleSet::max_hands_per_game`]: at least three times the longest game of
 /// the same self-play runs.

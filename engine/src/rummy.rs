@@ -92,11 +92,11 @@ pub struct RummyRules {
 /// "Every hand and every game ends").
 pub const fn default_max_turns(players: u8) -> u32 {
     match players {
-        0..=2 => 300,
-        3 => 300,
+        0..=2 => 400,
+        3 => 400,
         4 => 300,
-        5 => 300,
-        _ => 300,
+        5 => 270,
+        _ => 200,
     }
 }
 
@@ -104,11 +104,11 @@ pub const fn default_max_turns(players: u8) -> u32 {
 /// times the longest game of the same self-play runs.
 pub const fn default_max_hands(players: u8) -> u32 {
     match players {
-        0..=2 => 200,
-        3 => 200,
-        4 => 200,
-        5 => 200,
-        _ => 200,
+        0..=2 => 140,
+        3 => 90,
+        4 => 70,
+        5 => 50,
+        _ => 50,
     }
 }
 
@@ -201,6 +201,10 @@ impl RummyRules {
         match self.end {
             RummyEnd::Target(0) => bad("end: a target of at least 1 point".into()),
             RummyEnd::Hands(0) => bad("end: at least one hand".into()),
+            RummyEnd::Hands(n) if n > self.max_hands_per_game => bad(format!(
+                "end: {n} hands is more than max_hands_per_game ({}): raise that too",
+                self.max_hands_per_game
+            )),
             _ => Ok(()),
         }
     }

@@ -140,6 +140,15 @@ fn the_limits_are_rule_fields_with_defaults_for_old_documents() {
     assert_eq!(limits(&f), (50, 9));
     let f = Format::parse_any("{\"base\": \"classic\", \"max_turns_per_hand\": 40}").unwrap();
     assert_eq!(limits(&f), (40, engine::DEFAULT_MAX_HANDS_PER_GAME));
+    for (doc, field) in [
+        ("kind = \"rummy\"\nend = { hands = 100000 }", "max_hands_per_game"),
+        ("kind = \"gin-7\"\nend = { hands = 100000 }", "max_hands_per_game"),
+    ] {
+        let e = Format::parse_any(doc).unwrap_err();
+        assert!(e.to_string().contains(field), "{doc}: {e}");
+    }
+    let f = Format::parse_any("kind = \"rummy\"\nend = { hands = 2000 }\nmax_hands_per_game = 2000").unwrap();
+    assert_eq!(limits(&f).1, 2000);
     for doc in [
         "max_turns_per_hand = 0",
         "kind = \"gin-7\"\nmax_turns_per_hand = 0",
