@@ -400,6 +400,49 @@ mod tests {
         }
     }
 
+    /// Two players who always take the discard: each hand ends at the turn limit and the game
+    /// at the hand limit, and the report says so (two-player and table reports, and JSON).
+    #[test]
+    fn report_names_the_turn_and_hand_limits() {
+        let rules = RuleSet { max_turns_per_hand: 4, max_hands_per_game: 2, ..RuleSet::standard() };
+        let mut g = Game::new(GameSetup::new(rules.clone(), 3)).unwrap();
+        while let Some(seat) = g.to_act() {
+            let l = g.hand().legal();
+            let a = if l.draw_pile {
+                Action::DrawPile
+            } else {
+                Action::Discard { card: l.discards.first().unwrap() }
+            };
+            g.apply(seat, &a).unwrap();
+        }
+        let mut out = Vec::new();
+        write_report(&mut out, &g).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(out.matches("dead hand at the turn limit (4 turns), no score").count(), 2, "{out}");
+        assert!(out.contains("stage 1: closed at the hand limit, nobody reached the target"), "{out}");
+        assert!(out.contains("the game ended at its hand limit: the totals decide"), "{out}");
+        let t = Table::new(engine::TableSetup::new(engine::Format::ThreePlayer(rules), 3)).unwrap();
+        let mut t = t;
+        while let Some(seat) = t.first_to_act() {
+            let legal = t.legal(seat);
+            let m = legal
+                .iter()
+                .find(|m| matches!(m, engine::Move::DrawPile))
+                .or_else(|| legal.iter().find(|m| matches!(m, engine::Move::Discard { .. })))
+                .unwrap()
+                .clone();
+            t.apply(seat, &m).unwrap();
+        }
+        let mut out = Vec::new();
+        write_table_report(&mut out, &t).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(out.matches("dead hand at the turn limit (4 turns), no score").count(), 2, "{out}");
+        assert!(out.contains("the game ended at its hand limit: the totals decide"), "{out}");
+        let j = json_report(&t);
+        assert_eq!(j["hands"][0]["end"], "turn_limit");
+        assert_eq!(j["result"]["end"], "hand_limit");
+    }
+
     #[test]
     fn bad_action_names_its_hand() {
         let g = play(5);
