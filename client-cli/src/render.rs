@@ -377,6 +377,7 @@ pub fn end_name(end: i32) -> &'static str {
         pb::EndKind::Defence => "defence",
         pb::EndKind::WentOut => "went out",
         pb::EndKind::Rummy => "rummy",
+        pb::EndKind::TurnLimit => "turn limit",
         pb::EndKind::Unspecified => "?",
     }
 }

@@ -92,6 +92,7 @@ pub fn write_hand(w: &mut impl Write, h: &HandSummary) -> io::Result<()> {
     let knocker = r.showdown.as_ref().map(|s| s.knocker);
     match (r.end, knocker) {
         (EndKind::Dead, _) => write!(w, "dead hand")?,
+        (EndKind::TurnLimit, _) => write!(w, "dead hand at the turn limit ({} turns)", r.turns)?,
         (EndKind::Knock, Some(k)) => write!(w, "seat {k} knocks")?,
         (EndKind::Undercut, Some(k)) => write!(w, "seat {k} knocks and is undercut")?,
         (EndKind::Gin, Some(k)) => write!(w, "seat {k} goes gin")?,
@@ -142,7 +143,10 @@ pub fn write_hand(w: &mut impl Write, h: &HandSummary) -> io::Result<()> {
 
 /// Writes one stage's breakdown as a table: hand points, hands won, each bonus and the total.
 pub fn write_stage(w: &mut impl Write, index: usize, st: &StageResult) -> io::Result<()> {
-    writeln!(w, "stage {}: seat {} reached the target", index + 1, st.reached_target)?;
+    match st.reached_target {
+        Some(s) => writeln!(w, "stage {}: seat {s} reached the target", index + 1)?,
+        None => writeln!(w, "stage {}: closed at the hand limit, nobody reached the target", index + 1)?,
+    }
     writeln!(w, "  {:<15}{:>8}{:>8}", "", "seat 0", "seat 1")?;
     let rows = [
         ("hand points", st.hand_points),
@@ -165,6 +169,9 @@ pub fn write_stage(w: &mut impl Write, index: usize, st: &StageResult) -> io::Re
 pub fn write_result(w: &mut impl Write, r: &GameResult) -> io::Result<()> {
     for (i, st) in r.stages.iter().enumerate() {
         write_stage(w, i, st)?;
+    }
+    if r.end == engine::GameEnd::HandLimit {
+        writeln!(w, "the game ended at its hand limit: the totals decide")?;
     }
     writeln!(w, "game total: {}", pair(r.totals))?;
     match r.winner {
@@ -267,6 +274,7 @@ pub fn write_table_hand(w: &mut impl Write, kind: Kind, h: &HandReport) -> io::R
     let by = h.by.map_or(String::new(), |b| format!("seat {b} "));
     match h.end {
         HandEnd::Dead => write!(w, "dead hand")?,
+        HandEnd::TurnLimit => write!(w, "dead hand at the turn limit ({} turns)", h.turns)?,
         HandEnd::Knock => write!(w, "{by}knocks")?,
         HandEnd::Undercut => write!(w, "{by}knocks and is undercut")?,
         HandEnd::Defence => write!(w, "{by}knocks and is beaten (a successful defence)")?,
@@ -331,6 +339,9 @@ pub fn write_table_report(w: &mut impl Write, t: &Table) -> io::Result<()> {
     writeln!(w)?;
     match t.result() {
         Some(r) => {
+            if r.end == engine::GameEnd::HandLimit {
+                writeln!(w, "the game ended at its hand limit: the totals decide")?;
+            }
             if let Some(team) = &r.team_totals {
                 writeln!(w, "game total: team 0 (seats 0, 2) {}, team 1 (seats 1, 3) {}", team[0], team[1])?;
             } else {
@@ -387,6 +398,49 @@ mod tests {
         for h in g.hands() {
             assert!(out.contains(&format!("hand {} (stage 1), dealer seat {}: ", h.number + 1, h.dealer)));
         }
+    }
+
+    /// Two players who always take the discard: each hand ends at the turn limit and the game
+    /// at the hand limit, and the report says so (two-player and table reports, and JSON).
+    #[test]
+    fn report_names_the_turn_and_hand_limits() {
+        let rules = RuleSet { max_turns_per_hand: 4, max_hands_per_game: 2, ..RuleSet::standard() };
+        let mut g = Game::new(GameSetup::new(rules.clone(), 3)).unwrap();
+        while let Some(seat) = g.to_act() {
+            let l = g.hand().legal();
+            let a = if l.draw_pile {
+                Action::DrawPile
+            } else {
+                Action::Discard { card: l.discards.first().unwrap() }
+            };
+            g.apply(seat, &a).unwrap();
+        }
+        let mut out = Vec::new();
+        write_report(&mut out, &g).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(out.matches("dead hand at the turn limit (4 turns), no score").count(), 2, "{out}");
+        assert!(out.contains("stage 1: closed at the hand limit, nobody reached the target"), "{out}");
+        assert!(out.contains("the game ended at its hand limit: the totals decide"), "{out}");
+        let t = Table::new(engine::TableSetup::new(engine::Format::ThreePlayer(rules), 3)).unwrap();
+        let mut t = t;
+        while let Some(seat) = t.first_to_act() {
+            let legal = t.legal(seat);
+            let m = legal
+                .iter()
+                .find(|m| matches!(m, engine::Move::DrawPile))
+                .or_else(|| legal.iter().find(|m| matches!(m, engine::Move::Discard { .. })))
+                .unwrap()
+                .clone();
+            t.apply(seat, &m).unwrap();
+        }
+        let mut out = Vec::new();
+        write_table_report(&mut out, &t).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(out.matches("dead hand at the turn limit (4 turns), no score").count(), 2, "{out}");
+        assert!(out.contains("the game ended at its hand limit: the totals decide"), "{out}");
+        let j = json_report(&t);
+        assert_eq!(j["hands"][0]["end"], "turn_limit");
+        assert_eq!(j["result"]["end"], "hand_limit");
     }
 
     #[test]

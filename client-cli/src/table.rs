@@ -415,6 +415,9 @@ pub fn hand_line(t: &Table, r: &pb::HandResult) -> String {
     let end = pb::EndKind::try_from(r.end).unwrap_or(pb::EndKind::Unspecified);
     let n = r.hand_number + 1;
     let Some(sd) = &r.showdown else {
+        if end == pb::EndKind::TurnLimit {
+            return format!("hand {n}: dead hand at the turn limit ({} turns), no score", r.turns);
+        }
         return format!("hand {n}: dead hand, no score");
     };
     let knocker = seat(sd.knocker).map(|s| t.who(s)).unwrap_or_default();
@@ -445,9 +448,14 @@ pub fn game_line(t: &Table, r: &pb::GameResult) -> String {
     if r.reason == pb::GameEndReason::Cancelled as i32 {
         return "game over: cancelled before it was played (no winner)".into();
     }
+    let over = if r.reason == pb::GameEndReason::HandLimit as i32 {
+        "game over at the hand limit (the totals decide)"
+    } else {
+        "game over"
+    };
     match r.winner.and_then(|w| seat(w).ok()) {
-        Some(w) if Some(w) == t.viewer => format!("game over: you won {totals}"),
-        Some(w) => format!("game over: {} won {totals}", t.name(w)),
-        None => format!("game over: a draw {totals}"),
+        Some(w) if Some(w) == t.viewer => format!("{over}: you won {totals}"),
+        Some(w) => format!("{over}: {} won {totals}", t.name(w)),
+        None => format!("{over}: a draw {totals}"),
     }
 }

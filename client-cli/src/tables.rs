@@ -173,7 +173,12 @@ impl TableScreen {
                     (Some(w), _) => format!("{} scored {}", n(w), r.points),
                     (None, _) => "nobody scored".into(),
                 };
-                format!("hand {} over ({}): {who}", r.hand_number, end_name(r.end))
+                let limit = if r.end == pb::EndKind::TurnLimit as i32 {
+                    format!(" after {} turns", r.turns)
+                } else {
+                    String::new()
+                };
+                format!("hand {} over ({}{limit}): {who}", r.hand_number, end_name(r.end))
             }
             K::HandEnded(h) => {
                 let r = h.result.clone().unwrap_or_default();
@@ -182,8 +187,13 @@ impl TableScreen {
             K::GameOver(g) => {
                 let r = g.result.clone().unwrap_or_default();
                 let winners: Vec<String> = r.winners.iter().map(|&w| n(w)).collect();
+                let limit = if r.reason == pb::GameEndReason::HandLimit as i32 {
+                    " (the hand limit: the totals decide)"
+                } else {
+                    ""
+                };
                 format!(
-                    "game over: {} won",
+                    "game over{limit}: {} won",
                     if winners.is_empty() { "nobody".into() } else { winners.join(" and ") }
                 )
             }

@@ -57,7 +57,7 @@ fn bench(c: &mut Criterion) {
     for name in ["standard", "oklahoma"] {
         let rules = RuleSet::preset(name).unwrap();
         // Check first: the fast path plays exactly the hands the checked path plays.
-        let mut ends = [0u32; 5];
+        let mut ends = [0u32; 6];
         for seed in 0..2000 {
             let fast = random_hand(&rules, seed, &mut SplitMix(seed));
             let slow = random_hand_checked(&rules, seed, &mut SplitMix(seed));

@@ -220,12 +220,12 @@ impl Format {
         }
         Ok(match self {
             Format::Rummy(r) => {
-                let r = RummyRules { players: n, ..r };
+                let r = r.resized(n);
                 r.check().map_err(|e| ferr("players", e.0))?;
                 Format::Rummy(r)
             }
             Format::Gin7(r) => {
-                let r = Gin7Rules { players: n, ..r };
+                let r = r.resized(n);
                 r.check().map_err(|e| ferr("players", e.0))?;
                 Format::Gin7(r)
             }
@@ -300,8 +300,23 @@ impl Format {
                     _ => Format::Teams(rules),
                 }
             }
-            Kind::Gin7 => Format::Gin7(merge(Gin7Rules::default(), fields, "gin-7")?),
-            Kind::Rummy => Format::Rummy(merge(RummyRules::default(), fields, "rummy")?),
+            // The numbers a document leaves out are the defaults of its table size.
+            Kind::Gin7 => {
+                let base = Gin7Rules::default();
+                Format::Gin7(merge(
+                    base.resized(players_in(&fields).unwrap_or(base.players)),
+                    fields,
+                    "gin-7",
+                )?)
+            }
+            Kind::Rummy => {
+                let base = RummyRules::default();
+                Format::Rummy(merge(
+                    base.clone().resized(players_in(&fields).unwrap_or(base.players)),
+                    fields,
+                    "rummy",
+                )?)
+            }
         };
         let f = match players {
             Some(p) => f.with_players(p as u8)?,
@@ -332,6 +347,11 @@ impl Format {
     pub fn to_toml(&self) -> String {
         toml::to_string(&self.to_value()).expect("a format serializes to TOML")
     }
+}
+
+/// The table size a document's fields give, if they give a plausible one.
+fn players_in(fields: &serde_json::Map<String, serde_json::Value>) -> Option<u8> {
+    fields.get("players")?.as_u64().and_then(|p| u8::try_from(p).ok())
 }
 
 /// `fields` over `base`'s: unknown fields refused, the field at fault named.

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::deal::{Deck, first_dealer};
-use crate::hand::{Action, EndKind, Event, Hand, HandResult, RuleError};
+use crate::hand::{Action, Event, Hand, HandResult, RuleError};
 use crate::rules::{RuleSet, RuleSetError, Shutout};
 use crate::seat::{BySeat, Seat};
 
@@ -45,11 +45,33 @@ pub struct HandSummary {
     pub scores: BySeat<u32>,
 }
 
+/// How a game ended, in every format.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameEnd {
+    /// The format's own end: a target reached (in the last stage), or the format's number
+    /// of hands played.
+    #[default]
+    Normal,
+    /// The game played its rules' `max_hands_per_game` hands first and ended where it
+    /// stood: the totals decide it, the format's own bonuses included (no game bonus: nobody
+    /// reached the target).
+    HandLimit,
+}
+
+impl GameEnd {
+    /// True for [`GameEnd::Normal`] (a result serializes without `end` then, as before).
+    pub fn is_normal(&self) -> bool {
+        *self == GameEnd::Normal
+    }
+}
+
 /// The bonuses and totals of one stage (the whole game when it has one stage).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StageResult {
-    /// The seat that reached the target.
-    pub reached_target: Seat,
+    /// The seat that reached the target (`None`: the stage was closed by the game's hand
+    /// limit, [`GameEnd::HandLimit`]).
+    pub reached_target: Option<Seat>,
     /// Hand points scored in the stage.
     pub hand_points: BySeat<u32>,
     /// Hands won in the stage.
@@ -77,6 +99,9 @@ pub struct GameResult {
     pub winner: Option<Seat>,
     /// The difference of the totals.
     pub margin: u32,
+    /// How the game ended.
+    #[serde(default, skip_serializing_if = "GameEnd::is_normal")]
+    pub end: GameEnd,
 }
 
 /// What one accepted action did to the game.
@@ -240,7 +265,7 @@ impl Game {
         });
         let rules = &self.setup.rules;
         if let Some(w) = result.winner.filter(|&w| rules.reaches_target(self.scores[w])) {
-            let stage = self.close_stage(w);
+            let stage = self.close_stage(Some(w));
             self.stages.push(stage);
             self.stage += 1;
             self.scores = BySeat::default();
@@ -249,13 +274,23 @@ impl Game {
                 return true;
             }
         }
-        let next_dealer = if result.end == EndKind::Dead { dealer } else { dealer.other() };
+        if self.hands.len() as u32 >= rules.max_hands_per_game {
+            // The hand limit: the stage in play closes where it stands, nobody having
+            // reached its target.
+            let stage = self.close_stage(None);
+            self.stages.push(stage);
+            self.result = Some(GameResult { end: GameEnd::HandLimit, ..self.final_result() });
+            return true;
+        }
+        let next_dealer = if result.end.is_dead() { dealer } else { dealer.other() };
         self.hand_number += 1;
         self.hand = Hand::new(&self.setup.rules, deck_for(&self.setup, self.hand_number), next_dealer);
         false
     }
 
-    fn close_stage(&self, w: Seat) -> StageResult {
+    /// Closes the stage in play: `w` reached its target (`None`: the hand limit closed it;
+    /// no game bonus nor shutout then, the box bonuses as usual).
+    fn close_stage(&self, w: Option<Seat>) -> StageResult {
         let rules = &self.setup.rules;
         let mut hands_won = BySeat::<u32>::default();
         let mut dead_hands = 0;
@@ -265,25 +300,27 @@ impl Game {
                 None => dead_hands += 1,
             }
         }
-        let l = w.other();
         let mut game_bonus = BySeat::<u32>::default();
         let mut shutout_bonus = BySeat::<u32>::default();
-        game_bonus[w] = rules.game_bonus;
-        match rules.shutout {
-            Shutout::None => {}
-            Shutout::DoubleHandPoints => {
-                if hands_won[l] == 0 && dead_hands == 0 {
-                    shutout_bonus[w] = self.scores[w];
+        if let Some(w) = w {
+            let l = w.other();
+            game_bonus[w] = rules.game_bonus;
+            match rules.shutout {
+                Shutout::None => {}
+                Shutout::DoubleHandPoints => {
+                    if hands_won[l] == 0 && dead_hands == 0 {
+                        shutout_bonus[w] = self.scores[w];
+                    }
                 }
-            }
-            Shutout::ReplaceGameBonus => {
-                if self.scores[l] == 0 {
-                    game_bonus[w] = rules.shutout_bonus;
+                Shutout::ReplaceGameBonus => {
+                    if self.scores[l] == 0 {
+                        game_bonus[w] = rules.shutout_bonus;
+                    }
                 }
-            }
-            Shutout::ExtraBonus => {
-                if hands_won[l] == 0 {
-                    shutout_bonus[w] = rules.shutout_bonus;
+                Shutout::ExtraBonus => {
+                    if hands_won[l] == 0 {
+                        shutout_bonus[w] = rules.shutout_bonus;
+                    }
                 }
             }
         }
@@ -321,6 +358,7 @@ impl Game {
                 std::cmp::Ordering::Equal => None,
             },
             margin: a.abs_diff(b),
+            end: GameEnd::Normal,
         }
     }
 }
@@ -333,6 +371,7 @@ fn deck_for(setup: &GameSetup, n: u32) -> Deck {
 mod tests {
     use super::*;
     use crate::cardset::CardSet;
+    use crate::hand::EndKind;
 
     /// Plays a game where `policy` picks each action from the legal ones.
     fn play(rules: RuleSet, seed: u64, mut policy: impl FnMut(&Game) -> Action) -> Game {
@@ -388,8 +427,9 @@ mod tests {
                 });
                 let mut staged = BySeat::<u32>::default();
                 for st in &r.stages {
-                    assert!(rules.reaches_target(st.hand_points[st.reached_target]), "{name}");
-                    assert!(!rules.reaches_target(st.hand_points[st.reached_target.other()]), "{name}");
+                    let w = st.reached_target.unwrap();
+                    assert!(rules.reaches_target(st.hand_points[w]), "{name}");
+                    assert!(!rules.reaches_target(st.hand_points[w.other()]), "{name}");
                     for s in Seat::BOTH {
                         staged[s] += st.hand_points[s];
                         assert_eq!(st.box_bonus[s], st.hands_won[s] * rules.box_bonus);
@@ -403,8 +443,7 @@ mod tests {
                 assert_eq!(r.margin, r.totals[Seat::S0].abs_diff(r.totals[Seat::S1]));
                 // Dealer rotation: alternate, except the same dealer after a dead hand.
                 for w in g.hands().windows(2) {
-                    let want =
-                        if w[0].result.end == EndKind::Dead { w[0].dealer } else { w[0].dealer.other() };
+                    let want = if w[0].result.end.is_dead() { w[0].dealer } else { w[0].dealer.other() };
                     assert_eq!(w[1].dealer, want, "{name}");
                 }
             }
@@ -422,6 +461,7 @@ mod tests {
                 points,
                 doubled: false,
                 showdown: None,
+                turns: 0,
             },
             scores: BySeat::default(),
         }
@@ -442,14 +482,14 @@ mod tests {
             vec![summary(0, Some(Seat::S0), 60), summary(0, Some(Seat::S0), 45)],
             [105, 0],
         );
-        let st = g.close_stage(Seat::S0);
+        let st = g.close_stage(Some(Seat::S0));
         assert_eq!(st.total, BySeat([105 * 2 + 100 + 2 * 25, 0]));
         let g = game_with(
             r,
             vec![summary(0, Some(Seat::S0), 60), summary(0, None, 0), summary(0, Some(Seat::S0), 45)],
             [105, 0],
         );
-        assert_eq!(g.close_stage(Seat::S0).total, BySeat([105 + 100 + 50, 0]));
+        assert_eq!(g.close_stage(Some(Seat::S0)).total, BySeat([105 + 100 + 50, 0]));
     }
 
     #[test]
@@ -459,7 +499,7 @@ mod tests {
         let mut hands: Vec<_> = (0..6).map(|_| summary(0, Some(Seat::S1), 15)).collect();
         hands.push(summary(0, Some(Seat::S0), 100));
         let mut g = game_with(r, hands, [100, 90]);
-        let st = g.close_stage(Seat::S0);
+        let st = g.close_stage(Some(Seat::S0));
         assert_eq!(st.total, BySeat([100 + 100 + 25, 90 + 6 * 25]));
         g.stages.push(st);
         let res = g.final_result();
@@ -471,18 +511,18 @@ mod tests {
     fn wikihow_shutout_game_bonus_200() {
         let r = RuleSet::preset("wikihow").unwrap();
         let g = game_with(r.clone(), vec![summary(0, Some(Seat::S1), 100)], [0, 100]);
-        assert_eq!(g.close_stage(Seat::S1).total, BySeat([0, 100 + 200 + 20]));
+        assert_eq!(g.close_stage(Some(Seat::S1)).total, BySeat([0, 100 + 200 + 20]));
         let g = game_with(r, vec![summary(0, Some(Seat::S0), 5), summary(0, Some(Seat::S1), 100)], [5, 100]);
-        assert_eq!(g.close_stage(Seat::S1).total, BySeat([5 + 20, 100 + 100 + 20]));
+        assert_eq!(g.close_stage(Some(Seat::S1)).total, BySeat([5 + 20, 100 + 100 + 20]));
     }
 
     #[test]
     fn multistage_extra_bonus_per_stage() {
         let r = RuleSet::preset("multistage").unwrap();
         let g = game_with(r.clone(), vec![summary(0, Some(Seat::S0), 101)], [101, 0]);
-        assert_eq!(g.close_stage(Seat::S0).total, BySeat([101 + 100 + 100 + 25, 0]));
+        assert_eq!(g.close_stage(Some(Seat::S0)).total, BySeat([101 + 100 + 100 + 25, 0]));
         let g = game_with(r, vec![summary(0, Some(Seat::S1), 3), summary(0, Some(Seat::S0), 101)], [101, 3]);
-        assert_eq!(g.close_stage(Seat::S0).total, BySeat([101 + 100 + 25, 3 + 25]));
+        assert_eq!(g.close_stage(Some(Seat::S0)).total, BySeat([101 + 100 + 25, 3 + 25]));
     }
 
     #[test]
@@ -490,7 +530,7 @@ mod tests {
         for name in ["classic", "american"] {
             let r = RuleSet::preset(name).unwrap();
             let g = game_with(r, vec![summary(0, Some(Seat::S0), 120)], [120, 0]);
-            assert_eq!(g.close_stage(Seat::S0).total, BySeat([120, 0]), "{name}");
+            assert_eq!(g.close_stage(Some(Seat::S0)).total, BySeat([120, 0]), "{name}");
         }
     }
 

@@ -48,8 +48,10 @@
 //! - **The pile turned** ([`Gin7Rules::reshuffles`]): when a discard without knocking
 //!   leaves [`Gin7Rules::dead_stock`] cards (2) in the stock and the pile holds at least two
 //!   cards, the pile but its top card (the discard just made) is shuffled and put **under**
-//!   the cards left in the stock, at most `reshuffles` times in a hand (default 12), and play
-//!   goes on. The shuffle is basic rummy's ([`crate::rummy`]): the pile from its bottom card
+//!   the cards left in the stock, at most `reshuffles` times in a hand, and play goes on.
+//!   The default is by table size ([`default_pile_turns`], RULES.md "Turns of the pile at
+//!   one table"): T(3) = 0, T(4) = 1, T(5) = 4, T(6) = 12, each the fewest turns that leave
+//!   fewer than one hand in five dead when `simple` plays `simple` at that size. The shuffle is basic rummy's ([`crate::rummy`]): the pile from its bottom card
 //!   up, Fisher–Yates as for the deck ([`Deck`]) on ChaCha8 keyed by the game seed, nonce
 //!   `hand | k << 48` for the `k`-th turn of the pile in that hand, `k` from 1; the first
 //!   card of the result lies just under the cards left in the stock. The turned cards are
@@ -60,6 +62,11 @@
 //! - **The game** ([`Gin7End`]): to a target of won points (100: the game ends after the hand
 //!   in which some player's points reach it), or a fixed number of hands (dead ones count).
 //!   The winners are the players with the best net (ties share).
+//! - **Every hand and every game ends** (RULES.md): a hand whose
+//!   [`Gin7Rules::max_turns_per_hand`]-th turn ends with a discard that goes on ends there,
+//!   dead ([`Gin7EndKind::TurnLimit`]); a game that has played
+//!   [`Gin7Rules::max_hands_per_game`] hands ends where it stands, the net deciding
+//!   ([`crate::GameEnd::HandLimit`]). The defaults are by table size, far above honest play.
 
 use std::fmt;
 
@@ -109,13 +116,53 @@ pub struct Gin7Rules {
     pub dead_stock: u32,
     /// How many times in a hand the pile, but its top card, is shuffled under the stock when
     /// a discard leaves [`Gin7Rules::dead_stock`] cards in it (instead of the hand dying).
-    /// 0: never, the two-player rule. Default 12, the fewest that keep dead hands under one
-    /// in five at six players (9 cards of stock, and each turn brings back about as many):
-    /// with `simple` play, 85% of the hands die there with 0 turns, 71% with 1, 62% with 2,
-    /// 54% with 3, 36% with 6, 22% with 10, 20% with 11, 18% with 12.
+    /// 0: never, the two-player rule. Default by table size, [`default_pile_turns`]: the
+    /// fewest that keep dead hands under one in five (at six, 9 cards of stock, with `simple`
+    /// play 85% of the hands die there with 0 turns, 71% with 1, 54% with 3, 22% with 10,
+    /// 18% with 12).
     pub reshuffles: u32,
     /// The end of the game.
     pub end: Gin7End,
+    /// A hand that reaches this many turns (draws) without ending ends there, dead
+    /// ([`Gin7EndKind::TurnLimit`]). Default by table size, [`default_max_turns`].
+    pub max_turns_per_hand: u32,
+    /// A game that has played this many hands (dead ones included) ends where it stands
+    /// ([`crate::GameEnd::HandLimit`]). Default by table size, [`default_max_hands`].
+    pub max_hands_per_game: u32,
+}
+
+/// The default turns of the pile in a hand at a table of `players` (RULES.md, "Turns of the
+/// pile at one table"): T(3) = 0, T(4) = 1, T(5) = 4, T(6) = 12.
+pub const fn default_pile_turns(players: u8) -> u32 {
+    match players {
+        0..=3 => 0,
+        4 => 1,
+        5 => 4,
+        _ => 12,
+    }
+}
+
+/// The default [`Gin7Rules::max_turns_per_hand`] at a table of `players`: at least three
+/// times the longest hand seen in 100,000 hands of `simple` against `simple` there (README,
+/// "Every hand and every game ends").
+pub const fn default_max_turns(players: u8) -> u32 {
+    match players {
+        0..=3 => 100,
+        4 => 140,
+        5 => 240,
+        _ => 300,
+    }
+}
+
+/// The default [`Gin7Rules::max_hands_per_game`] at a table of `players`: at least three
+/// times the longest game of the same self-play runs.
+pub const fn default_max_hands(players: u8) -> u32 {
+    match players {
+        0..=3 => 100,
+        4 => 140,
+        5 => 180,
+        _ => 220,
+    }
 }
 
 impl Default for Gin7Rules {
@@ -129,8 +176,10 @@ impl Default for Gin7Rules {
             defence_points: 10,
             layoffs: true,
             dead_stock: 2,
-            reshuffles: 12,
+            reshuffles: default_pile_turns(4),
             end: Gin7End::Points(100),
+            max_turns_per_hand: default_max_turns(4),
+            max_hands_per_game: default_max_hands(4),
         }
     }
 }
@@ -151,11 +200,27 @@ impl std::error::Error for Gin7RulesError {}
 pub const MAX_KNOCK_LIMIT: u32 = 100;
 
 impl Gin7Rules {
-    /// The default rules for `players` (checked).
+    /// The default rules for `players` (checked): the size-dependent numbers (turns of the
+    /// pile, the turn and hand limits) are that size's defaults.
     pub fn for_players(players: u8) -> Result<Gin7Rules, Gin7RulesError> {
-        let r = Gin7Rules { players, ..Gin7Rules::default() };
+        let r = Gin7Rules::default().resized(players);
         r.check()?;
         Ok(r)
+    }
+
+    /// The same rules at a table of `players` (unchecked): each size-dependent number left
+    /// at the old size's default ([`default_pile_turns`], [`default_max_turns`],
+    /// [`default_max_hands`]) becomes the new size's; a number set otherwise is kept.
+    pub fn resized(self, players: u8) -> Gin7Rules {
+        let old = self.players;
+        let follow = |v: u32, f: fn(u8) -> u32| if v == f(old) { f(players) } else { v };
+        Gin7Rules {
+            players,
+            reshuffles: follow(self.reshuffles, default_pile_turns),
+            max_turns_per_hand: follow(self.max_turns_per_hand, default_max_turns),
+            max_hands_per_game: follow(self.max_hands_per_game, default_max_hands),
+            ..self
+        }
     }
 
     /// Refuses an impossible combination, saying which field and why.
@@ -179,12 +244,23 @@ impl Gin7Rules {
                 self.players, self.hand_size, self.dead_stock
             ));
         }
+        for (field, v) in
+            [("max_turns_per_hand", self.max_turns_per_hand), ("max_hands_per_game", self.max_hands_per_game)]
+        {
+            if v == 0 || v > crate::rules::MAX_LIMIT {
+                return bad(format!("{field}: {v} (1 to {})", crate::rules::MAX_LIMIT));
+            }
+        }
         if self.knock_limit > MAX_KNOCK_LIMIT {
             return bad(format!("knock_limit: {} (at most {MAX_KNOCK_LIMIT})", self.knock_limit));
         }
         match self.end {
             Gin7End::Points(0) => bad("end: a target of at least 1 point".into()),
             Gin7End::Hands(0) => bad("end: at least one hand".into()),
+            Gin7End::Hands(n) if n > self.max_hands_per_game => bad(format!(
+                "end: {n} hands is more than max_hands_per_game ({}): raise that too",
+                self.max_hands_per_game
+            )),
             _ => Ok(()),
         }
     }
@@ -280,6 +356,14 @@ pub enum Gin7Event {
         /// The last discard.
         card: Card,
     },
+    /// The seat discarded `card`, ending the hand's [`Gin7Rules::max_turns_per_hand`]-th
+    /// turn: the hand ends dead at the turn limit.
+    TurnLimit {
+        /// Who.
+        seat: u8,
+        /// The last discard.
+        card: Card,
+    },
     /// The seat knocked (or went gin): see [`Gin7Hand::result`].
     Knocked {
         /// Who.
@@ -299,6 +383,8 @@ pub enum Gin7EndKind {
     Defence,
     /// A knock with no deadwood.
     Gin,
+    /// The hand reached [`Gin7Rules::max_turns_per_hand`] turns: no score.
+    TurnLimit,
 }
 
 /// One seat at the end of a hand.
@@ -332,6 +418,9 @@ pub struct Gin7HandResult {
     pub discard: Option<Card>,
     /// Every seat, by seat number.
     pub seats: Vec<Gin7SeatResult>,
+    /// Turns played in the hand (each draw starts one).
+    #[serde(default)]
+    pub turns: u32,
 }
 
 impl Gin7HandResult {
@@ -368,6 +457,8 @@ pub struct Gin7Hand {
     stock_next: u8,
     /// Turns of the pile so far in this hand.
     turns: u32,
+    /// Turns of play (draws) so far in this hand.
+    played: u32,
     pile: Pile,
     to_act: u8,
     phase: Gin7Phase,
@@ -431,6 +522,7 @@ impl Gin7Hand {
             public: CardSet::single(upcard),
             stock_next: dealt as u8 + 1,
             turns: 0,
+            played: 0,
             pile: Pile::starting_with(upcard),
             to_act: (dealer + 1) % n,
             phase: Gin7Phase::Draw,
@@ -504,6 +596,11 @@ impl Gin7Hand {
     /// ([`Gin7Rules::reshuffles`]).
     pub fn pile_turns(&self) -> u32 {
         self.turns
+    }
+
+    /// Turns of play started so far in this hand (each draw starts one).
+    pub fn turns_played(&self) -> u32 {
+        self.played
     }
 
     /// Cards of `seat` that every player knows it holds: taken from the pile, still held.
@@ -692,6 +789,7 @@ impl Gin7Hand {
                         self.held[s].insert(card);
                         self.known[s] |= CardSet::from_bits((pile as u64) << card.bit());
                         self.taken = CardSet::from_bits((pile as u64) << card.bit());
+                        self.played += 1;
                         self.phase = Gin7Phase::Discard;
                         return Some(Gin7Event::Drew { seat, card, from_stock: !pile });
                     }
@@ -699,7 +797,8 @@ impl Gin7Hand {
                 (Gin7Phase::Discard, &Action::Discard { card })
                     if self.cards[s].contains(card)
                         && !self.taken.contains(card)
-                        && self.stock_len() > self.rules.dead_stock as usize =>
+                        && self.stock_len() > self.rules.dead_stock as usize
+                        && self.played < self.rules.max_turns_per_hand =>
                 {
                     self.cards[s].remove(card);
                     self.known[s].remove(card);
@@ -740,6 +839,7 @@ impl Gin7Hand {
                 self.cards[s].insert(card);
                 self.held[s].insert(card);
                 self.taken = CardSet::EMPTY;
+                self.played += 1;
                 self.phase = Gin7Phase::Discard;
                 Gin7Event::Drew { seat, card, from_stock: true }
             }
@@ -749,6 +849,7 @@ impl Gin7Hand {
                 self.held[s].insert(card);
                 self.known[s].insert(card);
                 self.taken = CardSet::single(card);
+                self.played += 1;
                 self.phase = Gin7Phase::Discard;
                 Gin7Event::Drew { seat, card, from_stock: false }
             }
@@ -761,8 +862,12 @@ impl Gin7Hand {
                 self.taken = CardSet::EMPTY;
                 let low = self.stock_len() <= self.rules.dead_stock as usize;
                 if low && (self.turns >= self.rules.reshuffles || self.pile.len() < 2) {
-                    self.dead();
+                    self.dead(Gin7EndKind::Dead);
                     return Ok(Gin7Event::DeadHand { seat, card });
+                }
+                if self.played >= self.rules.max_turns_per_hand {
+                    self.dead(Gin7EndKind::TurnLimit);
+                    return Ok(Gin7Event::TurnLimit { seat, card });
                 }
                 self.phase = Gin7Phase::Draw;
                 self.to_act = if seat + 1 == self.rules.players { 0 } else { seat + 1 };
@@ -808,7 +913,8 @@ impl Gin7Hand {
         self.pile = Pile::starting_with(top);
     }
 
-    fn dead(&mut self) {
+    /// Ends the hand with no score: dead at the stock, or at the turn limit.
+    fn dead(&mut self, end: Gin7EndKind) {
         let n = self.rules.players as usize;
         let seats = self.cards[..n]
             .iter()
@@ -822,11 +928,12 @@ impl Gin7Hand {
             .collect();
         self.phase = Gin7Phase::Over;
         self.result = Some(Box::new(Gin7HandResult {
-            end: Gin7EndKind::Dead,
+            end,
             knocker: None,
             winner: None,
             discard: None,
             seats,
+            turns: self.played,
         }));
     }
 
@@ -882,6 +989,7 @@ impl Gin7Hand {
             winner: Some(winner),
             discard: Some(discard),
             seats,
+            turns: self.played,
         }));
     }
 }
@@ -1018,6 +1126,8 @@ pub struct Gin7Game {
     hands: Vec<Gin7HandSummary>,
     actions: ActionLog,
     over: bool,
+    /// The game ended at its hand limit.
+    hand_limit: bool,
 }
 
 impl Gin7Game {
@@ -1035,6 +1145,7 @@ impl Gin7Game {
             hands: Vec::new(),
             actions: ActionLog::default(),
             over: false,
+            hand_limit: false,
             setup,
         })
     }
@@ -1093,6 +1204,11 @@ impl Gin7Game {
     /// Whether the game is over.
     pub fn is_over(&self) -> bool {
         self.over
+    }
+
+    /// How the game ended (`None` while it goes on).
+    pub fn end(&self) -> Option<crate::GameEnd> {
+        self.over.then_some(if self.hand_limit { crate::GameEnd::HandLimit } else { crate::GameEnd::Normal })
     }
 
     /// The seat to act, if any.
@@ -1165,10 +1281,13 @@ impl Gin7Game {
                 self.points[s] += sr.points;
                 self.penalties[s] += sr.penalty;
             }
-            self.over = match self.setup.rules.end {
+            let played = self.hands.len() as u32 + 1;
+            let normal = match self.setup.rules.end {
                 Gin7End::Points(t) => self.points.iter().any(|&p| p >= t),
-                Gin7End::Hands(n) => self.hands.len() as u32 + 1 >= n,
+                Gin7End::Hands(n) => played >= n,
             };
+            self.hand_limit = !normal && played >= self.setup.rules.max_hands_per_game;
+            self.over = normal || self.hand_limit;
             // The result moves to the summary when the next hand replaces this one (a copy
             // only for the last hand, which stays readable in the hand).
             let r = match self.over {

@@ -271,6 +271,14 @@ pub enum Event {
         /// Who.
         seat: Seat,
     },
+    /// The seat discarded `card`, ending the hand's [`RuleSet::max_turns_per_hand`]-th turn:
+    /// the hand ends dead at the turn limit ([`EndKind::TurnLimit`]).
+    TurnLimit {
+        /// Who.
+        seat: Seat,
+        /// The last discard.
+        card: Card,
+    },
 }
 
 /// How a hand ended.
@@ -287,6 +295,16 @@ pub enum EndKind {
     Gin,
     /// All 11 cards melded, no discard.
     BigGin,
+    /// The hand reached [`RuleSet::max_turns_per_hand`] turns without ending: a dead hand
+    /// (no score), reported as such.
+    TurnLimit,
+}
+
+impl EndKind {
+    /// True for a hand nobody scores: dead at the stock, or at the turn limit.
+    pub fn is_dead(self) -> bool {
+        matches!(self, EndKind::Dead | EndKind::TurnLimit)
+    }
 }
 
 /// What both players laid down after a knock.
@@ -321,6 +339,9 @@ pub struct HandResult {
     pub doubled: bool,
     /// The knock's details (`None` for a dead hand).
     pub showdown: Option<Showdown>,
+    /// Turns played in the hand (each draw starts one; the knock's turn included).
+    #[serde(default)]
+    pub turns: u32,
 }
 
 /// The rule numbers one hand needs, copied out of the [`RuleSet`].
@@ -331,6 +352,7 @@ struct HandRules {
     gin_bonus: u32,
     undercut_bonus: u32,
     doubled: bool,
+    max_turns: u32,
 }
 
 /// Score of a hand ended by `end` (`Knock` covers undercuts) with knocker deadwood `K` and
@@ -358,6 +380,7 @@ impl HandRules {
             gin_bonus: rules.gin_bonus,
             undercut_bonus: rules.undercut_bonus,
             doubled: rules.spade_upcard_doubles && upcard.is_some_and(|u| u.suit() == Suit::Spades),
+            max_turns: rules.max_turns_per_hand,
         }
     }
 
@@ -367,7 +390,7 @@ impl HandRules {
             EndKind::BigGin => (true, d + self.big_gin.unwrap_or(0)),
             EndKind::Knock | EndKind::Undercut if k < d => (true, d - k),
             EndKind::Knock | EndKind::Undercut => (false, k - d + self.undercut_bonus),
-            EndKind::Dead => (false, 0),
+            EndKind::Dead | EndKind::TurnLimit => (false, 0),
         }
     }
 }
@@ -516,6 +539,8 @@ pub struct Hand {
     known: BySeat<CardSet>,
     /// Every card each seat has seen: its own cards, and every face-up card.
     seen: BySeat<CardSet>,
+    /// Turns started (draws) so far.
+    turns: u32,
     result: Option<Box<HandResult>>,
 }
 
@@ -549,6 +574,7 @@ impl Hand {
             stock_only: false,
             known: BySeat::default(),
             seen: cards.map(|c| c.with(upcard)),
+            turns: 0,
             result: None,
         }
     }
@@ -611,6 +637,11 @@ impl Hand {
     /// The card `seat` took from the pile this turn, if any.
     pub fn taken_from_pile(&self) -> Option<Card> {
         self.taken
+    }
+
+    /// Turns started so far (each draw starts one; the upcard offer's passes do not).
+    pub fn turns(&self) -> u32 {
+        self.turns
     }
 
     /// The result, once the hand is over.
@@ -793,6 +824,7 @@ impl Hand {
                 self.seen[seat].insert(card);
                 self.stock_only = false;
                 self.taken = None;
+                self.turns += 1;
                 self.phase = Phase::Discard { seat };
                 Event::Drew { seat, card, from_stock: true }
             }
@@ -801,6 +833,7 @@ impl Hand {
                 self.cards[seat].insert(card);
                 self.known[seat].insert(card);
                 self.taken = Some(card);
+                self.turns += 1;
                 self.phase = Phase::Discard { seat };
                 Event::Drew { seat, card, from_stock: false }
             }
@@ -813,15 +846,11 @@ impl Hand {
                 self.seen[Seat::S1].insert(card);
                 self.taken = None;
                 if self.stock_len() <= 2 {
-                    self.phase = Phase::Over;
-                    self.result = Some(Box::new(HandResult {
-                        end: EndKind::Dead,
-                        winner: None,
-                        points: 0,
-                        doubled: false,
-                        showdown: None,
-                    }));
+                    self.end_dead(EndKind::Dead);
                     Event::DeadHand { seat, card }
+                } else if self.turns >= self.rules.max_turns {
+                    self.end_dead(EndKind::TurnLimit);
+                    Event::TurnLimit { seat, card }
                 } else {
                     self.phase = Phase::Draw { seat: seat.other() };
                     Event::Discarded { seat, card }
@@ -840,6 +869,20 @@ impl Hand {
                 Event::Knocked { seat }
             }
         })
+    }
+
+    /// Ends the hand with no score: dead at the stock, or at the turn limit.
+    #[inline(never)]
+    fn end_dead(&mut self, end: EndKind) {
+        self.phase = Phase::Over;
+        self.result = Some(Box::new(HandResult {
+            end,
+            winner: None,
+            points: 0,
+            doubled: false,
+            showdown: None,
+            turns: self.turns,
+        }));
     }
 
     fn settle(&mut self, knocker: Seat, discard: Option<Card>, arrangement: Arrangement, end: EndKind) {
@@ -870,6 +913,7 @@ impl Hand {
                 knocker_deadwood: k,
                 defender_deadwood: d,
             }),
+            turns: self.turns,
         }));
     }
 }

@@ -34,7 +34,7 @@ pub use cardset::{CardSet, ParseCardSetError, hand};
 pub use deal::{Deck, DeckError, first_dealer};
 pub use fair::{deal_commitment, hand_salt, seed_commitment, seed_salt, verify_deal, verify_seed};
 pub use format::{FORMAT_PRESETS, Format, FormatError, Kind};
-pub use game::{Game, GameError, GameResult, GameSetup, HandSummary, StageResult, Step};
+pub use game::{Game, GameEnd, GameError, GameResult, GameSetup, HandSummary, StageResult, Step};
 pub use hand::{
     Action, EndKind, Event, Hand, HandResult, Legal, ParseActionError, Phase, RuleError, Showdown,
     score_knock,
@@ -42,7 +42,10 @@ pub use hand::{
 pub use layoff::{Defense, Layoff, best_defense};
 pub use meld::{Meld, MeldError, MeldKind};
 pub use record::{GameRecord, RecordedAction, ReplayError};
-pub use rules::{PRESETS, RuleSet, RuleSetError, Shutout, TargetRule};
+pub use rules::{
+    DEFAULT_MAX_HANDS_PER_GAME, DEFAULT_MAX_TURNS_PER_HAND, PRESETS, RuleSet, RuleSetError, Shutout,
+    TargetRule,
+};
 pub use rummy_melds::RummyArrangement;
 pub use seat::{BySeat, Seat};
 pub use solver::{

@@ -26,6 +26,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::deal::{ChaCha8, Deck};
+use crate::game::GameEnd;
 use crate::hand::{Action, Event, Hand, HandResult, RuleError};
 use crate::rules::{RuleSet, RuleSetError, Shutout};
 use crate::seat::Seat;
@@ -170,8 +171,8 @@ impl PairHand {
 /// The final bonuses and totals of a game of several sides (persons or teams).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SideTotals {
-    /// The side whose score reached the target.
-    pub reached_target: u8,
+    /// The side whose score reached the target (`None`: the game's hand limit ended it).
+    pub reached_target: Option<u8>,
     /// Hand points per side.
     pub hand_points: Vec<u32>,
     /// Hands (team: rounds) won per side.
@@ -190,15 +191,60 @@ pub struct SideTotals {
     pub winner: Option<u8>,
     /// The winner's lead over the next side (0 on a tie).
     pub margin: u32,
+    /// How the game ended.
+    #[serde(default, skip_serializing_if = "GameEnd::is_normal")]
+    pub end: GameEnd,
 }
 
-/// Closes a game of `scores.len()` sides: `w` reached the target.
-fn close(rules: &RuleSet, w: usize, scores: &[u32], hands_won: &[u32], dead_hands: u32) -> SideTotals {
+/// Closes a game of `scores.len()` sides: `w` reached the target (`None`: the hand limit
+/// ended the game; no game bonus nor shutout then, the box bonuses as usual).
+fn close(
+    rules: &RuleSet,
+    w: Option<usize>,
+    scores: &[u32],
+    hands_won: &[u32],
+    dead_hands: u32,
+) -> SideTotals {
+    let n = scores.len();
+    let mut game_bonus = vec![0; n];
+    let mut shutout_bonus = vec![0; n];
+    if let Some(w) = w {
+        bonuses(rules, w, scores, hands_won, dead_hands, &mut game_bonus, &mut shutout_bonus);
+    }
+    let box_bonus: Vec<u32> = hands_won.iter().map(|h| h * rules.box_bonus).collect();
+    let totals: Vec<u32> =
+        (0..n).map(|s| scores[s] + game_bonus[s] + box_bonus[s] + shutout_bonus[s]).collect();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&s| std::cmp::Reverse(totals[s]));
+    let margin = totals[order[0]] - totals[order[1]];
+    SideTotals {
+        reached_target: w.map(|w| w as u8),
+        hand_points: scores.to_vec(),
+        hands_won: hands_won.to_vec(),
+        dead_hands,
+        game_bonus,
+        box_bonus,
+        shutout_bonus,
+        winner: (margin > 0).then_some(order[0] as u8),
+        margin,
+        totals,
+        end: if w.is_some() { GameEnd::Normal } else { GameEnd::HandLimit },
+    }
+}
+
+/// The game bonus and the shutout of side `w`, which reached the target.
+fn bonuses(
+    rules: &RuleSet,
+    w: usize,
+    scores: &[u32],
+    hands_won: &[u32],
+    dead_hands: u32,
+    game_bonus: &mut [u32],
+    shutout_bonus: &mut [u32],
+) {
     let n = scores.len();
     let others = (0..n).filter(|&s| s != w);
     let others_won_none = others.clone().all(|s| hands_won[s] == 0);
-    let mut game_bonus = vec![0; n];
-    let mut shutout_bonus = vec![0; n];
     game_bonus[w] = rules.game_bonus;
     match rules.shutout {
         Shutout::None => {}
@@ -217,24 +263,6 @@ fn close(rules: &RuleSet, w: usize, scores: &[u32], hands_won: &[u32], dead_hand
                 shutout_bonus[w] = rules.shutout_bonus;
             }
         }
-    }
-    let box_bonus: Vec<u32> = hands_won.iter().map(|h| h * rules.box_bonus).collect();
-    let totals: Vec<u32> =
-        (0..n).map(|s| scores[s] + game_bonus[s] + box_bonus[s] + shutout_bonus[s]).collect();
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&s| std::cmp::Reverse(totals[s]));
-    let margin = totals[order[0]] - totals[order[1]];
-    SideTotals {
-        reached_target: w as u8,
-        hand_points: scores.to_vec(),
-        hands_won: hands_won.to_vec(),
-        dead_hands,
-        game_bonus,
-        box_bonus,
-        shutout_bonus,
-        winner: (margin > 0).then_some(order[0] as u8),
-        margin,
-        totals,
     }
 }
 
@@ -380,19 +408,21 @@ impl ThreePlayerGame {
             self.scores[w as usize] += summary.result.points;
         }
         self.hands.push(summary);
-        if let Some(w) = winner {
-            if self.setup.rules.reaches_target(self.scores[w as usize]) {
-                let mut won = [0u32; 3];
-                let mut dead = 0;
-                for h in &self.hands {
-                    match h.winner() {
-                        Some(x) => won[x as usize] += 1,
-                        None => dead += 1,
-                    }
+        let reached = winner.filter(|&w| self.setup.rules.reaches_target(self.scores[w as usize]));
+        if reached.is_some() || self.hands.len() as u32 >= self.setup.rules.max_hands_per_game {
+            let mut won = [0u32; 3];
+            let mut dead = 0;
+            for h in &self.hands {
+                match h.winner() {
+                    Some(x) => won[x as usize] += 1,
+                    None => dead += 1,
                 }
-                self.result = Some(close(&self.setup.rules, w as usize, &self.scores, &won, dead));
-                return true;
             }
+            let w = reached.map(usize::from);
+            self.result = Some(close(&self.setup.rules, w, &self.scores, &won, dead));
+            return true;
+        }
+        if let Some(w) = winner {
             let loser = self.players[0] + self.players[1] - w;
             self.sitter = loser;
             self.players = [(loser + 1) % 3, (loser + 2) % 3];
@@ -591,7 +621,8 @@ impl TeamGame {
             *score += p;
         }
         self.rounds.push(TeamRound { round: r, points, scores: self.scores });
-        if let Some(w) = (0..2).find(|&t| points[t] > 0 && self.setup.rules.reaches_target(self.scores[t])) {
+        let reached = (0..2).find(|&t| points[t] > 0 && self.setup.rules.reaches_target(self.scores[t]));
+        if reached.is_some() || self.hands.len() as u32 >= self.setup.rules.max_hands_per_game {
             let mut won = [0u32; 2];
             let mut dead = 0;
             for rd in &self.rounds {
@@ -600,7 +631,7 @@ impl TeamGame {
                     None => dead += 1,
                 }
             }
-            self.result = Some(close(&self.setup.rules, w, &self.scores, &won, dead));
+            self.result = Some(close(&self.setup.rules, reached, &self.scores, &won, dead));
             return true;
         }
         self.round += 1;

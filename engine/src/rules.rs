@@ -73,6 +73,37 @@ pub struct RuleSet {
     pub shutout_bonus: u32,
     /// Number of stages: 1 for a plain game; each stage plays to `target` with its own bonuses.
     pub stages: u32,
+    /// A hand that reaches this many turns (draws) without ending ends there, dead
+    /// ([`crate::EndKind::TurnLimit`]: no score). Far above honest play (see
+    /// [`DEFAULT_MAX_TURNS_PER_HAND`]); a document without it gets the default.
+    #[serde(default = "default_max_turns")]
+    pub max_turns_per_hand: u32,
+    /// A game that has played this many hands (dead ones included; in teams, both tables'
+    /// hands) ends where it stands ([`crate::GameEnd::HandLimit`]); a document without it
+    /// gets the default ([`DEFAULT_MAX_HANDS_PER_GAME`]).
+    #[serde(default = "default_max_hands")]
+    pub max_hands_per_game: u32,
+}
+
+/// The default of [`RuleSet::max_turns_per_hand`] for every gin kind played with two-player
+/// hands (two players, three players, teams): at least three times the longest hand seen in
+/// 100,000 hands of `simple` against `simple` and of `strong` against `strong` (README,
+/// "Every hand and every game ends").
+pub const DEFAULT_MAX_TURNS_PER_HAND: u32 = 150;
+
+/// The default of [`RuleSet::max_hands_per_game`]: at least three times the longest game of
+/// the same self-play runs.
+pub const DEFAULT_MAX_HANDS_PER_GAME: u32 = 200;
+
+/// The most [`RuleSet::validate`] accepts for either limit.
+pub const MAX_LIMIT: u32 = 1_000_000;
+
+fn default_max_turns() -> u32 {
+    DEFAULT_MAX_TURNS_PER_HAND
+}
+
+fn default_max_hands() -> u32 {
+    DEFAULT_MAX_HANDS_PER_GAME
 }
 
 /// The names of the presets, in RULES.md's order.
@@ -130,6 +161,8 @@ impl RuleSet {
             shutout: Shutout::DoubleHandPoints,
             shutout_bonus: 0,
             stages: 1,
+            max_turns_per_hand: DEFAULT_MAX_TURNS_PER_HAND,
+            max_hands_per_game: DEFAULT_MAX_HANDS_PER_GAME,
         }
     }
 
@@ -234,6 +267,12 @@ impl RuleSet {
             if v > 10_000 {
                 return Err(err(field, "must be at most 10000"));
             }
+        }
+        if self.max_turns_per_hand == 0 || self.max_turns_per_hand > MAX_LIMIT {
+            return Err(err("max_turns_per_hand", format!("must be between 1 and {MAX_LIMIT}")));
+        }
+        if self.max_hands_per_game == 0 || self.max_hands_per_game > MAX_LIMIT {
+            return Err(err("max_hands_per_game", format!("must be between 1 and {MAX_LIMIT}")));
         }
         if !self.big_gin && self.big_gin_bonus != 0 {
             return Err(err("big_gin_bonus", "must be 0 when big_gin is false"));
@@ -408,6 +447,8 @@ mod tests {
             (r#"{"shutout": "sometimes"}"#, "shutout"),
             (r#"{"big_gin": false, "big_gin_bonus": 5}"#, "big_gin_bonus"),
             (r#"{"knock_limit": -1}"#, "knock_limit"),
+            (r#"{"max_turns_per_hand": 0}"#, "max_turns_per_hand"),
+            (r#"{"max_hands_per_game": 2000000}"#, "max_hands_per_game"),
         ];
         for (doc, field) in cases {
             let e = RuleSet::from_json(doc).unwrap_err();

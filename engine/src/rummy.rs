@@ -26,6 +26,11 @@
 //! - **The game**: to a target (the first to reach it wins: only the hand's winner scores,
 //!   so one player at a time reaches it) or a number of hands (the most points win; equal
 //!   points share the win).
+//! - **Every hand and every game ends** (RULES.md): a hand whose
+//!   [`RummyRules::max_turns_per_hand`]-th turn ends with a discard that does not go out is
+//!   void there (nobody scores, [`RummyHandResult::turn_limit`]); a game that has played
+//!   [`RummyRules::max_hands_per_game`] hands ends where it stands, the most points winning
+//!   ([`crate::GameEnd::HandLimit`]). The defaults are by table size, far above honest play.
 
 use std::fmt;
 
@@ -74,6 +79,37 @@ pub struct RummyRules {
     pub max_reshuffles: u32,
     /// The end of the game.
     pub end: RummyEnd,
+    /// A hand that reaches this many turns without anyone going out is void there. Default
+    /// by table size, [`default_max_turns`].
+    pub max_turns_per_hand: u32,
+    /// A game that has played this many hands (void ones included) ends where it stands.
+    /// Default by table size, [`default_max_hands`].
+    pub max_hands_per_game: u32,
+}
+
+/// The default [`RummyRules::max_turns_per_hand`] at a table of `players`: at least three
+/// times the longest hand seen in 100,000 hands of `simple` against `simple` there (README,
+/// "Every hand and every game ends").
+pub const fn default_max_turns(players: u8) -> u32 {
+    match players {
+        0..=2 => 400,
+        3 => 400,
+        4 => 300,
+        5 => 270,
+        _ => 200,
+    }
+}
+
+/// The default [`RummyRules::max_hands_per_game`] at a table of `players`: at least three
+/// times the longest game of the same self-play runs.
+pub const fn default_max_hands(players: u8) -> u32 {
+    match players {
+        0..=2 => 140,
+        3 => 90,
+        4 => 70,
+        5 => 50,
+        _ => 50,
+    }
 }
 
 impl Default for RummyRules {
@@ -86,6 +122,8 @@ impl Default for RummyRules {
             rummy_doubles: true,
             max_reshuffles: 3,
             end: RummyEnd::Target(150),
+            max_turns_per_hand: default_max_turns(2),
+            max_hands_per_game: default_max_hands(2),
         }
     }
 }
@@ -105,9 +143,23 @@ impl std::error::Error for RummyRulesError {}
 impl RummyRules {
     /// The default rules for `players` (checked).
     pub fn for_players(players: u8) -> Result<RummyRules, RummyRulesError> {
-        let r = RummyRules { players, ..RummyRules::default() };
+        let r = RummyRules::default().resized(players);
         r.check()?;
         Ok(r)
+    }
+
+    /// The same rules at a table of `players` (unchecked): each limit left at the old
+    /// size's default ([`default_max_turns`], [`default_max_hands`]) becomes the new size's;
+    /// a number set otherwise is kept.
+    pub fn resized(self, players: u8) -> RummyRules {
+        let old = self.players;
+        let follow = |v: u32, f: fn(u8) -> u32| if v == f(old) { f(players) } else { v };
+        RummyRules {
+            players,
+            max_turns_per_hand: follow(self.max_turns_per_hand, default_max_turns),
+            max_hands_per_game: follow(self.max_hands_per_game, default_max_hands),
+            ..self
+        }
     }
 
     /// Cards dealt to each player.
@@ -139,9 +191,20 @@ impl RummyRules {
                 self.players
             ));
         }
+        for (field, v) in
+            [("max_turns_per_hand", self.max_turns_per_hand), ("max_hands_per_game", self.max_hands_per_game)]
+        {
+            if v == 0 || v > crate::rules::MAX_LIMIT {
+                return bad(format!("{field}: {v} (1 to {})", crate::rules::MAX_LIMIT));
+            }
+        }
         match self.end {
             RummyEnd::Target(0) => bad("end: a target of at least 1 point".into()),
             RummyEnd::Hands(0) => bad("end: at least one hand".into()),
+            RummyEnd::Hands(n) if n > self.max_hands_per_game => bad(format!(
+                "end: {n} hands is more than max_hands_per_game ({}): raise that too",
+                self.max_hands_per_game
+            )),
             _ => Ok(()),
         }
     }
@@ -283,6 +346,12 @@ pub struct RummyHandResult {
     pub left: Vec<CardSet>,
     /// The points the winner scores (doubled already for a rummy).
     pub points: u32,
+    /// The hand was void at [`RummyRules::max_turns_per_hand`] turns (`winner` is `None`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub turn_limit: bool,
+    /// Turns played in the hand (the one that went out included).
+    #[serde(default)]
+    pub turns: u32,
 }
 
 /// The most melds a table can hold (three cards each).
@@ -328,6 +397,8 @@ pub struct RummyHand {
     melds_now: u32,
     layoffs_now: u32,
     reshuffles: u32,
+    /// Turns ended so far (each by a discard).
+    turns: u32,
     /// The aces ([`ACES`]) when they are high, else none: the cards copied above the king
     /// when counting runs.
     high_aces: u64,
@@ -356,6 +427,7 @@ impl fmt::Debug for RummyHand {
             .field("melds_now", &self.melds_now)
             .field("layoffs_now", &self.layoffs_now)
             .field("reshuffles", &self.reshuffles)
+            .field("turns", &self.turns)
             .field("result", &self.result)
             .finish()
     }
@@ -420,6 +492,7 @@ impl RummyHand {
             melds_now: 0,
             layoffs_now: 0,
             reshuffles: 0,
+            turns: 0,
             high_aces: if rules.ace_high { ACES } else { 0 },
             result: None,
         })
@@ -1049,7 +1122,9 @@ impl RummyHand {
         let base = self.rules.points(left);
         let points = if rummy && self.rules.rummy_doubles { base * 2 } else { base };
         let left = self.hands[..self.rules.players as usize].to_vec();
-        self.result = Some(RummyHandResult { winner: Some(seat), rummy, left, points });
+        let turns = self.turns + 1;
+        self.result =
+            Some(RummyHandResult { winner: Some(seat), rummy, left, points, turn_limit: false, turns });
         self.phase = RummyPhase::Over;
     }
 
@@ -1060,19 +1135,29 @@ impl RummyHand {
         self.from_pile = CardSet::EMPTY;
         self.to_act = if self.to_act + 1 == self.rules.players { 0 } else { self.to_act + 1 };
         self.phase = RummyPhase::Draw;
+        self.turns += 1;
         // The stock is empty for good (taking the pile's top card turn after turn would go on
-        // forever): a dead hand.
+        // forever): a dead hand. Or the turn limit.
         if !self.can_draw_stock() {
-            self.die();
+            self.die(false);
+        } else if self.turns >= self.rules.max_turns_per_hand {
+            self.die(true);
         }
     }
 
-    /// Ends the hand dead: nobody scores.
+    /// Ends the hand dead (at the turn limit when `turn_limit`): nobody scores.
     #[inline(never)]
-    fn die(&mut self) {
+    fn die(&mut self, turn_limit: bool) {
         let left = self.hands[..self.rules.players as usize].to_vec();
-        self.result = Some(RummyHandResult { winner: None, rummy: false, left, points: 0 });
+        let turns = self.turns;
+        self.result =
+            Some(RummyHandResult { winner: None, rummy: false, left, points: 0, turn_limit, turns });
         self.phase = RummyPhase::Over;
+    }
+
+    /// Turns ended so far in this hand (each by a discard).
+    pub fn turns(&self) -> u32 {
+        self.turns
     }
 
     /// The pile but its top card, shuffled, becomes the stock.
@@ -1112,6 +1197,8 @@ pub struct RummyGame {
     tables: Vec<(u8, Vec<TableMeld>)>,
     actions: Vec<(u8, RummyAction)>,
     over: bool,
+    /// The game ended at its hand limit.
+    hand_limit: bool,
 }
 
 impl RummyGame {
@@ -1143,6 +1230,7 @@ impl RummyGame {
             tables: Vec::new(),
             actions: Vec::new(),
             over: false,
+            hand_limit: false,
         })
     }
 
@@ -1196,6 +1284,11 @@ impl RummyGame {
         self.over
     }
 
+    /// How the game ended (`None` while it goes on).
+    pub fn end(&self) -> Option<crate::GameEnd> {
+        self.over.then_some(if self.hand_limit { crate::GameEnd::HandLimit } else { crate::GameEnd::Normal })
+    }
+
     /// The winners once the game is over (several when they share the most points).
     pub fn winners(&self) -> Vec<u8> {
         if !self.over {
@@ -1220,10 +1313,12 @@ impl RummyGame {
             self.results.push(r);
             self.tables.push((self.hand.dealer(), self.hand.table().to_vec()));
             self.hands_played += 1;
-            self.over = match self.rules.end {
+            let normal = match self.rules.end {
                 RummyEnd::Target(t) => self.scores.iter().any(|&s| s >= t),
                 RummyEnd::Hands(n) => self.hands_played >= n,
             };
+            self.hand_limit = !normal && self.hands_played >= self.rules.max_hands_per_game;
+            self.over = normal || self.hand_limit;
             if !self.over {
                 let dealer = (self.hand.dealer() + 1) % self.rules.players;
                 let n = self.hands_played as u64;

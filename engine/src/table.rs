@@ -23,7 +23,7 @@ use crate::card::Card;
 use crate::cardset::CardSet;
 use crate::deal::Deck;
 use crate::format::{Format, Kind};
-use crate::game::{Game, GameError, GameSetup};
+use crate::game::{Game, GameEnd, GameError, GameSetup};
 use crate::gin7::{Gin7EndKind, Gin7Error, Gin7Game, Gin7HandSummary, Gin7Setup};
 use crate::hand::{Action, EndKind, Hand, HandResult, ParseActionError};
 use crate::meld::Meld;
@@ -276,6 +276,14 @@ pub enum TableEvent {
         /// Who.
         seat: u8,
     },
+    /// The seat discarded `card`, ending the hand's last turn under the format's
+    /// `max_turns_per_hand`: the hand is dead (rummy: void), [`HandEnd::TurnLimit`].
+    TurnLimit {
+        /// Who.
+        seat: u8,
+        /// The last discard.
+        card: Card,
+    },
     /// Rummy: the seat laid a meld on the table.
     Melded {
         /// Who.
@@ -304,6 +312,7 @@ impl TableEvent {
             | TableEvent::PileTurned { seat, .. }
             | TableEvent::DeadHand { seat, .. }
             | TableEvent::Knocked { seat }
+            | TableEvent::TurnLimit { seat, .. }
             | TableEvent::Melded { seat, .. }
             | TableEvent::LaidOff { seat, .. } => seat,
         }
@@ -331,6 +340,7 @@ impl TableEvent {
             E::Discarded { seat, card } => TableEvent::Discarded { seat: p(seat), card },
             E::DeadHand { seat, card } => TableEvent::DeadHand { seat: p(seat), card },
             E::Knocked { seat } => TableEvent::Knocked { seat: p(seat) },
+            E::TurnLimit { seat, card } => TableEvent::TurnLimit { seat: p(seat), card },
         }
     }
 }
@@ -672,6 +682,7 @@ impl Table {
                     E::PileTurned { seat, card, turn } => TableEvent::PileTurned { seat, card, turn },
                     E::DeadHand { seat, card } => TableEvent::DeadHand { seat, card },
                     E::Knocked { seat } => TableEvent::Knocked { seat },
+                    E::TurnLimit { seat, card } => TableEvent::TurnLimit { seat, card },
                 };
                 Ok(TableStep { event, gin_event: None, hand_over: step.hand_over, game_over: step.game_over })
             }
@@ -700,7 +711,10 @@ impl Table {
                     RummyAction::DrawPile => TableEvent::Drew { seat, from_stock: false, card: top },
                     RummyAction::Meld(cards) => TableEvent::Melded { seat, cards },
                     RummyAction::LayOff { card, meld } => TableEvent::LaidOff { seat, card, meld },
-                    RummyAction::Discard(card) => TableEvent::Discarded { seat, card },
+                    RummyAction::Discard(card) => match g.results().get(before) {
+                        Some(r) if r.turn_limit => TableEvent::TurnLimit { seat, card },
+                        _ => TableEvent::Discarded { seat, card },
+                    },
                 };
                 Ok(TableStep {
                     event,
@@ -796,19 +810,24 @@ impl Table {
         Some(match self {
             Table::Gin(g) => {
                 let r = g.result().expect("over");
-                TableResult::from_totals(r.totals.0.iter().map(|&x| x as i64).collect(), None)
+                TableResult::from_totals(r.totals.0.iter().map(|&x| x as i64).collect(), None, r.end)
             }
-            Table::ThreePlayer(g) => TableResult::from_totals(
-                g.result().expect("over").totals.iter().map(|&x| x as i64).collect(),
-                None,
-            ),
+            Table::ThreePlayer(g) => {
+                let r = g.result().expect("over");
+                TableResult::from_totals(r.totals.iter().map(|&x| x as i64).collect(), None, r.end)
+            }
             Table::Teams(g) => {
-                let team: Vec<i64> = g.result().expect("over").totals.iter().map(|&x| x as i64).collect();
+                let r = g.result().expect("over");
+                let team: Vec<i64> = r.totals.iter().map(|&x| x as i64).collect();
                 let per_seat = (0..4).map(|p| team[team_of(p) as usize]).collect();
-                TableResult::from_totals(per_seat, Some(team))
+                TableResult::from_totals(per_seat, Some(team), r.end)
             }
-            Table::Gin7(g) => TableResult::from_totals(g.net(), None),
-            Table::Rummy(g) => TableResult::from_totals(g.scores().iter().map(|&x| x as i64).collect(), None),
+            Table::Gin7(g) => TableResult::from_totals(g.net(), None, g.end().expect("over")),
+            Table::Rummy(g) => TableResult::from_totals(
+                g.scores().iter().map(|&x| x as i64).collect(),
+                None,
+                g.end().expect("over"),
+            ),
         })
     }
 
@@ -844,6 +863,16 @@ pub enum HandEnd {
     WentOut,
     /// Rummy: went out all at once (doubled).
     Rummy,
+    /// The hand reached the format's `max_turns_per_hand` turns: dead (rummy: void), no
+    /// score.
+    TurnLimit,
+}
+
+impl HandEnd {
+    /// True for a hand nobody scores: dead, or at the turn limit.
+    pub fn is_dead(self) -> bool {
+        matches!(self, HandEnd::Dead | HandEnd::TurnLimit)
+    }
 }
 
 /// What one seat laid down at a hand's end.
@@ -900,6 +929,9 @@ pub struct HandReport {
     /// Running totals after the hand: per seat, or per team in team play (stage scores in
     /// a game in stages).
     pub totals: Vec<i64>,
+    /// Turns played in the hand (each draw starts one).
+    #[serde(default)]
+    pub turns: u32,
 }
 
 impl HandReport {
@@ -910,6 +942,7 @@ impl HandReport {
             EndKind::Undercut => HandEnd::Undercut,
             EndKind::Gin => HandEnd::Gin,
             EndKind::BigGin => HandEnd::BigGin,
+            EndKind::TurnLimit => HandEnd::TurnLimit,
         };
         let mut outcomes = Vec::new();
         let mut by = None;
@@ -950,13 +983,14 @@ impl HandReport {
             outcomes,
             team_points: None,
             totals: Vec::new(),
+            turns: r.turns,
         }
     }
 
     fn gin7(h: &Gin7HandSummary) -> HandReport {
         let r = &h.result;
         let n = r.seats.len() as u8;
-        let outcomes = if r.end == Gin7EndKind::Dead {
+        let outcomes = if matches!(r.end, Gin7EndKind::Dead | Gin7EndKind::TurnLimit) {
             Vec::new()
         } else {
             r.seats
@@ -983,6 +1017,7 @@ impl HandReport {
                 Gin7EndKind::Knock => HandEnd::Knock,
                 Gin7EndKind::Defence => HandEnd::Defence,
                 Gin7EndKind::Gin => HandEnd::Gin,
+                Gin7EndKind::TurnLimit => HandEnd::TurnLimit,
             },
             by: r.knocker,
             winner: r.winner,
@@ -991,6 +1026,7 @@ impl HandReport {
             outcomes,
             team_points: None,
             totals: h.points.iter().zip(&h.penalties).map(|(&p, &q)| p as i64 - q as i64).collect(),
+            turns: r.turns,
         }
     }
 
@@ -1034,6 +1070,7 @@ impl HandReport {
             seats: (0..n).collect(),
             dealer,
             end: match (r.winner, r.rummy) {
+                (None, _) if r.turn_limit => HandEnd::TurnLimit,
                 (None, _) => HandEnd::Dead,
                 (Some(_), true) => HandEnd::Rummy,
                 (Some(_), false) => HandEnd::WentOut,
@@ -1045,6 +1082,7 @@ impl HandReport {
             outcomes,
             team_points: None,
             totals: Vec::new(),
+            turns: r.turns,
         }
     }
 }
@@ -1061,14 +1099,17 @@ pub struct TableResult {
     pub winners: Vec<u8>,
     /// Each seat's place: 1 for the best, equal totals share a place.
     pub places: Vec<u8>,
+    /// How the game ended: its format's own end, or the hand limit.
+    #[serde(default, skip_serializing_if = "GameEnd::is_normal")]
+    pub end: GameEnd,
 }
 
 impl TableResult {
-    fn from_totals(totals: Vec<i64>, team_totals: Option<Vec<i64>>) -> TableResult {
+    fn from_totals(totals: Vec<i64>, team_totals: Option<Vec<i64>>, end: GameEnd) -> TableResult {
         let best = totals.iter().copied().max().unwrap_or(0);
         let winners = (0..totals.len() as u8).filter(|&s| totals[s as usize] == best).collect();
         let places = totals.iter().map(|&t| 1 + totals.iter().filter(|&&o| o > t).count() as u8).collect();
-        TableResult { totals, team_totals, winners, places }
+        TableResult { totals, team_totals, winners, places, end }
     }
 }
 

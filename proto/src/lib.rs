@@ -177,6 +177,15 @@ pub mod rules {
             },
             shutout_bonus: c.shutout_bonus,
             stages: c.stages,
+            // 0 (a client that predates the limits, or leaves them out): the default.
+            max_turns_per_hand: match c.max_turns_per_hand {
+                0 => engine::DEFAULT_MAX_TURNS_PER_HAND,
+                n => n,
+            },
+            max_hands_per_game: match c.max_hands_per_game {
+                0 => engine::DEFAULT_MAX_HANDS_PER_GAME,
+                n => n,
+            },
         };
         r.validate()?;
         Ok(r)
@@ -209,6 +218,8 @@ pub mod rules {
             } as i32,
             shutout_bonus: r.shutout_bonus,
             stages: r.stages,
+            max_turns_per_hand: r.max_turns_per_hand,
+            max_hands_per_game: r.max_hands_per_game,
         }
     }
 }

@@ -606,6 +606,7 @@ fn end_word(e: i32) -> &'static str {
         Ok(pb::EndKind::Defence) => "defence",
         Ok(pb::EndKind::WentOut) => "went-out",
         Ok(pb::EndKind::Rummy) => "rummy",
+        Ok(pb::EndKind::TurnLimit) => "turn-limit",
         _ => "?",
     }
 }
@@ -617,6 +618,7 @@ fn reason(r: i32) -> &'static str {
         Ok(pb::GameEndReason::Forfeit) => "forfeit",
         Ok(pb::GameEndReason::Cancelled) => "cancelled",
         Ok(pb::GameEndReason::Abandoned) => "abandoned",
+        Ok(pb::GameEndReason::HandLimit) => "hand-limit",
         _ => "?",
     }
 }
@@ -668,6 +670,7 @@ pub async fn check_result(client: &Client, o: &Outcome, target: u32) -> Result<u
             "{g}: GetRecord's result differs from the game-over event's"
         )));
     }
+    // At the hand limit the totals decide, no target reached.
     if o.reason == pb::GameEndReason::Target {
         let [a, b] = o.totals;
         if a.max(b) < target {

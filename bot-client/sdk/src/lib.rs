@@ -279,6 +279,7 @@ impl Outcome {
             pb::GameEndReason::Forfeit => "forfeit",
             pb::GameEndReason::Cancelled => "cancelled",
             pb::GameEndReason::Abandoned => "abandoned",
+            pb::GameEndReason::HandLimit => "hand limit",
             pb::GameEndReason::Unspecified => "?",
         };
         format!(

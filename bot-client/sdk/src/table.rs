@@ -712,6 +712,7 @@ impl TableOutcome {
             pb::GameEndReason::Forfeit => "forfeit",
             pb::GameEndReason::Cancelled => "cancelled",
             pb::GameEndReason::Abandoned => "abandoned",
+            pb::GameEndReason::HandLimit => "hand limit",
             pb::GameEndReason::Unspecified => "?",
         });
         let totals: Vec<String> = self.totals.iter().map(i64::to_string).collect();

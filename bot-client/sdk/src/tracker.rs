@@ -409,11 +409,11 @@ mod tests {
                         })
                     })
                 }
-                engine::Event::Discarded { card, .. } | engine::Event::DeadHand { card, .. } => {
-                    feed(&mut trackers, &|_| {
-                        K::CardDiscarded(pb::CardDiscarded { seat: s, card: card.to_string() })
-                    })
-                }
+                engine::Event::Discarded { card, .. }
+                | engine::Event::DeadHand { card, .. }
+                | engine::Event::TurnLimit { card, .. } => feed(&mut trackers, &|_| {
+                    K::CardDiscarded(pb::CardDiscarded { seat: s, card: card.to_string() })
+                }),
                 engine::Event::Knocked { .. } => {}
             }
             if step.hand_over {

@@ -53,9 +53,9 @@ impl Seen {
                 Some(Seen::DrewStock { seat, card: (seat == viewer).then_some(card) })
             }
             Event::Drew { seat, card, from_stock: false } => Some(Seen::DrewPile { seat, card }),
-            Event::Discarded { seat, card } | Event::DeadHand { seat, card } => {
-                Some(Seen::Discarded { seat, card })
-            }
+            Event::Discarded { seat, card }
+            | Event::DeadHand { seat, card }
+            | Event::TurnLimit { seat, card } => Some(Seen::Discarded { seat, card }),
             Event::Knocked { .. } => None,
         }
     }

@@ -96,6 +96,15 @@ pub struct Report {
     pub hands: u64,
     /// Games with equal totals.
     pub draws: u64,
+    /// The longest hand, in turns (draws), and the longest game, in hands: what the rules'
+    /// `max_turns_per_hand` and `max_hands_per_game` must stay far above.
+    pub longest_hand: u32,
+    /// The longest game, in hands.
+    pub longest_game: u32,
+    /// Hands ended at the turn limit, and games at the hand limit.
+    pub turn_limit_hands: u64,
+    /// Games ended at the hand limit.
+    pub hand_limit_games: u64,
     /// Strategy A.
     pub a: SideStats,
     /// Strategy B.
@@ -170,6 +179,10 @@ struct Unit {
     games: u64,
     hands: u64,
     draws: u64,
+    longest_hand: u32,
+    longest_game: u32,
+    turn_limit_hands: u64,
+    hand_limit_games: u64,
     a: SideStats,
     b: SideStats,
 }
@@ -207,6 +220,10 @@ impl SelfPlay {
             games: 0,
             hands: 0,
             draws: 0,
+            longest_hand: 0,
+            longest_game: 0,
+            turn_limit_hands: 0,
+            hand_limit_games: 0,
             a: SideStats::default(),
             b: SideStats::default(),
         };
@@ -224,6 +241,12 @@ impl SelfPlay {
             let b_seat = a_seat.other();
             unit.games += 1;
             unit.hands += game.hands().len() as u64;
+            unit.longest_game = unit.longest_game.max(game.hands().len() as u32);
+            unit.hand_limit_games += (r.end == engine::GameEnd::HandLimit) as u64;
+            for h in game.hands() {
+                unit.longest_hand = unit.longest_hand.max(h.result.turns);
+                unit.turn_limit_hands += (h.result.end == EndKind::TurnLimit) as u64;
+            }
             unit.a.decisions += ta.decisions;
             unit.a.think_ns += ta.ns;
             unit.a.max_think_ns = unit.a.max_think_ns.max(ta.max_ns);
@@ -315,6 +338,7 @@ impl SelfPlay {
         let mut a = SideStats { strategy: self.a.clone(), ..SideStats::default() };
         let mut b = SideStats { strategy: self.b.clone(), ..SideStats::default() };
         let (mut games, mut hands, mut draws, mut total_score) = (0, 0, 0, 0.0);
+        let (mut longest_hand, mut longest_game, mut turn_limit_hands, mut hand_limit_games) = (0, 0, 0, 0);
         let mut tally = Tally::default();
         for u in &results {
             a.merge(&u.a);
@@ -322,6 +346,10 @@ impl SelfPlay {
             games += u.games;
             hands += u.hands;
             draws += u.draws;
+            longest_hand = longest_hand.max(u.longest_hand);
+            longest_game = longest_game.max(u.longest_game);
+            turn_limit_hands += u.turn_limit_hands;
+            hand_limit_games += u.hand_limit_games;
             total_score += u.score * u.games as f64;
             tally.add(u.score);
         }
@@ -332,6 +360,10 @@ impl SelfPlay {
             games,
             hands,
             draws,
+            longest_hand,
+            longest_game,
+            turn_limit_hands,
+            hand_limit_games,
             a,
             b,
             a_score: if games == 0 { 0.5 } else { total_score / games as f64 },
@@ -380,6 +412,11 @@ impl Report {
         }
         let _ =
             writeln!(s, "draws: {}   hands per game: {:.2}", self.draws, self.hands as f64 / g.max(1) as f64);
+        let _ = writeln!(
+            s,
+            "{} hands: longest hand {} turns, longest game {} hands; {} hands at the turn limit, {} games at the hand limit",
+            self.hands, self.longest_hand, self.longest_game, self.turn_limit_hands, self.hand_limit_games
+        );
         if self.a.max_think_ns > 0 || self.b.max_think_ns > 0 {
             let _ = writeln!(
                 s,

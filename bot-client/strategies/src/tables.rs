@@ -521,6 +521,15 @@ pub struct TableReport {
     pub games: u64,
     /// Hands played.
     pub hands: u64,
+    /// The longest hand, in turns (draws): what the rules' `max_turns_per_hand` must stay
+    /// far above.
+    pub longest_hand: u32,
+    /// The longest game, in hands (`max_hands_per_game`'s measure).
+    pub longest_game: u32,
+    /// Hands ended at the turn limit.
+    pub turn_limit_hands: u64,
+    /// Games ended at the hand limit.
+    pub hand_limit_games: u64,
     /// A's share of the wins (a tie shares the win between the tied seats).
     pub a_win_share: f64,
     /// A's share if A and B were equal: 1 / players (team play: 1/2).
@@ -579,6 +588,10 @@ impl TableSelfPlay {
         struct Acc {
             games: u64,
             hands: u64,
+            longest_hand: u32,
+            longest_game: u32,
+            turn_limit_hands: u64,
+            hand_limit_games: u64,
             a_win: f64,
             a_place: f64,
             b_place: f64,
@@ -605,7 +618,14 @@ impl TableSelfPlay {
                     let t = play_table(TableSetup::new(self.format.clone(), deal_seed), &mut bots)?;
                     let r = t.result().expect("played to the end");
                     acc.games += 1;
-                    acc.hands += t.hands().len() as u64;
+                    let reports = t.hands();
+                    acc.hands += reports.len() as u64;
+                    acc.longest_game = acc.longest_game.max(reports.len() as u32);
+                    acc.hand_limit_games += (r.end == engine::GameEnd::HandLimit) as u64;
+                    for h in &reports {
+                        acc.longest_hand = acc.longest_hand.max(h.turns);
+                        acc.turn_limit_hands += (h.end == engine::HandEnd::TurnLimit) as u64;
+                    }
                     let share = 1.0 / r.winners.len() as f64;
                     for s in 0..n as u8 {
                         let won = if r.winners.contains(&s) { share } else { 0.0 };
@@ -645,6 +665,10 @@ impl TableSelfPlay {
             let p = p?;
             acc.games += p.games;
             acc.hands += p.hands;
+            acc.longest_hand = acc.longest_hand.max(p.longest_hand);
+            acc.longest_game = acc.longest_game.max(p.longest_game);
+            acc.turn_limit_hands += p.turn_limit_hands;
+            acc.hand_limit_games += p.hand_limit_games;
             acc.a_win += p.a_win;
             acc.a_place += p.a_place;
             acc.b_place += p.b_place;
@@ -670,6 +694,10 @@ impl TableSelfPlay {
             b: self.b.clone(),
             games: acc.games,
             hands: acc.hands,
+            longest_hand: acc.longest_hand,
+            longest_game: acc.longest_game,
+            turn_limit_hands: acc.turn_limit_hands,
+            hand_limit_games: acc.hand_limit_games,
             a_win_share,
             a_fair_share: if teams { 0.5 } else { 1.0 / n as f64 },
             a_mean_place: acc.a_place / acc.a_seats.max(1) as f64,
@@ -720,6 +748,10 @@ impl TableReport {
                 100.0 * b
             );
         }
+        s += &format!(
+            "longest hand {} turns, longest game {} hands; {} hands at the turn limit, {} games at the hand limit\n",
+            self.longest_hand, self.longest_game, self.turn_limit_hands, self.hand_limit_games
+        );
         s
     }
 }

@@ -469,7 +469,7 @@ fn impossible_rules_are_refused_with_a_clear_error() {
         (d.players, d.hand_size, d.knock_limit, d.gin_points, d.knock_points, d.defence_points),
         (4, 7, 10, 20, 10, 10)
     );
-    assert_eq!((d.layoffs, d.dead_stock, d.reshuffles, d.end), (true, 2, 12, Gin7End::Points(100)));
+    assert_eq!((d.layoffs, d.dead_stock, d.reshuffles, d.end), (true, 2, 1, Gin7End::Points(100)));
 }
 
 /// The game: the deal passes left after every hand (dead ones too), to a number of hands or
@@ -595,8 +595,9 @@ fn check_scores(h: &Gin7Hand) {
     let r = h.result().unwrap();
     let n = rules.players;
     assert_eq!(r.seats.len(), n as usize);
-    if r.end == Gin7EndKind::Dead {
+    if matches!(r.end, Gin7EndKind::Dead | Gin7EndKind::TurnLimit) {
         assert!(r.knocker.is_none() && r.winner.is_none() && r.discard.is_none());
+        assert_eq!(r.end == Gin7EndKind::TurnLimit, r.turns >= rules.max_turns_per_hand);
         assert!(r.seats.iter().all(|s| (s.points, s.penalty, s.deadwood) == (0, 0, 0)));
         return;
     }

@@ -3,6 +3,7 @@
 
 mod gin7;
 mod hands_data;
+mod limits;
 mod pairs;
 mod playout;
 mod rummy;

@@ -699,7 +699,9 @@ impl GameState {
                 let stock = self.gin().map_or(0, |g| g.hand().stock_len() as u32);
                 self.push(now, LogEvent::Drew { seat: u(seat), card, from_stock, stock });
             }
-            engine::Event::Discarded { seat, card } | engine::Event::DeadHand { seat, card } => {
+            engine::Event::Discarded { seat, card }
+            | engine::Event::DeadHand { seat, card }
+            | engine::Event::TurnLimit { seat, card } => {
                 self.push(now, LogEvent::Discarded { seat: u(seat), card })
             }
             engine::Event::Knocked { .. } => {}
@@ -773,7 +775,7 @@ impl GameState {
                 from_stock,
                 stock: stock(seat),
             }),
-            E::Discarded { seat, card } | E::DeadHand { seat, card } => {
+            E::Discarded { seat, card } | E::DeadHand { seat, card } | E::TurnLimit { seat, card } => {
                 Some(LogEvent::Discarded { seat, card })
             }
             E::PileTurned { seat, card, turn } => {

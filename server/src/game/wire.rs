@@ -43,6 +43,7 @@ pub fn end_kind(e: EndKind) -> pb::EndKind {
         EndKind::Undercut => pb::EndKind::Undercut,
         EndKind::Gin => pb::EndKind::Gin,
         EndKind::BigGin => pb::EndKind::BigGin,
+        EndKind::TurnLimit => pb::EndKind::TurnLimit,
     }
 }
 
@@ -70,25 +71,35 @@ pub fn hand_result(h: &HandSummary, reveal: pb::DealReveal) -> pb::HandResult {
         }),
         scores: h.scores.0.to_vec(),
         reveal: Some(reveal),
+        turns: r.turns,
     }
 }
 
 fn stage(s: &StageResult) -> pb::StageResult {
     pb::StageResult {
-        reached_target: s.reached_target.index() as u32,
+        reached_target: s.reached_target.map_or(0, |w| w.index() as u32),
         hand_points: s.hand_points.0.to_vec(),
         hands_won: s.hands_won.0.to_vec(),
         game_bonus: s.game_bonus.0.to_vec(),
         box_bonus: s.box_bonus.0.to_vec(),
         shutout_bonus: s.shutout_bonus.0.to_vec(),
         total: s.total.0.to_vec(),
+        hand_limit: s.reached_target.is_none(),
     }
 }
 
-/// A game's result reached by the target.
+/// How a game played to its end ended, for the wire.
+pub fn game_end(e: engine::GameEnd) -> pb::GameEndReason {
+    match e {
+        engine::GameEnd::Normal => pb::GameEndReason::Target,
+        engine::GameEnd::HandLimit => pb::GameEndReason::HandLimit,
+    }
+}
+
+/// A game's result, played to its end (the target, or the hand limit).
 pub fn game_result(r: &GameResult) -> pb::GameResult {
     pb::GameResult {
-        reason: pb::GameEndReason::Target as i32,
+        reason: game_end(r.end) as i32,
         winner: r.winner.map(|s| s.index() as u32),
         totals: r.totals.0.to_vec(),
         margin: r.margin,
@@ -124,6 +135,7 @@ pub fn hand_end(e: engine::HandEnd) -> pb::EndKind {
         H::Defence => pb::EndKind::Defence,
         H::WentOut => pb::EndKind::WentOut,
         H::Rummy => pb::EndKind::Rummy,
+        H::TurnLimit => pb::EndKind::TurnLimit,
     }
 }
 
@@ -155,13 +167,15 @@ pub fn table_hand_result(h: &engine::HandReport, reveal: pb::DealReveal) -> pb::
         team_points: h.team_points.map(|p| p.to_vec()).unwrap_or_default(),
         totals: h.totals.clone(),
         reveal: Some(reveal),
+        turns: h.turns,
     }
 }
 
-/// The result of a game of another format that reached its end.
+/// The result of a game of another format that reached its end (its own, or the hand
+/// limit).
 pub fn table_game_result(r: &engine::TableResult) -> pb::GameResult {
     pb::GameResult {
-        reason: pb::GameEndReason::Target as i32,
+        reason: game_end(r.end) as i32,
         winner: if r.winners.len() == 1 { r.winners.first().map(|&w| u32::from(w)) } else { None },
         table_totals: r.totals.clone(),
         team_totals: r.team_totals.clone().unwrap_or_default(),

@@ -15,16 +15,28 @@ use tonic::transport::Channel;
 
 pub(crate) type Tours = TournamentServiceClient<Channel>;
 
-/// How an entrant plays: 0 = always the sensible move, 1 = random legal moves.
+/// How an entrant plays: 0 = always the sensible move, 1 = random legal moves; or the
+/// program that never ends a hand: it always takes the top discard (the upcard too) and
+/// discards the first card it may, never knocking.
 #[derive(Clone, Copy)]
 pub(crate) enum Policy {
     Sensible,
     Random,
+    TakeTheDiscard,
 }
 
 fn decide(policy: Policy, rng: &mut Rng, turn: &pb::TurnInfo) -> pb::LegalAction {
     match policy {
         Policy::Random => pick(rng, &turn.legal_actions),
+        Policy::TakeTheDiscard => {
+            let first = |kinds: &[pb::ActionKind]| {
+                turn.legal_actions.iter().find(|a| kinds.iter().any(|&k| a.kind == k as i32)).cloned()
+            };
+            first(&[pb::ActionKind::TakeUpcard, pb::ActionKind::DrawPile])
+                .or_else(|| first(&[pb::ActionKind::Discard]))
+                .or_else(|| first(&[pb::ActionKind::DrawStock]))
+                .expect("a draw or a discard is always legal")
+        }
         Policy::Sensible => {
             let find = |kind: pb::ActionKind, card: Option<&str>| {
                 turn.legal_actions
@@ -358,6 +370,57 @@ async fn round_robin_with_duplicate_deals_to_final_standings() {
     assert_eq!(blocks.len(), 2);
     assert_eq!(blocks[0].lines().count(), 7, "header + 6 games");
     assert_eq!(blocks[1].trim_end().lines().count(), 4, "header + 3 entrants");
+    server.stop().await;
+}
+
+/// Two programs that always take each other's discards never end a hand on their own: the
+/// rules' turn limit ends each hand (dead, END_KIND_TURN_LIMIT) and the hand limit each game
+/// (GAME_END_REASON_HAND_LIMIT, a draw at 0-0), so their tournament finishes. Small limits
+/// set on the wire keep it quick; without the limits it never finished.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournament_of_players_who_always_take_the_discard_finishes() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(&dir.path().join("t.db")).await;
+    let ch = server.channel().await;
+    let mut t = Tours::new(ch.clone());
+    let rules =
+        engine::RuleSet { max_turns_per_hand: 6, max_hands_per_game: 3, ..engine::RuleSet::standard() };
+    let s = pb::TournamentSpec {
+        rules: Some(pb::Rules { kind: Some(pb::rules::Kind::Custom(gin_proto::rules::to_pb(&rules))) }),
+        parallel: 2,
+        ..spec(pb::TournamentFormat::RoundRobin, 2, 2)
+    };
+    let (id, total) = create(&mut t, s).await;
+    assert_eq!(total, 2);
+    let runs = tokio::time::timeout(
+        Duration::from_secs(60),
+        futures_join(vec![
+            tokio::spawn(run_entrant(ch.clone(), id.clone(), "ann", None, Policy::TakeTheDiscard, None)),
+            tokio::spawn(run_entrant(ch.clone(), id.clone(), "bob", None, Policy::TakeTheDiscard, None)),
+        ]),
+    )
+    .await
+    .expect("the tournament finishes");
+    assert!(runs.iter().all(|r| r.finished.is_some()));
+    let st = get(&mut t, &id).await;
+    check_books(&ch, &st, 2).await;
+    let mut gc = Games::new(ch.clone());
+    for g in &st.games {
+        let snap = get_game(&mut gc, &g.game_id, "").await;
+        let rules = snap.rules.as_ref().unwrap();
+        assert_eq!((rules.max_turns_per_hand, rules.max_hands_per_game), (6, 3));
+        assert_eq!(snap.hands.len(), 3, "game {}: three hands, then the hand limit", g.number);
+        for h in &snap.hands {
+            assert_eq!(h.end, pb::EndKind::TurnLimit as i32, "game {}: {h:?}", g.number);
+            assert_eq!((h.winner, h.points, h.turns), (None, 0, 6));
+        }
+        let r = snap.result.unwrap();
+        assert_eq!(r.reason, pb::GameEndReason::HandLimit as i32);
+        assert_eq!((r.winner, r.totals.clone()), (None, vec![0, 0]));
+        assert!(r.stages[0].hand_limit);
+    }
+    let rows = &st.standings.as_ref().unwrap().rows;
+    assert!(rows.iter().all(|r| (r.games, r.draws) == (2, 2)), "{rows:?}");
     server.stop().await;
 }
 
