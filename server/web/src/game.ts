@@ -21,6 +21,7 @@ const END_WORDS: Record<number, string> = {
   [EndKind.DEFENCE]: "defence",
   [EndKind.WENT_OUT]: "went out",
   [EndKind.RUMMY]: "rummy",
+  [EndKind.TURN_LIMIT]: "dead hand at the turn limit, no score",
 };
 
 /** How the hand is ordered: melds grouped first (the rest by suit), by suit, by rank. */
@@ -487,7 +488,7 @@ export class GameView {
       h("h2", {}, `Game ${this.id}`, h("span", { class: "tag" }, kind)),
       h("p", { class: "seats" }, s.seats.map((x) =>
         h("span", { class: "seat" + (x.taken ? "" : " empty") + (x.seat === s.viewerSeat ? " mine" : "") + (s.seatsToAct.includes(x.seat) || s.seatToAct === x.seat ? " acting" : "") },
-          `${x.seat}: ${x.taken ? this.name(x.seat) : "(free)"}${x.bot ? " (bot)" : ""}${x.team !== undefined ? ` team ${x.team}` : ""}`))),
+          `${x.seat}: ${x.taken ? this.name(x.seat) : "(free)"}${x.bot ? " (bot)" : x.entrant ? " (entrant)" : ""}${x.team !== undefined ? ` team ${x.team}` : ""}`))),
       open && h("p", { class: "share" }, "Share this link: ",
         h("input", { id: "share-link", readonly: true, value: link, "aria-label": "link to join this game", size: 40 }),
         h("button", { type: "button", onclick: () => void navigator.clipboard?.writeText(link) }, "Copy")),
@@ -510,7 +511,7 @@ export class GameView {
   private resultLine(s: GameSnapshot): string {
     const r = s.result;
     if (!r) return "Game over";
-    const why = r.reason === GameEndReason.RESIGNED ? " (resigned)" : r.reason === GameEndReason.FORFEIT ? " (forfeit)" : r.reason === GameEndReason.CANCELLED ? " (cancelled)" : r.reason === GameEndReason.ABANDONED ? " (abandoned)" : "";
+    const why = r.reason === GameEndReason.RESIGNED ? " (resigned)" : r.reason === GameEndReason.FORFEIT ? " (forfeit)" : r.reason === GameEndReason.CANCELLED ? " (cancelled)" : r.reason === GameEndReason.ABANDONED ? " (abandoned)" : r.reason === GameEndReason.HAND_LIMIT ? " (the hand limit: the totals decide)" : "";
     const winners = r.winners.length ? r.winners : r.winner !== undefined ? [r.winner] : [];
     const w = winners.length ? `${winners.map((x) => this.name(x)).join(" and ")} won` : "no winner";
     const totals = this.standings(s, r.teamTotals, r.tableTotals.length ? r.tableTotals : r.totals);
@@ -699,11 +700,11 @@ export class GameView {
   private handTitle(s: GameSnapshot): string {
     const two = s.hands[s.hands.length - 1];
     if (two) {
-      return `Hand ${two.handNumber + 1}: ${END_WORDS[two.end] ?? "over"}${two.winner !== undefined ? `, ${this.name(two.winner)} scores ${two.points}${two.doubled ? " (doubled)" : ""}` : ""}`;
+      return `Hand ${two.handNumber + 1}: ${END_WORDS[two.end] ?? "over"}${two.end === EndKind.TURN_LIMIT ? ` (${two.turns} turns)` : ""}${two.winner !== undefined ? `, ${this.name(two.winner)} scores ${two.points}${two.doubled ? " (doubled)" : ""}` : ""}`;
     }
     const t = s.tableHands[s.tableHands.length - 1];
     if (!t) return "";
-    return `Hand ${t.handNumber + 1}${s.tables.length > 1 ? `, table ${t.table + 1}` : ""}: ${END_WORDS[t.end] ?? "over"}${t.by !== undefined ? ` by ${this.name(t.by)}` : ""}${t.winner !== undefined ? `, ${this.name(t.winner)} scores ${t.points}` : ""}`;
+    return `Hand ${t.handNumber + 1}${s.tables.length > 1 ? `, table ${t.table + 1}` : ""}: ${END_WORDS[t.end] ?? "over"}${t.end === EndKind.TURN_LIMIT ? ` (${t.turns} turns)` : ""}${t.by !== undefined ? ` by ${this.name(t.by)}` : ""}${t.winner !== undefined ? `, ${this.name(t.winner)} scores ${t.points}` : ""}`;
   }
 
   /** The last finished hand in full: how it ended, each side's melds, lay-offs and deadwood. */
