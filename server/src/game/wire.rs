@@ -23,16 +23,29 @@ pub fn arrangement(a: &Arrangement) -> pb::Arrangement {
 /// The turn information of the seat to act, for that seat only.
 pub fn turn_info(hand: &engine::Hand, seat: Seat) -> pb::TurnInfo {
     let held = hand.cards(seat);
-    let legal_actions = gin_proto::convert::legal_to_pb(&hand.legal(), held);
+    let legal = hand.legal();
+    let legal_actions = gin_proto::convert::legal_to_pb(&legal, held);
     let (best, best_discard) = if held.len() >= 11 {
-        match engine::best_discard(held) {
-            Some(b) => (arrangement(&b.arrangement), b.discard.notation().to_owned()),
+        match best_legal_discard(held, legal.discards) {
+            Some((a, d)) => (arrangement(&a), d.notation().to_owned()),
             None => (pb::Arrangement::default(), String::new()),
         }
     } else {
         (arrangement(&engine::best_arrangement(held)), String::new())
     };
     pb::TurnInfo { legal_actions, best: Some(best), best_discard }
+}
+
+/// The discard among `may` (the cards that may be discarded now: never the card just taken
+/// from the pile) that leaves the least deadwood, and the arrangement of what it leaves; ties
+/// as `engine::best_discard` breaks them (the highest value, then the highest card).
+fn best_legal_discard(held: engine::CardSet, may: engine::CardSet) -> Option<(Arrangement, engine::Card)> {
+    if let Some(b) = engine::best_discard(held).filter(|b| may.contains(b.discard)) {
+        return Some((b.arrangement, b.discard));
+    }
+    let after = engine::deadwood_by_discard(held);
+    let d = may.iter().min_by_key(|c| (after[c.bit() as usize], std::cmp::Reverse((c.value(), c.bit()))))?;
+    Some((engine::best_arrangement(held.without(d)), d))
 }
 
 /// How a hand ended, for the wire.
@@ -271,12 +284,51 @@ pub fn table_turn_info(t: &engine::Table, seat: u8) -> pb::TurnInfo {
             (best, String::new())
         }
         _ => {
-            let discarding = legal.iter().any(|m| matches!(m, engine::Move::Discard { .. }));
-            match engine::best_discard(held).filter(|_| discarding) {
-                Some(b) => (arrangement(&b.arrangement), b.discard.notation().to_owned()),
+            let may: engine::CardSet = legal
+                .iter()
+                .filter_map(|m| match m {
+                    engine::Move::Discard { card } => Some(*card),
+                    _ => None,
+                })
+                .collect();
+            match best_legal_discard(held, may) {
+                Some((a, d)) => (arrangement(&a), d.notation().to_owned()),
                 None => (arrangement(&engine::best_arrangement(held)), String::new()),
             }
         }
     };
     pb::TurnInfo { legal_actions, best: Some(best), best_discard }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The turn information never suggests the card just taken from the pile, which may not be
+    /// discarded: it suggests the best card that may go (the page showed the taken card).
+    #[test]
+    fn the_best_discard_is_one_that_may_be_discarded() {
+        let rules = engine::RuleSet::standard();
+        let mut seen = 0;
+        for seed in 0..400 {
+            let mut hand = engine::Hand::new(&rules, engine::Deck::shuffled(seed, 0), Seat::S0);
+            // Seat 1, the non-dealer, takes the upcard: it may not discard it this turn.
+            hand.apply(Seat::S1, &engine::Action::DrawPile).expect("the upcard may be taken");
+            let held = hand.cards(Seat::S1);
+            let taken = hand.taken_from_pile().expect("just taken");
+            let info = turn_info(&hand, Seat::S1);
+            let may = hand.legal().discards;
+            assert!(!may.contains(taken));
+            let suggested: engine::Card = info.best_discard.parse().expect("a card");
+            assert!(may.contains(suggested), "seed {seed}: {suggested} may not be discarded");
+            let after = engine::deadwood_by_discard(held);
+            let least = may.iter().map(|c| after[c.bit() as usize]).min().expect("a discard");
+            assert_eq!(after[suggested.bit() as usize], least, "seed {seed}");
+            assert_eq!(info.best.expect("an arrangement").deadwood_value, least as u32, "seed {seed}");
+            if engine::best_discard(held).expect("11 cards").discard == taken {
+                seen += 1;
+            }
+        }
+        assert!(seen > 0, "no deal where the taken card was the unrestricted best discard");
+    }
 }
