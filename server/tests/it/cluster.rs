@@ -633,3 +633,243 @@ async fn a_tournament_through_the_proxy_completes_while_its_server_is_killed_thr
         seen.len()
     );
 }
+
+/// Issue 36: a server frozen (`SIGSTOP`) past its lease, then continued (`SIGCONT`), holds
+/// in memory a game that another server took over and played on meanwhile. The calls it
+/// was holding (sent while it was frozen, answered once it runs again, before it finds its
+/// lease gone and stops) are refused `UNAVAILABLE` with `retry-after-ms` (nothing done),
+/// not served from its stale copy: a watcher resuming after the new owner's last seq was
+/// refused `OUT_OF_RANGE` there (the seq is past the stale copy's last), a read got an old
+/// snapshot, an action and a new game `INTERNAL` (their writes fenced off). The game goes on
+/// at the new owner, its seq from where it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_continued_past_its_lease_serves_nothing_stale() {
+    use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+    let Some(pg) = gin_server::storage::pg_cluster::for_test() else { return };
+    let db = PathBuf::from(pg.create_database("frozen").unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let lease = ["--lease-ms", "1000"];
+    let mut a = Proc::start_in_cluster(&db, &dir.path().join("a.log"), &lease).await;
+    let b = Proc::start_in_cluster(&db, &dir.path().join("b.log"), &lease).await;
+    let ca = a.channel().await;
+    let (game, mut players) = new_game_req(
+        &ca,
+        pb::CreateGameRequest { rules: Some(preset("standard")), seed: SEED, ..Default::default() },
+    )
+    .await;
+    let mut ga = GameServiceClient::new(ca.clone());
+    let mut rng = Rng(SEED);
+    for _ in 0..10 {
+        step(&mut ga, &mut players, &mut rng).await.expect("not over yet");
+    }
+    let at_a = get_game(&mut ga, &game, "").await.seq;
+
+    // A is frozen; B takes the game over once A's lease ran out, and plays on.
+    a.send_signal("-STOP");
+    let frozen = Instant::now();
+    let mut gb = GameServiceClient::new(b.channel().await);
+    loop {
+        // (Until the claim B forwards the read to A, which does not answer.)
+        let read = gb.get_game(pb::GetGameRequest { game_id: game.clone() });
+        if let Ok(Ok(r)) = tokio::time::timeout(Duration::from_millis(300), read).await {
+            assert_eq!(r.into_inner().snapshot.unwrap().seq, at_a, "taken over where A left it");
+            break;
+        }
+        assert!(frozen.elapsed() < Duration::from_secs(15), "not taken over\n{}", b.logs());
+    }
+    for _ in 0..6 {
+        step(&mut gb, &mut players, &mut rng).await.expect("not over yet");
+    }
+    let at_b = get_game(&mut gb, &game, "").await.seq;
+    assert!(at_b > at_a);
+
+    // Calls sent to A while it is frozen: a watcher resuming after B's last seq, a read, an
+    // action at B's last seq, a new game.
+    let resume = {
+        let mut g = ga.clone();
+        let req =
+            authed(pb::WatchGameRequest { game_id: game.clone(), resume_after_seq: at_b }, &players[0].token);
+        tokio::spawn(async move { g.watch_game(req).await.map(|_| "a stream".to_string()) })
+    };
+    let read = {
+        let mut g = ga.clone();
+        let req = pb::GetGameRequest { game_id: game.clone() };
+        tokio::spawn(async move {
+            g.get_game(req)
+                .await
+                .map(|r| format!("a snapshot at seq {}", r.into_inner().snapshot.unwrap().seq))
+        })
+    };
+    let snap = get_game(&mut gb, &game, &players[0].token).await;
+    let me = if snap.turn.is_some() { 0 } else { 1 };
+    let action = {
+        let mut g = ga.clone();
+        let p = Player {
+            seat: players[me].seat,
+            token: players[me].token.clone(),
+            game_id: game.clone(),
+            last_seq: at_b,
+            messages: Vec::new(),
+        };
+        let turn = get_game(&mut gb, &game, &p.token).await.turn.expect("its turn");
+        let a = turn.legal_actions[0].clone();
+        tokio::spawn(async move { send(&mut g, &p, &a).await.map(|seq| format!("the action, at seq {seq}")) })
+    };
+    let create = {
+        let mut l = LobbyServiceClient::new(ca.clone());
+        let req = pb::CreateGameRequest {
+            rules: Some(preset("standard")),
+            house_bot: "simple".into(),
+            join: true,
+            ..Default::default()
+        };
+        tokio::spawn(
+            async move { l.create_game(req).await.map(|r| format!("game {}", r.into_inner().game_id)) },
+        )
+    };
+    // Frozen for twice its lease at least.
+    tokio::time::sleep(
+        Duration::from_millis(300).max(Duration::from_millis(2000).saturating_sub(frozen.elapsed())),
+    )
+    .await;
+    a.send_signal("-CONT");
+    let answers = [
+        ("WatchGame", resume.await.unwrap()),
+        ("GetGame", read.await.unwrap()),
+        ("action", action.await.unwrap()),
+        ("CreateGame", create.await.unwrap()),
+    ];
+    let seen: Vec<String> = answers
+        .iter()
+        .map(|(what, r)| match r {
+            Ok(served) => format!("{what}: A served {served}"),
+            Err(s) => format!(
+                "{what}: {:?} {:?} retry-after-ms {:?}",
+                s.code(),
+                s.message(),
+                s.metadata().get("retry-after-ms")
+            ),
+        })
+        .collect();
+    println!("B at seq {at_b}; A answered:\n{}", seen.join("\n"));
+    for (what, answer) in answers {
+        let s = answer.unwrap_err();
+        assert_eq!(s.code(), Code::Unavailable, "{what}: {s:?}\n{seen:#?}");
+        assert!(s.metadata().get("retry-after-ms").is_some(), "{what}: {s:?}");
+    }
+    // A finds its lease gone and stops; the game goes on at B from its seq.
+    assert!(a.exited_within(Duration::from_secs(10)).is_some(), "A still runs\n{}", a.logs());
+    assert!(a.logs().contains("lease is lost"), "{}", a.logs());
+    assert_eq!(get_game(&mut gb, &game, "").await.seq, at_b, "nothing applied at A");
+    let mut stream = watch(&mut gb, &game, &players[0].token, at_b).await;
+    step(&mut gb, &mut players, &mut rng).await.expect("not over yet");
+    let msg =
+        tokio::time::timeout(Duration::from_secs(10), stream.message()).await.unwrap().unwrap().unwrap();
+    let Some(pb::watch_game_response::Kind::Event(e)) = msg.kind else { panic!("{msg:?}") };
+    assert_eq!(e.seq, at_b + 1, "resumed at B: the next seq");
+}
+
+/// Issue 36: a server frozen (`SIGSTOP`) for twice its lease, then continued (`SIGCONT`), in
+/// the local cluster (the script, with `--respawn`, as an operator runs it). Meanwhile its
+/// lease ran out and another server took its games over; continued, it finds what it holds
+/// in memory stale and its writes fenced off: it answers the calls it was holding, and those
+/// that arrive before it stops, `UNAVAILABLE` with `retry-after-ms` (nothing was done), not
+/// `INTERNAL`, and serves nothing from memory (a stream resumed there would have been
+/// refused `OUT_OF_RANGE`). Every client retries and resumes elsewhere: SDK players creating
+/// games against house bots back to back, a `gin-bot` playing house bots and two `gin-bot`s
+/// playing each other by quick match (the frozen server is the oldest: the lobby's leader).
+/// Every game ends, every `gin-bot` exits 0, and each SDK game's record replays to the
+/// result its player saw.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_frozen_past_its_lease_strands_no_game() {
+    use crate::house::{check_result, opts};
+    let gin_bot = PathBuf::from(env!("CARGO_BIN_EXE_gin-server")).with_file_name("gin-bot");
+    if !gin_bot.exists() {
+        assert!(
+            std::env::var("GIN_REQUIRE_POSTGRES").as_deref() != Ok("1"),
+            "{} is missing: `cargo test --workspace` builds it",
+            gin_bot.display()
+        );
+        eprintln!("skipped: {} is missing (`cargo test --workspace` builds it)", gin_bot.display());
+        return;
+    }
+    let Some(cluster) = LocalCluster::start(&["--respawn"]).await else { return };
+    let url = format!("http://127.0.0.1:{}", cluster.port);
+    let ch = cluster.channel().await;
+    let client = gin_sdk::Client::from_channel(ch.clone(), opts());
+    let bot = |args: &[&str]| {
+        let child = std::process::Command::new(&gin_bot)
+            .args(["play", "--server", &url])
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+    };
+    let bots = [
+        bot(&["--vs-bot", "simple", "--games", "6", "--parallel", "3", "--name", "vs-house"]),
+        bot(&["--games", "4", "--parallel", "2", "--name", "qa"]),
+        bot(&["--games", "4", "--parallel", "2", "--name", "qb"]),
+    ];
+    // Four SDK players, each playing games back to back until well after the freeze.
+    let deadline = Instant::now() + Duration::from_secs(7);
+    let mut players = Vec::new();
+    for p in 0..4u64 {
+        let client = client.clone();
+        players.push(tokio::spawn(async move {
+            let mut ended = Vec::new();
+            for g in 0.. {
+                if Instant::now() > deadline && g >= 2 {
+                    break;
+                }
+                let seated = client
+                    .create_game(pb::CreateGameRequest {
+                        rules: Some(preset("standard")),
+                        house_bot: "simple".into(),
+                        seed: 500 + p * 1000 + g,
+                        ..Default::default()
+                    })
+                    .await
+                    .expect("a game is created through the proxy");
+                let mut me = gin_strategies::simple::SimpleStrategy::new(p);
+                let o = client.play(&seated.game_id, &seated.token, &mut me).await.expect("the game ends");
+                ended.push((seated.game_id, o.result));
+            }
+            ended
+        }));
+    }
+
+    // Server 1 (the oldest: the lobby's leader) is frozen for twice its lease (1.5 s), then
+    // continued: its games were taken over meanwhile, and it stops on finding its lease gone.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let pid = std::fs::read_to_string(cluster.file("server-1.pid")).unwrap().trim().to_string();
+    assert!(std::process::Command::new("kill").args(["-STOP", &pid]).status().unwrap().success());
+    tokio::time::sleep(Duration::from_millis(3000)).await;
+    assert!(std::process::Command::new("kill").args(["-CONT", &pid]).status().unwrap().success());
+
+    let mut gc = GameServiceClient::new(ch);
+    let mut games = 0;
+    for p in players {
+        let ended =
+            tokio::time::timeout(Duration::from_secs(120), p).await.expect("every game ends").unwrap();
+        for (id, result) in ended {
+            check_result(&mut gc, &id, &result).await;
+            games += 1;
+        }
+    }
+    for b in bots {
+        let out = tokio::time::timeout(Duration::from_secs(120), b).await.expect("gin-bot ends").unwrap();
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "gin-bot failed:\n{stdout}\n{stderr}\n{}", cluster.log());
+        assert!(!stderr.contains("OUT_OF_RANGE") && !stderr.contains("Internal"), "{stderr}");
+    }
+    let log1 = std::fs::read_to_string(cluster.file("server-1.log")).unwrap();
+    assert!(log1.contains("lease is lost"), "server 1 did not find its lease gone:\n{log1}");
+    let taken = cluster.said("game taken over");
+    println!(
+        "{games} SDK games and 14 gin-bot games through the proxy; {taken} taken over from the frozen server"
+    );
+    assert!(taken > 0, "no game was in play on the frozen server");
+    assert!(games >= 8, "{games} games");
+}
