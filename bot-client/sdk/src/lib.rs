@@ -351,6 +351,15 @@ fn transient(s: &Status) -> bool {
     }
 }
 
+/// Statuses of a call that did nothing, so even a call that is not repeated after a lost
+/// answer (`CreateGame`, `JoinGame`: a second game, a second seat) may be sent again: a rate
+/// limit or a quota, and an `UNAVAILABLE` that carries `retry-after-ms` (the server refused
+/// before doing anything: in a cluster, its lease ran out, or the game is moving to another
+/// server). A plain `UNAVAILABLE` may be a connection dropped after the server acted.
+fn nothing_done(s: &Status) -> bool {
+    s.code() == Code::ResourceExhausted || (s.code() == Code::Unavailable && retry_after(s).is_some())
+}
+
 /// Statuses that end a game's event stream for good (not found, no access, a malformed
 /// request); after anything else, reopen it with `resume_after_seq`.
 pub fn stream_fatal(s: &Status) -> bool {
@@ -559,18 +568,14 @@ impl Client {
     /// `req.house_bots`).
     pub async fn create_table(&self, req: pb::CreateGameRequest) -> Result<TableSeated, Error> {
         let req = pb::CreateGameRequest { join: true, ..req };
-        // Not retried on a lost answer (a retry would create a second game); rate limits are.
+        // Not retried on a lost answer (a retry would create a second game); rate limits and
+        // refusals that did nothing are (a cluster server whose lease moved).
         let r = self
-            .retry(
-                "CreateGame",
-                self.opts.call_timeout,
-                |s| s.code() == Code::ResourceExhausted,
-                || {
-                    let mut c = self.lobby();
-                    let req = req.clone();
-                    async move { c.create_game(req).await.map(|r| r.into_inner()) }
-                },
-            )
+            .retry("CreateGame", self.opts.call_timeout, nothing_done, || {
+                let mut c = self.lobby();
+                let req = req.clone();
+                async move { c.create_game(req).await.map(|r| r.into_inner()) }
+            })
             .await?;
         let seat = r.seat.ok_or_else(|| Error::Protocol("CreateGame with join returned no seat".into()))?;
         Ok(TableSeated { game_id: r.game_id, seat: table_seat(seat)?, token: r.seat_token })
@@ -598,16 +603,11 @@ impl Client {
     pub async fn join_table(&self, req: pb::JoinGameRequest) -> Result<TableSeated, Error> {
         let game_id = req.game_id.clone();
         let r = self
-            .retry(
-                "JoinGame",
-                self.opts.call_timeout,
-                |s| s.code() == Code::ResourceExhausted,
-                || {
-                    let mut c = self.lobby();
-                    let req = req.clone();
-                    async move { c.join_game(req).await.map(|r| r.into_inner()) }
-                },
-            )
+            .retry("JoinGame", self.opts.call_timeout, nothing_done, || {
+                let mut c = self.lobby();
+                let req = req.clone();
+                async move { c.join_game(req).await.map(|r| r.into_inner()) }
+            })
             .await?;
         Ok(TableSeated { game_id, seat: table_seat(r.seat)?, token: r.seat_token })
     }
