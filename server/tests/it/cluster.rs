@@ -206,13 +206,22 @@ async fn quick_match_and_the_lists_span_the_servers() {
 /// everything it started) when dropped.
 struct LocalCluster {
     child: std::process::Child,
+    /// Holds the script's output (`script.log`), and its directory `c` when given.
     dir: tempfile::TempDir,
+    /// The script's directory (`--dir`, or the one it made and printed).
+    cluster_dir: PathBuf,
     port: u16,
 }
 
 impl LocalCluster {
     /// `None` (the test skips, saying why) where PostgreSQL or HAProxy is not installed.
     async fn start(extra: &[&str]) -> Option<LocalCluster> {
+        LocalCluster::start_with(extra, true).await
+    }
+
+    /// [`LocalCluster::start`]; without `--dir` unless `dir`: the script makes its own
+    /// directory (and deletes it when stopped), as when a person runs it.
+    async fn start_with(extra: &[&str], dir_given: bool) -> Option<LocalCluster> {
         use std::process::{Command, Stdio};
         let pg = gin_server::storage::pg_cluster::for_test()?;
         drop(pg);
@@ -229,9 +238,11 @@ impl LocalCluster {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/cluster/local-cluster.sh");
         let out = std::fs::File::create(dir.path().join("script.log")).unwrap();
+        let given = dir.path().join("c");
         let child = Command::new("bash")
             .arg(script)
-            .args(["--dir", dir.path().join("c").to_str().unwrap(), "--port", &port.to_string()])
+            .args(if dir_given { vec!["--dir", given.to_str().unwrap()] } else { vec![] })
+            .args(["--port", &port.to_string()])
             .args(["--lease-ms", "1500"])
             .args(extra)
             .env("GIN_SERVER", env!("CARGO_BIN_EXE_gin-server"))
@@ -240,9 +251,18 @@ impl LocalCluster {
             .stderr(out)
             .spawn()
             .unwrap();
-        let mut c = LocalCluster { child, dir, port };
+        let mut c = LocalCluster { child, dir, cluster_dir: given, port };
         let t = Instant::now();
-        while !c.file("ready").exists() {
+        loop {
+            // "proxy: http://… (directory D)", once everything answers.
+            let log = c.log();
+            if let Some(at) = log.find("(directory ") {
+                let rest = &log[at + "(directory ".len()..];
+                c.cluster_dir = PathBuf::from(&rest[..rest.find(')').unwrap()]);
+                if c.file("ready").exists() {
+                    break;
+                }
+            }
             assert!(c.child.try_wait().unwrap().is_none(), "the script stopped:\n{}", c.log());
             assert!(t.elapsed() < Duration::from_secs(60), "the cluster did not come up:\n{}", c.log());
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -251,7 +271,7 @@ impl LocalCluster {
     }
 
     fn file(&self, name: &str) -> PathBuf {
-        self.dir.path().join("c").join(name)
+        self.cluster_dir.join(name)
     }
 
     fn log(&self) -> String {
@@ -284,6 +304,22 @@ impl LocalCluster {
                     .count()
             })
             .sum()
+    }
+}
+
+/// The first of `n` consecutive ports free on 127.0.0.1 now.
+fn free_ports(n: u16) -> u16 {
+    use std::net::TcpListener;
+    loop {
+        let first = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        if first.checked_add(n).is_none() {
+            continue;
+        }
+        let held: Vec<_> =
+            (first..first + n).filter_map(|p| TcpListener::bind(("127.0.0.1", p)).ok()).collect();
+        if held.len() == usize::from(n) {
+            return first;
+        }
     }
 }
 
@@ -356,11 +392,38 @@ async fn the_local_cluster_plays_through_the_proxy_while_servers_are_killed() {
 /// proxy by SDK clients, created on each of the three servers in turn (round robin), and
 /// not one call forwarded (`gin_forwarded_calls_total` of every server; two calls in three
 /// would be without the routing), while every server played some.
+///
+/// Started as a person starts it (issue 36): with no `--dir` (as root, which CI is, the
+/// directory `mktemp` made is 0700 and root's, and PostgreSQL runs as `postgres`), with the
+/// servers', their metrics' and PostgreSQL's ports chosen, and not one warning from the
+/// script, PostgreSQL or HAProxy.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_proxy_sends_each_game_s_calls_to_its_server() {
     use crate::house::{check_result, opts};
     use crate::metrics::Scrape;
-    let Some(cluster) = LocalCluster::start(&[]).await else { return };
+    let [servers, metrics, pg] = [3, 3, 1].map(free_ports);
+    let ports = [
+        "--server-port".to_string(),
+        servers.to_string(),
+        "--metrics-port".into(),
+        metrics.to_string(),
+        "--pg-port".into(),
+        pg.to_string(),
+    ];
+    let ports: Vec<&str> = ports.iter().map(String::as_str).collect();
+    let Some(cluster) = LocalCluster::start_with(&ports, false).await else { return };
+    for i in 1..=3u16 {
+        let addr = |f: &str| std::fs::read_to_string(cluster.file(&format!("server-{i}.{f}"))).unwrap();
+        assert_eq!(addr("addr").trim(), format!("127.0.0.1:{}", servers + i - 1));
+        assert_eq!(addr("metrics").trim(), format!("127.0.0.1:{}", metrics + i - 1));
+    }
+    let db = std::fs::read_to_string(cluster.file("db-url")).unwrap();
+    assert!(db.contains(&format!("127.0.0.1:{pg}/")), "{db}");
+    let haproxy = std::fs::read_to_string(cluster.file("haproxy.log")).unwrap();
+    for (what, text) in [("the script", cluster.log()), ("HAProxy", haproxy)] {
+        let lower = text.to_lowercase();
+        assert!(!lower.contains("warning") && !lower.contains("alert"), "{what} warns:\n{text}");
+    }
     let ch = cluster.channel().await;
     let client = gin_sdk::Client::from_channel(ch.clone(), opts());
     let mut gc = GameServiceClient::new(ch);
