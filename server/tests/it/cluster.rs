@@ -936,3 +936,97 @@ async fn a_server_frozen_past_its_lease_strands_no_game() {
     assert!(taken > 0, "no game was in play on the frozen server");
     assert!(games >= 8, "{games} games");
 }
+
+/// Issue 36: what operators use to restart a server that lost its lease (it stops by design):
+/// `examples/cluster/gin-server@.service`. Its `[Service]` restarts always; systemd finds
+/// nothing to say against it (`systemd-analyze verify`, where installed, with `ExecStart`
+/// pointed at the built server); and a `gin-server` started as it starts one (no flag, the
+/// settings of its example `/etc/gin/server-I.env`, each address and the database made this
+/// test's) joins the cluster and serves: a game created there has its route tag.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_systemd_unit_restarts_a_server_and_its_settings_start_one() {
+    use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+    let unit_path = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/cluster/gin-server@.service");
+    let unit = std::fs::read_to_string(unit_path).unwrap();
+    let service = unit.split("[Service]").nth(1).expect("a [Service] section");
+    let service = service.split("\n[").next().unwrap();
+    let settings: Vec<&str> = service.lines().map(str::trim).collect();
+    assert!(settings.contains(&"Restart=always"), "{service}");
+    assert!(
+        settings.contains(&"ExecStart=/usr/local/bin/gin-server"),
+        "no flag: the settings are the env file's"
+    );
+    assert!(settings.contains(&"EnvironmentFile=/etc/gin/server-%i.env"), "{service}");
+    let server = env!("CARGO_BIN_EXE_gin-server");
+    if let Ok(out) = std::process::Command::new("systemd-analyze").arg("--version").output()
+        && out.status.success()
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let copy = unit.replace("/usr/local/bin/gin-server", server);
+        std::fs::write(dir.path().join("gin-server@.service"), copy).unwrap();
+        let out = std::process::Command::new("systemd-analyze")
+            .arg("verify")
+            .arg(dir.path().join("gin-server@1.service"))
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && said.trim().is_empty(), "systemd-analyze verify:\n{said}");
+    } else {
+        eprintln!("systemd-analyze is not installed: the unit is not verified by systemd");
+    }
+
+    // The example env file in the unit's comment: `#   GIN_NAME=value   # why`.
+    let example: Vec<(String, String)> = unit
+        .lines()
+        .filter_map(|l| l.strip_prefix('#')?.trim().split_once('='))
+        .filter(|(k, _)| k.starts_with("GIN_"))
+        .map(|(k, v)| (k.to_string(), v.split('#').next().unwrap().trim().to_string()))
+        .collect();
+    let names: Vec<&str> = example.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(
+        names,
+        ["GIN_DB", "GIN_ADDR", "GIN_CLUSTER_ADDR", "GIN_ROUTE_TAG", "GIN_METRICS_ADDR", "GIN_LEASE_MS"]
+    );
+    let Some(pg) = gin_server::storage::pg_cluster::for_test() else { return };
+    let db = pg.create_database("unit").unwrap();
+    let free = || std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let (port, metrics) = (free(), free());
+    let mut cmd = std::process::Command::new(server);
+    for (k, v) in &example {
+        let v = match k.as_str() {
+            "GIN_DB" => db.clone(),
+            "GIN_ADDR" | "GIN_CLUSTER_ADDR" => format!("127.0.0.1:{port}"),
+            "GIN_METRICS_ADDR" => format!("127.0.0.1:{metrics}"),
+            _ => v.clone(),
+        };
+        cmd.env(k, v);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let log = std::fs::File::create(dir.path().join("server.log")).unwrap();
+    let mut child = cmd.stdout(log.try_clone().unwrap()).stderr(log).spawn().unwrap();
+    let logs = || std::fs::read_to_string(dir.path().join("server.log")).unwrap_or_default();
+    let t = Instant::now();
+    while !logs().contains("gin-server listening") {
+        assert!(child.try_wait().unwrap().is_none(), "gin-server stopped:\n{}", logs());
+        assert!(t.elapsed() < Duration::from_secs(30), "gin-server did not start:\n{}", logs());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let ch = tonic::transport::Channel::from_shared(format!("http://127.0.0.1:{port}"))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let created = LobbyServiceClient::new(ch)
+        .create_game(pb::CreateGameRequest {
+            rules: Some(preset("standard")),
+            house_bot: "simple".into(),
+            join: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(created.game_id.starts_with("s1-"), "{}", created.game_id);
+}
