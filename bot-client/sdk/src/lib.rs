@@ -351,13 +351,29 @@ fn transient(s: &Status) -> bool {
     }
 }
 
-/// Statuses of a call that did nothing, so even a call that is not repeated after a lost
+/// Whether `s` says the call did nothing, so that even a call not repeated after a lost
 /// answer (`CreateGame`, `JoinGame`: a second game, a second seat) may be sent again: a rate
-/// limit or a quota, and an `UNAVAILABLE` that carries `retry-after-ms` (the server refused
-/// before doing anything: in a cluster, its lease ran out, or the game is moving to another
-/// server). A plain `UNAVAILABLE` may be a connection dropped after the server acted.
-fn nothing_done(s: &Status) -> bool {
-    s.code() == Code::ResourceExhausted || (s.code() == Code::Unavailable && retry_after(s).is_some())
+/// limit or a quota; an `UNAVAILABLE` that carries `retry-after-ms` (the server refused
+/// before doing anything: in a cluster its lease ran out, or the game is moving to another
+/// server; a proxy had no server to take it); a call whose HTTP/2 stream was refused
+/// (`REFUSED_STREAM`: by RFC 9113 nothing of it was processed; HAProxy says so of a call no
+/// server took before its health checks saw them all down). A plain `UNAVAILABLE` may be a
+/// connection dropped after the server acted.
+pub fn nothing_done(s: &Status) -> bool {
+    s.code() == Code::ResourceExhausted
+        || (s.code() == Code::Unavailable && (retry_after(s).is_some() || refused_stream(s)))
+}
+
+/// Whether the error under `s` is an HTTP/2 `REFUSED_STREAM` reset.
+fn refused_stream(s: &Status) -> bool {
+    let mut cause = std::error::Error::source(s);
+    while let Some(e) = cause {
+        if e.downcast_ref::<h2::Error>().is_some_and(|h| h.reason() == Some(h2::Reason::REFUSED_STREAM)) {
+            return true;
+        }
+        cause = e.source();
+    }
+    false
 }
 
 /// Statuses that end a game's event stream for good (not found, no access, a malformed
@@ -1012,6 +1028,22 @@ mod tests {
         }
         // Randomly seeded (backon's `std` feature): two bots do not wait alike.
         assert_ne!(a, b);
+    }
+
+    /// Only a refusal that says nothing was done lets `CreateGame` be sent again.
+    #[test]
+    fn nothing_done_is_said_by_retry_after_or_a_refused_stream() {
+        let mut moved = Status::unavailable("this server's lease may have run out");
+        assert!(!nothing_done(&moved), "a plain UNAVAILABLE: the connection may have dropped after");
+        moved.metadata_mut().insert("retry-after-ms", "250".parse().unwrap());
+        assert!(nothing_done(&moved));
+        let refused = Status::from_error(Box::new(h2::Error::from(h2::Reason::REFUSED_STREAM)));
+        assert_eq!(refused.code(), Code::Unavailable);
+        assert!(nothing_done(&refused), "{refused:?}");
+        let reset = Status::from_error(Box::new(h2::Error::from(h2::Reason::CANCEL)));
+        assert!(!nothing_done(&reset), "{reset:?}");
+        assert!(nothing_done(&Status::resource_exhausted("quota")));
+        assert!(!nothing_done(&Status::internal("storage")));
     }
 
     #[test]

@@ -338,6 +338,7 @@ impl Drop for LocalCluster {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_local_cluster_plays_through_the_proxy_while_servers_are_killed() {
     use crate::house::{check_result, opts};
+    use gin_proto::v1::lobby_service_client::LobbyServiceClient;
     let Some(cluster) = LocalCluster::start(&[]).await else { return };
     let ch = cluster.channel().await;
     let client = gin_sdk::Client::from_channel(ch.clone(), opts());
@@ -384,6 +385,30 @@ async fn the_local_cluster_plays_through_the_proxy_while_servers_are_killed() {
     let taken = cluster.said("game taken over");
     println!("{games} games through the proxy; {taken} taken over from killed servers");
     assert!(taken > 0, "no game was in play on a killed server");
+
+    // The last server killed too: the proxy answers UNAVAILABLE with retry-after-ms (no
+    // server took the call: nothing was done, so even CreateGame may be sent again).
+    // Before the health checks saw it, HAProxy refuses the call's HTTP/2 stream
+    // (REFUSED_STREAM: nothing of it processed); after, it answers with its 503.
+    cluster.kill(3);
+    let create = || async {
+        LobbyServiceClient::new(cluster.channel().await)
+            .create_game(pb::CreateGameRequest {
+                rules: Some(preset("standard")),
+                house_bot: "simple".into(),
+                join: true,
+                ..Default::default()
+            })
+            .await
+            .unwrap_err()
+    };
+    let refused = create().await;
+    assert!(gin_sdk::nothing_done(&refused), "{refused:?}");
+    tokio::time::sleep(Duration::from_millis(1500)).await; // 2 checks 500 ms apart
+    let refused = create().await;
+    assert_eq!(refused.code(), Code::Unavailable, "{refused:?}");
+    assert!(refused.metadata().get("retry-after-ms").is_some(), "{refused:?}");
+    assert!(gin_sdk::nothing_done(&refused), "{refused:?}");
 }
 
 /// The local cluster's proxy sends each call about a game to the server that created it
