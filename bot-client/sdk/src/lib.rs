@@ -15,7 +15,9 @@
 //!   list is replaced by a safe legal one (with a warning);
 //! - a dropped or idle stream is reopened with `resume_after_seq` (no gap, no duplicate);
 //!   transient failures (`UNAVAILABLE`, a call that timed out, a rate limit) are retried with
-//!   backoff for up to [`Options::retry_for`] without progress, across a server restart too;
+//!   backoff for up to [`Options::retry_for`] without progress, across a server restart too
+//!   (`CreateGame` and `JoinGame` only when the refusal says nothing was done:
+//!   [`nothing_done`]);
 //!   an `ABORTED` action (stale seq: nothing was applied) resyncs from the stream, and the
 //!   strategy decides again at the seat's next turn event.
 //!
