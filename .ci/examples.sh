@@ -40,8 +40,10 @@ tmp=$(mktemp -d)
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$bin/gin-server" --addr "127.0.0.1:$port" --db "$tmp/gin.db" >"$tmp/server.log" 2>&1 &
 server=$!
+cluster=""
 stop_server() {
   kill "$server" 2>/dev/null && wait "$server" 2>/dev/null || true
+  [ -z "$cluster" ] || { kill "$cluster" 2>/dev/null && wait "$cluster" 2>/dev/null || true; }
   rm -rf "$tmp"
 }
 trap stop_server EXIT
@@ -77,6 +79,57 @@ timed timeout 300 node examples/typescript/dist/bot.js \
   --server "127.0.0.1:$port" --vs-bot simple --format "$RUMMY3" --stale-first-action || fail
 timed timeout 300 node examples/typescript/dist/bot.js \
   --server "127.0.0.1:$port" --vs-bot simple --format "$TEAMS" --stale-first-action || fail
+
+step "examples: the Python and TypeScript bots through the local cluster (examples/cluster/local-cluster.sh --respawn, its own directory), the servers of their games frozen (SIGSTOP) for twice the lease: they retry and resume, every game ends"
+cport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+GIN_SERVER="$bin/gin-server" examples/cluster/local-cluster.sh --port "$cport" --lease-ms 1500 --respawn \
+  >"$tmp/cluster.log" 2>&1 &
+cluster=$!
+cdir=""
+for _ in $(seq 300); do
+  cdir=$(sed -n 's/^proxy: .*(directory \(.*\))$/\1/p' "$tmp/cluster.log")
+  [ -n "$cdir" ] && [ -e "$cdir/ready" ] && break
+  kill -0 "$cluster" 2>/dev/null || { cat "$tmp/cluster.log"; echo "local-cluster.sh stopped" >&2; exit 1; }
+  sleep 0.2
+done
+[ -n "$cdir" ] || { cat "$tmp/cluster.log"; echo "the local cluster did not come up" >&2; exit 1; }
+frozen_cluster() {
+  timeout 300 examples/python/.venv/bin/python examples/python/bot.py \
+    --server "127.0.0.1:$cport" --vs-bot simple --games 6 --name py-cluster >"$tmp/py.log" 2>&1 &
+  local py=$!
+  timeout 300 node examples/typescript/dist/bot.js \
+    --server "127.0.0.1:$cport" --vs-bot simple --games 6 --name ts-cluster >"$tmp/ts.log" 2>&1 &
+  local ts=$!
+  # Once both play, the servers that hold their games (PostgreSQL says which) are frozen
+  # for twice the lease, so that both bots meet a frozen server, and continued.
+  local held="" frozen=() i
+  for _ in $(seq 100); do
+    held=$(psql -qAt "$(cat "$cdir/db-url")" -c "SELECT p.name, s.addr FROM games AS g \
+      JOIN seats AS p ON p.game_id = g.id JOIN servers AS s ON s.id = g.owner \
+      WHERE g.finished_ms IS NULL AND p.name IN ('py-cluster', 'ts-cluster')")
+    grep -q '^py-cluster|' <<<"$held" && grep -q '^ts-cluster|' <<<"$held" && break
+    sleep 0.1
+  done
+  for i in 1 2 3; do
+    if grep -q "|$(cat "$cdir/server-$i.addr")\$" <<<"$held"; then frozen+=("$i"); fi
+  done
+  [ "${#frozen[@]}" -ge 1 ] || { echo "no game of the bots in play"; return 1; }
+  echo "   freezing server(s) ${frozen[*]} for 3 s (their lease: 1.5 s)"
+  for i in "${frozen[@]}"; do kill -STOP "$(cat "$cdir/server-$i.pid")"; done
+  sleep 3
+  for i in "${frozen[@]}"; do kill -CONT "$(cat "$cdir/server-$i.pid")"; done
+  local ok=0
+  wait "$py" || { echo "--- Python bot"; cat "$tmp/py.log"; ok=1; }
+  wait "$ts" || { echo "--- TypeScript bot"; cat "$tmp/ts.log"; ok=1; }
+  tail -n 1 "$tmp/py.log" "$tmp/ts.log"
+  for i in "${frozen[@]}"; do
+    if ! grep -q "lease is lost" "$cdir/server-$i.log"; then
+      echo "server $i did not lose its lease:"; tail -20 "$cdir/server-$i.log"; ok=1
+    fi
+  done
+  return "$ok"
+}
+timed frozen_cluster || { cat "$tmp/cluster.log"; exit 1; }
 
 echo
 echo "examples: every example played $GAMES complete games; the Python and TypeScript bots also a"

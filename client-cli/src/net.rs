@@ -170,7 +170,7 @@ async fn join(client: &Client, id: &str, name: &str, accept_fixed_deals: bool) -
 }
 
 /// [`seat`] at a table of another format: `format` is its document, `players` its size.
-/// (Raw lobby calls: a quick match's own 70 s deadline, and errors explained as [`seat`]'s.)
+/// (The SDK's table calls, retried as its other calls are; errors explained as [`seat`]'s.)
 pub async fn seat_table(
     client: &Client,
     how: &Seating,
@@ -180,11 +180,7 @@ pub async fn seat_table(
 ) -> Result<Place> {
     let doc = format.to_value().to_string();
     let players = u32::from(format.players());
-    let rpc = |what: &'static str| {
-        move |status| anyhow::anyhow!("{what}: {}", explain(&Error::Rpc { what, status }))
-    };
-    let mut lobby = client.lobby();
-    let (game_id, token) = match how {
+    let s = match how {
         Seating::QuickMatch(or_bot) => {
             let (house_bot, after_secs) = or_bot.clone().unwrap_or_default();
             let req = pb::QuickMatchRequest {
@@ -195,38 +191,30 @@ pub async fn seat_table(
                 house_bot_after_ms: after_secs * 1000,
                 ..Default::default()
             };
-            let mut req = tonic::Request::new(req);
-            req.set_timeout(Duration::from_secs(70));
-            let q = lobby.quick_match(req).await.map_err(|status| {
-                if status.code() == Code::DeadlineExceeded {
+            client.quick_match_table(req).await.map(|(seated, _)| seated).map_err(|e| match e {
+                Error::Rpc { status, .. } if status.code() == Code::DeadlineExceeded => {
                     anyhow::anyhow!("nobody else asked for this table within a minute; try --or-bot simple")
-                } else {
-                    rpc("QuickMatch")(status)
                 }
-            })?;
-            let q = q.into_inner();
-            (q.game_id, q.seat_token)
+                e => anyhow::anyhow!("QuickMatch: {}", explain(&e)),
+            })?
         }
         Seating::VsBot(_) | Seating::Create => {
             let house_bot = if let Seating::VsBot(b) = how { b.clone() } else { String::new() };
-            let c = lobby
-                .create_game(pb::CreateGameRequest {
+            client
+                .create_table(pb::CreateGameRequest {
                     format: doc,
                     players,
                     clock,
-                    join: true,
                     name: name.to_string(),
                     house_bot,
                     ..Default::default()
                 })
                 .await
-                .map_err(rpc("CreateGame"))?
-                .into_inner();
-            (c.game_id, c.seat_token)
+                .map_err(|e| anyhow::anyhow!("CreateGame: {}", explain(&e)))?
         }
         Seating::Join(id, accept_fixed_deals) => return join(client, id, name, *accept_fixed_deals).await,
     };
-    Ok(Place { game_id, token })
+    Ok(Place { game_id: s.game_id, token: s.token })
 }
 
 /// A server error for people: the status message, with what the code means. The server's

@@ -3,15 +3,20 @@
 # front. Every part is a proven one from Debian's packages (postgresql, haproxy); nothing is
 # downloaded. Ctrl-c (or SIGTERM) stops it all and deletes its directory (unless --dir).
 #
-#   examples/cluster/local-cluster.sh [--servers N] [--port P] [--dir D] [--lease-ms MS] [--respawn]
+#   examples/cluster/local-cluster.sh [--servers N] [--port P] [--server-port P] [--metrics-port P]
+#                                     [--pg-port P] [--dir D] [--lease-ms MS] [--respawn]
 #
-# Clients use the proxy's address (default 127.0.0.1:50051) as they would one server's:
-#   gin --server http://127.0.0.1:50051 ...
-# The servers' pids are in D/server-I.pid (kill -9 one to watch its games move), their logs
-# in D/server-I.log, their Prometheus numbers at http://<D/server-I.metrics>/metrics;
-# D/ready appears once everything answers. With --respawn, a server that
-# stops (killed, or its lease lost) is started again at its address, as a supervisor would.
-# GIN_SERVER names the gin-server binary (default: built with cargo, release).
+# Clients use the proxy's address (--port, default 127.0.0.1:50051) as they would one
+# server's:   gin --server http://127.0.0.1:50051 ...
+# Server I listens on --server-port + I - 1 and serves its metrics on --metrics-port + I - 1,
+# PostgreSQL on --pg-port (each free port at random when not given). The servers' pids are
+# in D/server-I.pid (kill -9 one to watch its games move), their logs in D/server-I.log,
+# their Prometheus numbers at http://<D/server-I.metrics>/metrics; D/ready appears once
+# everything answers. A server that loses its lease stops (its games are others' already):
+# with --respawn it is started again at its address, as a supervisor would (in production:
+# examples/cluster/gin-server@.service, Restart=always).
+# The gin-server binary: GIN_SERVER, else `gin-server` on the PATH, else this checkout's,
+# built with `cargo build --release -p gin-server` (it says so; minutes the first time).
 set -euo pipefail
 
 servers=3
@@ -19,14 +24,20 @@ port=50051
 dir=""
 lease_ms=3000
 respawn=0
+server_port=""
+metrics_port=""
+pg_port=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --servers) servers="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
+    --server-port) server_port="$2"; shift 2 ;;
+    --metrics-port) metrics_port="$2"; shift 2 ;;
+    --pg-port) pg_port="$2"; shift 2 ;;
     --dir) dir="$2"; shift 2 ;;
     --lease-ms) lease_ms="$2"; shift 2 ;;
     --respawn) respawn=1; shift ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -49,8 +60,9 @@ if ! command -v haproxy >/dev/null; then
   echo "HAProxy is not installed (Debian: apt-get install haproxy)" >&2
   exit 1
 fi
-server_bin="${GIN_SERVER:-}"
+server_bin="${GIN_SERVER:-$(command -v gin-server || true)}"
 if [ -z "$server_bin" ]; then
+  echo "local-cluster: building gin-server (cargo build --release -p gin-server; set GIN_SERVER to use a built one)" >&2
   (cd "$root" && cargo build --release -p gin-server >&2)
   server_bin="$(cd "$root" && cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/gin-server"
 fi
@@ -72,10 +84,18 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-# 1. PostgreSQL: a private cluster, trust authentication on loopback only.
+# 1. PostgreSQL: a private cluster, trust authentication on loopback only. As root it runs
+# as `postgres`, which must reach D/pg: D (mktemp's is 0700) lets others through, not read.
 mkdir -p "$dir/pg"
-[ "$(id -u)" = 0 ] && chown postgres "$dir/pg"
-pg_port="$(free_port)"
+if [ "$(id -u)" = 0 ]; then
+  chown postgres "$dir/pg"
+  [ "$keep" = 1 ] || chmod 0711 "$dir"
+  if ! runuser -u postgres -- test -w "$dir/pg"; then
+    echo "local-cluster: the postgres user cannot reach $dir/pg (a parent directory is closed to it): use a --dir under /tmp" >&2
+    exit 1
+  fi
+fi
+[ -n "$pg_port" ] || pg_port="$(free_port)"
 as_pg "$pg_bin/initdb" -D "$dir/pg/data" -U gin --auth=trust -E UTF8 >"$dir/pg/initdb.log"
 as_pg "$pg_bin/pg_ctl" -D "$dir/pg/data" -l "$dir/pg/log" -w \
   -o "-p $pg_port -k $dir/pg -c listen_addresses=127.0.0.1 -c max_connections=200" start >/dev/null
@@ -106,8 +126,8 @@ rm -f "$dir/stopping"
 backends=""
 routes=""
 for i in $(seq 1 "$servers"); do
-  p="$(free_port)"
-  mp="$(free_port)"
+  if [ -n "$server_port" ]; then p=$((server_port + i - 1)); else p="$(free_port)"; fi
+  if [ -n "$metrics_port" ]; then mp=$((metrics_port + i - 1)); else mp="$(free_port)"; fi
   : >"$dir/server-$i.log"
   run_server "$i" "$p" "$mp" &
   pids+=($!)
@@ -136,7 +156,9 @@ done
 # tag starts its id (field 1 of the request, read with `ungrpc`), the one that created it and
 # most likely still serves it; any other call, and one whose server is down, goes round the
 # servers that accept calls (a server that does not serve the game forwards the call to the
-# one that does: routing here only saves that hop).
+# one that does: routing here only saves that hop). (HAProxy runs `http-request` rules
+# before `use-server`, so they are written in that order; its error replies have no body,
+# so no content-type: gRPC clients read the status from grpc-status.)
 cat >"$dir/haproxy.cfg" <<CFG
 global
     maxconn 4000
@@ -154,18 +176,18 @@ backend servers
     # The request's message, for its id (a gRPC request is one small message here).
     option http-buffer-request
     acl names_one path_beg /gin.v1.GameService/ /gin.v1.TournamentService/ /gin.v1.LobbyService/JoinGame
-$routes    # The caller's address, for quotas, rate limits and quick match (one client is never
+    # The caller's address, for quotas, rate limits and quick match (one client is never
     # paired with itself): set here, replacing any a client sent.
     http-request set-header x-gin-client %[src]:%[src_port]
-    # A call the chosen server did not take (it died, and the health check has not seen
+$routes    # A call the chosen server did not take (it died, and the health check has not seen
     # it yet) is tried on another; one none took is UNAVAILABLE as gRPC says it, which
-    # clients retry.
+    # clients retry (with retry-after-ms: nothing was done, so even CreateGame).
     retry-on conn-failure empty-response
     retries 3
     option redispatch 1
-    http-error status 503 content-type application/grpc hdr grpc-status 14 hdr grpc-message "no server took the call"
-    http-error status 502 content-type application/grpc hdr grpc-status 14 hdr grpc-message "the server failed"
-    http-error status 504 content-type application/grpc hdr grpc-status 14 hdr grpc-message "the server did not answer"
+    http-error status 503 hdr grpc-status 14 hdr grpc-message "no server took the call" hdr retry-after-ms 250
+    http-error status 502 hdr grpc-status 14 hdr grpc-message "the server failed"
+    http-error status 504 hdr grpc-status 14 hdr grpc-message "the server did not answer"
 $backends
 CFG
 haproxy -f "$dir/haproxy.cfg" -db >"$dir/haproxy.log" 2>&1 &

@@ -51,6 +51,33 @@ from gin.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc, types_pb2
 
 K = types_pb2  # ActionKind, DrawSource, … values
 
+RETRY_FOR = 60.0  # seconds of UNAVAILABLE in a row before giving up (a server restarting, a lease moving)
+
+
+def nothing_done(e):
+    """Whether the server refused the call before doing anything: UNAVAILABLE with the
+    metadata retry-after-ms (a cluster server whose lease ran out, a game moving to another
+    server, a proxy with no server to take it). Then even CreateGame may be sent again."""
+    return e.code() == grpc.StatusCode.UNAVAILABLE and any(
+        k == "retry-after-ms" for k, _ in (e.trailing_metadata() or ()))
+
+
+def call(f, *args, once=False, **kwargs):
+    """f(*args, **kwargs), retried with a backoff (0.1 s doubling to 2 s) while it fails
+    UNAVAILABLE, for up to RETRY_FOR seconds: the server restarts, or in a cluster the call
+    is moving to another server. A call made `once` (CreateGame, QuickMatch: a retry after a
+    lost answer would seat us twice) is retried only when nothing was done (nothing_done)."""
+    wait, deadline = 0.1, time.time() + RETRY_FOR
+    while True:
+        try:
+            return f(*args, **kwargs)
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.UNAVAILABLE or (once and not nothing_done(e)) or time.time() > deadline:
+                raise
+            print(f"  {e.code().name} ({e.details()}): retrying", file=sys.stderr)
+        time.sleep(wait)
+        wait = min(wait * 2, 2.0)
+
 
 class CheckFailed(Exception):
     """The result read back disagrees with the game-over event."""
@@ -88,24 +115,24 @@ def send(games, game_id, token, seq, action):
     """Sends one action with expected_seq = the last seq we saw."""
     md = [("authorization", f"Bearer {token}")]
     if action.kind == K.ACTION_KIND_TAKE_UPCARD:
-        games.TakeUpcard(game_pb2.TakeUpcardRequest(game_id=game_id, expected_seq=seq), metadata=md, timeout=20)
+        call(games.TakeUpcard, game_pb2.TakeUpcardRequest(game_id=game_id, expected_seq=seq), metadata=md, timeout=20)
     elif action.kind == K.ACTION_KIND_PASS_UPCARD:
-        games.PassUpcard(game_pb2.PassUpcardRequest(game_id=game_id, expected_seq=seq), metadata=md, timeout=20)
+        call(games.PassUpcard, game_pb2.PassUpcardRequest(game_id=game_id, expected_seq=seq), metadata=md, timeout=20)
     elif action.kind in (K.ACTION_KIND_DRAW_STOCK, K.ACTION_KIND_DRAW_PILE):
         source = K.DRAW_SOURCE_STOCK if action.kind == K.ACTION_KIND_DRAW_STOCK else K.DRAW_SOURCE_PILE
-        games.Draw(game_pb2.DrawRequest(game_id=game_id, expected_seq=seq, source=source), metadata=md, timeout=20)
+        call(games.Draw, game_pb2.DrawRequest(game_id=game_id, expected_seq=seq, source=source), metadata=md, timeout=20)
     elif action.kind == K.ACTION_KIND_DISCARD:
-        games.Discard(game_pb2.DiscardRequest(game_id=game_id, expected_seq=seq, card=action.card), metadata=md, timeout=20)
+        call(games.Discard, game_pb2.DiscardRequest(game_id=game_id, expected_seq=seq, card=action.card), metadata=md, timeout=20)
     elif action.kind == K.ACTION_KIND_KNOCK:
         # No melds: the server lays down a minimum-deadwood arrangement.
-        games.Knock(game_pb2.KnockRequest(game_id=game_id, expected_seq=seq, discard=action.card), metadata=md, timeout=20)
+        call(games.Knock, game_pb2.KnockRequest(game_id=game_id, expected_seq=seq, discard=action.card), metadata=md, timeout=20)
     elif action.kind == K.ACTION_KIND_BIG_GIN:
-        games.Knock(game_pb2.KnockRequest(game_id=game_id, expected_seq=seq, discard=""), metadata=md, timeout=20)
+        call(games.Knock, game_pb2.KnockRequest(game_id=game_id, expected_seq=seq, discard=""), metadata=md, timeout=20)
     elif action.kind == K.ACTION_KIND_MELD:
-        games.LayMeld(game_pb2.LayMeldRequest(game_id=game_id, expected_seq=seq, cards=action.cards),
+        call(games.LayMeld, game_pb2.LayMeldRequest(game_id=game_id, expected_seq=seq, cards=action.cards),
                       metadata=md, timeout=20)
     elif action.kind == K.ACTION_KIND_LAY_OFF:
-        games.LayOff(game_pb2.LayOffRequest(game_id=game_id, expected_seq=seq, card=action.card, meld=action.meld),
+        call(games.LayOff, game_pb2.LayOffRequest(game_id=game_id, expected_seq=seq, card=action.card, meld=action.meld),
                      metadata=md, timeout=20)
     else:
         raise ValueError(f"unknown action kind {action.kind}")
@@ -136,7 +163,7 @@ def act(games, game_id, seat, token, turn, seq, stale):
                 raise
         aborted += 1
         stale = None
-        snap = games.GetGame(game_pb2.GetGameRequest(game_id=game_id), metadata=md, timeout=20).snapshot
+        snap = call(games.GetGame, game_pb2.GetGameRequest(game_id=game_id), metadata=md, timeout=20).snapshot
         print(f"  ABORTED at seq {seq} (the game is at {snap.seq}): resyncing", file=sys.stderr)
         if not my_turn(snap, seat):
             return None, aborted
@@ -206,7 +233,7 @@ def play(games, game_id, seat, token, stale_first=False, team_play=False):
 
 def check(games, game_id, seat, result, rules):
     """Reads the record back and checks it against the game-over event."""
-    rec = games.GetRecord(game_pb2.GetRecordRequest(game_id=game_id), timeout=20)
+    rec = call(games.GetRecord, game_pb2.GetRecordRequest(game_id=game_id), timeout=20)
     problems = []
     if rec.result != result:
         problems.append(f"GetRecord's result {rec.result} differs from the game-over event's {result}")
@@ -242,7 +269,7 @@ def check_table(games, game_id, seat, result, snap, hands, actions):
     those of the totals; the record's own result the same totals, as many moves by our seat
     as actions we sent, and one deal reveal per hand seen ended. Returns (our moves in the
     record, reveals)."""
-    rec = games.GetRecord(game_pb2.GetRecordRequest(game_id=game_id), timeout=20)
+    rec = call(games.GetRecord, game_pb2.GetRecordRequest(game_id=game_id), timeout=20)
     players = len(snap.seats)
     totals = list(result.table_totals)
     problems = []
@@ -324,21 +351,25 @@ def main():
     started = time.time()
     for i in range(a.games):
         if a.quick_wait_ms is None:
-            created = lobby.CreateGame(
+            created = call(
+                lobby.CreateGame,
                 lobby_pb2.CreateGameRequest(**table, join=True, name=a.name, house_bot=a.vs_bot),
                 timeout=20,
+                once=True,
             )
         else:
-            created = lobby.QuickMatch(
+            created = call(
+                lobby.QuickMatch,
                 lobby_pb2.QuickMatchRequest(**table, name=a.name, house_bot=a.vs_bot,
                                             house_bot_after_ms=a.quick_wait_ms),
                 timeout=70,
+                once=True,
             )
             if created.house_bot != a.vs_bot:
                 raise CheckFailed(f"quick match: paired with {created.house_bot or 'a person'}, "
                                   f"expected the {a.vs_bot} house bot (nobody else is asking)")
         game_id, seat, token = created.game_id, created.seat, created.seat_token
-        snap = games.GetGame(game_pb2.GetGameRequest(game_id=game_id), timeout=20).snapshot
+        snap = call(games.GetGame, game_pb2.GetGameRequest(game_id=game_id), timeout=20).snapshot
         result, hands, actions, aborted = play(games, game_id, seat, token, a.stale_first_action,
                                                team_play=snap.format.kind == "teams")
         if snap.format.kind not in ("", "gin"):

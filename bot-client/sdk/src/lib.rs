@@ -15,7 +15,9 @@
 //!   list is replaced by a safe legal one (with a warning);
 //! - a dropped or idle stream is reopened with `resume_after_seq` (no gap, no duplicate);
 //!   transient failures (`UNAVAILABLE`, a call that timed out, a rate limit) are retried with
-//!   backoff for up to [`Options::retry_for`] without progress, across a server restart too;
+//!   backoff for up to [`Options::retry_for`] without progress, across a server restart too
+//!   (`CreateGame` and `JoinGame` only when the refusal says nothing was done:
+//!   [`nothing_done`]);
 //!   an `ABORTED` action (stale seq: nothing was applied) resyncs from the stream, and the
 //!   strategy decides again at the seat's next turn event.
 //!
@@ -358,6 +360,31 @@ fn transient(s: &Status) -> bool {
     }
 }
 
+/// Whether `s` says the call did nothing, so that even a call not repeated after a lost
+/// answer (`CreateGame`, `JoinGame`: a second game, a second seat) may be sent again: a rate
+/// limit or a quota; an `UNAVAILABLE` that carries `retry-after-ms` (the server refused
+/// before doing anything: in a cluster its lease ran out, or the game is moving to another
+/// server; a proxy had no server to take it); a call whose HTTP/2 stream was refused
+/// (`REFUSED_STREAM`: by RFC 9113 nothing of it was processed; HAProxy says so of a call no
+/// server took before its health checks saw them all down). A plain `UNAVAILABLE` may be a
+/// connection dropped after the server acted.
+pub fn nothing_done(s: &Status) -> bool {
+    s.code() == Code::ResourceExhausted
+        || (s.code() == Code::Unavailable && (retry_after(s).is_some() || refused_stream(s)))
+}
+
+/// Whether the error under `s` is an HTTP/2 `REFUSED_STREAM` reset.
+fn refused_stream(s: &Status) -> bool {
+    let mut cause = std::error::Error::source(s);
+    while let Some(e) = cause {
+        if e.downcast_ref::<h2::Error>().is_some_and(|h| h.reason() == Some(h2::Reason::REFUSED_STREAM)) {
+            return true;
+        }
+        cause = e.source();
+    }
+    false
+}
+
 /// Statuses that end a game's event stream for good (not found, no access, a malformed
 /// request); after anything else, reopen it with `resume_after_seq`.
 pub fn stream_fatal(s: &Status) -> bool {
@@ -566,18 +593,14 @@ impl Client {
     /// `req.house_bots`).
     pub async fn create_table(&self, req: pb::CreateGameRequest) -> Result<TableSeated, Error> {
         let req = pb::CreateGameRequest { join: true, ..req };
-        // Not retried on a lost answer (a retry would create a second game); rate limits are.
+        // Not retried on a lost answer (a retry would create a second game); rate limits and
+        // refusals that did nothing are (a cluster server whose lease moved).
         let r = self
-            .retry(
-                "CreateGame",
-                self.opts.call_timeout,
-                |s| s.code() == Code::ResourceExhausted,
-                || {
-                    let mut c = self.lobby();
-                    let req = req.clone();
-                    async move { c.create_game(req).await.map(|r| r.into_inner()) }
-                },
-            )
+            .retry("CreateGame", self.opts.call_timeout, nothing_done, || {
+                let mut c = self.lobby();
+                let req = req.clone();
+                async move { c.create_game(req).await.map(|r| r.into_inner()) }
+            })
             .await?;
         let seat = r.seat.ok_or_else(|| Error::Protocol("CreateGame with join returned no seat".into()))?;
         Ok(TableSeated { game_id: r.game_id, seat: table_seat(seat)?, token: r.seat_token })
@@ -605,16 +628,11 @@ impl Client {
     pub async fn join_table(&self, req: pb::JoinGameRequest) -> Result<TableSeated, Error> {
         let game_id = req.game_id.clone();
         let r = self
-            .retry(
-                "JoinGame",
-                self.opts.call_timeout,
-                |s| s.code() == Code::ResourceExhausted,
-                || {
-                    let mut c = self.lobby();
-                    let req = req.clone();
-                    async move { c.join_game(req).await.map(|r| r.into_inner()) }
-                },
-            )
+            .retry("JoinGame", self.opts.call_timeout, nothing_done, || {
+                let mut c = self.lobby();
+                let req = req.clone();
+                async move { c.join_game(req).await.map(|r| r.into_inner()) }
+            })
             .await?;
         Ok(TableSeated { game_id, seat: table_seat(r.seat)?, token: r.seat_token })
     }
@@ -1021,6 +1039,22 @@ mod tests {
         }
         // Randomly seeded (backon's `std` feature): two bots do not wait alike.
         assert_ne!(a, b);
+    }
+
+    /// Only a refusal that says nothing was done lets `CreateGame` be sent again.
+    #[test]
+    fn nothing_done_is_said_by_retry_after_or_a_refused_stream() {
+        let mut moved = Status::unavailable("this server's lease may have run out");
+        assert!(!nothing_done(&moved), "a plain UNAVAILABLE: the connection may have dropped after");
+        moved.metadata_mut().insert("retry-after-ms", "250".parse().unwrap());
+        assert!(nothing_done(&moved));
+        let refused = Status::from_error(Box::new(h2::Error::from(h2::Reason::REFUSED_STREAM)));
+        assert_eq!(refused.code(), Code::Unavailable);
+        assert!(nothing_done(&refused), "{refused:?}");
+        let reset = Status::from_error(Box::new(h2::Error::from(h2::Reason::CANCEL)));
+        assert!(!nothing_done(&reset), "{reset:?}");
+        assert!(nothing_done(&Status::resource_exhausted("quota")));
+        assert!(!nothing_done(&Status::internal("storage")));
     }
 
     #[test]

@@ -45,18 +45,43 @@ const LOADER_OPTIONS: protoLoader.Options = {
 
 class CheckFailed extends Error {}
 
-/** A unary call as a promise. */
-function unary<Req, Res>(
+/** How long UNAVAILABLE in a row is retried (a server restarting, a lease moving). */
+const RETRY_FOR_MS = 60_000;
+
+/** Whether the server refused the call before doing anything: UNAVAILABLE with the metadata
+ * retry-after-ms (a cluster server whose lease ran out, a game moving to another server, a
+ * proxy with no server to take it). Then even CreateGame may be sent again. */
+function nothingDone(e: grpc.ServiceError): boolean {
+  return e.code === grpc.status.UNAVAILABLE && (e.metadata?.get("retry-after-ms").length ?? 0) > 0;
+}
+
+/** A unary call as a promise, retried with a backoff (0.1 s doubling to 2 s) while it fails
+ * UNAVAILABLE, for up to RETRY_FOR_MS. A call made `once` (CreateGame: a retry after a lost
+ * answer would seat us twice) is retried only when nothing was done (nothingDone). */
+async function unary<Req, Res>(
   client: grpc.Client,
   method: string,
   req: Req,
   md = new grpc.Metadata(),
+  once = false,
 ): Promise<Res> {
   const fn = (client as unknown as Record<string, Function>)[method].bind(client);
-  const deadline = new Date(Date.now() + 20_000);
-  return new Promise((resolve, reject) =>
-    fn(req, md, { deadline }, (err: grpc.ServiceError | null, res: Res) => (err ? reject(err) : resolve(res))),
-  );
+  const until = Date.now() + RETRY_FOR_MS;
+  let wait = 100;
+  for (;;) {
+    const deadline = new Date(Date.now() + 20_000);
+    try {
+      return await new Promise<Res>((resolve, reject) =>
+        fn(req, md, { deadline }, (err: grpc.ServiceError | null, res: Res) => (err ? reject(err) : resolve(res))),
+      );
+    } catch (e) {
+      const err = e as grpc.ServiceError;
+      if (err.code !== grpc.status.UNAVAILABLE || (once && !nothingDone(err)) || Date.now() > until) throw e;
+      console.error(`  ${grpc.status[err.code]} (${err.details}): retrying ${method}`);
+    }
+    await new Promise((r) => setTimeout(r, wait));
+    wait = Math.min(wait * 2, 2000);
+  }
 }
 
 /** Picks one of the legal actions the server sent, for any format. Rummy: lay a meld (the one
@@ -354,7 +379,7 @@ async function main() {
   for (let i = 0; i < games; i++) {
     const created = await unary<object, { game_id: string; seat: number; seat_token: string }>(
       lobby as unknown as grpc.Client, "CreateGame",
-      { ...table, join: true, name: a.name, house_bot: a["vs-bot"] });
+      { ...table, join: true, name: a.name, house_bot: a["vs-bot"] }, new grpc.Metadata(), true);
     const { game_id: gameId, seat, seat_token: token } = created;
     const { snapshot: snap } = await unary<object, { snapshot: GameSnapshot }>(
       game as unknown as grpc.Client, "GetGame", { game_id: gameId });

@@ -30,6 +30,7 @@ use tower::{Layer, Service};
 
 use super::framing::Checked;
 use super::gate::ClientAddr;
+use super::status::not_done;
 use crate::cluster::Peers;
 use crate::cluster::{Peer, forwarded_to};
 use crate::game::shared::{SeatIdentity, Shared};
@@ -142,11 +143,21 @@ where
     }
 
     fn call(&mut self, req: Request<Checked>) -> Self::Future {
+        // A server whose lease may have run out (it was frozen, or cut off from PostgreSQL,
+        // longer than a lease) serves nothing until a renewal succeeds: its games may be
+        // another server's already, and what it holds in memory behind what clients saw there
+        // (a stream resumed here would be refused as past the game's last seq, a snapshot
+        // would be old). Nothing is done: the client retries, through the proxy at another
+        // server, or here once the lease is renewed (if it is gone, this server stops).
+        if std::env::var_os("GIN_EXPERIMENT_NO_LEASE_CHECK").is_none() && !self.shared.store.lease_holds() {
+            let status = not_done("this server's lease may have run out (it was not renewed in time); retry");
+            return Box::pin(async move { Ok(status.into_http()) });
+        }
         // A call forwarded here is served here; one meant for a server that was at this
         // address before (it died; this one started since) is refused, and the client retries.
         if let Some(to) = forwarded_to(req.headers()) {
             if to.is_none() || to != self.shared.store.member() {
-                let status = Status::unavailable("the server this call was sent on to is gone; retry");
+                let status = not_done("the server this call was sent on to is gone; retry");
                 return Box::pin(async move { Ok(status.into_http()) });
             }
             return Box::pin(self.inner.call(req));
@@ -235,11 +246,11 @@ async fn where_served(
             peers.remember(key, &peer);
             Ok(Some(peer))
         }
-        Ok(Owner::Lapsed) => Err(Status::unavailable(format!(
+        Ok(Owner::Lapsed) => Err(not_done(format!(
             "{what} {id:?} is moving to another server (its server's lease ran out); retry in a moment"
         ))),
         Ok(_) => Ok(None),
-        Err(e) => Err(Status::unavailable(format!("locating {what} {id:?}: {e}"))),
+        Err(e) => Err(not_done(format!("locating {what} {id:?}: {e}"))),
     }
 }
 

@@ -18,6 +18,9 @@ pub fn code(e: &GameError) -> Code {
         // up): nothing was committed, so the action may be sent again, where the game is
         // rebuilt from what was.
         GameError::Storage(StoreError::Closed) => Code::Unavailable,
+        // In a cluster: this server's lease ran out, its writes were refused (nothing was
+        // committed); the game is another server's now, where the retry goes.
+        GameError::Storage(StoreError::LeaseLost) => Code::Unavailable,
         GameError::Stale { .. } => Code::Aborted,
         GameError::Over
         | GameError::NoMorePlayers
@@ -35,9 +38,31 @@ pub fn code(e: &GameError) -> Code {
 }
 
 impl From<GameError> for Status {
+    /// Every `UNAVAILABLE` of a game error was refused before anything was applied (see
+    /// [`GameError`]): it carries `retry-after-ms` ([`not_done`]), so a client retries even a
+    /// call it may not repeat blindly (`CreateGame`).
     fn from(e: GameError) -> Status {
-        Status::new(code(&e), e.to_string())
+        match code(&e) {
+            Code::Unavailable => not_done(e.to_string()),
+            code => Status::new(code, e.to_string()),
+        }
     }
+}
+
+/// How long a client waits before retrying a call refused with [`not_done`]: about the time
+/// another server takes to claim a lapsed server's games (a third of a lease, 1 s by default),
+/// or a restarting server to come back; the client's backoff adds to it.
+pub const RETRY_AFTER: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// `UNAVAILABLE` for a call this server refused before doing anything (its lease may have
+/// run out, the game is moving to another server, the store is closing): with the metadata
+/// `retry-after-ms` ([`RETRY_AFTER`]), which tells a client that nothing was done, so the call may be
+/// sent again, even one that is not repeated blindly after a dropped connection
+/// (`CreateGame`, `JoinGame`). A rate limit's refusal carries the same key.
+pub fn not_done(message: impl Into<String>) -> Status {
+    let mut s = Status::unavailable(message);
+    s.metadata_mut().insert("retry-after-ms", RETRY_AFTER.as_millis().to_string().parse().expect("digits"));
+    s
 }
 
 impl From<StoreError> for Status {
@@ -71,6 +96,11 @@ mod tests {
             (GameError::Storage(StoreError::Io("disk".into())), Code::Internal, "storage: "),
             (GameError::Storage(StoreError::Closed), Code::Unavailable, "storage: store closed"),
             (
+                GameError::Storage(StoreError::LeaseLost),
+                Code::Unavailable,
+                "storage: this server's lease ran out",
+            ),
+            (
                 GameError::NotNow("the upcard is offered only on the first turn"),
                 Code::FailedPrecondition,
                 "not now: the upcard is offered only on the first turn",
@@ -79,6 +109,8 @@ mod tests {
         for (e, code, text) in cases {
             let s = Status::from(e);
             assert_eq!(s.code(), code, "{s:?}");
+            // Nothing was done: an UNAVAILABLE says so, for clients that may not repeat blindly.
+            assert_eq!(s.metadata().get("retry-after-ms").is_some(), code == Code::Unavailable, "{s:?}");
             assert!(s.message().starts_with(text), "{:?} vs {text:?}", s.message());
         }
     }

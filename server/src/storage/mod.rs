@@ -260,6 +260,11 @@ pub enum StoreError {
     /// The store was closed: the writes were not (and will not be) committed.
     #[error("store closed")]
     Closed,
+    /// In a cluster: this server's lease ran out (its games may be another server's now), so
+    /// the writes were refused, all of them: nothing was committed. A retry cannot succeed
+    /// here; made at another server (through the proxy) it can.
+    #[error("this server's lease ran out: its games may be another server's now")]
+    LeaseLost,
 }
 
 impl StoreError {
@@ -270,6 +275,7 @@ impl StoreError {
             StoreError::Io(m) => StoreError::Io(format!("{doing}: {m}")),
             StoreError::Corrupt(m) => StoreError::Corrupt(format!("{doing}: {m}")),
             StoreError::Closed => StoreError::Closed,
+            StoreError::LeaseLost => StoreError::LeaseLost,
         }
     }
 }

@@ -686,10 +686,11 @@ fn explained(
     }
 }
 
-/// What a server's writes fail with once its lease ran out: every write of the batch fails (as
-/// I/O: a retry cannot succeed), the server must give its games up and join again.
+/// What a server's writes fail with once its lease ran out: every write of the batch fails
+/// (nothing is committed; a retry here cannot succeed), the server must give its games up and
+/// join again.
 fn lease_lost() -> StoreError {
-    StoreError::Io("this server's lease ran out: its games may be another server's now".to_owned())
+    StoreError::LeaseLost
 }
 
 /// A list as a JSON column.

@@ -816,7 +816,7 @@ fn postgres_a_partitioned_owner_cannot_write_once_its_lease_is_gone() {
     assert_eq!(b.owner_of("g").unwrap(), Owner::Me);
 
     // A's next write meets the cut (I/O); then A is back (it connects again): every write of
-    // it is refused, and nothing is written.
+    // it is refused (the lease is lost: nothing committed), and nothing is written.
     let err = a.commit(&[act("g", &action(1, ActionKind::Play))]).unwrap_err();
     assert!(matches!(&err, StoreError::Io(_)), "{err:?}");
     for writes in [
@@ -825,7 +825,8 @@ fn postgres_a_partitioned_owner_cannot_write_once_its_lease_is_gone() {
         vec![finish("g", &Finished { result_json: "{}".into(), finished_ms: 1 }, &[])],
     ] {
         let err = a.commit(&writes).unwrap_err();
-        assert!(matches!(&err, StoreError::Io(m) if m.contains("lease ran out")), "{writes:?}: {err:?}");
+        assert!(matches!(&err, StoreError::LeaseLost), "{writes:?}: {err:?}");
+        assert!(err.to_string().contains("lease ran out"), "{err}");
     }
     assert!(!a.renew_lease().unwrap(), "A learns its lease is gone");
     assert!(b.load_game("h").unwrap().is_none());

@@ -86,6 +86,23 @@ struct Shared {
     observer: OnceLock<Arc<dyn CommitObserver>>,
     /// In a cluster: this server's id ([`Store::member`]).
     member: OnceLock<i64>,
+    /// In a cluster: the lease's length.
+    lease: OnceLock<Duration>,
+    /// In a cluster: until when (ms after [`epoch`]) the lease surely holds: a lease's length
+    /// after the last join or renewal that succeeded was sent (PostgreSQL's `now()` for it was
+    /// later). See [`Store::lease_holds`].
+    held_until_ms: AtomicU64,
+}
+
+/// The instant the lease clock counts from (the first use, in this process).
+fn epoch() -> Instant {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    *EPOCH.get_or_init(Instant::now)
+}
+
+/// Milliseconds from [`epoch`] to `t`, rounded down.
+fn since_epoch_ms(t: Instant) -> u64 {
+    t.saturating_duration_since(epoch()).as_millis() as u64
 }
 
 /// The async-facing store: a writer thread owns the backend and does group commit.
@@ -157,11 +174,14 @@ impl Store {
         let joined = Arc::clone(&member);
         let (store, startup) = Store::start_with(move || {
             let mut backend = PostgresBackend::connect(&url)?;
-            let _ = joined.set(backend.join_cluster(&addr, lease)?);
+            let sent = Instant::now();
+            let _ = joined.set((backend.join_cluster(&addr, lease)?, sent));
             Ok(backend)
         })?;
-        if let Some(&id) = member.get() {
+        if let Some(&(id, sent)) = member.get() {
             let _ = store.shared.member.set(id);
+            let _ = store.shared.lease.set(lease);
+            store.shared.held_until_ms.store(since_epoch_ms(sent + lease), Ordering::Release);
         }
         Ok((store, startup))
     }
@@ -209,7 +229,25 @@ impl Store {
     /// In a cluster: renews this server's lease; `false` once it is lost (the server must
     /// give up its games). Alone: `true`.
     pub async fn renew(&self) -> Result<bool, StoreError> {
-        self.ask(Ask::Renew).await
+        let sent = Instant::now();
+        let renewed = self.ask(Ask::Renew).await;
+        if let (Ok(true), Some(&lease)) = (&renewed, self.shared.lease.get()) {
+            self.shared.held_until_ms.fetch_max(since_epoch_ms(sent + lease), Ordering::AcqRel);
+        }
+        renewed
+    }
+
+    /// Whether this server surely still holds its lease: alone, always; in a cluster, until a
+    /// lease's length after the last renewal that succeeded was sent (by this machine's
+    /// monotonic clock, which runs while the process is stopped). Past that, another server
+    /// may have claimed this one's games already, and what this server holds in memory may be
+    /// behind what clients saw since: a server that was frozen (`SIGSTOP`), or cut off from
+    /// PostgreSQL, serves nothing from memory until a renewal succeeds (if it finds its lease
+    /// gone, it stops). Fencing does not rest on this (every write checks the lease in
+    /// PostgreSQL): it keeps stale reads from being served.
+    pub fn lease_holds(&self) -> bool {
+        self.member().is_none()
+            || since_epoch_ms(Instant::now()) < self.shared.held_until_ms.load(Ordering::Acquire)
     }
 
     /// In a cluster: claims the unfinished games and the tournaments of servers whose leases

@@ -206,13 +206,22 @@ async fn quick_match_and_the_lists_span_the_servers() {
 /// everything it started) when dropped.
 struct LocalCluster {
     child: std::process::Child,
+    /// Holds the script's output (`script.log`), and its directory `c` when given.
     dir: tempfile::TempDir,
+    /// The script's directory (`--dir`, or the one it made and printed).
+    cluster_dir: PathBuf,
     port: u16,
 }
 
 impl LocalCluster {
     /// `None` (the test skips, saying why) where PostgreSQL or HAProxy is not installed.
     async fn start(extra: &[&str]) -> Option<LocalCluster> {
+        LocalCluster::start_with(extra, true).await
+    }
+
+    /// [`LocalCluster::start`]; without `--dir` unless `dir`: the script makes its own
+    /// directory (and deletes it when stopped), as when a person runs it.
+    async fn start_with(extra: &[&str], dir_given: bool) -> Option<LocalCluster> {
         use std::process::{Command, Stdio};
         let pg = gin_server::storage::pg_cluster::for_test()?;
         drop(pg);
@@ -229,9 +238,11 @@ impl LocalCluster {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/cluster/local-cluster.sh");
         let out = std::fs::File::create(dir.path().join("script.log")).unwrap();
+        let given = dir.path().join("c");
         let child = Command::new("bash")
             .arg(script)
-            .args(["--dir", dir.path().join("c").to_str().unwrap(), "--port", &port.to_string()])
+            .args(if dir_given { vec!["--dir", given.to_str().unwrap()] } else { vec![] })
+            .args(["--port", &port.to_string()])
             .args(["--lease-ms", "1500"])
             .args(extra)
             .env("GIN_SERVER", env!("CARGO_BIN_EXE_gin-server"))
@@ -240,9 +251,18 @@ impl LocalCluster {
             .stderr(out)
             .spawn()
             .unwrap();
-        let mut c = LocalCluster { child, dir, port };
+        let mut c = LocalCluster { child, dir, cluster_dir: given, port };
         let t = Instant::now();
-        while !c.file("ready").exists() {
+        loop {
+            // "proxy: http://… (directory D)", once everything answers.
+            let log = c.log();
+            if let Some(at) = log.find("(directory ") {
+                let rest = &log[at + "(directory ".len()..];
+                c.cluster_dir = PathBuf::from(&rest[..rest.find(')').unwrap()]);
+                if c.file("ready").exists() {
+                    break;
+                }
+            }
             assert!(c.child.try_wait().unwrap().is_none(), "the script stopped:\n{}", c.log());
             assert!(t.elapsed() < Duration::from_secs(60), "the cluster did not come up:\n{}", c.log());
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -251,7 +271,7 @@ impl LocalCluster {
     }
 
     fn file(&self, name: &str) -> PathBuf {
-        self.dir.path().join("c").join(name)
+        self.cluster_dir.join(name)
     }
 
     fn log(&self) -> String {
@@ -287,6 +307,22 @@ impl LocalCluster {
     }
 }
 
+/// The first of `n` consecutive ports free on 127.0.0.1 now.
+fn free_ports(n: u16) -> u16 {
+    use std::net::TcpListener;
+    loop {
+        let first = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        if first.checked_add(n).is_none() {
+            continue;
+        }
+        let held: Vec<_> =
+            (first..first + n).filter_map(|p| TcpListener::bind(("127.0.0.1", p)).ok()).collect();
+        if held.len() == usize::from(n) {
+            return first;
+        }
+    }
+}
+
 impl Drop for LocalCluster {
     fn drop(&mut self) {
         let _ = std::process::Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
@@ -302,6 +338,7 @@ impl Drop for LocalCluster {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_local_cluster_plays_through_the_proxy_while_servers_are_killed() {
     use crate::house::{check_result, opts};
+    use gin_proto::v1::lobby_service_client::LobbyServiceClient;
     let Some(cluster) = LocalCluster::start(&[]).await else { return };
     let ch = cluster.channel().await;
     let client = gin_sdk::Client::from_channel(ch.clone(), opts());
@@ -348,6 +385,30 @@ async fn the_local_cluster_plays_through_the_proxy_while_servers_are_killed() {
     let taken = cluster.said("game taken over");
     println!("{games} games through the proxy; {taken} taken over from killed servers");
     assert!(taken > 0, "no game was in play on a killed server");
+
+    // The last server killed too: the proxy answers UNAVAILABLE with retry-after-ms (no
+    // server took the call: nothing was done, so even CreateGame may be sent again).
+    // Before the health checks saw it, HAProxy refuses the call's HTTP/2 stream
+    // (REFUSED_STREAM: nothing of it processed); after, it answers with its 503.
+    cluster.kill(3);
+    let create = || async {
+        LobbyServiceClient::new(cluster.channel().await)
+            .create_game(pb::CreateGameRequest {
+                rules: Some(preset("standard")),
+                house_bot: "simple".into(),
+                join: true,
+                ..Default::default()
+            })
+            .await
+            .unwrap_err()
+    };
+    let refused = create().await;
+    assert!(gin_sdk::nothing_done(&refused), "{refused:?}");
+    tokio::time::sleep(Duration::from_millis(1500)).await; // 2 checks 500 ms apart
+    let refused = create().await;
+    assert_eq!(refused.code(), Code::Unavailable, "{refused:?}");
+    assert!(refused.metadata().get("retry-after-ms").is_some(), "{refused:?}");
+    assert!(gin_sdk::nothing_done(&refused), "{refused:?}");
 }
 
 /// The local cluster's proxy sends each call about a game to the server that created it
@@ -356,11 +417,38 @@ async fn the_local_cluster_plays_through_the_proxy_while_servers_are_killed() {
 /// proxy by SDK clients, created on each of the three servers in turn (round robin), and
 /// not one call forwarded (`gin_forwarded_calls_total` of every server; two calls in three
 /// would be without the routing), while every server played some.
+///
+/// Started as a person starts it (issue 36): with no `--dir` (as root, which CI is, the
+/// directory `mktemp` made is 0700 and root's, and PostgreSQL runs as `postgres`), with the
+/// servers', their metrics' and PostgreSQL's ports chosen, and not one warning from the
+/// script, PostgreSQL or HAProxy.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_proxy_sends_each_game_s_calls_to_its_server() {
     use crate::house::{check_result, opts};
     use crate::metrics::Scrape;
-    let Some(cluster) = LocalCluster::start(&[]).await else { return };
+    let [servers, metrics, pg] = [3, 3, 1].map(free_ports);
+    let ports = [
+        "--server-port".to_string(),
+        servers.to_string(),
+        "--metrics-port".into(),
+        metrics.to_string(),
+        "--pg-port".into(),
+        pg.to_string(),
+    ];
+    let ports: Vec<&str> = ports.iter().map(String::as_str).collect();
+    let Some(cluster) = LocalCluster::start_with(&ports, false).await else { return };
+    for i in 1..=3u16 {
+        let addr = |f: &str| std::fs::read_to_string(cluster.file(&format!("server-{i}.{f}"))).unwrap();
+        assert_eq!(addr("addr").trim(), format!("127.0.0.1:{}", servers + i - 1));
+        assert_eq!(addr("metrics").trim(), format!("127.0.0.1:{}", metrics + i - 1));
+    }
+    let db = std::fs::read_to_string(cluster.file("db-url")).unwrap();
+    assert!(db.contains(&format!("127.0.0.1:{pg}/")), "{db}");
+    let haproxy = std::fs::read_to_string(cluster.file("haproxy.log")).unwrap();
+    for (what, text) in [("the script", cluster.log()), ("HAProxy", haproxy)] {
+        let lower = text.to_lowercase();
+        assert!(!lower.contains("warning") && !lower.contains("alert"), "{what} warns:\n{text}");
+    }
     let ch = cluster.channel().await;
     let client = gin_sdk::Client::from_channel(ch.clone(), opts());
     let mut gc = GameServiceClient::new(ch);
@@ -695,4 +783,338 @@ async fn a_tournament_game_read_on_another_server_stays_sealed() {
         }
     }
     drop(streams);
+}
+
+/// Issue 36: a server frozen (`SIGSTOP`) past its lease, then continued (`SIGCONT`), holds
+/// in memory a game that another server took over and played on meanwhile. The calls it
+/// was holding (sent while it was frozen, answered once it runs again, before it finds its
+/// lease gone and stops) are refused `UNAVAILABLE` with `retry-after-ms` (nothing done),
+/// not served from its stale copy: a watcher resuming after the new owner's last seq was
+/// refused `OUT_OF_RANGE` there (the seq is past the stale copy's last), a read got an old
+/// snapshot, an action and a new game `INTERNAL` (their writes fenced off). The game goes on
+/// at the new owner, its seq from where it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_continued_past_its_lease_serves_nothing_stale() {
+    use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+    let Some(pg) = gin_server::storage::pg_cluster::for_test() else { return };
+    let db = PathBuf::from(pg.create_database("frozen").unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let lease = ["--lease-ms", "1000"];
+    let mut a = Proc::start_in_cluster(&db, &dir.path().join("a.log"), &lease).await;
+    let b = Proc::start_in_cluster(&db, &dir.path().join("b.log"), &lease).await;
+    let ca = a.channel().await;
+    let (game, mut players) = new_game_req(
+        &ca,
+        pb::CreateGameRequest { rules: Some(preset("standard")), seed: SEED, ..Default::default() },
+    )
+    .await;
+    let mut ga = GameServiceClient::new(ca.clone());
+    let mut rng = Rng(SEED);
+    for _ in 0..10 {
+        step(&mut ga, &mut players, &mut rng).await.expect("not over yet");
+    }
+    let at_a = get_game(&mut ga, &game, "").await.seq;
+
+    // A is frozen; B takes the game over once A's lease ran out, and plays on.
+    a.send_signal("-STOP");
+    let frozen = Instant::now();
+    let mut gb = GameServiceClient::new(b.channel().await);
+    loop {
+        // (Until the claim B forwards the read to A, which does not answer.)
+        let read = gb.get_game(pb::GetGameRequest { game_id: game.clone() });
+        if let Ok(Ok(r)) = tokio::time::timeout(Duration::from_millis(300), read).await {
+            assert_eq!(r.into_inner().snapshot.unwrap().seq, at_a, "taken over where A left it");
+            break;
+        }
+        assert!(frozen.elapsed() < Duration::from_secs(15), "not taken over\n{}", b.logs());
+    }
+    for _ in 0..6 {
+        step(&mut gb, &mut players, &mut rng).await.expect("not over yet");
+    }
+    let at_b = get_game(&mut gb, &game, "").await.seq;
+    assert!(at_b > at_a);
+
+    // Calls sent to A while it is frozen: a watcher resuming after B's last seq, a read, an
+    // action at B's last seq, a new game.
+    let resume = {
+        let mut g = ga.clone();
+        let req =
+            authed(pb::WatchGameRequest { game_id: game.clone(), resume_after_seq: at_b }, &players[0].token);
+        tokio::spawn(async move { g.watch_game(req).await.map(|_| "a stream".to_string()) })
+    };
+    let read = {
+        let mut g = ga.clone();
+        let req = pb::GetGameRequest { game_id: game.clone() };
+        tokio::spawn(async move {
+            g.get_game(req)
+                .await
+                .map(|r| format!("a snapshot at seq {}", r.into_inner().snapshot.unwrap().seq))
+        })
+    };
+    let snap = get_game(&mut gb, &game, &players[0].token).await;
+    let me = if snap.turn.is_some() { 0 } else { 1 };
+    let action = {
+        let mut g = ga.clone();
+        let p = Player {
+            seat: players[me].seat,
+            token: players[me].token.clone(),
+            game_id: game.clone(),
+            last_seq: at_b,
+            messages: Vec::new(),
+        };
+        let turn = get_game(&mut gb, &game, &p.token).await.turn.expect("its turn");
+        let a = turn.legal_actions[0].clone();
+        tokio::spawn(async move { send(&mut g, &p, &a).await.map(|seq| format!("the action, at seq {seq}")) })
+    };
+    let create = {
+        let mut l = LobbyServiceClient::new(ca.clone());
+        let req = pb::CreateGameRequest {
+            rules: Some(preset("standard")),
+            house_bot: "simple".into(),
+            join: true,
+            ..Default::default()
+        };
+        tokio::spawn(
+            async move { l.create_game(req).await.map(|r| format!("game {}", r.into_inner().game_id)) },
+        )
+    };
+    // Frozen for twice its lease at least.
+    tokio::time::sleep(
+        Duration::from_millis(300).max(Duration::from_millis(2000).saturating_sub(frozen.elapsed())),
+    )
+    .await;
+    a.send_signal("-CONT");
+    let answers = [
+        ("WatchGame", resume.await.unwrap()),
+        ("GetGame", read.await.unwrap()),
+        ("action", action.await.unwrap()),
+        ("CreateGame", create.await.unwrap()),
+    ];
+    let seen: Vec<String> = answers
+        .iter()
+        .map(|(what, r)| match r {
+            Ok(served) => format!("{what}: A served {served}"),
+            Err(s) => format!(
+                "{what}: {:?} {:?} retry-after-ms {:?}",
+                s.code(),
+                s.message(),
+                s.metadata().get("retry-after-ms")
+            ),
+        })
+        .collect();
+    println!("B at seq {at_b}; A answered:\n{}", seen.join("\n"));
+    for (what, answer) in answers {
+        let s = answer.unwrap_err();
+        assert_eq!(s.code(), Code::Unavailable, "{what}: {s:?}\n{seen:#?}");
+        assert!(s.metadata().get("retry-after-ms").is_some(), "{what}: {s:?}");
+    }
+    // A finds its lease gone and stops; the game goes on at B from its seq.
+    assert!(a.exited_within(Duration::from_secs(10)).is_some(), "A still runs\n{}", a.logs());
+    assert!(a.logs().contains("lease is lost"), "{}", a.logs());
+    assert_eq!(get_game(&mut gb, &game, "").await.seq, at_b, "nothing applied at A");
+    let mut stream = watch(&mut gb, &game, &players[0].token, at_b).await;
+    step(&mut gb, &mut players, &mut rng).await.expect("not over yet");
+    let msg =
+        tokio::time::timeout(Duration::from_secs(10), stream.message()).await.unwrap().unwrap().unwrap();
+    let Some(pb::watch_game_response::Kind::Event(e)) = msg.kind else { panic!("{msg:?}") };
+    assert_eq!(e.seq, at_b + 1, "resumed at B: the next seq");
+}
+
+/// Issue 36: a server frozen (`SIGSTOP`) for twice its lease, then continued (`SIGCONT`), in
+/// the local cluster (the script, with `--respawn`, as an operator runs it). Meanwhile its
+/// lease ran out and another server took its games over; continued, it finds what it holds
+/// in memory stale and its writes fenced off: it answers the calls it was holding, and those
+/// that arrive before it stops, `UNAVAILABLE` with `retry-after-ms` (nothing was done), not
+/// `INTERNAL`, and serves nothing from memory (a stream resumed there would have been
+/// refused `OUT_OF_RANGE`). Every client retries and resumes elsewhere: SDK players creating
+/// games against house bots back to back, a `gin-bot` playing house bots and two `gin-bot`s
+/// playing each other by quick match (the frozen server is the oldest: the lobby's leader).
+/// Every game ends, every `gin-bot` exits 0, and each SDK game's record replays to the
+/// result its player saw.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_frozen_past_its_lease_strands_no_game() {
+    use crate::house::{check_result, opts};
+    let gin_bot = PathBuf::from(env!("CARGO_BIN_EXE_gin-server")).with_file_name("gin-bot");
+    if !gin_bot.exists() {
+        assert!(
+            std::env::var("GIN_REQUIRE_POSTGRES").as_deref() != Ok("1"),
+            "{} is missing: `cargo test --workspace` builds it",
+            gin_bot.display()
+        );
+        eprintln!("skipped: {} is missing (`cargo test --workspace` builds it)", gin_bot.display());
+        return;
+    }
+    let Some(cluster) = LocalCluster::start(&["--respawn"]).await else { return };
+    let url = format!("http://127.0.0.1:{}", cluster.port);
+    let ch = cluster.channel().await;
+    let client = gin_sdk::Client::from_channel(ch.clone(), opts());
+    let bot = |args: &[&str]| {
+        let child = std::process::Command::new(&gin_bot)
+            .args(["play", "--server", &url])
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+    };
+    let bots = [
+        bot(&["--vs-bot", "simple", "--games", "6", "--parallel", "3", "--name", "vs-house"]),
+        bot(&["--games", "4", "--parallel", "2", "--name", "qa"]),
+        bot(&["--games", "4", "--parallel", "2", "--name", "qb"]),
+    ];
+    // Four SDK players, each playing games back to back until well after the freeze.
+    let deadline = Instant::now() + Duration::from_secs(7);
+    let mut players = Vec::new();
+    for p in 0..4u64 {
+        let client = client.clone();
+        players.push(tokio::spawn(async move {
+            let mut ended = Vec::new();
+            for g in 0.. {
+                if Instant::now() > deadline && g >= 2 {
+                    break;
+                }
+                let seated = client
+                    .create_game(pb::CreateGameRequest {
+                        rules: Some(preset("standard")),
+                        house_bot: "simple".into(),
+                        seed: 500 + p * 1000 + g,
+                        ..Default::default()
+                    })
+                    .await
+                    .expect("a game is created through the proxy");
+                let mut me = gin_strategies::simple::SimpleStrategy::new(p);
+                let o = client.play(&seated.game_id, &seated.token, &mut me).await.expect("the game ends");
+                ended.push((seated.game_id, o.result));
+            }
+            ended
+        }));
+    }
+
+    // Server 1 (the oldest: the lobby's leader) is frozen for twice its lease (1.5 s), then
+    // continued: its games were taken over meanwhile, and it stops on finding its lease gone.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let pid = std::fs::read_to_string(cluster.file("server-1.pid")).unwrap().trim().to_string();
+    assert!(std::process::Command::new("kill").args(["-STOP", &pid]).status().unwrap().success());
+    tokio::time::sleep(Duration::from_millis(3000)).await;
+    assert!(std::process::Command::new("kill").args(["-CONT", &pid]).status().unwrap().success());
+
+    let mut gc = GameServiceClient::new(ch);
+    let mut games = 0;
+    for p in players {
+        let ended =
+            tokio::time::timeout(Duration::from_secs(120), p).await.expect("every game ends").unwrap();
+        for (id, result) in ended {
+            check_result(&mut gc, &id, &result).await;
+            games += 1;
+        }
+    }
+    for b in bots {
+        let out = tokio::time::timeout(Duration::from_secs(120), b).await.expect("gin-bot ends").unwrap();
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "gin-bot failed:\n{stdout}\n{stderr}\n{}", cluster.log());
+        assert!(!stderr.contains("OUT_OF_RANGE") && !stderr.contains("Internal"), "{stderr}");
+    }
+    let log1 = std::fs::read_to_string(cluster.file("server-1.log")).unwrap();
+    assert!(log1.contains("lease is lost"), "server 1 did not find its lease gone:\n{log1}");
+    let taken = cluster.said("game taken over");
+    println!(
+        "{games} SDK games and 14 gin-bot games through the proxy; {taken} taken over from the frozen server"
+    );
+    assert!(taken > 0, "no game was in play on the frozen server");
+    assert!(games >= 8, "{games} games");
+}
+
+/// Issue 36: what operators use to restart a server that lost its lease (it stops by design):
+/// `examples/cluster/gin-server@.service`. Its `[Service]` restarts always; systemd finds
+/// nothing to say against it (`systemd-analyze verify`, where installed, with `ExecStart`
+/// pointed at the built server); and a `gin-server` started as it starts one (no flag, the
+/// settings of its example `/etc/gin/server-I.env`, each address and the database made this
+/// test's) joins the cluster and serves: a game created there has its route tag.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_systemd_unit_restarts_a_server_and_its_settings_start_one() {
+    use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+    let unit_path = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/cluster/gin-server@.service");
+    let unit = std::fs::read_to_string(unit_path).unwrap();
+    let service = unit.split("[Service]").nth(1).expect("a [Service] section");
+    let service = service.split("\n[").next().unwrap();
+    let settings: Vec<&str> = service.lines().map(str::trim).collect();
+    assert!(settings.contains(&"Restart=always"), "{service}");
+    assert!(
+        settings.contains(&"ExecStart=/usr/local/bin/gin-server"),
+        "no flag: the settings are the env file's"
+    );
+    assert!(settings.contains(&"EnvironmentFile=/etc/gin/server-%i.env"), "{service}");
+    let server = env!("CARGO_BIN_EXE_gin-server");
+    if let Ok(out) = std::process::Command::new("systemd-analyze").arg("--version").output()
+        && out.status.success()
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let copy = unit.replace("/usr/local/bin/gin-server", server);
+        std::fs::write(dir.path().join("gin-server@.service"), copy).unwrap();
+        let out = std::process::Command::new("systemd-analyze")
+            .arg("verify")
+            .arg(dir.path().join("gin-server@1.service"))
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && said.trim().is_empty(), "systemd-analyze verify:\n{said}");
+    } else {
+        eprintln!("systemd-analyze is not installed: the unit is not verified by systemd");
+    }
+
+    // The example env file in the unit's comment: `#   GIN_NAME=value   # why`.
+    let example: Vec<(String, String)> = unit
+        .lines()
+        .filter_map(|l| l.strip_prefix('#')?.trim().split_once('='))
+        .filter(|(k, _)| k.starts_with("GIN_"))
+        .map(|(k, v)| (k.to_string(), v.split('#').next().unwrap().trim().to_string()))
+        .collect();
+    let names: Vec<&str> = example.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(
+        names,
+        ["GIN_DB", "GIN_ADDR", "GIN_CLUSTER_ADDR", "GIN_ROUTE_TAG", "GIN_METRICS_ADDR", "GIN_LEASE_MS"]
+    );
+    let Some(pg) = gin_server::storage::pg_cluster::for_test() else { return };
+    let db = pg.create_database("unit").unwrap();
+    let free = || std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let (port, metrics) = (free(), free());
+    let mut cmd = std::process::Command::new(server);
+    for (k, v) in &example {
+        let v = match k.as_str() {
+            "GIN_DB" => db.clone(),
+            "GIN_ADDR" | "GIN_CLUSTER_ADDR" => format!("127.0.0.1:{port}"),
+            "GIN_METRICS_ADDR" => format!("127.0.0.1:{metrics}"),
+            _ => v.clone(),
+        };
+        cmd.env(k, v);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let log = std::fs::File::create(dir.path().join("server.log")).unwrap();
+    let mut child = cmd.stdout(log.try_clone().unwrap()).stderr(log).spawn().unwrap();
+    let logs = || std::fs::read_to_string(dir.path().join("server.log")).unwrap_or_default();
+    let t = Instant::now();
+    while !logs().contains("gin-server listening") {
+        assert!(child.try_wait().unwrap().is_none(), "gin-server stopped:\n{}", logs());
+        assert!(t.elapsed() < Duration::from_secs(30), "gin-server did not start:\n{}", logs());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let ch = tonic::transport::Channel::from_shared(format!("http://127.0.0.1:{port}"))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let created = LobbyServiceClient::new(ch)
+        .create_game(pb::CreateGameRequest {
+            rules: Some(preset("standard")),
+            house_bot: "simple".into(),
+            join: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(created.game_id.starts_with("s1-"), "{}", created.game_id);
 }

@@ -97,6 +97,24 @@ impl Proc {
         assert_eq!(status.signal(), Some(9), "killed by SIGKILL");
     }
 
+    /// Sends `signal` (`kill`'s flag: `-STOP`, `-CONT`) and returns at once.
+    pub fn send_signal(&self, signal: &str) {
+        let ok = Command::new("kill").args([signal, &self.child.id().to_string()]).status().unwrap();
+        assert!(ok.success());
+    }
+
+    /// Waits up to `d` for the process to exit by itself; None if still running.
+    pub fn exited_within(&mut self, d: Duration) -> Option<std::process::ExitStatus> {
+        let t = Instant::now();
+        while t.elapsed() < d {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                return Some(s);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+
     /// Sends SIGINT (ctrl-c) and waits up to `d` for the exit; None if still running.
     fn interrupt(&mut self, d: Duration) -> Option<std::process::ExitStatus> {
         self.signal("-INT", d)
