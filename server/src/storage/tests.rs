@@ -377,8 +377,11 @@ async fn the_checkpointer_moves_the_wal_into_the_database_and_keeps_it_bounded()
     // The writer never checkpoints (autocheckpoint off): only the checkpointer moved the
     // rows into the database file while the store was open...
     assert!(size(&path) > empty + 32 * 1024, "database file {} -> {} bytes", empty, size(&path));
-    // ...and the WAL restarted from its beginning instead of growing round after round.
-    assert!(wal_sizes[5] <= wal_sizes[0] * 2, "WAL sizes per round: {wal_sizes:?}");
+    // ...and the WAL restarted from its beginning instead of growing round after round: six
+    // rounds with no checkpoint make it six times the first round's. On a loaded machine a
+    // round's checkpoint can come late, so the file keeps two rounds' frames once (CI saw
+    // [2.57, 2.58, 2.62, 5.28, 5.28, 5.28] MB): that is still bounded.
+    assert!(wal_sizes[5] <= wal_sizes[0] * 3, "WAL sizes per round: {wal_sizes:?}");
     store.close().await;
     assert_eq!(load(&path).len(), 1800);
 }
