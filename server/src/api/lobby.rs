@@ -1,7 +1,7 @@
 //! `LobbyService`: creating, joining and listing games, quick match.
 //!
 //!
-//! **Quick match** has a queue ([`Matches`]) by rules and clock, first come first, never
+//! **Quick match** has a queue (`Matches`) by rules and clock, first come first, never
 //! pairing two calls of one connection; a waiter leaves it when its call ends. The caller that
 //! finds a partner creates the game with both seats in one write (`seat_pair`), hands the
 //! waiter its seat and waits for its acknowledgment, sent in the poll that returns the answer:

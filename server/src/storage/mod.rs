@@ -34,7 +34,7 @@
 //! ignored at start. On PostgreSQL the action rows are deleted in the transaction that writes
 //! the log into the game's row.
 //!
-//! `pg_cluster`: [`LocalPostgres`], a private PostgreSQL for tests and `gin-load all
+//! `pg_cluster`: [`LocalPostgres`](pg_cluster::LocalPostgres), a private PostgreSQL for tests and `gin-load all
 //! --postgres`. The store's tests (`tests.rs`) that hold for every backend run twice, on a
 //! SQLite file and on a private PostgreSQL (`on_every_backend!`); the journal's, SQLite's and
 //! PostgreSQL's own tests (schema races, a lost connection, tournament rows) run on their
