@@ -2,8 +2,9 @@
 //! see, durable games (SQLite, group commit), fair deals, turn clocks; Prometheus metrics
 //! ([`metrics`], served when [`Config::metrics_addr`] is set).
 //!
-//! A library with [`run`]; the `gin-server` binary only parses flags, sets up tracing,
-//! binds and passes ctrl-c.
+//! A library with [`run`]; the `gin-server` binary only checks the CPU (`engine::cpu`),
+//! parses flags (each with an environment fallback) into [`Config`], sets up tracing (text,
+//! or `--log-format json`), binds, and passes ctrl-c or SIGTERM.
 //!
 //! ```no_run
 //! # async fn demo() -> anyhow::Result<()> {
