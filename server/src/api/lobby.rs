@@ -15,9 +15,9 @@
 //! same format, size and clock seats everyone at once (`seat_table`, one write, every member
 //! acknowledges; one gone: the game is called off, nobody re-paired), and with a house bot a
 //! caller still queued after its wait seats itself, whoever waits with it and bots in the
-//! seats left. `CreateGame` with `format`: the house bot takes every seat but the creator's
-//! (`house_bots` of them). In a cluster `QuickMatch` is the leader's alone (the others forward
-//! it: `api::forward`).
+//! seats left. `CreateGame` with `format`: the house bot takes the last `house_bots` seats
+//! (0: every seat but the creator's). In a cluster `QuickMatch` is the leader's alone (the
+//! others forward it: `api::forward`).
 
 use std::collections::HashMap;
 use std::net::IpAddr;
