@@ -18,6 +18,42 @@
 //!   server's reaches the terminal.
 //! - [`verify`]: checks a finished game's deals against their commitments (`gin verify`).
 //!
+//! ## The files
+//!
+//! | file | what it holds |
+//! |---|---|
+//! | `main.rs` | flags (clap) and dispatch; `play` (quick match [`--or-bot`: a house bot if nobody came in `--wait` s], `--vs-bot`, `--create`, `--join` [`--token`: back to a seat left], `--rules` [a table format with `--players`: `run_play_table`], `--turn-secs`), a game of another format goes to `table_run` (`front_end` looks at the snapshot's format), `watch`, `list`, `verify` (fetches a record of any format, its reveals, the seed's salt and the commitments, deal and seed, published at each deal; exit 1 on a failed check, 3 while the seed is secret; `--token`: the seat's stream, its draws kept), `analyze`, `replay` |
+//! | `table.rs` | `Table`: one viewer's picture of a game folded from the protobuf snapshot and events (the server's text, names, rules name and game id, enters through `shown`: escaped) (hand, pile, stock, the opponent's known cards, scores, finished hands, turn info, clock deadline, result, the move log); refuses a seq gap; the viewer's live arrangement (engine solver) |
+//! | `app.rs` | `App`: the full-screen state (`Stage::Connecting` / `InGame`, sort order, selected card, overlays: help, knock/big gin/resign/quit confirmations, a hand's result) and `handle_key` → `Command` (an action, resign, or quit); local legality checks with a reason for people (`refusal`) |
+//! | `render.rs` | `draw(frame, app, now)`: header, table, hand with labels, melds and deadwood, prompt, the last hand's result, score sheet, log, status line, windows; `hand_over_lines` / `game_over_lines` shared with plain mode; a message below 60×20 |
+//! | `plain.rs` | `Plain`: `--plain` mode as a pure machine from network events and input lines to output lines and `Flow` (continue, act, exit); holds input while an action is in flight |
+//! | `net.rs` | the thin network side over the bot SDK (`gin_sdk::Client`: connect, seat, retries): `seat` (the four ways to a seat), `follow` (the event stream, resumed from the last seq after a drop, gap-checked; each action sent in its own task with the seq the player saw; the stream's end after the game over is not a drop), server errors as messages |
+//! | `run.rs` | the two loops: terminal set-up and restore by `ratatui::try_init` / `ratatui::restore` (raw mode, the alternate screen, ratatui's panic hook that restores first), keys from crossterm's `EventStream` in the same `select!` as the network's events, a 500 ms tick for the clock; plain mode's stdin thread |
+//! | `tables.rs` | a table of another format (three players, teams, gin for 3 to 6, rummy): `TableScreen` (pure: the viewer's latest snapshot and the event log; every seat with its cards and known cards, each table's pile and stock, rummy's melds with who laid each card, team totals, the seat sitting out, the hand and its best melds), its full screen (`draw`) and its plain-text lines and commands; a move the server refuses shows its reason |
+//! | `table_run.rs` | the loops of `tables.rs` over `net::follow` (`Move::Table`: a wire move sent by `Client::send_legal`): the snapshot refreshed by `GetGame` at the viewer's turn and at the end; plain mode reads a line at the viewer's turn, one answer at a time |
+//! | `list.rs` | `gin list`'s lines from `ListGames` (pure, the server's text escaped) |
+//! | `verify.rs` | `Verifiable` (a `TableRecord` of any format (a saved two-player `GameRecord` reads too) + each hand's deck, salt, commitment and the commitment published at the deal + `SeedReveal`: the seed's salt, its commitment and those published with each deal + `SeatDraws`: one seat's draws as its stream showed them) and `check`: the seed against its commitment as published, the record replayed (counting the turns of the pile the seed fixed; a pile turned with no seed commitment fails), the seat's draws against the replay's, then per hand `engine::verify_deal`, the deck equals the record's deal, the commitment equals the published one; a secret seed (empty salt) leaves the report `pending` |
+//! | `analyze.rs`, `replay.rs` | `gin analyze` and `gin replay` |
+//!
+//! Tests, one binary (`tests/it/`, a module per former file): `render.rs` renders the main screens into ratatui's `TestBackend` at 80×24 and
+//! 120×40 and compares them with `insta` snapshots, `tests/snapshots/*.snap` (a difference fails;
+//! under `CI=true` insta never writes; to accept a change, `cargo insta review` or
+//! `INSTA_UPDATE=always` and review the diff); `model.rs` the table, keys and plain mode on hand-made
+//! snapshots (`fixtures.rs`); `hostile.rs` a hostile server's snapshot, events,
+//! `ListGames` answer and errors (escape sequences, bidi overrides, zero-width characters)
+//! through the table, both screens, `list` and the error texts: no cell or line holds a raw one; `play_e2e.rs` runs the real binary in plain mode against
+//! a house bot on an in-process server to game over (answering the `your turn:` prompts), then
+//! `verify`, `list`, `watch`; `tui.rs` runs the real binary full screen in a pseudo-terminal
+//! (`portable-pty`), reads the screen back through a terminal emulator (`vt100`) and plays by
+//! keys against a house bot (pass, draw, discard, knock with `K`/`y`, Space between hands), quits
+//! halfway and comes back with `--join --token`, then checks the screen's final score and that
+//! every answer is exactly one action in the server's record; `resume.rs` stops and restarts the server mid-game and checks
+//! every seq arrives once, in order; `cli.rs` analyze and replay.
+//!
+//! ## Codemap: `examples/`
+//!
+//! Clients outside the workspace, in the languages third parties use; nothing generated is
+//!
 //! ```
 //! use gin_client_cli::app::{App, Command};
 //! use crossterm::event::{KeyCode, KeyEvent};

@@ -23,6 +23,16 @@
 //! showing it, so even a server that let some through (an older one, or a hostile one)
 //! cannot drive the terminal.
 //!
+//! Where each Rust client does it: `gin` where the server's text enters its model
+//! (`table::shown`, `list`, `net`'s error texts), `gin-bot` in the SDK's `Error` and
+//! `Outcome::line` and in what its commands print; ids, tokens and the final error are
+//! escaped at the print. Cards are parsed, never shown as the server wrote them. The
+//! terminal library is no safety net: ratatui 0.29 drops a grapheme holding a
+//! `char::is_control` only in `Buffer::set_stringn`, and zero-width ones only in
+//! `Paragraph`; ESC, BEL, C1 controls and zero-width joiners reached its buffer through
+//! `gin`'s header until `table::shown`. Text already stored is not checked again (a
+//! tournament's spec and entrants load and play as they were).
+//!
 //! ```
 //! use gin_proto::text;
 //! assert!(text::check("name", "Zoë", text::NAME_MAX).is_ok());

@@ -12,6 +12,91 @@
 //!   it) and with the caller's address ([`CLIENT`]).
 //! - [`Peers::ask_others`]: one call to every other live server at once (the lists: open
 //!   games, tournaments), each answer in time or left out.
+//!
+//! # The design, and why
+//!
+//! - **Calls for a game are forwarded by the server that received them**, not routed to its
+//!   owner by the proxy. The proxy in front (HAProxy from Debian) balances HTTP/2 calls over
+//!   the servers that accept connections and knows nothing of games. A game's owner is
+//!   whichever server holds its lease in PostgreSQL (`games.owner`, the `servers` row it
+//!   names): it is unknown when the game is created and changes when a server dies, so a proxy
+//!   hashing a game-id header would send calls to a server that is not the owner after every
+//!   failover and for every game created elsewhere, and that server would have to forward (or
+//!   move the game) anyway. With forwarding, the lease is the only truth, any proxy works, and
+//!   clients in any language need no header; the price is one extra hop for calls that land on
+//!   another server ((N−1)/N of them with N servers), a unary call or a stream relayed over a
+//!   kept-open connection between servers (`api::forward`: the request's one message read for
+//!   the game id, field 1 of every request that names a game; the owner found in PostgreSQL
+//!   and remembered for a second; a forwarded call is marked and never forwarded again).
+//! - **The proxy saves that hop where it can, by the id** (`--route-tag`): each server puts its
+//!   tag before the ids of the games and tournaments it creates (`s2-…`,
+//!   `game::shared::new_id`), and the local cluster's HAProxy reads the id in the request
+//!   (`req.body,ungrpc(1)`, the same field 1; `option http-buffer-request`) and sends the call
+//!   to the server of that tag (`use-server`); a call naming no id, or one whose server is
+//!   down, is balanced as before. Routing is only a hint: the creator serves its games until
+//!   it dies, then the call lands on the restarted server of that tag or any other and is
+//!   forwarded to the game's new owner. Measured: two calls in three forwarded without it, none
+//!   with it while no server dies (`gin_forwarded_calls_total`, test
+//!   `the_proxy_sends_each_game_s_calls_to_its_server`), and 1.8× the actions/s over three
+//!   servers (the book's performance chapter).
+//! - **A lease per server, fencing by its id** (`storage::postgres`): a server joins with a new
+//!   `servers` row (its id, unique per process start, is the fencing token) and renews its
+//!   lease every third of its length (`game::keep_lease`). Every batch it writes holds its row
+//!   (`FOR KEY SHARE`) and checks that the lease has not run out and that every game is its
+//!   (`games.owner`). A server claims a lapsed server's games by deleting that server's row
+//!   first, in the claim's transaction: the delete waits for a batch of the lapsed server still
+//!   in flight, and after it every batch of that server finds no lease. So two servers never
+//!   both commit to one game, whatever the clocks (only PostgreSQL's `now()` is used) or a
+//!   partition do. A server that learns its lease is gone stops (fail-stop: its games are
+//!   others' already; restarted, it is a new server).
+//! - **A server past its lease serves nothing, not even from memory** (issue 36): frozen
+//!   (`SIGSTOP`) or cut off longer than a lease, its games may be another's already and its
+//!   copy of them behind what clients saw there (a watcher resuming there got `OUT_OF_RANGE`:
+//!   its seq was past the stale copy's last). `Store::lease_holds` is checked first in
+//!   `ForwardLayer`: until a renewal succeeds every call is `UNAVAILABLE` (then the server
+//!   stops if its lease is gone). A write its lost lease refused is `StoreError::LeaseLost`,
+//!   `UNAVAILABLE` too. Such refusals carry `retry-after-ms`: nothing was done, so clients
+//!   retry even `CreateGame` (the SDK's `nothing_done`, which also takes an HTTP/2
+//!   `REFUSED_STREAM` as such; the examples).
+//! - **Taking over, all at once**: a claim (`claim_orphans`, in the lease loop every third of
+//!   a lease) takes everything lapsed servers held, games and tournaments, in one transaction,
+//!   so a tournament and its games stay on one server and its driver sees its games in memory.
+//!   No lookup claims (`owner_of` says `Owner::Lapsed`, a call gets `UNAVAILABLE` and is
+//!   retried): an earlier design claimed a single game on demand and split a tournament's
+//!   games from their driver. A claimed game is replayed (`Shared::adopt`: its seats' tokens
+//!   registered, listed open if a seat is free, resumed as at a start: a clock gets a whole
+//!   turn again, a house bot to act plays); a claimed tournament is read back and driven on
+//!   (`Tournaments::adopt`).
+//! - **Tournament calls are forwarded like game calls** (`JoinTournament`, `WatchTournament`,
+//!   `GetTournament`, `ExportTournament`: field 1 is the tournament id), to the server that
+//!   drives it (`tournaments.owner`). One tournament driver at a time follows from the lease.
+//! - **One lobby**: quick match has one queue, the leader's (the oldest live server, the lowest
+//!   id in `servers`); every other server forwards `QuickMatch` there, and the game is made
+//!   there (its later calls forwarded by game id like any other). When the leader dies its
+//!   waiting callers get `UNAVAILABLE` and ask again (the SDK does), reaching the next oldest
+//!   once the lease ran out. `ListGames` and `ListTournaments` asked by a client are asked of
+//!   every live server at once (`ask_others`, 2 s each at most, a silent server left out) and
+//!   merged newest first.
+//! - **A forwarded call names its server** (`x-gin-forwarded: <id>`): a server started again at
+//!   a dead one's address is a new server, and refuses (`UNAVAILABLE`) the calls other servers
+//!   still send there for the dead one, instead of answering `NOT_FOUND` for what it never
+//!   held.
+//! - **The caller's address** behind the proxy: HAProxy sets `x-gin-client` (`ip:port`,
+//!   replacing whatever a client sent) and a forwarding server passes it on; in a cluster the
+//!   gate takes the caller's address from it (`api::gate::ClientAddr`), so quotas, rate limits
+//!   and quick match's "never paired with itself" see the client, not the proxy. Only from
+//!   `Config::trusted_proxies` (`--trusted-proxies`: the proxy and the other servers; loopback
+//!   by default): from anywhere else the header is ignored and the caller is the TCP peer
+//!   (`Config::trusts`), so a client reaching a server directly cannot pass for other
+//!   addresses.
+//! - Not across servers yet: the rate limit of forwarded calls (counted per forwarding server
+//!   by the owner), and quotas (each server counts its own callers' games).
+//!
+//! The tests: `server/tests/it/cluster.rs` (a killed server's game moves to another and ends
+//! as an uninterrupted one; quick match across servers; the lists; a sealed tournament game
+//! read elsewhere; `examples/cluster/local-cluster.sh` with HAProxy, servers killed and
+//! frozen, `--respawn`), and `postgres_a_partitioned_owner_cannot_write_once_its_lease_is_gone`
+//! in the store's tests.
 
 use std::collections::HashMap;
 use std::future::Future;

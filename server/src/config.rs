@@ -1,4 +1,10 @@
 //! The server's settings.
+//!
+//!
+//! Every setting has a flag in `main.rs` (with an environment fallback). `metrics_addr`: the
+//! metrics endpoint, off by default; `trusted_proxies` and `trusts`: whose `x-gin-client`
+//! header a cluster's server believes (the proxy and the other servers; loopback by default;
+//! from anywhere else the header is ignored and the caller is the TCP peer).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

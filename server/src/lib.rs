@@ -2,8 +2,9 @@
 //! see, durable games (SQLite, group commit), fair deals, turn clocks; Prometheus metrics
 //! ([`metrics`], served when [`Config::metrics_addr`] is set).
 //!
-//! A library with [`run`]; the `gin-server` binary only parses flags, sets up tracing,
-//! binds and passes ctrl-c.
+//! A library with [`run`]; the `gin-server` binary only checks the CPU (`engine::cpu`),
+//! parses flags (each with an environment fallback) into [`Config`], sets up tracing (text,
+//! or `--log-format json`), binds, and passes ctrl-c or SIGTERM.
 //!
 //! ```no_run
 //! # async fn demo() -> anyhow::Result<()> {
@@ -12,6 +13,39 @@
 //! gin_server::run(listener, cfg, async { let _ = tokio::signal::ctrl_c().await; }).await?;
 //! # Ok(()) }
 //! ```
+//!
+//! ## Layers
+//!
+//! Four layers, each a folder of modules with one job; imports go one way (`api` and
+//! `tournament` → `game` → `storage`), and no module imports its caller: the game layer
+//! reaches the clock and the house bots only as hooks (`game::shared::AfterChange`,
+//! registered by `game::open`), and knows nothing of gRPC statuses (`GameError`, mapped once
+//! in `api::status`). [`cluster`] (what a server knows of the others) sits above the game
+//! layer, which knows nothing of it; [`metrics`] is recorded where the numbers arise.
+//!
+//! A call meets, from the outside in: `api::web::WebLayer` (a plain GET is the web page),
+//! gRPC-Web, `api::gate::GateLayer` (identity, rate), `api::framing::FramingLayer`,
+//! `api::deadline::DeadlineLayer`, then in a cluster `api::forward::ForwardLayer`, then the
+//! service.
+//!
+//! ## `run`
+//!
+//! [`run`] binds the metrics endpoint first (an address in use stops the start before
+//! anything is opened), opens the store, the game layer (`game::open`, `game::resume`) and the
+//! tournaments, accepts on the caller's runtime and deals each connection in turn to one of
+//! `Config::threads` serving threads (a shard), each a single-threaded tokio runtime serving
+//! the same routes: health, reflection, gRPC-Web, TLS, `TCP_NODELAY`, and a tracing span per
+//! call (its method and game). A connection lives on one serving thread: its calls, streams
+//! and its own task run there; what threads share is what games share anyway (the games map,
+//! each game's async lock, the store's queue, the streams' channels), so nothing may assume
+//! the thread that applied an action is the one that serves its watchers. Tasks spawned while
+//! serving a call (house bots, clocks, tournaments created by a call) run on that call's
+//! thread; those of the games found at start on the caller's runtime.
+//!
+//! Graceful shutdown: the listener closed, tournament streams ended, every watch stream cut
+//! and new ones refused (`Shared::cut_watchers`: a watch never ends on its own, and one
+//! started during the stop would hold it up until its client left), then the serving threads
+//! drained.
 
 pub mod api;
 pub mod cluster;

@@ -1,5 +1,12 @@
 //! gin-bot's integration tests, one binary (one link) for all: the real `gin-bot` executable
 //! against a real server in this process on loopback sockets.
+//!
+//!
+//! `play`: the real `gin-bot play` against house bots, quick matches and a given seat.
+//! `bridge`: `gin-bot bridge` with `examples/bridge/bot.py` plays complete games; programs
+//! that answer garbage or illegal actions, exit, or never answer stop it with a clear error,
+//! and the game is resigned. `tournament_e2e`: `gin-bot tournament` processes play a round
+//! robin (and a rummy tournament at tables of three) to its standings.
 
 mod bridge;
 mod common;

@@ -26,6 +26,14 @@
 //! with a single-threaded tokio runtime that owns its share of the connections
 //! (`--connections`) and of the games or calls using them (see `on_shards`); several games
 //! share each HTTP/2 connection.
+//!
+//!
+//! `all --runs N` runs the three in fresh processes N times in turn and tabulates medians and
+//! ranges (`FIGURES`). A crate of its own so that the server's package carries none of its
+//! dependencies (hdrhistogram was one of the server library's), and so that it may run the
+//! other packages' binaries (`gin-bot` too) and depend on the SDK. Its tests
+//! (`tests/load.rs`) have cargo build `gin-server` and `gin-bot` first (cargo builds only a
+//! package's own binaries for its tests).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

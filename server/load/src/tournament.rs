@@ -3,6 +3,10 @@
 //! entrants at two-player gin; at a table format, `--entrants` at tables of `--players`),
 //! prints the standings and games/s (until the move here, `gin-bot tournament bench`: the
 //! same flags and output).
+//!
+//!
+//! Its entrants accept the deals it fixed; its server's limit of unfinished games is lifted;
+//! a failed entrant ends the run with the reason.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -2,6 +2,13 @@
 //! (`INVALID_ARGUMENT`). Cards, seats, melds and legal actions convert in `gin_proto::convert`,
 //! rule sets in `gin_proto::rules`: one conversion shared with the Rust clients; what the
 //! server alone sends (turn information, hand and game results) is `game::wire`.
+//!
+//!
+//! `format`: a request's `format` and `players` as an `engine::Format`, errors naming
+//! `format.<field>` or `players`; `rules` checks a custom set's name as text people see
+//! (`gin_proto::text`), `stored_rules` reads a stored spec's rules without that check (text
+//! already stored is not checked again); `clock`; `game_id`, noted in the call's span by
+//! `in_game`.
 
 use engine::{Action, Card, Meld, RuleSet, Seat};
 use gin_proto::v1 as pb;

@@ -2,6 +2,10 @@
 //! is `DEADLINE_EXCEEDED`, as gRPC says (tonic's `Server::timeout` answers `CANCELLED`).
 //! Only the answer is timed: a stream, once it has started, runs as long as it is read.
 //! A deadline the client sends (`grpc-timeout`) is tonic's to enforce, around this layer.
+//!
+//!
+//! The limit is `--request-timeout-secs`; the answer names it. The layer sits inside the
+//! framing check and outside forwarding.
 
 use std::future::Future;
 use std::pin::Pin;

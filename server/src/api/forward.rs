@@ -16,6 +16,14 @@
 //! again, so two servers that disagree for a moment cannot bounce a call between them: the
 //! second one serves it or refuses it (`UNAVAILABLE`, and the client retries); a server
 //! started at the address of one that died refuses the calls meant for that one.
+//!
+//!
+//! A game's call is looked at here only when the gate found no seat of a game in memory. The
+//! owner comes from `Store::owner_of` / `Store::tournament_owner` (`Owner::Lapsed` is
+//! `UNAVAILABLE`), remembered for `cluster::TTL`. Every call is `UNAVAILABLE` while
+//! `Store::lease_holds` is false (a server past its lease serves nothing, not even from
+//! memory: see `cluster`). Why forwarding rather than routing by the proxy: `cluster`'s
+//! module docs.
 
 use std::future::Future;
 use std::pin::Pin;

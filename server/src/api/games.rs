@@ -1,5 +1,11 @@
 //! `GameService`: watching a game (a stream per viewer, redacted for it), reading it, and
 //! the actions of a seat, each through the commit.
+//!
+//!
+//! `act` takes a client's seat from the gate's identity and goes through the commit
+//! (`game::commit::act_as`); the two-player RPCs go to `GameState::play`, which passes a move
+//! of another format to `play_move`, as rummy's `LayMeld`/`LayOff` do. `WatchStream` sends a
+//! heartbeat after a whole idle period.
 
 use std::future::Future;
 use std::pin::Pin;

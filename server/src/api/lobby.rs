@@ -1,4 +1,23 @@
 //! `LobbyService`: creating, joining and listing games, quick match.
+//!
+//!
+//! **Quick match** has a queue (`Matches`) by rules and clock, first come first, never
+//! pairing two calls of one connection; a waiter leaves it when its call ends. The caller that
+//! finds a partner creates the game with both seats in one write (`seat_pair`), hands the
+//! waiter its seat and waits for its acknowledgment, sent in the poll that returns the answer:
+//! a waiter gone by then never acknowledges, its game is called off and the caller looks
+//! again. The pairing runs in a task of its own, and the pairing caller acknowledges its seat
+//! the same way (gone before that: the game is called off). With a house bot, a waiter still
+//! queued after `house_bot_after_ms` leaves and plays the bot; one already taken by a partner
+//! waits for its answer.
+//!
+//! Tables of other formats (`quick_match_table`): the caller that completes a table of the
+//! same format, size and clock seats everyone at once (`seat_table`, one write, every member
+//! acknowledges; one gone: the game is called off, nobody re-paired), and with a house bot a
+//! caller still queued after its wait seats itself, whoever waits with it and bots in the
+//! seats left. `CreateGame` with `format`: the house bot takes the last `house_bots` seats
+//! (0: every seat but the creator's). In a cluster `QuickMatch` is the leader's alone (the
+//! others forward it: `api::forward`).
 
 use std::collections::HashMap;
 use std::net::IpAddr;

@@ -1,5 +1,10 @@
 //! The one mapping from the server's errors to gRPC statuses: the code a client branches on,
 //! and the message it shows.
+//!
+//!
+//! The code, and the error's text as the message; an `UNAVAILABLE` (nothing was applied:
+//! send it again) carries `retry-after-ms` (`not_done`). Callers inside the server branch on
+//! the error's variant, never on a code or a message.
 
 use tonic::{Code, Status};
 

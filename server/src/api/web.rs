@@ -14,6 +14,50 @@
 //! at once; `If-None-Match` gets 304. A client that accepts gzip (`Accept-Encoding`, as every
 //! browser does) gets each file gzipped (compressed once, at the first request: the script,
 //! ~177 KiB, goes in under a third of that), with its own ETag and `Vary: Accept-Encoding`.
+//!
+//!
+//! Paths: `/`, `/index.html`, `/app.js`, `/app.css`, `/favicon.svg` (also at `/favicon.ico`),
+//! from `FILES`; any other plain GET is 404 (`web::page_requests_are_under_the_rate_limit`
+//! tests the rate). Served by the gRPC server itself, so one address serves both and no CORS
+//! is involved.
+//!
+//! # The page's sources (`server/web/`, TypeScript)
+//!
+//! `src/main.ts` (hash routes `#/`, `#/play/ID`, `#/watch/ID`, `#/join/ID`,
+//! `#/tournament/ID`); `home.ts` (the lobby: house bot, quick match, create and share, open
+//! games, tournaments); `game.ts` (`GameView`: one game played or watched; a `WatchGame`
+//! stream resumed after its last seq when it drops, every change drawn from a fresh `GetGame`
+//! snapshot of what this viewer may see (one in flight, coalesced), moves from the snapshot's
+//! legal actions with `expected_seq`, sent again on `UNAVAILABLE` with the same one
+//! (`api.sendRetrying`); a finished hand's result held in place of the table until Continue;
+//! the hand grouped by the server's last `TurnInfo.best` melds; a card it may not discard says
+//! why from `taken_from_pile`; drag onto the pile by pointer events); `tournament.ts`
+//! (`TournamentView`: `WatchTournament` for the standings, `GetTournament` at most every 2 s
+//! for the games and the rating history, `TournamentState.rating_history`); `verify.ts`
+//! (SHA-256 and the engine's ChaCha8 deck shuffle in TypeScript: a finished game's seed and
+//! reveals checked against their commitments, those published at the deal (noted in
+//! `localStorage` while the page follows the game) and the record's decks; every format);
+//! `api.ts` (the gRPC-Web clients on the page's origin; `follow`: a server stream read to its
+//! end, opened again after a drop with a backoff; seat tokens in `localStorage` per game;
+//! refusals in words as `gin` says them); `cards.ts`, `dom.ts`. `src/gen/` is generated
+//! (`npm run gen`: `buf generate` with `protoc-gen-es`), not committed. `build.mjs` bundles
+//! with esbuild into `dist/`, committed.
+//!
+//! The page knows no rules: what a seat may do comes from the snapshot's legal actions, what
+//! it sees from its own snapshot, so it cannot show a hidden card or offer an illegal move.
+//!
+//! Tests (Debian's Chromium driven by puppeteer-core, `test/chromium.mjs`): `test/browser.mjs`
+//! plays a whole game by clicks while a second page watches, then verifies its deals (and
+//! catches a tampered commitment); `test/person.mjs` plays as a person on a phone by touch and
+//! gin-7 at a desktop; `test/tournament.mjs` follows a tournament live; `test/verify_formats.mjs`
+//! verifies a game of every format and size (`tests/it/web_verify.rs`).
+//!
+//! **Why the bundle is committed, not built by `build.rs`.** The Rust build must work without
+//! Node, and a `build.rs` that builds only when Node is there would make two machines embed
+//! different pages from one commit (or none, silently). With the bundle committed, every build
+//! embeds the same bytes; Node is needed only to change the page. CI runs `npm ci` and `npm
+//! run build` and fails if `dist/` then differs from the commit (esbuild's output is
+//! deterministic for pinned versions).
 
 use std::sync::LazyLock;
 use std::task::{Context, Poll};

@@ -1,5 +1,11 @@
 //! Turn clocks: when a seat's time runs out, the game's policy applies (auto-play or
 //! forfeit), so a vanished client never stalls its opponent past the clock.
+//!
+//!
+//! A hook ([`AfterChange`]): after a change, a timer for the turn
+//! (at other tables one per seat to act, at its turn event's deadline), never sooner than
+//! `clock_floor_ms` after a restart. When it runs out, the policy acts through `act_as` at the
+//! turn's seq, so a turn that moved on is refused as stale.
 
 use std::time::Duration;
 

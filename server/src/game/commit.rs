@@ -5,6 +5,17 @@
 //! after every change under the game's lock and are registered at start
 //! ([`Shared::set_hooks`]), so this module never names them and they never name their
 //! caller.
+//!
+//!
+//! Once the action is applied, the rest (the durable write, publishing, the hooks) is a
+//! `Commit` that finishes in a task of its own if its caller goes away: a caller whose
+//! connection drops cannot cancel an action half-way. Events are published only after the
+//! store acknowledged the write; a store failure poisons the game (refused with
+//! `UNAVAILABLE`) until a restart rebuilds it from the database, and the action that met it
+//! gets `INTERNAL`, or `UNAVAILABLE` when the store was closed under it (the server stopping:
+//! nothing committed). The commit's own numbers (actions applied, their time since `act_as`
+//! began, which no hook can see) are atomic adds on `Shared::metrics` in `Commit`'s
+//! completion.
 
 use super::GameError;
 #[cfg(doc)]

@@ -1,6 +1,10 @@
 //! What can go wrong in a game, as the game layer says it. The API maps each kind to a gRPC
 //! status in one place (`api::status`); nothing below the API knows `tonic::Status`, and
 //! callers inside the server (house bots, clocks, expiry) branch on the kind, not on a code.
+//!
+//!
+//! One variant per kind: not found, stale seq, over, illegal by the engine, seat taken,
+//! quota, storage, …
 
 use crate::storage::StoreError;
 

@@ -25,6 +25,24 @@
 //!   catches up from the log.
 //! - **It is not part of the game's state.** The bots of the games in play are kept here, by
 //!   game id, and leave when their game ends.
+//!
+//! - **At other tables** (`arm_table`): a `gin_strategies::tables::TableBot` (`random`,
+//!   `simple`; every two-player strategy at three players and in teams, which are two-player
+//!   hands) per bot seat, once per turn event of its seat, deciding on a copy of the table (it
+//!   reads only its seat: `gin_strategies::tables`). At three players and in teams its memory
+//!   of the hand is fed from the log from the hand's `Dealt` entry on, redacted for its seat as
+//!   local play redacts the engine's events
+//!   (`a_table_bot_remembers_its_hand_from_the_log_as_local_play_does`), and its opponent's
+//!   earlier showdowns come from the table's finished hands (so a bot made after a restart
+//!   knows them too). `strong` does not play gin-7 or rummy: it models one opponent.
+//!
+//! **Why the engine's view and not the SDK's tracker.** Until the crates were split, a house
+//! bot was the SDK's `SeatTracker` fed with protobuf events from `event_for`: the same code as
+//! a client, but the server then depended on the whole SDK (tonic's client, TLS roots) and
+//! formatted and re-parsed every card of its own log. The tracker could not move to a crate
+//! the server may use without dragging protobuf into the strategies or a fourth crate into the
+//! workspace. So the promise that a house bot sees what a client of its seat sees is kept by
+//! the test above rather than by sharing the client's code.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -14,6 +14,14 @@
 //!
 //! Imports go one way: `shared` and `state` know neither the commit nor its hooks; the commit
 //! knows the hooks only as `dyn AfterChange`, registered by [`open`].
+//!
+//!
+//! [`open`] builds the shared state with its hooks (the clock, then the house bots);
+//! [`resume`] gives the games found at start their clocks and house bots back
+//! (`resume_game`) and runs evictions and expiry every second; [`keep_lease`] (in a cluster)
+//! renews the lease every third of its length, claims lapsed servers' games and tournaments,
+//! adopts the games here and hands the tournaments to the tournament layer, and returns,
+//! stopping the server, once the lease is lost.
 
 pub mod clock;
 pub mod commit;

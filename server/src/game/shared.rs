@@ -1,4 +1,32 @@
 //! The server's shared state: a cheap `Clone` handle over `Arc<Inner>`.
+//!
+//!
+//! It holds the games map (a [`GameCell`] per game in memory), the seat-token map (hashes
+//! only), the quotas (unfinished games per creator's address: [`Shared::reserve`],
+//! [`Shared::reserve_up_to`], given back by [`Shared::game_ended`]), and the hooks
+//! ([`AfterChange`], the trait; [`Shared::set_hooks`], [`Shared::after_change`]). Its std
+//! mutexes guard map lookups only and are never held across `.await`.
+//!
+//! - **Joining**: [`Shared::join`] refuses a game that is over, and one with fixed deals
+//!   unless the caller accepted them; a game's end takes it off the open list. Joins run in a
+//!   task of their own, so a caller whose connection drops cannot cancel one half-way.
+//! - **Start**: the unfinished games are rebuilt from the store (`rebuild`: their stored
+//!   actions replayed).
+//! - **Reading back**: [`Shared::game`] reads a finished game back from the store when it is
+//!   not in memory; in a cluster it first asks who serves it: `Elsewhere` if another server
+//!   holds it, `Moving` if its server lapsed and no claim took it yet, adopted if this server
+//!   claimed it. [`Shared::adopt`]: a claimed game replayed, its seats' tokens registered,
+//!   listed open if a seat is free, resumed as at a start (`gin_lease_moves_total`).
+//! - **Eviction**: finished games leave memory `keep_finished` after their end, with their
+//!   seat tokens ([`Shared::evict_due`], run every second). A token not in memory is a
+//!   [`ClaimedToken`], checked against the seats of the game a request names once it is read
+//!   back.
+//! - **Seals**: [`Shared::seal`] / [`Shared::unseal`] keep the seals of the games of
+//!   tournaments not over, by game id, and give them to every game taken into memory; in a
+//!   cluster a game read back whose tournament another server holds asks the store
+//!   (`tournament_status_of`, a scan: only for a game whose seats are all entrants').
+//! - **Ids**: [`new_id`] puts the server's `--route-tag` before every new id (`s2-…`), so a
+//!   proxy can send a game's calls to the server that made it.
 
 use std::collections::HashMap;
 use std::net::IpAddr;

@@ -4,6 +4,39 @@
 //! ([`event_for`]), so a card a viewer may not see never enters its stream. Seq numbers are
 //! log positions (from 1): the same events in the same order are rebuilt when a game is
 //! replayed from storage, so seqs survive a restart.
+//!
+//!
+//! [`GameState`] holds:
+//!
+//! - the format (`GameInfo::format`) and the engine game as an `engine::Table`: two-player gin
+//!   is its `Table::Gin` arm, played through [`GameState::play`] with the `Game`'s own path and
+//!   wire form; every other format through `play_move` (the move's `TableEvent` logged, a
+//!   `Dealt` per hand dealt (team play: two at once), a `TableHandEnded` per `HandReport`, a
+//!   turn event for the next seat at the mover's table);
+//! - the seats (one per seat of the format), the log, the watchers, and the snapshots
+//!   ([`GameState::snapshot`]; other formats: `tables`, `seats_to_act`, totals…). At other
+//!   tables the snapshot is built from the engine's `Table::view` of that seat, which holds its
+//!   own cards and the public table only, never a partner's;
+//! - `check_seq`: an action names the seq it was decided at; in team play it is stale only if
+//!   the seat's own table moved since (`table_seq`), since the two tables play at once;
+//! - the replay of stored actions (two-player: `Action` texts; others: `Move` texts);
+//! - [`EarlyEnd`]: resign, forfeit, abandon, cancel, stored as `resign`/`timeout` actions; a
+//!   game that never started always ends cancelled, with no winner. A resignation or a
+//!   forfeit at a larger table ends the game, the leaver (and its partner in team play)
+//!   losing and every other seat sharing the win;
+//! - `GameInfo::fixed_deals` (deals someone chose: shown, and accepted by every seat) and
+//!   `GameInfo::first_dealer` (two-player gin: the creator's choice, else the seed's);
+//! - `auto_action` (a clock's move: it knocks when its discard allows) and `auto_move` (its
+//!   equivalent at other tables: the gin hand's safe move, else the stock, else the `simple`
+//!   bot's move);
+//! - [`Seal`]: a tournament game's deals stay secret until the tournament is over: no record,
+//!   reveals without deck or salt in events and snapshots;
+//! - `house_seat` / `entrant_seat` (one stored flag, told apart by the game's house-bot
+//!   strategy), `last_own_act_ms` and `idle_seat` (what the idle limit counts from, and who
+//!   abandons: `super::expiry`).
+//!
+//! A seat's legal actions are not stored in the log: they are computed for the seat to act
+//! when its turn event is sent.
 
 use engine::{Action, Card, CardSet, Deck, Format, Game, GameSetup, Move, Seat, Table};
 use gin_proto::v1 as pb;

@@ -1,6 +1,12 @@
 //! What the server alone sends of a game, engine types to the wire: the rule set, an
 //! arrangement, the turn information of the seat to act, hand and game results. (Requests are
 //! decoded by the API, `api::convert`.)
+//!
+//!
+//! `turn_info`: the legal actions by `gin_proto::convert::legal_to_pb` and the best
+//! arrangement. For other formats: `format_info`, `table_turn_info` (the moves of
+//! `Table::legal`, rummy's best melds under its own values), `table_in_play`,
+//! `table_hand_result`, `table_game_result`.
 
 use engine::{Arrangement, EndKind, GameResult, HandSummary, RuleSet, Seat, StageResult};
 use gin_proto::convert::cards_to_pb as cards;

@@ -1,5 +1,9 @@
 //! The `GET /metrics` endpoint (`--metrics-addr`): plain HTTP/1.1 on a listener of its own,
 //! served with hyper (already under tonic), stopped with the server.
+//!
+//!
+//! Prometheus' text format 0.0.4 on `Config::metrics_addr`, bound first in `run` (an address
+//! in use stops the start before anything is opened).
 
 use std::convert::Infallible;
 use std::future::Future;

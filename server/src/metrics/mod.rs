@@ -11,6 +11,18 @@
 //! [`Shared::metrics`](crate::game::shared::Inner::metrics), the store's writer through its
 //! [`CommitObserver`](crate::storage::CommitObserver) hook, which [`Metrics`] implements; no
 //! layer below knows of HTTP.
+//!
+//!
+//! Recorded where the numbers arise: the commit (actions, their time from `act_as` to the
+//! acknowledgement), `Shared` (games in play by kind: creation, rebuild at start,
+//! `game_ended`; one gauge per kind, looked up by index, never by label), the watch stream's
+//! guard (open streams) and `state::send_events` (a watcher cut off), the gate (rate
+//! refusals), `api::forward` (calls forwarded), the house bots (think time), the store's
+//! writer (writes per transaction, commit time). Names have the `gin_` prefix and the unit in
+//! the name. The metrics never decide anything, and nothing reads them but the endpoint.
+//! `prometheus-client` rather than `metrics` + an exporter: it keeps a registry per value, so
+//! each server (and each test's server) has its own numbers, where `metrics` records into one
+//! process-global recorder.
 
 pub mod http;
 

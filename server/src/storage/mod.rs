@@ -16,6 +16,30 @@
 //! SQLite's files are synced, before each rotation, and at start applies the ones it holds to
 //! SQLite again, idempotently. So everything survives a killed process and a power loss once a
 //! commit has returned. A finished game's actions move into its row.
+//!
+//!
+//! [`Store::open`] takes `--db`: a `postgres://` or `postgresql://` URL is PostgreSQL
+//! ([`PostgresBackend`]), anything else a SQLite file; `describe` gives `--db` for the logs,
+//! without a password. Every backend refuses an id or action text longer than
+//! `MAX_TEXT_BYTES`. [`StoreError`]: `Refused` (a write breaking a rule of the store, nothing
+//! of its batch written), `Io`, `Corrupt`, `Closed`, `LeaseLost` (a cluster member's lease
+//! ran out: nothing committed). The rows are `NewGame`, `SeatRow`, `ActionRow`, `Write`,
+//! `StoredGame`, `Startup`; `Backend` is implemented for `Box<dyn Backend>` too.
+//!
+//! A game's actions are stored in one place at a time, whole: while it is unfinished, in the
+//! journal (SQLite) or `actions` (PostgreSQL), the index checks making it impossible to store
+//! one twice; from its end, in its row. On SQLite that row is durable by the next rotation,
+//! which syncs SQLite first, and until then restored from the journal's row record and actions
+//! at start if SQLite lost it; the journal's records of games SQLite says are finished are
+//! ignored at start. On PostgreSQL the action rows are deleted in the transaction that writes
+//! the log into the game's row.
+//!
+//! `pg_cluster`: [`LocalPostgres`](pg_cluster::LocalPostgres), a private PostgreSQL for tests and `gin-load all
+//! --postgres`. The store's tests (`tests.rs`) that hold for every backend run twice, on a
+//! SQLite file and on a private PostgreSQL (`on_every_backend!`); the journal's, SQLite's and
+//! PostgreSQL's own tests (schema races, a lost connection, tournament rows) run on their
+//! backend. A new backend implements [`Backend`] (its `commit` durable and all or nothing per
+//! batch), is opened in [`Store::open`] and added to `Db` in `tests.rs`.
 
 //!
 //! The parts: `writer` (the [`Store`] handle and its writer thread), `sqlite` (the

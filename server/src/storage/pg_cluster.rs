@@ -6,6 +6,12 @@
 //! Where PostgreSQL is not installed, [`LocalPostgres::start`] says so and tests skip with
 //! that reason, unless `GIN_REQUIRE_POSTGRES=1` (set by `.ci/run`, which installs it) makes
 //! the missing server a failure.
+//!
+//!
+//! Run as `postgres` when the process is root; stopped with `-m immediate`. `for_test` skips
+//! with the reason (or fails under `GIN_REQUIRE_POSTGRES=1`); `GIN_PG_BIN` names the folder of
+//! `initdb` and `pg_ctl` when they are elsewhere. `off_runtime` runs a blocking PostgreSQL call
+//! from async code.
 
 use std::net::TcpListener;
 use std::path::PathBuf;

@@ -21,6 +21,23 @@
 //!   advisory lock, so servers started together migrate once.
 //! - A lost connection is opened again at the next call (its statements prepared again); the
 //!   batch that met the loss failed as I/O, as a crash would have failed it.
+//!
+//! - A failed check in `log_actions` raises `GIN01` from `gin_refuse`; errors of class 22 and
+//!   23 refuse (`StoreError::Refused`), the rest is `Io`. The checks use scalar subqueries so
+//!   a cached plan made while the tables were small cannot turn into scans as they grow. No
+//!   foreign key on `actions`: the statement checks per game. Any batch but actions alone is
+//!   one transaction. Statements are prepared once per connection.
+//! - **A cluster** (issue 19; the design: `crate::cluster`): `servers` (a row per server
+//!   process, its lease), `games.owner` and `tournaments.owner`. `join_cluster` (and the claim
+//!   of what lapsed servers left), `renew_lease`, `claim_orphans` (`Claimed`: games and
+//!   tournaments, in one transaction), `owner_of` and `tournament_owner` (`Owner`; a lapsed
+//!   owner's is `Lapsed`, nothing claimed), `live_servers`, `load_tournament`,
+//!   `tournament_status_of`: also on the `Backend` trait, with defaults for a store of one
+//!   server. A member's every batch holds its `servers` row (`FOR KEY SHARE`) and checks its
+//!   lease (`GIN02`) and that every game is its; `load_startup` loads its own games and
+//!   tournaments only. Only PostgreSQL's `now()` is used for leases, never a server's clock.
+//! - A schema change is a new `SCHEMA_VERSION` and a step in `migrate`, run under the advisory
+//!   lock.
 
 use std::collections::HashMap;
 use std::time::Duration;

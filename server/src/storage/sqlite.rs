@@ -1,6 +1,19 @@
 //! [`SqliteBackend`]: the games, seats and results in SQLite (WAL), the actions of unfinished
 //! games and the row records of each group commit in the [`Journal`] beside it; the schema and
 //! its migrations; loading what the server needs.
+//!
+//!
+//! A batch is one journal append (its actions and its rows as row records, one `fdatasync`),
+//! then SQLite's transaction, opened before the append so a refused row writes nothing,
+//! committed after it without a sync (`synchronous=NORMAL`). Before an append that rotates the
+//! journal, SQLite's WAL and database files are synced (`sync_sqlite`); at start the row
+//! records found are applied to SQLite again, idempotently (`replay_rows`). A checkpointer
+//! thread with its own connection checkpoints, so the writer never does. A game's end moves
+//! its whole action log into its row (encoded by the writer) and the journal forgets it.
+//!
+//! Schema version 4 (`games.fixed_deals`). Versions 1 and 2 migrate: their unfinished games'
+//! action rows move into the journal; 3 gains the column. `games.first_dealer`, nullable, is
+//! added at open without a new version, since old servers ignore it.
 
 use std::path::Path;
 use std::sync::mpsc;

@@ -1,5 +1,18 @@
 //! [`Store`]: the async-facing handle; one writer thread owns the [`Backend`] and commits
 //! everything queued at once (group commit), first in, first out.
+//!
+//!
+//! An acknowledgment ([`Ack`]) comes once the write is durable. The backend is opened and
+//! loaded on the writer thread (`Store::start_with`): PostgreSQL's blocking client runs a
+//! runtime of its own, which may not be entered from an async task. Reads of one game go
+//! through the same queue, so they see every write queued before them. A refused batch is
+//! retried request by request, so the one at fault fails alone; any other failure is the whole
+//! batch's. Observers ([`CommitObserver`], `Store::observe`) get each transaction's writes and
+//! commit time: the storage layer knows only that trait, not the metrics. The cluster's
+//! questions (`Store::renew`, `Store::owner_of`, `Store::tournament_owner`, …) go through the
+//! same queue; `Store::lease_holds` is answered from memory: a lease's length after the last
+//! renewal that succeeded was sent, by the monotonic clock (which runs while a process is
+//! stopped).
 
 use std::future::Future;
 use std::path::Path;

@@ -2,6 +2,15 @@
 //! booked in the store first, then created on the server with both seats taken), books the
 //! finished ones, advances rounds, until the end; and the seat tokens of games found after a
 //! restart.
+//!
+//!
+//! It books games up to `parallel` and its creator's limit of unfinished games (reserved
+//! before booking); each game is booked (its row with the game id) before it is created with
+//! both seats in one store write (`Shared::create_seated_game`), and a booked game that does
+//! not exist (a crash between the two writes) is created by the driver. Seats are assigned
+//! once the game exists; the game is sealed before it exists (`Shared::seal`), and the seal
+//! is opened once the tournament's end is stored. `seat_token`: after a restart a game in play
+//! gets a new token for the entrant that re-enters (`Shared::new_seat_token`).
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,4 +1,8 @@
 //! A tournament's results as JSON and CSV (`ExportTournament`).
+//!
+//!
+//! Tables have their own CSV columns (every seat's entrant, place and total in one field each)
+//! and a partnership section.
 
 use gin_proto::v1 as pb;
 

@@ -13,6 +13,16 @@
 //! `state` (one tournament in memory: entrants, booked games, standings; rebuilt from its
 //! stored rows), `driver` (creates, books and finishes games), `service` (the gRPC service,
 //! its streams), `export` (JSON and CSV).
+//!
+//!
+//! [`Tournaments`] holds the tournaments in memory (`TournamentCell`s by id, in creation
+//! order); `open` builds them from the rows the store loaded at start (`Startup::tournaments`)
+//! and resumes the running ones; their writes (`storage::TournamentWrite`) go through the
+//! store's writer: the same group commits, journal and durability as the games'. In a cluster
+//! a claimed tournament is read back and driven on (`Tournaments::adopt`); its entrants
+//! re-enter with their tokens and get their games with new seat tokens, as after a restart.
+//! `create` and `enter` check every name as text people see (`gin_proto::text`) before
+//! anything is stored.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};

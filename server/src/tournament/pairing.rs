@@ -1,4 +1,10 @@
 //! Tournament pairings: round robin, gauntlet and Swiss. Pure functions, no I/O.
+//!
+//!
+//! `table_round_robin` / `table_seatings`: the seatings of a round robin at tables of 3 to 6
+//! (every subset in every rotation; team tables in each of the three partnerships), tested for
+//! equal seats, meetings and partnerships; `table_subsets`, `seatings_per_table`,
+//! `subsets_count` (used by `Spec::plan_tables`).
 
 use std::collections::HashSet;
 

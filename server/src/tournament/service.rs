@@ -1,5 +1,10 @@
 //! The gRPC `TournamentService`: creating a tournament, entering it (the entrant's stream of
 //! assignments), watching it, reading and exporting it.
+//!
+//!
+//! Both streams (an entrant's assignments, a watcher's standings) wait on the tournament's
+//! version through `changed`: the tournament changed, the caller left, or the server is
+//! shutting down.
 
 use std::collections::HashSet;
 use std::pin::Pin;

@@ -1,5 +1,13 @@
 //! A tournament's spec, validated, with its defaults filled in, and its plan: which games
 //! each round plays, in what order, on which deals.
+//!
+//!
+//! `Spec`: defaults filled, the seed drawn; its games' `engine::Format` (two-player gin on
+//! its rules, or a table format: round robin only, games per table rounded up to a whole
+//! number of seatings; stored as the format's full document). `plan`: a round's games in play
+//! order with their deal seeds (derived from the tournament seed); `plan_tables`: a table
+//! round robin, each table's games through its seatings in turn, with duplicate deals one
+//! deal per pass over the seatings.
 
 use engine::{Format, Kind};
 use gin_proto::v1 as pb;

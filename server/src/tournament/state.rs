@@ -1,6 +1,18 @@
 //! One tournament in memory ([`Tournament`]): its entrants, booked games, the plan of what is
 //! still to play, standings; how it advances (results, SPRT, the next Swiss round); how it is
 //! rebuilt from its stored rows at start. No I/O here.
+//!
+//!
+//! Entrants' tokens are kept hashed; `BookedGame`s keep their seat tokens in memory only (the
+//! games' seats keep the hashes). Standings: `BookedGame::score` counts pairwise by place
+//! against each opponent, never a partner (two-player gin is the case of two seats);
+//! `GameOutcome` books a game's end (places derived from the winner at two-player gin);
+//! `team_standings` per partnership. `take_playable`: with duplicate deals, never a game whose
+//! deal is in play in another (the second game of a pair starts once the first is over).
+//! `advance`: results, SPRT, the next Swiss round. `restore`: rebuilt from the stored rows,
+//! each round's plan replayed from the results before it, the games already created (found by
+//! deal seed and seats) taken out, so no game is created twice. `TournamentCell`: the state
+//! behind a lock, with a version the streams wait on.
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::Mutex;
