@@ -195,7 +195,14 @@ def main(argv=None):
                 problems.append(f"{where}: link '{dest}': leaves the repository")
                 continue
             if not os.path.exists(full):
-                problems.append(f"{where}: link '{dest}': no file {target}")
+                hint = ""
+                # The usual slip: a count of `../` right for a page at the top of the book, not
+                # for one in a folder of it. Name the path that reaches the file from the page.
+                bare = re.sub(r"^(\.\./)+", "", path)
+                if bare != path and os.path.exists(os.path.join(root, bare)):
+                    fixed = os.path.relpath(os.path.join(root, bare), os.path.join(root, here))
+                    hint = f" (from {rel}, the repository's {bare} is {fixed}{'#' + anchor if anchor else ''})"
+                problems.append(f"{where}: link '{dest}': no file {target}{hint}")
                 continue
             if anchor and target.endswith(".md") and os.path.isfile(full):
                 anchor = unquote(anchor)

@@ -127,7 +127,11 @@ class CheckLinks(unittest.TestCase):
             self.repo({"docs/book/src/reference/api.md": "## Service `gin.v1.LobbyService`\n\n[bot](../../../examples/bot.py)\n"})
         )
         self.assertEqual(rc, 1, out)
-        self.assertIn("no file docs/examples/bot.py", out)
+        self.assertIn(
+            "docs/book/src/reference/api.md:3: link '../../../examples/bot.py': no file docs/examples/bot.py "
+            "(from docs/book/src/reference/api.md, the repository's examples/bot.py is ../../../../examples/bot.py)",
+            out,
+        )
 
     def test_page_missing_from_summary_fails(self):
         rc, out = self.run_checker(self.repo({"docs/book/src/players/extra.md": "# Extra\n"}))
