@@ -36,6 +36,7 @@ import tempfile
 import time
 
 MARKER = re.compile(r"^\s*<!--\s*(runnable(?:\s*:\s*tty)?|same-as\s*:\s*(\S+))\s*-->\s*$")
+LOOSE_MARKER = re.compile(r"^\s*<!--\s*(runnable|same-as)\b")
 FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})\s*([^`\s]*)")
 BOOK_SRC = os.path.join("docs", "book", "src")
 SHELLS = ("sh", "bash", "shell")
@@ -72,6 +73,9 @@ def parse(root, rel):
             i = close(lines, i, fence)[1]
             continue
         if not marker:
+            if LOOSE_MARKER.match(lines[i]):
+                raise Problem(f"{rel}:{i + 1}: '{lines[i].strip()}' is no marker this runner knows "
+                              "(<!-- runnable -->, <!-- runnable: tty -->, <!-- same-as: PATH -->)")
             i += 1
             continue
         where = f"{rel}:{i + 1}"
@@ -293,6 +297,10 @@ def main(argv=None):
     args = ap.parse_args(argv)
     root = os.path.realpath(args.root)
     files = args.files or default_files(root)
+    if not os.environ.get("GIN_SERVER"):
+        # Else `gin` would go to its default address: a server that is not this run's.
+        print("GIN_SERVER is not set: run .ci/book-examples.sh, which starts a private server and sets it")
+        return 2
     work = tempfile.mkdtemp(prefix="book-examples-")
     runner = Runner(root, args.server_log, args.timeout, args.tty_wait, work)
     passed = failed = skipped = 0

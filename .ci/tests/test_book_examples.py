@@ -68,14 +68,23 @@ class BookExamples(unittest.TestCase):
                 f.write(text)
         return d
 
-    def run_tool(self, root, *args):
+    def run_tool(self, root, *args, **env):
         p = subprocess.run(
             [sys.executable, SCRIPT, "--root", root, "--server-log", os.path.join(root, "server.log"), *args],
             capture_output=True,
             text=True,
             timeout=120,
+            # No server: the blocks here do not call one (port 9 is discard's).
+            env={**os.environ, "GIN_SERVER": "http://127.0.0.1:9", **env},
         )
         return p.returncode, p.stdout + p.stderr
+
+    def test_without_gin_server_nothing_runs(self):
+        root = self.repo({"README.md": page("<!-- runnable -->", "```sh", "touch ran", "```")})
+        rc, out = self.run_tool(root, GIN_SERVER="")
+        self.assertEqual(rc, 2, out)
+        self.assertIn("GIN_SERVER is not set", out)
+        self.assertFalse(os.path.exists(os.path.join(root, "ran")))
 
     def test_passing_blocks_pass_in_order_from_the_root(self):
         root = self.repo({"README.md": PASSING})
@@ -152,6 +161,12 @@ class BookExamples(unittest.TestCase):
         rc, out = self.run_tool(root)
         self.assertEqual(rc, 1, out)
         self.assertIn("README.md:1: '<!-- runnable -->' must be followed, on the next line, by a fenced code block", out)
+
+    def test_unknown_marker_fails(self):
+        root = self.repo({"README.md": page("<!-- runnable: slow -->", "```sh", "true", "```")})
+        rc, out = self.run_tool(root)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("README.md:1: '<!-- runnable: slow -->' is no marker this runner knows", out)
 
     def test_runnable_python_block_is_refused(self):
         root = self.repo({"README.md": page("<!-- runnable -->", "```python", "print(1)", "```")})
