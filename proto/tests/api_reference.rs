@@ -344,3 +344,39 @@ fn every_element_of_the_package_is_on_the_page() {
 fn generation_is_deterministic() {
     assert_eq!(generate(&descriptor_set()), generate(&descriptor_set()));
 }
+
+/// The fixture's page: nested messages and enums, a map, a oneof, `optional`, streams both
+/// ways, a trailing comment, `<` and `|` in comments.
+#[test]
+fn fixture_with_every_kind_of_element() {
+    // Not a .proto under proto/ (buf would lint it as part of the API): written out here.
+    let dir = std::env::temp_dir().join(format!("gin-api-reference-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("gin/v1")).unwrap();
+    std::fs::write(dir.join("gin/v1/fixture.proto"), include_str!("fixtures/api_reference.proto.in"))
+        .unwrap();
+    let set = protox::compile(["gin/v1/fixture.proto"], [&dir]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let set = set.expect("the fixture compiles");
+    let page = generate(&set);
+    for want in [
+        "### FixtureService\n\n`gin.v1.FixtureService`, in `gin/v1/fixture.proto`.\n\nA service of the fixture.\n",
+        "#### FixtureService.Chat\n\nRequest: a stream of [`Outer`](#outer). \
+         Response: a stream of [`Outer.Inner`](#outerinner).\n\nBoth ways streaming.\n",
+        "Unary, with a &lt;b>tag&lt;/b> in `code <kept>`.",
+        "### Outer\n\nThe outer message.\n",
+        "| `by_name` | 1 | map of `string` to [`Outer.Inner`](#outerinner) | By name. |",
+        "| `moods` | 2 | repeated [`Outer.Mood`](#outermood) |  |",
+        "| `count` | 3 | optional `uint64` |  |",
+        "| `text` | 4 | `string` | One of `choice`. A string. |",
+        "| `inner` | 5 | [`Outer.Inner`](#outerinner) | One of `choice`. An inner one. |",
+        "### Outer.Mood\n\nAn enum of Outer.\n",
+        "| `MOOD_CALM` | 1 | Calm \\| quiet. |",
+        "### Outer.Inner\n\nAn inner message.\n",
+        "| `level` | 1 | [`Level`](#level) | Its level. |",
+        "| `LEVEL_UNSPECIFIED` | 0 | Trailing comment. |",
+    ] {
+        assert!(page.contains(want), "missing {want:?} in:\n{page}");
+    }
+    // The map's entry type is no message of its own.
+    assert!(!page.contains("ByNameEntry"), "{page}");
+}
