@@ -138,14 +138,18 @@ class Page:
 
     def links(self):
         """(line number, destination) of every link outside code."""
+        # Over the whole text: a link's text (or an HTML tag) may wrap onto the next line.
+        text = "\n".join(self.code_free)
+        found = []
+        for m in INLINE.finditer(text):
+            found.append((text.count("\n", 0, m.start()) + 1, m.group(1)))
+        for m in HTML_LINK.finditer(text):
+            found.append((text.count("\n", 0, m.start()) + 1, m.group(1)[1:-1]))
         for i, line in enumerate(self.code_free, 1):
-            for m in INLINE.finditer(line):
-                yield i, m.group(1)
             m = REFDEF.match(line)
             if m:
-                yield i, m.group(1)
-            for m in HTML_LINK.finditer(line):
-                yield i, m.group(1)[1:-1]
+                found.append((i, m.group(1)))
+        return sorted(found)
 
 
 def book_pages(root):

@@ -117,6 +117,11 @@ class CheckLinks(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertIn("no heading or id '#keys-and-colors' in docs/book/src/players/terminal.md", out)
 
+    def test_broken_link_with_wrapped_text_fails(self):
+        rc, out = self.run_checker(self.repo({"README.md": "# Gin\n\nSee [the book's\nintroduction](docs/book/src/intro.md).\n"}))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("README.md:3: link 'docs/book/src/intro.md': no file docs/book/src/intro.md", out)
+
     def test_broken_anchor_in_same_page_fails(self):
         rc, out = self.run_checker(self.repo({"ARCHITECTURE.md": ARCH + "\n[up](#the-codemap-server-1)\n"}))
         self.assertEqual(rc, 1, out)
