@@ -22,6 +22,7 @@ Prints each problem as FILE:LINE: ..., then a count; exits 1 if there was any.
 import argparse
 import os
 import re
+import subprocess
 import sys
 from urllib.parse import unquote
 
@@ -152,6 +153,32 @@ class Page:
         return sorted(found)
 
 
+def repo_paths(root):
+    """A test of whether a path (from the root) is in the repository: in a git work tree, a
+    file git tracks or would track (not ignored, such as docs/book/book or target/), or a
+    folder holding one; elsewhere, anything on disk."""
+    try:
+        out = subprocess.run(
+            ["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            capture_output=True, check=True,
+        ).stdout.decode()
+        top = subprocess.run(["git", "-C", root, "rev-parse", "--show-toplevel"],
+                             capture_output=True, check=True, text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return lambda rel: os.path.exists(os.path.join(root, rel))
+    if os.path.realpath(top) != root:
+        return lambda rel: os.path.exists(os.path.join(root, rel))
+    known = set()
+    for f in out.split("\0"):
+        if f and os.path.exists(os.path.join(root, f)):  # not deleted in the work tree
+            known.add(os.path.normpath(f))
+            d = os.path.dirname(f)
+            while d and d not in known:
+                known.add(d)
+                d = os.path.dirname(d)
+    return lambda rel: rel in known or rel == "."
+
+
 def book_pages(root):
     src = os.path.join(root, BOOK_SRC)
     found = []
@@ -178,6 +205,7 @@ def main(argv=None):
             pages[rel] = Page(os.path.join(root, rel))
         return pages[rel]
 
+    exists = repo_paths(root)
     nlinks = 0
     for rel in files:
         here = os.path.dirname(rel)
@@ -198,12 +226,12 @@ def main(argv=None):
             if target == ".." or target.startswith(".." + os.sep) or os.path.isabs(target):
                 problems.append(f"{where}: link '{dest}': leaves the repository")
                 continue
-            if not os.path.exists(full):
+            if not exists(target):
                 hint = ""
                 # The usual slip: a count of `../` right for a page at the top of the book, not
                 # for one in a folder of it. Name the path that reaches the file from the page.
                 bare = re.sub(r"^(\.\./)+", "", path)
-                if bare != path and os.path.exists(os.path.join(root, bare)):
+                if bare != path and exists(os.path.normpath(bare)):
                     fixed = os.path.relpath(os.path.join(root, bare), os.path.join(root, here))
                     hint = f" (from {rel}, the repository's {bare} is {fixed}{'#' + anchor if anchor else ''})"
                 problems.append(f"{where}: link '{dest}': no file {target}{hint}")

@@ -138,6 +138,20 @@ class CheckLinks(unittest.TestCase):
             out,
         )
 
+    def test_link_to_a_file_git_ignores_fails(self):
+        # In a git work tree, "in the repository" is what git tracks or would track: a build's
+        # output is on this disk but not in a fresh clone.
+        root = self.repo({
+            ".gitignore": "/target\n",
+            "target/debug/gin": "",
+            "README.md": "[gin](target/debug/gin), [folder](examples), [bot](examples/bot.py)\n",
+        })
+        subprocess.run(["git", "init", "-q", root], check=True)
+        rc, out = self.run_checker(root)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("README.md:1: link 'target/debug/gin': no file target/debug/gin", out)
+        self.assertIn("1 problem(s)", out)  # examples/ and examples/bot.py, untracked but not ignored, are in
+
     def test_page_missing_from_summary_fails(self):
         rc, out = self.run_checker(self.repo({"docs/book/src/players/extra.md": "# Extra\n"}))
         self.assertEqual(rc, 1, out)
