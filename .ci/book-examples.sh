@@ -20,7 +20,7 @@ bin=$(cd "${CARGO_TARGET_DIR:-target}/debug" && pwd) # where cargo put them
 step "book examples: start gin-server"
 tmp=$(mktemp -d)
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$bin/gin-server" --addr "127.0.0.1:$port" --db "$tmp/gin.db" >"$tmp/server.log" 2>&1 &
+NO_COLOR=1 "$bin/gin-server" --addr "127.0.0.1:$port" --db "$tmp/gin.db" >"$tmp/server.log" 2>&1 &
 server=$!
 stop_server() {
   kill "$server" 2>/dev/null && wait "$server" 2>/dev/null || true

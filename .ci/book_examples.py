@@ -39,6 +39,7 @@ MARKER = re.compile(r"^\s*<!--\s*(runnable(?:\s*:\s*tty)?|same-as\s*:\s*(\S+))\s
 LOOSE_MARKER = re.compile(r"^\s*<!--\s*(runnable|same-as)\b")
 FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})\s*([^`\s]*)")
 BOOK_SRC = os.path.join("docs", "book", "src")
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 SHELLS = ("sh", "bash", "shell")
 
 
@@ -171,7 +172,8 @@ class Runner:
         show("its screen" if block.kind == "tty" else "its output", output)
         if self.server_log and os.path.isfile(self.server_log):
             with open(self.server_log, errors="replace") as f:
-                show(f"server log, last lines ({self.server_log})", "".join(f.readlines()[-30:]), 30)
+                tail = ANSI.sub("", "".join(f.readlines()[-30:]))
+                show(f"server log, last lines ({self.server_log})", tail, 30)
         return False
 
     def run(self, block):

@@ -60,7 +60,7 @@ class BookExamples(unittest.TestCase):
     def repo(self, files):
         d = tempfile.mkdtemp(prefix="book-examples-test-")
         self.addCleanup(shutil.rmtree, d, True)
-        files = {"examples/first_bot.py": BOT, "server.log": "line 1\nthe server's last line\n", **files}
+        files = {"examples/first_bot.py": BOT, "server.log": "line 1\n\x1b[32m INFO\x1b[0m the server's last line\n", **files}
         for path, text in files.items():
             full = os.path.join(d, path)
             os.makedirs(os.path.dirname(full), exist_ok=True)
@@ -116,7 +116,7 @@ class BookExamples(unittest.TestCase):
         self.assertIn("    before", out)  # its output
         self.assertNotIn("    after", out)  # pipefail and -e: stopped at the failing pipeline
         self.assertIn("    false | cat", out)  # the block
-        self.assertIn("the server's last line", out)
+        self.assertIn("     INFO the server's last line", out)  # its colours gone
         self.assertIn("skipped: the 1 later block(s) of README.md", out)
         self.assertIn("examples: 0 passed, 1 failed", out)
 
