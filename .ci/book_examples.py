@@ -245,8 +245,10 @@ class Runner:
             code = ended()
             if code is not None and code != 0:
                 return self.fail(block, f"ended with status {code}", screen())
-            if not drawn.strip() and code is None:
-                return self.fail(block, f"nothing on the screen after {self.tty_wait:g} s", drawn)
+            drawn = screen()
+            if not drawn.strip():
+                why = f"nothing on the screen after {self.tty_wait:g} s" if code is None else "ended without drawing"
+                return self.fail(block, why, drawn)
             if code is None:
                 # Drawn: it must not fail in the next seconds either.
                 time.sleep(2)

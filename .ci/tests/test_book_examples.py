@@ -206,6 +206,17 @@ class BookExamples(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertIn("ended with status 3 after drawing", out)
 
+    def test_tty_block_that_ends_at_once_without_drawing_fails(self):
+        root = self.repo({"README.md": page("<!-- runnable: tty -->", "```sh", "true", "```")})
+        rc, out = self.run_tool(root)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAILED README.md:1: ended without drawing", out)
+
+    def test_tty_block_that_draws_and_ends_passes(self):
+        root = self.repo({"README.md": page("<!-- runnable: tty -->", "```sh", "echo 'usage: gin play'", "```")})
+        rc, out = self.run_tool(root)
+        self.assertEqual(rc, 0, out)
+
     def test_tty_block_that_draws_nothing_fails(self):
         root = self.repo({"README.md": page("<!-- runnable: tty -->", "```sh", "sleep 30", "```")})
         rc, out = self.run_tool(root, "--tty-wait", "2")
