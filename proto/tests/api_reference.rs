@@ -1,11 +1,11 @@
 //! The book's API reference (`docs/book/src/reference/api.md`) is generated from the comments
 //! of `proto/gin/v1/*.proto`, read from the compiled descriptor set with its source info
 //! ([`gin_proto::FILE_DESCRIPTOR_SET`], built by protox in build.rs), never from the .proto
-//! text. This test generates it and fails if the committed page differs; with `GIN_BLESS=1`
+//! text. This test generates it and fails if the committed page differs; with `GIN_WRITE_GENERATED=1`
 //! it rewrites the page instead:
 //!
 //! ```sh
-//! GIN_BLESS=1 cargo test -p gin-proto --test api_reference
+//! GIN_WRITE_GENERATED=1 cargo test -p gin-proto --test api_reference
 //! ```
 
 use std::collections::BTreeMap;
@@ -19,7 +19,7 @@ use prost_types::{
 };
 
 const PAGE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/book/src/reference/api.md");
-const BLESS: &str = "GIN_BLESS=1 cargo test -p gin-proto --test api_reference";
+const REWRITE: &str = "GIN_WRITE_GENERATED=1 cargo test -p gin-proto --test api_reference";
 const PACKAGE: &str = "gin.v1";
 
 // Field numbers of descriptor.proto, for the paths of `SourceCodeInfo` locations.
@@ -240,7 +240,7 @@ fn generate(set: &FileDescriptorSet) -> String {
         out,
         "# gRPC API\n\n\
          <!-- Generated from the comments of proto/gin/v1/*.proto by proto/tests/api_reference.rs:\n\
-         \x20    do not edit. After changing a .proto: {BLESS} -->\n\n\
+         \x20    do not edit. After changing a .proto: {REWRITE} -->\n\n\
          Every service, message and enum of the package `{PACKAGE}`, with the comments of its\n\
          `.proto` files ([`proto/gin/v1/`](../../../../proto/gin/v1/)), from which this page is\n\
          generated. The server also answers gRPC reflection, so tools such as `grpcurl` can list\n\
@@ -288,7 +288,7 @@ fn descriptor_set() -> FileDescriptorSet {
 #[test]
 fn api_reference_is_what_the_protos_generate() {
     let page = generate(&descriptor_set());
-    if std::env::var_os("GIN_BLESS").is_some_and(|v| v == "1") {
+    if std::env::var_os("GIN_WRITE_GENERATED").is_some_and(|v| v == "1") {
         std::fs::write(PAGE, &page).expect("write the API reference");
         return;
     }
@@ -298,7 +298,7 @@ fn api_reference_is_what_the_protos_generate() {
         let line = line.unwrap_or_else(|| committed.lines().count().min(page.lines().count()));
         panic!(
             "docs/book/src/reference/api.md is not what proto/gin/v1/*.proto generate (first \
-             difference at line {}: committed {:?}, generated {:?}).\nRewrite it with: {BLESS}",
+             difference at line {}: committed {:?}, generated {:?}).\nRewrite it with: {REWRITE}",
             line + 1,
             committed.lines().nth(line).unwrap_or("<end>"),
             page.lines().nth(line).unwrap_or("<end>"),
