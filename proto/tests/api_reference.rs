@@ -1,8 +1,8 @@
 //! The book's API reference (`docs/book/src/reference/api.md`) is generated from the comments
 //! of `proto/gin/v1/*.proto`, read from the compiled descriptor set with its source info
 //! ([`gin_proto::FILE_DESCRIPTOR_SET`], built by protox in build.rs), never from the .proto
-//! text. This test generates it and fails if the committed page differs; with `GIN_WRITE_GENERATED=1`
-//! it rewrites the page instead:
+//! text. This test generates it and fails if the committed page differs; with
+//! `GIN_WRITE_GENERATED=1` it rewrites the page instead:
 //!
 //! ```sh
 //! GIN_WRITE_GENERATED=1 cargo test -p gin-proto --test api_reference
