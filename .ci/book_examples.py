@@ -82,7 +82,9 @@ def parse(root, rel):
         where = f"{rel}:{i + 1}"
         fence = FENCE.match(lines[i + 1]) if i + 1 < len(lines) else None
         if not fence:
-            raise Problem(f"{where}: '{lines[i].strip()}' must be followed, on the next line, by a fenced code block")
+            raise Problem(
+                f"{where}: '{lines[i].strip()}' must be followed, on the next line, by a fenced code block"
+            )
         body, end = close(lines, i + 1, fence)
         if end > len(lines):
             raise Problem(f"{where}: the code block after the marker is not closed")
@@ -221,8 +223,11 @@ class Runner:
             return self.fail(block, "tmux is not installed (Debian: apt-get install tmux)", "")
         tmux = ["tmux", "-S", sock]
         session = f"book-{self.n}"
-        subprocess.run(tmux + ["new-session", "-d", "-s", session, "-x", "120", "-y", "40", "bash " + sh_quote(wrapper)],
-                       check=True, stdin=subprocess.DEVNULL)
+        subprocess.run(
+            tmux + ["new-session", "-d", "-s", session, "-x", "120", "-y", "40", "bash " + sh_quote(wrapper)],
+            check=True,
+            stdin=subprocess.DEVNULL,
+        )
 
         def screen():
             p = subprocess.run(tmux + ["capture-pane", "-p", "-t", session], capture_output=True, text=True)
@@ -247,7 +252,9 @@ class Runner:
                 return self.fail(block, f"ended with status {code}", screen())
             drawn = screen()
             if not drawn.strip():
-                why = f"nothing on the screen after {self.tty_wait:g} s" if code is None else "ended without drawing"
+                why = f"nothing on the screen after {self.tty_wait:g} s"
+                if code is not None:
+                    why = "ended without drawing"
                 return self.fail(block, why, drawn)
             if code is None:
                 # Drawn: it must not fail in the next seconds either.
@@ -297,7 +304,7 @@ def main(argv=None):
     ap.add_argument("--server-log", help="its tail is printed on a failure")
     ap.add_argument("--timeout", type=float, default=120, help="seconds a runnable block may take")
     ap.add_argument("--tty-wait", type=float, default=10, help="seconds a tty block has to draw")
-    ap.add_argument("files", nargs="*", help="Markdown files, from the root (default: README.md and the book)")
+    ap.add_argument("files", nargs="*", help="Markdown files from the root (default: README.md, the book)")
     args = ap.parse_args(argv)
     root = os.path.realpath(args.root)
     files = args.files or default_files(root)
@@ -322,7 +329,8 @@ def main(argv=None):
             for i, block in enumerate(blocks):
                 t = time.monotonic()
                 ok = runner.run(block)
-                print(f"{'ok  ' if ok else 'FAIL'} {block.where()} {block.kind} ({time.monotonic() - t:.1f} s)")
+                took = time.monotonic() - t
+                print(f"{'ok  ' if ok else 'FAIL'} {block.where()} {block.kind} ({took:.1f} s)")
                 if ok:
                     passed += 1
                     counts[block.kind] += 1
@@ -333,8 +341,8 @@ def main(argv=None):
                         print(f"     skipped: the {len(blocks) - i - 1} later block(s) of {rel}")
                     break
             if blocks:
-                rows.append((rel, f"{counts['run']} run, {counts['tty']} tty, {counts['same-as']} same-as passed"
-                             f" of {len(blocks)}"))
+                done = f"{counts['run']} run, {counts['tty']} tty, {counts['same-as']} same-as"
+                rows.append((rel, f"{done} passed of {len(blocks)}"))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("\nmarked blocks per file:")

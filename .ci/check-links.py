@@ -33,9 +33,15 @@ FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 # [text](dest) or ![alt](dest "title"); dest may be <...>. Text may hold one level of [...].
-INLINE = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*(<[^>]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)")
+INLINE = re.compile(
+    r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]"  # [text], which may hold one [...]
+    r"\(\s*(<[^>]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)"  # (dest, which may hold one (...)
+    r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)"  # an optional "title")
+)
 REFDEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)")
-HTML_LINK = re.compile(r"<(?:a|img|link|script|source)\b[^>]*?\b(?:href|src)\s*=\s*(\"[^\"]*\"|'[^']*')", re.I)
+HTML_LINK = re.compile(
+    r"<(?:a|img|link|script|source)\b[^>]*?\b(?:href|src)\s*=\s*(\"[^\"]*\"|'[^']*')", re.I
+)
 HTML_ID = re.compile(r"<[A-Za-z][^>]*?\b(?:id|name)\s*=\s*(\"[^\"]*\"|'[^']*')")
 ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
@@ -53,7 +59,8 @@ def blank_fences(lines):
             out.append("")
             continue
         if fence is not None:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip()[len(m.group(1)):].strip():
+            mark = m.group(1) if m else ""
+            if mark[:1] == fence[0] and len(mark) >= len(fence) and not line.strip()[len(mark):].strip():
                 fence = None
             out.append("")
             continue
