@@ -20,6 +20,7 @@ Prints each problem as FILE:LINE: ..., then a count; exits 1 if there was any.
 """
 
 import argparse
+import difflib
 import os
 import re
 import subprocess
@@ -245,8 +246,11 @@ def main(argv=None):
                 continue
             if anchor and target.endswith(".md") and os.path.isfile(full):
                 anchor = unquote(anchor)
-                if anchor not in page(target).anchors:
-                    problems.append(f"{where}: link '{dest}': no heading or id '#{anchor}' in {target}")
+                anchors = page(target).anchors
+                if anchor not in anchors:
+                    near = difflib.get_close_matches(anchor, sorted(anchors), n=1)
+                    hint = f" (did you mean #{near[0]}?)" if near else ""
+                    problems.append(f"{where}: link '{dest}': no heading or id '#{anchor}' in {target}{hint}")
 
     summary = os.path.join(BOOK_SRC, "SUMMARY.md")
     if os.path.isfile(os.path.join(root, summary)):

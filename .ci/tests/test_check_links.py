@@ -115,7 +115,10 @@ class CheckLinks(unittest.TestCase):
             self.repo({"README.md": "See [x](docs/book/src/players/terminal.md#keys-and-colors).\n"})
         )
         self.assertEqual(rc, 1, out)
-        self.assertIn("no heading or id '#keys-and-colors' in docs/book/src/players/terminal.md", out)
+        self.assertIn(
+            "no heading or id '#keys-and-colors' in docs/book/src/players/terminal.md (did you mean #keys-and-colours?)",
+            out,
+        )
 
     def test_broken_link_with_wrapped_text_fails(self):
         rc, out = self.run_checker(self.repo({"README.md": "# Gin\n\nSee [the book's\nintroduction](docs/book/src/intro.md).\n"}))
