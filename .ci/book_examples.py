@@ -212,7 +212,8 @@ class Runner:
     def run_tty(self, block):
         script = self.script(block)
         status = script + ".status"
-        sock = os.path.join(self.work, "tmux.sock")
+        # A tmux server per block: a server that is still going away refuses a new session.
+        sock = os.path.join(self.work, f"tmux-{self.n}.sock")
         wrapper = script + ".tty"
         with open(wrapper, "w") as f:
             # The status is written when the block ends; the pane (and its screen) stays.
@@ -223,11 +224,14 @@ class Runner:
             return self.fail(block, "tmux is not installed (Debian: apt-get install tmux)", "")
         tmux = ["tmux", "-S", sock]
         session = f"book-{self.n}"
-        subprocess.run(
+        started = subprocess.run(
             tmux + ["new-session", "-d", "-s", session, "-x", "120", "-y", "40", "bash " + sh_quote(wrapper)],
-            check=True,
             stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
         )
+        if started.returncode != 0:
+            return self.fail(block, "tmux could not start a session", started.stdout + started.stderr)
 
         def screen():
             p = subprocess.run(tmux + ["capture-pane", "-p", "-t", session], capture_output=True, text=True)

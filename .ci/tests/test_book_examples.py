@@ -189,6 +189,13 @@ class BookExamples(unittest.TestCase):
         self.assertIn("README.md:1: drew its screen; after q, y: ended with status 0", out)
         self.assertIn("README.md: 0 run, 1 tty, 0 same-as passed of 1", out)
 
+    def test_tty_blocks_one_after_another(self):
+        tty = ["<!-- runnable: tty -->", "```sh", "echo 'the screen'", "```", ""]
+        root = self.repo({"README.md": page(*tty * 4)})
+        rc, out = self.run_tool(root)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("README.md: 0 run, 4 tty, 0 same-as passed of 4", out)
+
     def test_tty_block_that_fails_fails_with_its_screen(self):
         root = self.repo({"README.md": page(
             "<!-- runnable: tty -->", "```sh", "echo 'error: no such game' >&2", "exit 2", "```",
