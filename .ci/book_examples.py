@@ -3,9 +3,10 @@
 
 The convention (a marker on the line right before a fenced block):
 
-- `<!-- runnable -->` before a ```sh block: the block runs as a script with
-  `bash -euo pipefail`, from the repository's root, standard input closed, within --timeout
-  seconds (120). It passes if it ends with status 0.
+- `<!-- runnable -->` before a ```sh block (```bash and ```shell are taken too): it runs as
+  a script with `bash -euo pipefail`, from the repository's root, standard input closed,
+  within --timeout seconds (120). It passes if it ends with status 0; whatever it left
+  running in the background is killed then.
 - `<!-- runnable: tty -->` before a ```sh block: the block runs in a detached tmux session
   (120x40, its own tmux server). It passes if the screen shows something within --tty-wait
   seconds (10) and, two seconds later, the program is still running or ended with status 0.
@@ -16,7 +17,8 @@ The convention (a marker on the line right before a fenced block):
 The blocks of a file run in order (a later block may use what an earlier one made); after a
 failure the file's remaining blocks are skipped. The environment is this script's: the
 caller (.ci/book-examples.sh) puts gin, gin-bot and gin-server first on PATH and sets
-GIN_SERVER. On a failure it prints the file, the line, the block, its output (a tty block:
+GIN_SERVER (without it nothing runs: exit 2). A marker this script does not know, or one not
+followed at once by a fenced block, is a failure too. On a failure it prints the file, the line, the block, its output (a tty block:
 its screen) and the tail of --server-log; it exits 1 if any block failed.
 
 Usage: book_examples.py [--root DIR] [--server-log FILE] [FILE...]
