@@ -143,8 +143,8 @@ pub const fn default_pile_turns(players: u8) -> u32 {
 }
 
 /// The default [`Gin7Rules::max_turns_per_hand`] at a table of `players`: at least three
-/// times the longest hand seen in 100,000 hands of `simple` against `simple` there (README,
-/// "Every hand and every game ends").
+/// times the longest hand seen in 100,000 hands of `simple` against `simple` there (the book,
+/// docs/book/src/rules/fields.md, "Every hand and every game ends").
 pub const fn default_max_turns(players: u8) -> u32 {
     match players {
         0..=3 => 100,

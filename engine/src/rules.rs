@@ -87,8 +87,8 @@ pub struct RuleSet {
 
 /// The default of [`RuleSet::max_turns_per_hand`] for every gin kind played with two-player
 /// hands (two players, three players, teams): at least three times the longest hand seen in
-/// 100,000 hands of `simple` against `simple` and of `strong` against `strong` (README,
-/// "Every hand and every game ends").
+/// 100,000 hands of `simple` against `simple` and of `strong` against `strong` (the book,
+/// docs/book/src/rules/fields.md, "Every hand and every game ends").
 pub const DEFAULT_MAX_TURNS_PER_HAND: u32 = 150;
 
 /// The default of [`RuleSet::max_hands_per_game`]: at least three times the longest game of

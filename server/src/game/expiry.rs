@@ -1,5 +1,5 @@
 //! Games nobody plays end, by a stated policy, so what a server holds is bounded by the games
-//! someone plays (README, "Games nobody plays"):
+//! someone plays (the book: docs/book/src/operators/fair-play.md, "Games nobody plays end"):
 //!
 //! - a game that has not started (a seat is free) that nobody joined for
 //!   [`Config::open_game_ttl`](crate::Config::open_game_ttl) is **cancelled**: it ends with

@@ -21,7 +21,7 @@
 //!   (`patience.rs`: learnt from this game's showdowns, [`Tuning::adapt`]): the rollouts'
 //!   opponent must play like the real one. Waiting always took `strong` from 47.5% to
 //!   61–64% of games against `strong-v1` but from 79% to 74% against `simple`, which knocks
-//!   at the first chance; adapting keeps most of both (README). Eleven melded cards
+//!   at the first chance; adapting keeps most of both (docs/book/src/performance.md, "Bots"). Eleven melded cards
 //!   count as a gin in rollouts, even under rules with big gin ([`Tuning::rollout_big_gin`]).
 //!   All
 //!   candidate actions of one decision are compared on the same determinizations (common
@@ -98,7 +98,7 @@ pub struct Tuning {
     pub prior: f32,
     /// Under rules with big gin, rollouts score eleven melded cards as a big gin (with its
     /// bonus) rather than as a gin. Off: the bonus on the opponent's side of the rollouts
-    /// made `strong` knock early and be undercut three times as often (README).
+    /// made `strong` knock early and be undercut three times as often (docs/book/src/performance.md).
     pub rollout_big_gin: bool,
 }
 

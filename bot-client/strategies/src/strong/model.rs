@@ -48,7 +48,7 @@ pub struct ModelTuning {
     /// have knocked with. A sampled hand at or under the limit after the opponent's last
     /// discard is weighted by it (by 1 for a patient knocker; mixed by the chance that the
     /// opponent is one): against `simple` this took `strong` from 79.8% to 82.2% of games
-    /// on 600 (seed 7), from 77.3% to 78.8% on 1,000 (seed 1, with the big gin change; README).
+    /// on 600 (seed 7), from 77.3% to 78.8% on 1,000 (seed 1, with the big gin change; docs/book/src/performance.md).
     pub eager_keeps: f32,
 }
 
