@@ -1,0 +1,325 @@
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::{Command, Parser};
+use clap_mangen::Man;
+use clap_mangen::roff::{Roff, bold, roman};
+
+pub use clap_complete::Shell;
+
+/// The programs whose manual pages and completions are in `docs/`: a file there belongs to
+/// the longest of these its name starts with (`gin-bot-play.1` to `gin-bot`).
+pub const PROGRAMS: [&str; 3] = ["gin", "gin-bot", "gin-server"];
+
+/// The shells whose completion scripts are committed in `docs/completions`.
+pub const SHELLS: [Shell; 3] = [Shell::Bash, Shell::Zsh, Shell::Fish];
+
+/// Exit status 1: the command failed (its message is on stderr).
+pub const FAILURE: u8 = 1;
+/// Exit status 2: a usage error (clap's), or a CPU older than the build's target.
+pub const USAGE: u8 = 2;
+
+/// The "Exit status:" list ending a command's `--help` (after `notes`, when not empty), one
+/// line a status; the manual pages show it as their EXIT STATUS section.
+pub fn exit_statuses(notes: &str, statuses: &[(u8, &str)]) -> String {
+    let mut s = String::new();
+    if !notes.is_empty() {
+        s.push_str(notes.trim_end());
+        s.push_str("\n\n");
+    }
+    s.push_str(EXIT_HEADING);
+    for (code, what) in statuses {
+        s.push_str(&format!("\n  {code}  {what}"));
+    }
+    s
+}
+
+const EXIT_HEADING: &str = "Exit status:";
+
+/// The statuses every program shares: 0, 1 (`failure`: what fails) and 2.
+pub fn common_statuses(failure: &'static str) -> [(u8, &'static str); 3] {
+    [
+        (0, "success"),
+        (FAILURE, failure),
+        (USAGE, "usage error (a bad flag or argument), or a CPU older than the build's target"),
+    ]
+}
+
+/// Parses the command line; on a usage error prints clap's message after the program's name
+/// (`gin: error: …`) and exits with status 2; `--help` and `--version` print and exit 0.
+pub fn parse<P: Parser>(program: &str) -> P {
+    match P::try_parse() {
+        Ok(p) => p,
+        Err(e) => {
+            use clap::error::ErrorKind as K;
+            // The help shown for a missing subcommand is help, not an error message.
+            if e.use_stderr() && e.kind() != K::DisplayHelpOnMissingArgumentOrSubcommand {
+                eprint!("{program}: ");
+            }
+            let _ = e.print();
+            std::process::exit(e.exit_code());
+        }
+    }
+}
+
+/// An error as every program prints it on stderr: `<program>: error: <message>`, then
+/// `  caused by: <cause>` for each cause. Text from a server is escaped
+/// (`gin_proto::text::printable`), so it cannot drive the terminal.
+pub fn format_error(program: &str, e: &anyhow::Error) -> String {
+    let mut chain = e.chain();
+    let first = chain.next().map(|c| c.to_string()).unwrap_or_default();
+    let mut s = format!("{program}: error: {}", gin_proto::text::printable_lines(&first));
+    for cause in chain {
+        s.push_str("\n  caused by: ");
+        s.push_str(&gin_proto::text::printable_lines(&cause.to_string()));
+    }
+    s
+}
+
+/// Prints [`format_error`] on stderr.
+pub fn print_error(program: &str, e: &anyhow::Error) {
+    eprintln!("{}", format_error(program, e));
+}
+
+/// The completion script of `cmd` for `shell`.
+pub fn write_completions(mut cmd: Command, shell: Shell, out: &mut dyn Write) {
+    let name = cmd.get_name().to_string();
+    clap_complete::generate(shell, &mut cmd, name, out);
+}
+
+/// The files generated from `cmd`, by path from the repository's root: a manual page for
+/// the command and for each subcommand (`docs/man/gin-play.1`), and the completion scripts
+/// (`docs/completions/gin.bash`, `_gin`, `gin.fish`). The pages name the package's version
+/// without the revision, so a commit does not change them.
+pub fn generated(cmd: Command) -> Vec<(PathBuf, Vec<u8>)> {
+    let version = cmd.get_version().map(|v| v.split(" (").next().unwrap_or(v).to_string());
+    let mut cmd = cmd.disable_help_subcommand(true);
+    if let Some(v) = &version {
+        // clap takes a `&'static str` (its `string` feature is off); a few bytes, once.
+        cmd = cmd.version(&*Box::leak(v.clone().into_boxed_str()));
+    }
+    cmd.build();
+    let source = format!("{} {}", cmd.get_name(), version.unwrap_or_default());
+    let mut files = Vec::new();
+    man_pages(&cmd, &source, &mut files);
+    for shell in SHELLS {
+        let mut out = Vec::new();
+        write_completions(cmd.clone(), shell, &mut out);
+        let name = clap_complete::Generator::file_name(&shell, cmd.get_name());
+        files.push((PathBuf::from("docs/completions").join(name), out));
+    }
+    files
+}
+
+fn man_pages(cmd: &Command, source: &str, files: &mut Vec<(PathBuf, Vec<u8>)>) {
+    let man = Man::new(cmd.clone()).source(source);
+    let mut page = Vec::new();
+    let mut parts: Vec<fn(&Man, &mut dyn Write) -> std::io::Result<()>> =
+        vec![Man::render_title, Man::render_name_section, Man::render_synopsis_section];
+    parts.push(Man::render_description_section);
+    if cmd.get_arguments().any(|a| !a.is_hide_set()) {
+        parts.push(Man::render_options_section);
+    }
+    let subcommands: Vec<&Command> = cmd.get_subcommands().filter(|s| !s.is_hide_set()).collect();
+    if !subcommands.is_empty() {
+        parts.push(Man::render_subcommands_section);
+    }
+    for part in parts {
+        part(&man, &mut page).expect("writing to a Vec");
+    }
+    if let Some(after) = cmd.get_after_long_help().or(cmd.get_after_help()) {
+        after_help(&after.to_string(), &mut page);
+    }
+    if cmd.get_version().is_some() {
+        man.render_version_section(&mut page).expect("writing to a Vec");
+    }
+    let name = man.get_filename();
+    files.push((PathBuf::from("docs/man").join(name), once_preamble(page)));
+    for sub in subcommands {
+        man_pages(sub, source, files);
+    }
+}
+
+/// The page with the preamble that roff writes before each section kept once, at the top.
+fn once_preamble(page: Vec<u8>) -> Vec<u8> {
+    const PREAMBLE: &str = ".ie \\n(.g .ds Aq \\(aq\n.el .ds Aq '\n";
+    let text = String::from_utf8(page).expect("roff is UTF-8");
+    match text.strip_prefix(PREAMBLE) {
+        Some(rest) => format!("{PREAMBLE}{}", rest.replace(PREAMBLE, "")).into_bytes(),
+        None => text.into_bytes(),
+    }
+}
+
+/// A `--help`'s closing text as manual page sections: the notes as NOTES (lines kept as
+/// they are), the [`exit_statuses`] list as EXIT STATUS.
+fn after_help(text: &str, page: &mut Vec<u8>) {
+    let (notes, statuses) = match text.find(EXIT_HEADING) {
+        Some(i) => (&text[..i], Some(&text[i + EXIT_HEADING.len()..])),
+        None => (text, None),
+    };
+    let mut roff = Roff::default();
+    if !notes.trim().is_empty() {
+        roff.control("SH", ["NOTES"]);
+        roff.control("nf", [] as [&str; 0]);
+        for line in notes.trim().lines() {
+            roff.text([roman(line)]);
+        }
+        roff.control("fi", [] as [&str; 0]);
+    }
+    if let Some(list) = statuses {
+        roff.control("SH", ["EXIT STATUS"]);
+        for line in list.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            let (code, what) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+            roff.control("TP", [] as [&str; 0]);
+            roff.text([bold(code)]);
+            roff.text([roman(what.trim())]);
+        }
+    }
+    roff.to_writer(page).expect("writing to a Vec");
+}
+
+/// The program among [`PROGRAMS`] a file in `docs/man` or `docs/completions` belongs to.
+fn owner(file: &str) -> Option<&'static str> {
+    let stem = file.strip_prefix('_').unwrap_or(file);
+    PROGRAMS
+        .iter()
+        .filter(|p| {
+            stem.strip_prefix(**p).is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '.']))
+        })
+        .max_by_key(|p| p.len())
+        .copied()
+}
+
+/// The test that keeps the committed files from drifting: [`generated`] from `cmd` must equal
+/// the files under `root` (the repository), and no other file there may belong to the program.
+/// With `GIN_WRITE_GENERATED=1` in the environment it writes them instead (and removes the
+/// program's files it no longer generates). Panics with every difference and `rewrite`, the
+/// command that rewrites them.
+pub fn check_generated(cmd: Command, root: &Path, rewrite: &str) {
+    let program = cmd.get_name().to_string();
+    let files = generated(cmd);
+    let write = std::env::var_os("GIN_WRITE_GENERATED").is_some_and(|v| v == "1");
+    let mut wrong = Vec::new();
+    for (path, body) in &files {
+        let full = root.join(path);
+        match std::fs::read(&full) {
+            Ok(old) if old == *body => {}
+            Ok(_) => wrong.push(format!("{} differs", path.display())),
+            Err(_) => wrong.push(format!("{} is missing", path.display())),
+        }
+        if write {
+            std::fs::create_dir_all(full.parent().expect("a folder")).expect("creating docs folders");
+            std::fs::write(&full, body).unwrap_or_else(|e| panic!("writing {}: {e}", full.display()));
+        }
+    }
+    for dir in ["docs/man", "docs/completions"] {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else { continue };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let path = Path::new(dir).join(&name);
+            if owner(&name) == Some(program.as_str()) && !files.iter().any(|(p, _)| *p == path) {
+                wrong.push(format!("{} is no longer generated", path.display()));
+                if write {
+                    std::fs::remove_file(entry.path()).expect("removing a stale file");
+                }
+            }
+        }
+    }
+    if !wrong.is_empty() && !write {
+        panic!(
+            "the committed manual pages and completions of {program} are not what the code generates:\n  {}\n\
+             rewrite them with:\n  {rewrite}",
+            wrong.join("\n  ")
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{Arg, ArgAction};
+
+    fn demo() -> Command {
+        Command::new("gin").version("0.1.0 (abc1234 2026-11-27)").about("A demo").subcommand(
+            Command::new("play")
+                .about("Play")
+                .arg(Arg::new("plain").long("plain").action(ArgAction::SetTrue).help("Plain text"))
+                .after_help(exit_statuses("Keys: q quit.", &common_statuses("the game failed"))),
+        )
+    }
+
+    #[test]
+    fn files_belong_to_the_longest_program_name() {
+        assert_eq!(owner("gin.1"), Some("gin"));
+        assert_eq!(owner("gin-play.1"), Some("gin"));
+        assert_eq!(owner("gin-bot.1"), Some("gin-bot"));
+        assert_eq!(owner("gin-bot-tournament-create.1"), Some("gin-bot"));
+        assert_eq!(owner("_gin-server"), Some("gin-server"));
+        assert_eq!(owner("gin.bash"), Some("gin"));
+        assert_eq!(owner("ginger.1"), None);
+        assert_eq!(owner("README.md"), None);
+    }
+
+    #[test]
+    fn a_page_for_each_command_with_its_exit_statuses_and_no_revision() {
+        let files = generated(demo());
+        let names: Vec<String> = files.iter().map(|(p, _)| p.display().to_string()).collect();
+        assert_eq!(
+            names,
+            [
+                "docs/man/gin.1",
+                "docs/man/gin-play.1",
+                "docs/completions/gin.bash",
+                "docs/completions/_gin",
+                "docs/completions/gin.fish"
+            ]
+        );
+        let play = String::from_utf8(files[1].1.clone()).unwrap();
+        assert!(play.contains("\n.TH gin-play 1  \"gin 0.1.0\""), "{play}");
+        assert!(play.contains(".SH NOTES\n.nf\nKeys: q quit.\n.fi"), "{play}");
+        assert!(play.contains(".SH \"EXIT STATUS\"\n.TP\n\\fB0\\fR\nsuccess\n"), "{play}");
+        assert!(!play.contains("abc1234"));
+        let top = String::from_utf8(files[0].1.clone()).unwrap();
+        assert!(top.contains(".SH VERSION\nv0.1.0\n"), "{top}");
+        assert!(String::from_utf8_lossy(&files[2].1).contains("--plain"));
+    }
+
+    #[test]
+    fn the_check_finds_every_drift_and_the_rewrite_fixes_it() {
+        let root = tempfile::tempdir().unwrap();
+        let check = || std::panic::catch_unwind(|| check_generated(demo(), root.path(), "REWRITE"));
+        let err = check().unwrap_err();
+        let msg = err.downcast_ref::<String>().unwrap();
+        assert!(msg.contains("docs/man/gin-play.1 is missing") && msg.ends_with("REWRITE"), "{msg}");
+        for (path, body) in generated(demo()) {
+            std::fs::create_dir_all(root.path().join(&path).parent().unwrap()).unwrap();
+            std::fs::write(root.path().join(&path), body).unwrap();
+        }
+        check().expect("the files as generated pass");
+        // A page changed by hand, a page of a subcommand that is gone; another program's
+        // page is not this one's business.
+        std::fs::write(root.path().join("docs/man/gin.1"), "edited").unwrap();
+        std::fs::write(root.path().join("docs/man/gin-old.1"), "old").unwrap();
+        std::fs::write(root.path().join("docs/man/gin-bot.1"), "bot").unwrap();
+        let err = check().unwrap_err();
+        let msg = err.downcast_ref::<String>().unwrap();
+        assert!(msg.contains("docs/man/gin.1 differs"), "{msg}");
+        assert!(msg.contains("docs/man/gin-old.1 is no longer generated"), "{msg}");
+        assert!(!msg.contains("gin-bot"), "{msg}");
+    }
+
+    #[test]
+    fn an_error_and_its_causes_one_a_line_escaped() {
+        let e = anyhow::anyhow!("No such file").context("reading rules.toml").context("game \u{1b}[2J x");
+        assert_eq!(
+            format_error("gin", &e),
+            "gin: error: game \\u{1b}[2J x\n  caused by: reading rules.toml\n  caused by: No such file"
+        );
+    }
+
+    #[test]
+    fn the_exit_statuses_close_the_help() {
+        let s = exit_statuses("", &[(0, "ok"), (3, "later")]);
+        assert_eq!(s, "Exit status:\n  0  ok\n  3  later");
+    }
+}
