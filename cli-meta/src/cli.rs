@@ -19,8 +19,9 @@ pub const FAILURE: u8 = 1;
 /// Exit status 2: a usage error (clap's), or a CPU older than the build's target.
 pub const USAGE: u8 = 2;
 
-/// The "Exit status:" list ending a command's `--help` (after `notes`, when not empty), one
-/// line a status; the manual pages show it as their EXIT STATUS section.
+/// The "Exit status:" list ending a command's `--help` (after `notes`, when not empty), a
+/// status and its description (a `\n` in it goes on, indented, on the next line); the manual
+/// pages show it as their EXIT STATUS section.
 pub fn exit_statuses(notes: &str, statuses: &[(u8, &str)]) -> String {
     let mut s = String::new();
     if !notes.is_empty() {
@@ -29,6 +30,8 @@ pub fn exit_statuses(notes: &str, statuses: &[(u8, &str)]) -> String {
     }
     s.push_str(EXIT_HEADING);
     for (code, what) in statuses {
+        // A long description goes on over lines of its own, under the first.
+        let what = what.replace('\n', "\n     ");
         s.push_str(&format!("\n  {code}  {what}"));
     }
     s
@@ -36,13 +39,13 @@ pub fn exit_statuses(notes: &str, statuses: &[(u8, &str)]) -> String {
 
 const EXIT_HEADING: &str = "Exit status:";
 
+/// Status 2 as [`exit_statuses`] lists it.
+pub const USAGE_STATUS: (u8, &str) =
+    (USAGE, "usage error (a bad flag or argument), or a CPU older than the build's target");
+
 /// The statuses every program shares: 0, 1 (`failure`: what fails) and 2.
 pub fn common_statuses(failure: &'static str) -> [(u8, &'static str); 3] {
-    [
-        (0, "success"),
-        (FAILURE, failure),
-        (USAGE, "usage error (a bad flag or argument), or a CPU older than the build's target"),
-    ]
+    [(0, "success"), (FAILURE, failure), USAGE_STATUS]
 }
 
 /// Parses the command line; on a usage error prints clap's message after the program's name
@@ -168,11 +171,26 @@ fn after_help(text: &str, page: &mut Vec<u8>) {
     }
     if let Some(list) = statuses {
         roff.control("SH", ["EXIT STATUS"]);
-        for line in list.lines().map(str::trim).filter(|l| !l.is_empty()) {
-            let (code, what) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        // `  3  what` starts a status; a line indented further goes on with its description.
+        let mut entries: Vec<(String, String)> = Vec::new();
+        for line in list.lines().filter(|l| !l.trim().is_empty()) {
+            let starts = line.starts_with("  ") && line[2..].starts_with(|c: char| c.is_ascii_digit());
+            match entries.last_mut() {
+                Some((_, what)) if !starts => {
+                    what.push(' ');
+                    what.push_str(line.trim());
+                }
+                _ => {
+                    let (code, what) =
+                        line.trim().split_once(char::is_whitespace).unwrap_or((line.trim(), ""));
+                    entries.push((code.to_string(), what.trim().to_string()));
+                }
+            }
+        }
+        for (code, what) in entries {
             roff.control("TP", [] as [&str; 0]);
             roff.text([bold(code)]);
-            roff.text([roman(what.trim())]);
+            roff.text([roman(what)]);
         }
     }
     roff.to_writer(page).expect("writing to a Vec");
@@ -319,7 +337,11 @@ mod tests {
 
     #[test]
     fn the_exit_statuses_close_the_help() {
-        let s = exit_statuses("", &[(0, "ok"), (3, "later")]);
-        assert_eq!(s, "Exit status:\n  0  ok\n  3  later");
+        let s = exit_statuses("", &[(0, "ok"), (3, "not yet:\nlater"), (4, "x")]);
+        assert_eq!(s, "Exit status:\n  0  ok\n  3  not yet:\n     later\n  4  x");
+        let mut page = Vec::new();
+        after_help(&s, &mut page);
+        let page = String::from_utf8(page).unwrap();
+        assert!(page.ends_with("\\fB3\\fR\nnot yet: later\n.TP\n\\fB4\\fR\nx\n"), "{page}");
     }
 }

@@ -62,7 +62,7 @@ const TARGET_IDLE_BYTES: f64 = 20.0 * 1024.0;
 
 /// Load benchmark of the Gin Rummy gRPC server.
 #[derive(Parser, Debug)]
-#[command(name = "gin-load", version, about, long_about = None)]
+#[command(name = "gin-load", version = env!("GIN_VERSION"), about, long_about = None)]
 struct Cli {
     /// Client threads (shards, each with its own connections) for `actions` and `echo`,
     /// default 2; the tokio workers of `echo-server` (default: one per core).
@@ -255,13 +255,14 @@ struct AllArgs {
 fn main() -> std::process::ExitCode {
     // Before anything built for a newer CPU runs (see `engine::cpu`).
     if let Some(why) = engine::cpu::unsupported("gin-load") {
-        eprintln!("gin-load: {why}");
-        return std::process::ExitCode::from(2);
+        eprintln!("gin-load: error: {why}");
+        return std::process::ExitCode::from(gin_cli_meta::USAGE);
     }
-    match run(Cli::parse()) {
+    // The error style of gin, gin-bot and gin-server.
+    match run(gin_cli_meta::parse("gin-load")) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("gin-load: error: {e:#}");
+            gin_cli_meta::print_error("gin-load", &e);
             std::process::ExitCode::FAILURE
         }
     }
