@@ -96,6 +96,15 @@ pub fn write_completions(mut cmd: Command, shell: Shell, out: &mut dyn Write) {
 /// without the revision, so a commit does not change them.
 pub fn generated(cmd: Command) -> Vec<(PathBuf, Vec<u8>)> {
     let version = cmd.get_version().map(|v| v.split(" (").next().unwrap_or(v).to_string());
+    // The completions as `gin completions` prints them (they complete `gin help play` too).
+    let mut completions = Vec::new();
+    for shell in SHELLS {
+        let mut out = Vec::new();
+        write_completions(cmd.clone(), shell, &mut out);
+        let name = clap_complete::Generator::file_name(&shell, cmd.get_name());
+        completions.push((PathBuf::from("docs/completions").join(name), out));
+    }
+    // No page for `gin help`.
     let mut cmd = cmd.disable_help_subcommand(true);
     if let Some(v) = &version {
         // clap takes a `&'static str` (its `string` feature is off); a few bytes, once.
@@ -105,12 +114,7 @@ pub fn generated(cmd: Command) -> Vec<(PathBuf, Vec<u8>)> {
     let source = format!("{} {}", cmd.get_name(), version.unwrap_or_default());
     let mut files = Vec::new();
     man_pages(&cmd, &source, &mut files);
-    for shell in SHELLS {
-        let mut out = Vec::new();
-        write_completions(cmd.clone(), shell, &mut out);
-        let name = clap_complete::Generator::file_name(&shell, cmd.get_name());
-        files.push((PathBuf::from("docs/completions").join(name), out));
-    }
+    files.extend(completions);
     files
 }
 

@@ -22,6 +22,9 @@ _gin__bot() {
             gin__bot,completions)
                 cmd="gin__bot__subcmd__completions"
                 ;;
+            gin__bot,help)
+                cmd="gin__bot__subcmd__help"
+                ;;
             gin__bot,play)
                 cmd="gin__bot__subcmd__play"
                 ;;
@@ -31,8 +34,41 @@ _gin__bot() {
             gin__bot,tournament)
                 cmd="gin__bot__subcmd__tournament"
                 ;;
+            gin__bot__subcmd__help,bridge)
+                cmd="gin__bot__subcmd__help__subcmd__bridge"
+                ;;
+            gin__bot__subcmd__help,completions)
+                cmd="gin__bot__subcmd__help__subcmd__completions"
+                ;;
+            gin__bot__subcmd__help,help)
+                cmd="gin__bot__subcmd__help__subcmd__help"
+                ;;
+            gin__bot__subcmd__help,play)
+                cmd="gin__bot__subcmd__help__subcmd__play"
+                ;;
+            gin__bot__subcmd__help,selfplay)
+                cmd="gin__bot__subcmd__help__subcmd__selfplay"
+                ;;
+            gin__bot__subcmd__help,tournament)
+                cmd="gin__bot__subcmd__help__subcmd__tournament"
+                ;;
+            gin__bot__subcmd__help__subcmd__tournament,create)
+                cmd="gin__bot__subcmd__help__subcmd__tournament__subcmd__create"
+                ;;
+            gin__bot__subcmd__help__subcmd__tournament,join)
+                cmd="gin__bot__subcmd__help__subcmd__tournament__subcmd__join"
+                ;;
+            gin__bot__subcmd__help__subcmd__tournament,results)
+                cmd="gin__bot__subcmd__help__subcmd__tournament__subcmd__results"
+                ;;
+            gin__bot__subcmd__help__subcmd__tournament,watch)
+                cmd="gin__bot__subcmd__help__subcmd__tournament__subcmd__watch"
+                ;;
             gin__bot__subcmd__tournament,create)
                 cmd="gin__bot__subcmd__tournament__subcmd__create"
+                ;;
+            gin__bot__subcmd__tournament,help)
+                cmd="gin__bot__subcmd__tournament__subcmd__help"
                 ;;
             gin__bot__subcmd__tournament,join)
                 cmd="gin__bot__subcmd__tournament__subcmd__join"
@@ -43,6 +79,21 @@ _gin__bot() {
             gin__bot__subcmd__tournament,watch)
                 cmd="gin__bot__subcmd__tournament__subcmd__watch"
                 ;;
+            gin__bot__subcmd__tournament__subcmd__help,create)
+                cmd="gin__bot__subcmd__tournament__subcmd__help__subcmd__create"
+                ;;
+            gin__bot__subcmd__tournament__subcmd__help,help)
+                cmd="gin__bot__subcmd__tournament__subcmd__help__subcmd__help"
+                ;;
+            gin__bot__subcmd__tournament__subcmd__help,join)
+                cmd="gin__bot__subcmd__tournament__subcmd__help__subcmd__join"
+                ;;
+            gin__bot__subcmd__tournament__subcmd__help,results)
+                cmd="gin__bot__subcmd__tournament__subcmd__help__subcmd__results"
+                ;;
+            gin__bot__subcmd__tournament__subcmd__help,watch)
+                cmd="gin__bot__subcmd__tournament__subcmd__help__subcmd__watch"
+                ;;
             *)
                 ;;
         esac
@@ -50,7 +101,7 @@ _gin__bot() {
 
     case "${cmd}" in
         gin__bot)
-            opts="-h -V --help --version selfplay play bridge tournament completions"
+            opts="-h -V --help --version selfplay play bridge tournament completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -136,6 +187,160 @@ _gin__bot() {
         gin__subcmd__bot__subcmd__completions)
             opts="-h --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__help)
+            opts="selfplay play bridge tournament completions help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__help__subcmd__bridge)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__help__subcmd__play)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__help__subcmd__selfplay)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__help__subcmd__tournament)
+            opts="create join watch results"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__help__subcmd__tournament__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__help__subcmd__tournament__subcmd__join)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__help__subcmd__tournament__subcmd__results)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__help__subcmd__tournament__subcmd__watch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -264,7 +469,7 @@ _gin__bot() {
             return 0
             ;;
         gin__subcmd__bot__subcmd__tournament)
-            opts="-h --help create join watch results"
+            opts="-h --help create join watch results help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -344,6 +549,90 @@ _gin__bot() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__tournament__subcmd__help)
+            opts="create join watch results help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__tournament__subcmd__help__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__tournament__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__tournament__subcmd__help__subcmd__join)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__tournament__subcmd__help__subcmd__results)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__tournament__subcmd__help__subcmd__watch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;

@@ -31,6 +31,7 @@ complete -c gin-bot -n "__fish_gin_bot_needs_command" -f -a "play" -d 'Plays gam
 complete -c gin-bot -n "__fish_gin_bot_needs_command" -f -a "bridge" -d 'Plays games on a server with a program in any language that speaks a line protocol on stdin/stdout (see examples/bridge/README.md): no gRPC needed'
 complete -c gin-bot -n "__fish_gin_bot_needs_command" -f -a "tournament" -d 'Tournaments run by a server: create, join (play as an entrant), watch, results'
 complete -c gin-bot -n "__fish_gin_bot_needs_command" -f -a "completions" -d 'Print the shell completion script for gin-bot (bash, zsh, fish, elvish, powershell)'
+complete -c gin-bot -n "__fish_gin_bot_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand selfplay" -l a -d 'Strategy A: random, simple, strong, strong-v1, gin-hunter, early-knocker or defensive' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand selfplay" -l b -d 'Strategy B' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand selfplay" -l games -d 'Games to play (with --duplicate: rounded up to even, half as many deal pairs)' -r
@@ -77,11 +78,12 @@ resign-game\t''
 skip\t''"
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand bridge" -l accept-fixed-deals -d 'With --join: join even though the game has fixed deals (its creator chose the seed)'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand bridge" -s h -l help -d 'Print help'
-complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and not __fish_seen_subcommand_from create join watch results" -s h -l help -d 'Print help'
-complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and not __fish_seen_subcommand_from create join watch results" -f -a "create" -d 'Creates a tournament and prints its id'
-complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and not __fish_seen_subcommand_from create join watch results" -f -a "join" -d 'Enters a tournament with a built-in strategy and plays every assigned game'
-complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and not __fish_seen_subcommand_from create join watch results" -f -a "watch" -d 'Shows progress (games done/total, ETA) until the end, then the standings'
-complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and not __fish_seen_subcommand_from create join watch results" -f -a "results" -d 'Prints the standings and games: a table, JSON or CSV'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and not __fish_seen_subcommand_from create join watch results help" -s h -l help -d 'Print help'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and not __fish_seen_subcommand_from create join watch results help" -f -a "create" -d 'Creates a tournament and prints its id'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and not __fish_seen_subcommand_from create join watch results help" -f -a "join" -d 'Enters a tournament with a built-in strategy and plays every assigned game'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and not __fish_seen_subcommand_from create join watch results help" -f -a "watch" -d 'Shows progress (games done/total, ETA) until the end, then the standings'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and not __fish_seen_subcommand_from create join watch results help" -f -a "results" -d 'Prints the standings and games: a table, JSON or CSV'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and not __fish_seen_subcommand_from create join watch results help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from create" -l server -d 'The server: http://host:port, or https://host:port (TLS, checked against the system\'s roots or --ca-cert)' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from create" -l ca-cert -d 'For https: trust this CA certificate (PEM) instead of the system\'s roots' -r -F
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from create" -l pairing -d 'How entrants are paired (gauntlet: the first to join plays every other)' -r -f -a "round-robin\t''
@@ -122,4 +124,19 @@ complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_s
 json\t''
 csv\t''"
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from results" -s h -l help -d 'Print help'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from help" -f -a "create" -d 'Creates a tournament and prints its id'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from help" -f -a "join" -d 'Enters a tournament with a built-in strategy and plays every assigned game'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from help" -f -a "watch" -d 'Shows progress (games done/total, ETA) until the end, then the standings'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from help" -f -a "results" -d 'Prints the standings and games: a table, JSON or CSV'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and not __fish_seen_subcommand_from selfplay play bridge tournament completions help" -f -a "selfplay" -d 'Plays two strategies against each other in-process, on all cores'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and not __fish_seen_subcommand_from selfplay play bridge tournament completions help" -f -a "play" -d 'Plays games on a server: quick matches, games against a house bot (--vs-bot), or one given game (--join, --token); many at once; prints each result and a summary'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and not __fish_seen_subcommand_from selfplay play bridge tournament completions help" -f -a "bridge" -d 'Plays games on a server with a program in any language that speaks a line protocol on stdin/stdout (see examples/bridge/README.md): no gRPC needed'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and not __fish_seen_subcommand_from selfplay play bridge tournament completions help" -f -a "tournament" -d 'Tournaments run by a server: create, join (play as an entrant), watch, results'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and not __fish_seen_subcommand_from selfplay play bridge tournament completions help" -f -a "completions" -d 'Print the shell completion script for gin-bot (bash, zsh, fish, elvish, powershell)'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and not __fish_seen_subcommand_from selfplay play bridge tournament completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and __fish_seen_subcommand_from tournament" -f -a "create" -d 'Creates a tournament and prints its id'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and __fish_seen_subcommand_from tournament" -f -a "join" -d 'Enters a tournament with a built-in strategy and plays every assigned game'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and __fish_seen_subcommand_from tournament" -f -a "watch" -d 'Shows progress (games done/total, ETA) until the end, then the standings'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and __fish_seen_subcommand_from tournament" -f -a "results" -d 'Prints the standings and games: a table, JSON or CSV'

@@ -33,6 +33,7 @@ complete -c gin -n "__fish_gin_needs_command" -f -a "watch" -d 'Watch a game as 
 complete -c gin -n "__fish_gin_needs_command" -f -a "list" -d 'List the open games (with a free seat) on a server'
 complete -c gin -n "__fish_gin_needs_command" -f -a "verify" -d 'Check a finished game\'s deals against their commitments'
 complete -c gin -n "__fish_gin_needs_command" -f -a "completions" -d 'Print the shell completion script for gin (bash, zsh, fish, elvish, powershell)'
+complete -c gin -n "__fish_gin_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gin -n "__fish_gin_using_subcommand analyze" -l knock-limit -d 'The most deadwood a knock may leave (for the status line of a full hand; default: the rules\', else 10)' -r
 complete -c gin -n "__fish_gin_using_subcommand analyze" -l rules -d 'The rules or format: a preset (standard, …, gin-7, rummy) or a file. gin-7 hands hold up to 8 cards; rummy hands are scored by its rules (aces high or low)' -r
 complete -c gin -n "__fish_gin_using_subcommand analyze" -l players -d 'The table size, for gin-7 and rummy (their hand sizes depend on it)' -r
@@ -70,3 +71,11 @@ complete -c gin -n "__fish_gin_using_subcommand verify" -l save -d 'Fetched from
 complete -c gin -n "__fish_gin_using_subcommand verify" -l token -d 'Your seat\'s token: the events are read as your seat saw them, and every card you drew (those after a turn of the pile too) is checked against the record' -r
 complete -c gin -n "__fish_gin_using_subcommand verify" -s h -l help -d 'Print help'
 complete -c gin -n "__fish_gin_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c gin -n "__fish_gin_using_subcommand help; and not __fish_seen_subcommand_from analyze replay play watch list verify completions help" -f -a "analyze" -d 'Minimum deadwood and best melds of a hand; for 11 cards, the best discard first'
+complete -c gin -n "__fish_gin_using_subcommand help; and not __fish_seen_subcommand_from analyze replay play watch list verify completions help" -f -a "replay" -d 'Replay a game record of any format and print every hand, the final totals and the winner'
+complete -c gin -n "__fish_gin_using_subcommand help; and not __fish_seen_subcommand_from analyze replay play watch list verify completions help" -f -a "play" -d 'Play a game on a server: quick match (default), a house bot, or a game to share'
+complete -c gin -n "__fish_gin_using_subcommand help; and not __fish_seen_subcommand_from analyze replay play watch list verify completions help" -f -a "watch" -d 'Watch a game as a spectator'
+complete -c gin -n "__fish_gin_using_subcommand help; and not __fish_seen_subcommand_from analyze replay play watch list verify completions help" -f -a "list" -d 'List the open games (with a free seat) on a server'
+complete -c gin -n "__fish_gin_using_subcommand help; and not __fish_seen_subcommand_from analyze replay play watch list verify completions help" -f -a "verify" -d 'Check a finished game\'s deals against their commitments'
+complete -c gin -n "__fish_gin_using_subcommand help; and not __fish_seen_subcommand_from analyze replay play watch list verify completions help" -f -a "completions" -d 'Print the shell completion script for gin (bash, zsh, fish, elvish, powershell)'
+complete -c gin -n "__fish_gin_using_subcommand help; and not __fish_seen_subcommand_from analyze replay play watch list verify completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
