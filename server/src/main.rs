@@ -22,7 +22,8 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
     about,
     long_about = None,
     after_help = gin_cli_meta::exit_statuses(
-        "Logs go to stderr; RUST_LOG sets their level (default info).",
+        "Logs go to stdout (--log-format); RUST_LOG sets their level (default info). Errors that stop\n\
+         the server go to stderr.",
         &[
             (0, "stopped by ctrl-c (SIGINT) or SIGTERM, after a graceful shutdown"),
             (1, "could not start (the address or --metrics-addr cannot be bound, the database\n\

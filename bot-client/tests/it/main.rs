@@ -3,5 +3,6 @@
 
 mod bridge;
 mod common;
+mod conventions;
 mod play;
 mod tournament_e2e;
