@@ -62,7 +62,15 @@ const TARGET_IDLE_BYTES: f64 = 20.0 * 1024.0;
 
 /// Load benchmark of the Gin Rummy gRPC server.
 #[derive(Parser, Debug)]
-#[command(name = "gin-load", version = env!("GIN_VERSION"), about, long_about = None)]
+#[command(
+    name = "gin-load",
+    version = env!("GIN_VERSION"),
+    about,
+    long_about = None,
+    after_help = gin_cli_meta::exit_statuses("", &gin_cli_meta::common_statuses(
+        "a measurement failed, or (all --check) a target was missed",
+    )),
+)]
 struct Cli {
     /// Client threads (shards, each with its own connections) for `actions` and `echo`,
     /// default 2; the tokio workers of `echo-server` (default: one per core).
