@@ -1,12 +1,7 @@
 //! The version with the git revision, for a program's build script.
 //!
-//! ```no_run
-//! // build.rs
-//! fn main() {
-//!     gin_cli_meta::build::emit_version();
-//! }
-//! // main.rs: #[command(version = env!("GIN_VERSION"))]
-//! ```
+//! A program's `build.rs` calls [`emit_version`] from its `main`, and its clap definition
+//! takes `#[command(version = env!("GIN_VERSION"))]`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

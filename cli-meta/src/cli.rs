@@ -118,10 +118,13 @@ pub fn generated(cmd: Command) -> Vec<(PathBuf, Vec<u8>)> {
     files
 }
 
+/// One of [`Man`]'s sections, rendered.
+type Section = fn(&Man, &mut dyn Write) -> std::io::Result<()>;
+
 fn man_pages(cmd: &Command, source: &str, files: &mut Vec<(PathBuf, Vec<u8>)>) {
     let man = Man::new(cmd.clone()).source(source);
     let mut page = Vec::new();
-    let mut parts: Vec<fn(&Man, &mut dyn Write) -> std::io::Result<()>> =
+    let mut parts: Vec<Section> =
         vec![Man::render_title, Man::render_name_section, Man::render_synopsis_section];
     parts.push(Man::render_description_section);
     if cmd.get_arguments().any(|a| !a.is_hide_set()) {

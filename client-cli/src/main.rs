@@ -256,8 +256,8 @@ struct ReplayArgs {
 fn main() -> ExitCode {
     // Before anything built for a newer CPU runs (see `engine::cpu`).
     if let Some(why) = engine::cpu::unsupported("gin-client-cli") {
-        eprintln!("gin: {why}");
-        return ExitCode::from(2);
+        eprintln!("gin: error: {why}");
+        return ExitCode::from(gin_cli_meta::USAGE);
     }
     let cli: Cli = gin_cli_meta::parse("gin");
     match run(cli) {
