@@ -1139,7 +1139,7 @@ async fn echo_server(a: &EchoServerArgs) -> anyhow::Result<()> {
             let (queue, inbox) = std::sync::mpsc::channel();
             std::thread::Builder::new().name("durable-echo".into()).spawn(move || {
                 if let Err(e) = durable_writer(file, inbox) {
-                    eprintln!("durable echo: {e:#}");
+                    gin_cli_meta::print_error("gin-load", &e.context("durable echo"));
                     std::process::exit(1);
                 }
             })?;
