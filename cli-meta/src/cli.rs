@@ -215,13 +215,32 @@ fn owner(file: &str) -> Option<&'static str> {
         .copied()
 }
 
-/// The test that keeps the committed files from drifting: [`generated`] from `cmd` must equal
+/// The commands under `cmd` (itself included, `help` not) whose `--help` has no
+/// [`exit_statuses`].
+fn without_exit_statuses(cmd: &Command, path: &str, out: &mut Vec<String>) {
+    if !cmd.get_after_help().is_some_and(|h| h.to_string().contains(EXIT_HEADING)) {
+        out.push(path.to_string());
+    }
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set() && s.get_name() != "help") {
+        without_exit_statuses(sub, &format!("{path} {}", sub.get_name()), out);
+    }
+}
+
+/// The test that keeps the committed files from drifting (after checking that every command
+/// lists its exit statuses): [`generated`] from `cmd` must equal
 /// the files under `root` (the repository), and no other file there may belong to the program.
 /// With `GIN_WRITE_GENERATED=1` in the environment it writes them instead (and removes the
 /// program's files it no longer generates). Panics with every difference and `rewrite`, the
 /// command that rewrites them.
 pub fn check_generated(cmd: Command, root: &Path, rewrite: &str) {
     let program = cmd.get_name().to_string();
+    let mut without = Vec::new();
+    without_exit_statuses(&cmd, &program, &mut without);
+    assert!(
+        without.is_empty(),
+        "every command lists its exit statuses (`after_help = exit_statuses(…)`); these do not: {}",
+        without.join(", ")
+    );
     let files = generated(cmd);
     let write = std::env::var_os("GIN_WRITE_GENERATED").is_some_and(|v| v == "1");
     let mut wrong = Vec::new();
@@ -265,12 +284,16 @@ mod tests {
     use clap::{Arg, ArgAction};
 
     fn demo() -> Command {
-        Command::new("gin").version("0.1.0 (abc1234 2026-11-27)").about("A demo").subcommand(
-            Command::new("play")
-                .about("Play")
-                .arg(Arg::new("plain").long("plain").action(ArgAction::SetTrue).help("Plain text"))
-                .after_help(exit_statuses("Keys: q quit.", &common_statuses("the game failed"))),
-        )
+        Command::new("gin")
+            .version("0.1.0 (abc1234 2026-11-27)")
+            .about("A demo")
+            .after_help(exit_statuses("", &common_statuses("it failed")))
+            .subcommand(
+                Command::new("play")
+                    .about("Play")
+                    .arg(Arg::new("plain").long("plain").action(ArgAction::SetTrue).help("Plain text"))
+                    .after_help(exit_statuses("Keys: q quit.", &common_statuses("the game failed"))),
+            )
     }
 
     #[test]
@@ -340,6 +363,15 @@ mod tests {
             format_error("gin", &e),
             "gin: error: game \\u{1b}[2J x\n  caused by: reading rules.toml\n  caused by: No such file"
         );
+    }
+
+    #[test]
+    fn a_command_without_exit_statuses_fails_the_check() {
+        let root = tempfile::tempdir().unwrap();
+        let cmd = || demo().subcommand(Command::new("watch").about("Watch"));
+        let err = std::panic::catch_unwind(|| check_generated(cmd(), root.path(), "REWRITE")).unwrap_err();
+        let msg = err.downcast_ref::<String>().unwrap();
+        assert!(msg.ends_with("these do not: gin watch"), "{msg}");
     }
 
     #[test]
