@@ -61,6 +61,10 @@ fn a_bad_flag_is_a_usage_error_in_clap_words_after_the_name() {
     let err = stderr(&o);
     assert!(err.starts_with("gin: error: unexpected argument '--frob' found"), "{err}");
     assert!(err.contains("Usage: gin list [OPTIONS]"), "{err}");
+    // No command: the help, on stderr (not as an error message), status 2.
+    let o = gin(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).starts_with("Gin Rummy client") && stderr(&o).contains("Usage: gin <COMMAND>"));
     // The help is not an error: stdout, status 0.
     let o = gin(&["list", "--help"]);
     assert!(o.status.success() && o.stderr.is_empty());
