@@ -56,7 +56,8 @@ enum Cmd {
     /// stdin/stdout (see examples/bridge/README.md): no gRPC needed.
     #[command(after_help = exit_statuses("", &common_statuses(
         "the server could not be reached, the program could not be started, or a game failed\n\
-         (with --on-error stop, the default: the first error; else at the end)",
+         (with --on-error resign-game or skip, a game resigned for the program's error is\n\
+         reported and play goes on)",
     )))]
     Bridge(bridge_cmd::BridgeArgs),
     /// Tournaments run by a server: create, join (play as an entrant), watch, results.
