@@ -83,6 +83,36 @@ mod tests {
         assert_eq!(git_revision(dir.path()), None);
     }
 
+    /// A repository of its own: clean, then with a tracked file changed (`-dirty`); an
+    /// untracked file alone leaves it clean.
+    #[test]
+    fn a_change_to_a_tracked_file_is_dirty() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = |args: &[&str]| {
+            let ok = Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+                .args(args)
+                .current_dir(dir.path())
+                .output()
+                .unwrap()
+                .status
+                .success();
+            assert!(ok, "git {args:?}");
+        };
+        run(&["init", "-q"]);
+        std::fs::write(dir.path().join("Cargo.toml"), "[package]\n").unwrap();
+        run(&["add", "Cargo.toml"]);
+        run(&["commit", "-q", "-m", "first"]);
+        let head = git(dir.path(), &["rev-parse", "--short", "HEAD"]).unwrap();
+        let clean = git_revision(dir.path()).unwrap();
+        assert!(clean.starts_with(&format!("{head} ")), "{clean}");
+        std::fs::write(dir.path().join("notes.txt"), "untracked").unwrap();
+        assert_eq!(git_revision(dir.path()).unwrap(), clean);
+        std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"x\"\n").unwrap();
+        let dirty = git_revision(dir.path()).unwrap();
+        assert_eq!(dirty, clean.replacen(' ', "-dirty ", 1));
+    }
+
     #[test]
     fn this_checkout_has_its_head_as_revision() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
