@@ -231,9 +231,8 @@ fn main() -> std::process::ExitCode {
         Cmd::Bridge(a) => bridge_cmd::run(a),
         Cmd::Tournament(c) => tournament_cmd::run(c),
         Cmd::Completions { shell } => {
-            let mut out = std::io::stdout().lock();
-            gin_cli_meta::write_completions(Cli::command(), shell, &mut out);
-            std::io::Write::flush(&mut out).context("writing the completions")
+            gin_cli_meta::write_completions(Cli::command(), shell, &mut std::io::stdout().lock())
+                .context("writing the completions")
         }
     };
     match r {

@@ -84,10 +84,19 @@ pub fn print_error(program: &str, e: &anyhow::Error) {
     eprintln!("{}", format_error(program, e));
 }
 
+/// Writes the completion script of `cmd` for `shell` to `out` (made whole first: clap's
+/// generator panics on a failed write, a closed pipe say, where this returns the error).
+pub fn write_completions(cmd: Command, shell: Shell, out: &mut dyn Write) -> std::io::Result<()> {
+    out.write_all(&completions(cmd, shell))?;
+    out.flush()
+}
+
 /// The completion script of `cmd` for `shell`.
-pub fn write_completions(mut cmd: Command, shell: Shell, out: &mut dyn Write) {
+fn completions(mut cmd: Command, shell: Shell) -> Vec<u8> {
     let name = cmd.get_name().to_string();
-    clap_complete::generate(shell, &mut cmd, name, out);
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cmd, name, &mut script);
+    script
 }
 
 /// The files generated from `cmd`, by path from the repository's root: a manual page for
@@ -97,12 +106,10 @@ pub fn write_completions(mut cmd: Command, shell: Shell, out: &mut dyn Write) {
 pub fn generated(cmd: Command) -> Vec<(PathBuf, Vec<u8>)> {
     let version = cmd.get_version().map(|v| v.split(" (").next().unwrap_or(v).to_string());
     // The completions as `gin completions` prints them (they complete `gin help play` too).
-    let mut completions = Vec::new();
+    let mut scripts = Vec::new();
     for shell in SHELLS {
-        let mut out = Vec::new();
-        write_completions(cmd.clone(), shell, &mut out);
         let name = clap_complete::Generator::file_name(&shell, cmd.get_name());
-        completions.push((PathBuf::from("docs/completions").join(name), out));
+        scripts.push((PathBuf::from("docs/completions").join(name), completions(cmd.clone(), shell)));
     }
     // No page for `gin help`.
     let mut cmd = cmd.disable_help_subcommand(true);
@@ -114,7 +121,7 @@ pub fn generated(cmd: Command) -> Vec<(PathBuf, Vec<u8>)> {
     let source = format!("{} {}", cmd.get_name(), version.unwrap_or_default());
     let mut files = Vec::new();
     man_pages(&cmd, &source, &mut files);
-    files.extend(completions);
+    files.extend(scripts);
     files
 }
 

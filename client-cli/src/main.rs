@@ -97,15 +97,15 @@ p pass, Enter or x discard, K knock (asks y/n), B big gin, o sort by suit/rank, 
 q quit (asks y/n). With --plain, type `help` for the commands. Leaving a game keeps your seat:
 gin prints the `gin play --join ID --token TOKEN` that brings you back.";
 
-const PLAY_STATUSES_WATCH: [(u8, &str); 3] = [
-    (0, "the game ended, or you left it"),
-    (1, "the server could not be reached, has no such game, or the connection was lost"),
-    USAGE_STATUS,
-];
-
 const PLAY_STATUSES: [(u8, &str); 3] = [
     (0, "the game ended, or you left it (quit, end of input)"),
     (1, "the server could not be reached or refused, or the connection was lost"),
+    USAGE_STATUS,
+];
+
+const WATCH_STATUSES: [(u8, &str); 3] = [
+    (0, "the game ended, or you left it"),
+    (1, "the server could not be reached, has no such game, or the connection was lost"),
     USAGE_STATUS,
 ];
 
@@ -158,7 +158,7 @@ struct PlayArgs {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = exit_statuses("Keys: q quits (as in gin play).", &PLAY_STATUSES_WATCH))]
+#[command(after_help = exit_statuses("", &WATCH_STATUSES))]
 struct WatchArgs {
     /// The game's id.
     id: String,
@@ -286,9 +286,9 @@ fn run(cli: Cli) -> Result<u8> {
         Command::List(args) => runtime()?.block_on(run_list(args)).map(|()| 0),
         Command::Verify(args) => runtime()?.block_on(run_verify(args)),
         Command::Completions { shell } => {
-            let mut out = io::stdout().lock();
-            gin_cli_meta::write_completions(<Cli as clap::CommandFactory>::command(), shell, &mut out);
-            out.flush()?;
+            let cmd = <Cli as clap::CommandFactory>::command();
+            gin_cli_meta::write_completions(cmd, shell, &mut io::stdout().lock())
+                .context("writing the completions")?;
             Ok(0)
         }
     }

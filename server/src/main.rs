@@ -146,7 +146,14 @@ fn main() -> std::process::ExitCode {
     }
     let f: Flags = gin_cli_meta::parse("gin-server");
     if let Some(shell) = f.completions {
-        gin_cli_meta::write_completions(Flags::command(), shell, &mut std::io::stdout().lock());
+        let written = gin_cli_meta::write_completions(Flags::command(), shell, &mut std::io::stdout().lock());
+        if let Err(e) = written {
+            gin_cli_meta::print_error(
+                "gin-server",
+                &anyhow::Error::from(e).context("writing the completions"),
+            );
+            return std::process::ExitCode::FAILURE;
+        }
         return std::process::ExitCode::SUCCESS;
     }
     // This runtime accepts connections and runs the background tasks; `run` serves the
