@@ -1,11 +1,15 @@
 //! `gin-bot`: self-play, network play and tournaments for Gin Rummy bots.
+//!
+//! Errors go to stderr as `gin-bot: error: …` (and `  caused by: …` lines) with exit status
+//! 1; usage errors are clap's, with status 2 (see `gin_cli_meta`).
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use engine::RuleSet;
+use gin_cli_meta::{common_statuses, exit_statuses};
 use gin_strategies::selfplay::SelfPlay;
 
 // Network play allocates a little for every frame and message; mimalloc does that faster
@@ -18,25 +22,59 @@ mod play_cmd;
 mod tournament_cmd;
 
 #[derive(Parser)]
-#[command(name = "gin-bot", version, about = "Gin Rummy bots: self-play, network play, tournaments")]
+#[command(
+    name = "gin-bot",
+    version = env!("GIN_VERSION"),
+    about = "Gin Rummy bots: self-play, network play, tournaments",
+    after_help = exit_statuses(
+        "Logs (the SDK's retries, warnings) go to stderr; RUST_LOG sets their level (default warn).",
+        &common_statuses(FAILED),
+    ),
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
 }
 
+/// What exit status 1 means, for every command.
+const FAILED: &str = "the command failed (the error is on stderr)";
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Plays two strategies against each other in-process, on all cores.
+    #[command(after_help = exit_statuses("", &common_statuses(
+        "an unknown strategy or rules preset, a bad rules file, stdout cannot be written",
+    )))]
     Selfplay(SelfplayArgs),
     /// Plays games on a server: quick matches, games against a house bot (--vs-bot), or one
     /// given game (--join, --token); many at once; prints each result and a summary.
+    #[command(after_help = exit_statuses("", &common_statuses(
+        "the server could not be reached, or any game failed (N of M games failed)",
+    )))]
     Play(play_cmd::PlayArgs),
     /// Plays games on a server with a program in any language that speaks a line protocol on
     /// stdin/stdout (see examples/bridge/README.md): no gRPC needed.
+    #[command(after_help = exit_statuses("", &common_statuses(
+        "the server could not be reached, the program could not be started, or a game failed\n\
+         (with --on-error resign-game or skip, a game resigned for the program's error is\n\
+         reported and play goes on)",
+    )))]
     Bridge(bridge_cmd::BridgeArgs),
     /// Tournaments run by a server: create, join (play as an entrant), watch, results.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = exit_statuses("", &common_statuses(FAILED)))]
     Tournament(tournament_cmd::TournamentCmd),
+    /// Print the shell completion script for gin-bot (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = exit_statuses(
+        "For bash: gin-bot completions bash > ~/.local/share/bash-completion/completions/gin-bot\n\
+         For zsh:  gin-bot completions zsh > ~/.zfunc/_gin-bot  (with fpath+=~/.zfunc before compinit)\n\
+         For fish: gin-bot completions fish > ~/.config/fish/completions/gin-bot.fish",
+        &common_statuses("stdout cannot be written"),
+    ))]
+    Completions {
+        /// The shell.
+        #[arg(value_name = "SHELL")]
+        shell: gin_cli_meta::Shell,
+    },
 }
 
 #[derive(clap::Args)]
@@ -176,8 +214,8 @@ fn selfplay(a: SelfplayArgs) -> Result<()> {
 fn main() -> std::process::ExitCode {
     // Before anything built for a newer CPU runs (see `engine::cpu`).
     if let Some(why) = engine::cpu::unsupported("gin-bot") {
-        eprintln!("gin-bot: {why}");
-        return std::process::ExitCode::from(2);
+        eprintln!("gin-bot: error: {why}");
+        return std::process::ExitCode::from(gin_cli_meta::USAGE);
     }
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
@@ -186,18 +224,22 @@ fn main() -> std::process::ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .init();
-    let r = match Cli::parse().cmd {
+    let cli: Cli = gin_cli_meta::parse("gin-bot");
+    let r = match cli.cmd {
         Cmd::Selfplay(a) => selfplay(a),
         Cmd::Play(a) => play_cmd::run(a),
         Cmd::Bridge(a) => bridge_cmd::run(a),
         Cmd::Tournament(c) => tournament_cmd::run(c),
+        Cmd::Completions { shell } => {
+            gin_cli_meta::write_completions(Cli::command(), shell, &mut std::io::stdout().lock())
+                .context("writing the completions")
+        }
     };
     match r {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            // As `main() -> Result` would print it, with a server's words escaped (most are
-            // where they come in already).
-            eprintln!("Error: {}", gin_proto::text::printable_lines(&format!("{e:?}")));
+            // A server's words escaped (most are where they come in already).
+            gin_cli_meta::print_error("gin-bot", &e);
             std::process::ExitCode::FAILURE
         }
     }
@@ -206,11 +248,22 @@ fn main() -> std::process::ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     #[test]
     fn the_flags_are_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    /// docs/man/gin-bot*.1 and docs/completions/{gin-bot.bash,_gin-bot,gin-bot.fish} are what
+    /// the code generates.
+    #[test]
+    fn generated_docs_are_current() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        gin_cli_meta::check_generated(
+            Cli::command(),
+            &root,
+            "GIN_WRITE_GENERATED=1 cargo test -p gin-bot --bin gin-bot generated_docs_are_current",
+        );
     }
 
     fn parses(args: &str) -> bool {

@@ -17,13 +17,22 @@ use crate::load_rules;
 #[derive(clap::Subcommand)]
 pub enum TournamentCmd {
     /// Creates a tournament and prints its id.
+    #[command(after_help = statuses("the server could not be reached or refused the tournament"))]
     Create(CreateArgs),
     /// Enters a tournament with a built-in strategy and plays every assigned game.
+    #[command(after_help = statuses("the server could not be reached or refused, or the entrant's play failed"))]
     Join(JoinArgs),
     /// Shows progress (games done/total, ETA) until the end, then the standings.
+    #[command(after_help = statuses("the server could not be reached or has no such tournament"))]
     Watch(IdArgs),
     /// Prints the standings and games: a table, JSON or CSV.
+    #[command(after_help = statuses("the server could not be reached or has no such tournament"))]
     Results(ResultsArgs),
+}
+
+/// The exit statuses of a `gin-bot tournament` command, 1 meaning `failure`.
+fn statuses(failure: &'static str) -> String {
+    gin_cli_meta::exit_statuses("", &gin_cli_meta::common_statuses(failure))
 }
 
 /// Where the server is: the same two flags on every `gin-bot` command that talks to one (and

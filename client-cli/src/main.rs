@@ -1,7 +1,9 @@
 //! `gin`: the Gin Rummy command-line client.
 //!
 //! Parses the command line and dispatches to the modules of the `gin_client_cli` library.
-//! Errors go to stderr as `gin: error: …` with exit status 1.
+//! Errors go to stderr as `gin: error: …` (and `  caused by: …` lines) with exit status 1;
+//! usage errors are clap's, with status 2 (see `gin_cli_meta`). Each command's `--help`
+//! ends with its exit statuses.
 
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -9,6 +11,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
+use gin_cli_meta::{USAGE_STATUS, common_statuses, exit_statuses};
 use gin_client_cli::net::{self, Place, Seating};
 use gin_client_cli::verify::{self, HandReveal, SeatDraws, SeedReveal, Verifiable};
 use gin_client_cli::{analyze, replay, run};
@@ -17,8 +20,12 @@ use gin_proto::text::printable;
 #[derive(Parser, Debug)]
 #[command(
     name = "gin",
-    version,
-    about = "Gin Rummy client: play on a server (full screen or plain text), watch, list, verify; analyze hands, replay records"
+    version = env!("GIN_VERSION"),
+    about = "Gin Rummy client: play on a server (full screen or plain text), watch, list, verify; analyze hands, replay records",
+    after_help = exit_statuses(
+        "Each command's --help gives its own statuses (gin verify: 3, not verifiable yet).",
+        &common_statuses("the command failed (the error is on stderr)"),
+    ),
 )]
 struct Cli {
     #[command(subcommand)]
@@ -37,10 +44,27 @@ enum Command {
     /// Watch a game as a spectator.
     Watch(WatchArgs),
     /// List the open games (with a free seat) on a server.
+    #[command(after_help = exit_statuses("", &[
+        (0, "the list was printed (it may be empty)"),
+        (1, "the server could not be reached or refused"),
+        USAGE_STATUS,
+    ]))]
     List(ServerArgs),
     /// Check a finished game's deals against their commitments.
     Verify(VerifyArgs),
+    /// Print the shell completion script for gin (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = exit_statuses(COMPLETIONS_NOTES, &common_statuses("stdout cannot be written")))]
+    Completions {
+        /// The shell.
+        #[arg(value_name = "SHELL")]
+        shell: gin_cli_meta::Shell,
+    },
 }
+
+const COMPLETIONS_NOTES: &str = "\
+For bash: gin completions bash > ~/.local/share/bash-completion/completions/gin
+For zsh:  gin completions zsh > ~/.zfunc/_gin  (with fpath+=~/.zfunc before compinit)
+For fish: gin completions fish > ~/.config/fish/completions/gin.fish";
 
 #[derive(Args, Debug, Clone)]
 struct ServerArgs {
@@ -63,8 +87,7 @@ struct ScreenArgs {
     no_color: bool,
 }
 
-#[derive(Args, Debug)]
-#[command(after_help = "\
+const PLAY_NOTES: &str = "\
 Without --vs-bot, --create or --join: a quick match with the next player asking for the same
 rules (waits up to a minute); with --or-bot, the house bot plays you if nobody came within
 --wait seconds.
@@ -72,7 +95,22 @@ rules (waits up to a minute); with --or-bot, the house bot plays you if nobody c
 Keys (full screen): a-k pick a card, Left/Right move, s stock, t take the pile/upcard,
 p pass, Enter or x discard, K knock (asks y/n), B big gin, o sort by suit/rank, ? help,
 q quit (asks y/n). With --plain, type `help` for the commands. Leaving a game keeps your seat:
-gin prints the `gin play --join ID --token TOKEN` that brings you back.")]
+gin prints the `gin play --join ID --token TOKEN` that brings you back.";
+
+const PLAY_STATUSES: [(u8, &str); 3] = [
+    (0, "the game ended, or you left it (quit, end of input)"),
+    (1, "the server could not be reached or refused, or the connection was lost"),
+    USAGE_STATUS,
+];
+
+const WATCH_STATUSES: [(u8, &str); 3] = [
+    (0, "the game ended, or you left it"),
+    (1, "the server could not be reached, has no such game, or the connection was lost"),
+    USAGE_STATUS,
+];
+
+#[derive(Args, Debug)]
+#[command(after_help = exit_statuses(PLAY_NOTES, &PLAY_STATUSES))]
 struct PlayArgs {
     #[command(flatten)]
     server: ServerArgs,
@@ -120,6 +158,7 @@ struct PlayArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = exit_statuses("", &WATCH_STATUSES))]
 struct WatchArgs {
     /// The game's id.
     id: String,
@@ -129,15 +168,22 @@ struct WatchArgs {
     screen: ScreenArgs,
 }
 
-#[derive(Args, Debug)]
-#[command(after_help = "\
+const VERIFY_NOTES: &str = "\
 RECORD is a file written by `gin verify ID --save FILE`, or the id of a finished game on the
 server, of any format (its record, every hand's revealed deck and salt, the seed's salt, and
 the commitments published at each deal, read from the game's event stream). The seed, whose
 commitment comes with the first deal, fixes every shuffle of a pile turned into the stock:
-the record replays with it. Exit status 1 when any check fails; 3 when the server keeps the
-record for now (a game in play; a tournament's game, until the tournament is over) or none
-failed but the seed is not revealed yet.")]
+the record replays with it.";
+
+#[derive(Args, Debug)]
+#[command(after_help = exit_statuses(VERIFY_NOTES, &[
+    (0, "every check passed"),
+    (1, "a check failed, or the record could not be read or fetched"),
+    USAGE_STATUS,
+    (3, "not verifiable yet: the server keeps the record for now (a game in play; a\n\
+         tournament's game, until the tournament is over), or no check failed but the seed\n\
+         is not revealed yet"),
+]))]
 struct VerifyArgs {
     /// A saved verifiable record (JSON), or a finished game's id.
     #[arg(value_name = "RECORD")]
@@ -153,8 +199,7 @@ struct VerifyArgs {
     token: Option<String>,
 }
 
-#[derive(Args, Debug)]
-#[command(after_help = "\
+const ANALYZE_NOTES: &str = "\
 Cards: rank then suit, e.g. 7S TD 10D qh A♠; separated by spaces or commas, as separate
 arguments or one quoted argument.
 
@@ -163,8 +208,15 @@ With --stdin, each input line is one hand and gets exactly one output line: the 
   12 [7C 7D 7H] [3S 4S 5S]
   22 discard QD [7C 7D 7H] [3S 4S 5S]
 A blank line gets a blank line; a bad line (not cards, a card twice, 0 or more than 11
-cards) gets `error: <why>` and the stream goes on. The exit status is 0 even when some lines
-were bad; it is 1 only when stdin cannot be read or stdout written.")]
+cards) gets `error: <why>` and the stream goes on.";
+
+#[derive(Args, Debug)]
+#[command(after_help = exit_statuses(ANALYZE_NOTES, &[
+    (0, "the hand was analyzed; with --stdin, every line was answered, bad ones too"),
+    (1, "a bad hand, an unknown rules preset or file; with --stdin, stdin could not be\n\
+         read or stdout written"),
+    USAGE_STATUS,
+]))]
 struct AnalyzeArgs {
     /// The hand: 1 to 11 cards.
     #[arg(value_name = "CARDS", required_unless_present = "stdin", conflicts_with = "stdin")]
@@ -186,6 +238,12 @@ struct AnalyzeArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = exit_statuses("", &[
+    (0, "the record replays to its recorded result"),
+    (1, "the record cannot be read, does not parse, has an illegal action or a result\n\
+         that differs"),
+    USAGE_STATUS,
+]))]
 struct ReplayArgs {
     /// The record file, JSON or the compact text form; `-` reads stdin.
     #[arg(value_name = "RECORD")]
@@ -198,17 +256,18 @@ struct ReplayArgs {
 fn main() -> ExitCode {
     // Before anything built for a newer CPU runs (see `engine::cpu`).
     if let Some(why) = engine::cpu::unsupported("gin-client-cli") {
-        eprintln!("gin: {why}");
-        return ExitCode::from(2);
+        eprintln!("gin: error: {why}");
+        return ExitCode::from(gin_cli_meta::USAGE);
     }
-    let cli = Cli::parse();
+    let cli: Cli = gin_cli_meta::parse("gin");
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         // The reader went away (`gin analyze --stdin … | head`): not an error of ours.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            // Errors may quote a server's words (most are escaped where they come in already).
-            eprintln!("gin: error: {}", printable(&format!("{e:#}")));
+            // Errors may quote a server's words (most are escaped where they come in already):
+            // `print_error` escapes them.
+            gin_cli_meta::print_error("gin", &e);
             ExitCode::FAILURE
         }
     }
@@ -226,6 +285,12 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Watch(args) => runtime()?.block_on(run_watch(args)),
         Command::List(args) => runtime()?.block_on(run_list(args)).map(|()| 0),
         Command::Verify(args) => runtime()?.block_on(run_verify(args)),
+        Command::Completions { shell } => {
+            let cmd = <Cli as clap::CommandFactory>::command();
+            gin_cli_meta::write_completions(cmd, shell, &mut io::stdout().lock())
+                .context("writing the completions")?;
+            Ok(0)
+        }
     }
 }
 
@@ -614,6 +679,18 @@ mod tests {
     #[test]
     fn cli_definition_is_valid() {
         Cli::command().debug_assert();
+    }
+
+    /// docs/man/gin*.1 and docs/completions/{gin.bash,_gin,gin.fish} are what the code
+    /// generates.
+    #[test]
+    fn generated_docs_are_current() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        gin_cli_meta::check_generated(
+            Cli::command(),
+            &root,
+            "GIN_WRITE_GENERATED=1 cargo test -p gin-client-cli --bin gin generated_docs_are_current",
+        );
     }
 
     #[test]

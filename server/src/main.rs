@@ -1,18 +1,37 @@
 //! `gin-server`: parses flags, sets up tracing, binds, and serves until ctrl-c.
+//!
+//! Errors go to stderr as `gin-server: error: …` (and `  caused by: …` lines) with exit
+//! status 1; usage errors are clap's, with status 2 (see `gin_cli_meta`).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::Parser;
+use anyhow::Context;
+use clap::{CommandFactory, Parser};
 
 // A tonic server allocates a little for every frame; mimalloc does that faster than glibc.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// The Gin Rummy gRPC server. Every flag also reads an environment variable.
+/// The Gin Rummy gRPC server. Every flag but --completions also reads an environment variable.
 #[derive(Parser, Debug)]
-#[command(name = "gin-server", version, about, long_about = None)]
+#[command(
+    name = "gin-server",
+    version = env!("GIN_VERSION"),
+    about,
+    long_about = None,
+    after_help = gin_cli_meta::exit_statuses(
+        "Logs go to stdout (--log-format); RUST_LOG sets their level (default info). Errors that stop\n\
+         the server go to stderr.",
+        &[
+            (0, "stopped by ctrl-c (SIGINT) or SIGTERM, after a graceful shutdown"),
+            (1, "could not start (the address or --metrics-addr cannot be bound, the database\n\
+                 cannot be opened or is of a newer version, ...) or failed while serving"),
+            gin_cli_meta::USAGE_STATUS,
+        ],
+    ),
+)]
 struct Flags {
     /// Address to listen on.
     #[arg(long, env = "GIN_ADDR", default_value = "127.0.0.1:50051")]
@@ -91,6 +110,11 @@ struct Flags {
     /// with its RPC's span: method and game id). The level comes from RUST_LOG (default info).
     #[arg(long, env = "GIN_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
+    /// Print the shell completion script for gin-server (bash, zsh, fish, elvish,
+    /// powershell) and exit, e.g. `gin-server --completions bash >
+    /// ~/.local/share/bash-completion/completions/gin-server`. No environment variable.
+    #[arg(long, value_name = "SHELL")]
+    completions: Option<gin_cli_meta::Shell>,
 }
 
 /// A `--route-tag`: 1 to 16 ASCII letters, digits or `_` (it goes into ids, and a proxy
@@ -114,19 +138,41 @@ enum LogFormat {
     Json,
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> std::process::ExitCode {
     // Before anything built for a newer CPU runs (see `engine::cpu`).
     if let Some(why) = engine::cpu::unsupported("gin-server") {
-        eprintln!("gin-server: {why}");
-        std::process::exit(2);
+        eprintln!("gin-server: error: {why}");
+        return std::process::ExitCode::from(gin_cli_meta::USAGE);
+    }
+    let f: Flags = gin_cli_meta::parse("gin-server");
+    if let Some(shell) = f.completions {
+        let written = gin_cli_meta::write_completions(Flags::command(), shell, &mut std::io::stdout().lock());
+        if let Err(e) = written {
+            gin_cli_meta::print_error(
+                "gin-server",
+                &anyhow::Error::from(e).context("writing the completions"),
+            );
+            return std::process::ExitCode::FAILURE;
+        }
+        return std::process::ExitCode::SUCCESS;
     }
     // This runtime accepts connections and runs the background tasks; `run` serves the
     // connections on threads of its own.
-    tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(serve())
+    let served = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(anyhow::Error::from)
+        .and_then(|rt| rt.block_on(serve(f)));
+    match served {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            gin_cli_meta::print_error("gin-server", &e);
+            std::process::ExitCode::FAILURE
+        }
+    }
 }
 
-async fn serve() -> anyhow::Result<()> {
-    let f = Flags::parse();
+async fn serve(f: Flags) -> anyhow::Result<()> {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
     let logs = tracing_subscriber::fmt().with_env_filter(filter);
     match f.log_format {
@@ -153,7 +199,8 @@ async fn serve() -> anyhow::Result<()> {
         route_tag: f.route_tag,
         trusted_proxies: f.trusted_proxies,
     };
-    let listener = tokio::net::TcpListener::bind(f.addr).await?;
+    let listener =
+        tokio::net::TcpListener::bind(f.addr).await.with_context(|| format!("binding {}", f.addr))?;
     gin_server::run(listener, cfg, stop_signal()?).await
 }
 
@@ -178,7 +225,25 @@ fn stop_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
 
 #[cfg(test)]
 mod tests {
-    use super::{network, route_tag};
+    use super::{Flags, network, route_tag};
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_flags_are_well_formed() {
+        Flags::command().debug_assert();
+    }
+
+    /// docs/man/gin-server.1 and docs/completions/{gin-server.bash,_gin-server,gin-server.fish}
+    /// are what the code generates.
+    #[test]
+    fn generated_docs_are_current() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        gin_cli_meta::check_generated(
+            Flags::command(),
+            &root,
+            "GIN_WRITE_GENERATED=1 cargo test -p gin-server --bin gin-server generated_docs_are_current",
+        );
+    }
 
     #[test]
     fn a_trusted_proxy_is_a_network_or_an_address() {

@@ -10,5 +10,6 @@
 
 mod bridge;
 mod common;
+mod conventions;
 mod play;
 mod tournament_e2e;

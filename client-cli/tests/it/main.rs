@@ -4,6 +4,7 @@
 
 mod cli;
 mod common;
+mod conventions;
 mod fixtures;
 mod hostile;
 mod model;

@@ -70,7 +70,15 @@ const TARGET_IDLE_BYTES: f64 = 20.0 * 1024.0;
 
 /// Load benchmark of the Gin Rummy gRPC server.
 #[derive(Parser, Debug)]
-#[command(name = "gin-load", version, about, long_about = None)]
+#[command(
+    name = "gin-load",
+    version = env!("GIN_VERSION"),
+    about,
+    long_about = None,
+    after_help = gin_cli_meta::exit_statuses("", &gin_cli_meta::common_statuses(
+        "a measurement failed, or (all --check) a target was missed",
+    )),
+)]
 struct Cli {
     /// Client threads (shards, each with its own connections) for `actions` and `echo`,
     /// default 2; the tokio workers of `echo-server` (default: one per core).
@@ -263,13 +271,14 @@ struct AllArgs {
 fn main() -> std::process::ExitCode {
     // Before anything built for a newer CPU runs (see `engine::cpu`).
     if let Some(why) = engine::cpu::unsupported("gin-load") {
-        eprintln!("gin-load: {why}");
-        return std::process::ExitCode::from(2);
+        eprintln!("gin-load: error: {why}");
+        return std::process::ExitCode::from(gin_cli_meta::USAGE);
     }
-    match run(Cli::parse()) {
+    // The error style of gin, gin-bot and gin-server.
+    match run(gin_cli_meta::parse("gin-load")) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("gin-load: error: {e:#}");
+            gin_cli_meta::print_error("gin-load", &e);
             std::process::ExitCode::FAILURE
         }
     }
@@ -1138,7 +1147,7 @@ async fn echo_server(a: &EchoServerArgs) -> anyhow::Result<()> {
             let (queue, inbox) = std::sync::mpsc::channel();
             std::thread::Builder::new().name("durable-echo".into()).spawn(move || {
                 if let Err(e) = durable_writer(file, inbox) {
-                    eprintln!("durable echo: {e:#}");
+                    gin_cli_meta::print_error("gin-load", &e.context("durable echo"));
                     std::process::exit(1);
                 }
             })?;

@@ -53,6 +53,7 @@
 mod api;
 mod cluster;
 mod common;
+mod conventions;
 mod fairness;
 mod games;
 mod house;

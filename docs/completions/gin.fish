@@ -1,0 +1,81 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_gin_global_optspecs
+    string join \n h/help V/version
+end
+
+function __fish_gin_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_gin_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_gin_using_subcommand
+    set -l cmd (__fish_gin_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c gin -n "__fish_gin_needs_command" -s h -l help -d 'Print help'
+complete -c gin -n "__fish_gin_needs_command" -s V -l version -d 'Print version'
+complete -c gin -n "__fish_gin_needs_command" -f -a "analyze" -d 'Minimum deadwood and best melds of a hand; for 11 cards, the best discard first'
+complete -c gin -n "__fish_gin_needs_command" -f -a "replay" -d 'Replay a game record of any format and print every hand, the final totals and the winner'
+complete -c gin -n "__fish_gin_needs_command" -f -a "play" -d 'Play a game on a server: quick match (default), a house bot, or a game to share'
+complete -c gin -n "__fish_gin_needs_command" -f -a "watch" -d 'Watch a game as a spectator'
+complete -c gin -n "__fish_gin_needs_command" -f -a "list" -d 'List the open games (with a free seat) on a server'
+complete -c gin -n "__fish_gin_needs_command" -f -a "verify" -d 'Check a finished game\'s deals against their commitments'
+complete -c gin -n "__fish_gin_needs_command" -f -a "completions" -d 'Print the shell completion script for gin (bash, zsh, fish, elvish, powershell)'
+complete -c gin -n "__fish_gin_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gin -n "__fish_gin_using_subcommand analyze" -l knock-limit -d 'The most deadwood a knock may leave (for the status line of a full hand; default: the rules\', else 10)' -r
+complete -c gin -n "__fish_gin_using_subcommand analyze" -l rules -d 'The rules or format: a preset (standard, …, gin-7, rummy) or a file. gin-7 hands hold up to 8 cards; rummy hands are scored by its rules (aces high or low)' -r
+complete -c gin -n "__fish_gin_using_subcommand analyze" -l players -d 'The table size, for gin-7 and rummy (their hand sizes depend on it)' -r
+complete -c gin -n "__fish_gin_using_subcommand analyze" -l stdin -d 'Read one hand per line from stdin; write one answer line per input line'
+complete -c gin -n "__fish_gin_using_subcommand analyze" -s h -l help -d 'Print help'
+complete -c gin -n "__fish_gin_using_subcommand replay" -l json -d 'Print every hand in full and the result as JSON (see the README)'
+complete -c gin -n "__fish_gin_using_subcommand replay" -s h -l help -d 'Print help'
+complete -c gin -n "__fish_gin_using_subcommand play" -l server -d 'The server: http://host:port, or https://host:port for TLS' -r
+complete -c gin -n "__fish_gin_using_subcommand play" -l ca-cert -d 'For https: trust this CA certificate (PEM) instead of the system\'s roots' -r -F
+complete -c gin -n "__fish_gin_using_subcommand play" -l vs-bot -d 'Play the server\'s house bot: random, simple or strong' -r
+complete -c gin -n "__fish_gin_using_subcommand play" -l or-bot -d 'Quick match, or play the server\'s house bot (random, simple or strong) if nobody asks for the same rules within --wait seconds' -r
+complete -c gin -n "__fish_gin_using_subcommand play" -l wait -d 'With --or-bot: how long to wait for a person first' -r
+complete -c gin -n "__fish_gin_using_subcommand play" -l join -d 'Join the game with this id' -r
+complete -c gin -n "__fish_gin_using_subcommand play" -l token -d 'With --join: come back to the seat this token holds (printed when you leave a game)' -r
+complete -c gin -n "__fish_gin_using_subcommand play" -l rules -d 'Rules: a preset (standard, wikihow, wikihow-alt, classic, american, oklahoma, multistage) or a TOML/JSON rules file' -r
+complete -c gin -n "__fish_gin_using_subcommand play" -l players -d 'The table size, for a table format (--rules three-player, teams, gin-7 or rummy, or a format file): rummy 2–6, gin-7 3–6; default: the format\'s own' -r
+complete -c gin -n "__fish_gin_using_subcommand play" -l name -d 'Your display name' -r
+complete -c gin -n "__fish_gin_using_subcommand play" -l turn-secs -d 'With --vs-bot or --create: a turn clock of this many seconds (on expiry the server plays the turn: passes, draws from the stock, discards the least useful card)' -r
+complete -c gin -n "__fish_gin_using_subcommand play" -l plain -d 'Line-by-line text instead of the full screen (screen readers, scripts); commands from stdin, `help` lists them'
+complete -c gin -n "__fish_gin_using_subcommand play" -l no-color -d 'No colours (also when the NO_COLOR environment variable is set)'
+complete -c gin -n "__fish_gin_using_subcommand play" -l create -d 'Create a game, print its id to share, and wait for someone to join'
+complete -c gin -n "__fish_gin_using_subcommand play" -l accept-fixed-deals -d 'With --join: join even though the game has fixed deals (its creator chose the seed and may know every hand; `gin list` marks such games)'
+complete -c gin -n "__fish_gin_using_subcommand play" -s h -l help -d 'Print help'
+complete -c gin -n "__fish_gin_using_subcommand watch" -l server -d 'The server: http://host:port, or https://host:port for TLS' -r
+complete -c gin -n "__fish_gin_using_subcommand watch" -l ca-cert -d 'For https: trust this CA certificate (PEM) instead of the system\'s roots' -r -F
+complete -c gin -n "__fish_gin_using_subcommand watch" -l plain -d 'Line-by-line text instead of the full screen (screen readers, scripts); commands from stdin, `help` lists them'
+complete -c gin -n "__fish_gin_using_subcommand watch" -l no-color -d 'No colours (also when the NO_COLOR environment variable is set)'
+complete -c gin -n "__fish_gin_using_subcommand watch" -s h -l help -d 'Print help'
+complete -c gin -n "__fish_gin_using_subcommand list" -l server -d 'The server: http://host:port, or https://host:port for TLS' -r
+complete -c gin -n "__fish_gin_using_subcommand list" -l ca-cert -d 'For https: trust this CA certificate (PEM) instead of the system\'s roots' -r -F
+complete -c gin -n "__fish_gin_using_subcommand list" -s h -l help -d 'Print help'
+complete -c gin -n "__fish_gin_using_subcommand verify" -l server -d 'The server: http://host:port, or https://host:port for TLS' -r
+complete -c gin -n "__fish_gin_using_subcommand verify" -l ca-cert -d 'For https: trust this CA certificate (PEM) instead of the system\'s roots' -r -F
+complete -c gin -n "__fish_gin_using_subcommand verify" -l save -d 'Fetched from the server: also save the verifiable record to this file' -r -F
+complete -c gin -n "__fish_gin_using_subcommand verify" -l token -d 'Your seat\'s token: the events are read as your seat saw them, and every card you drew (those after a turn of the pile too) is checked against the record' -r
+complete -c gin -n "__fish_gin_using_subcommand verify" -s h -l help -d 'Print help'
+complete -c gin -n "__fish_gin_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c gin -n "__fish_gin_using_subcommand help; and not __fish_seen_subcommand_from analyze replay play watch list verify completions help" -f -a "analyze" -d 'Minimum deadwood and best melds of a hand; for 11 cards, the best discard first'
+complete -c gin -n "__fish_gin_using_subcommand help; and not __fish_seen_subcommand_from analyze replay play watch list verify completions help" -f -a "replay" -d 'Replay a game record of any format and print every hand, the final totals and the winner'
+complete -c gin -n "__fish_gin_using_subcommand help; and not __fish_seen_subcommand_from analyze replay play watch list verify completions help" -f -a "play" -d 'Play a game on a server: quick match (default), a house bot, or a game to share'
+complete -c gin -n "__fish_gin_using_subcommand help; and not __fish_seen_subcommand_from analyze replay play watch list verify completions help" -f -a "watch" -d 'Watch a game as a spectator'
+complete -c gin -n "__fish_gin_using_subcommand help; and not __fish_seen_subcommand_from analyze replay play watch list verify completions help" -f -a "list" -d 'List the open games (with a free seat) on a server'
+complete -c gin -n "__fish_gin_using_subcommand help; and not __fish_seen_subcommand_from analyze replay play watch list verify completions help" -f -a "verify" -d 'Check a finished game\'s deals against their commitments'
+complete -c gin -n "__fish_gin_using_subcommand help; and not __fish_seen_subcommand_from analyze replay play watch list verify completions help" -f -a "completions" -d 'Print the shell completion script for gin (bash, zsh, fish, elvish, powershell)'
+complete -c gin -n "__fish_gin_using_subcommand help; and not __fish_seen_subcommand_from analyze replay play watch list verify completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

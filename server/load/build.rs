@@ -1,0 +1,5 @@
+//! `GIN_VERSION`: the version `gin-load --version` prints, with the git revision.
+
+fn main() {
+    gin_cli_meta::build::emit_version();
+}
