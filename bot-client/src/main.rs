@@ -270,7 +270,7 @@ mod tests {
         Cli::try_parse_from(std::iter::once("gin-bot").chain(args.split_whitespace())).is_ok()
     }
 
-    /// The shared spellings (README, "Flags") parse, and so do the older ones scripts may use.
+    /// The shared spellings (the book: reference/command-line.md, "Flags") parse, and so do the older ones scripts may use.
     #[test]
     fn the_shared_flags_and_their_older_spellings_parse() {
         for ok in [

@@ -248,7 +248,7 @@ struct ReplayArgs {
     /// The record file, JSON or the compact text form; `-` reads stdin.
     #[arg(value_name = "RECORD")]
     record: PathBuf,
-    /// Print every hand in full and the result as JSON (see the README).
+    /// Print every hand in full and the result as JSON (the book: reference/command-line.md).
     #[arg(long)]
     json: bool,
 }

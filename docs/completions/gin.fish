@@ -39,7 +39,7 @@ complete -c gin -n "__fish_gin_using_subcommand analyze" -l rules -d 'The rules 
 complete -c gin -n "__fish_gin_using_subcommand analyze" -l players -d 'The table size, for gin-7 and rummy (their hand sizes depend on it)' -r
 complete -c gin -n "__fish_gin_using_subcommand analyze" -l stdin -d 'Read one hand per line from stdin; write one answer line per input line'
 complete -c gin -n "__fish_gin_using_subcommand analyze" -s h -l help -d 'Print help'
-complete -c gin -n "__fish_gin_using_subcommand replay" -l json -d 'Print every hand in full and the result as JSON (see the README)'
+complete -c gin -n "__fish_gin_using_subcommand replay" -l json -d 'Print every hand in full and the result as JSON (the book: reference/command-line.md)'
 complete -c gin -n "__fish_gin_using_subcommand replay" -s h -l help -d 'Print help'
 complete -c gin -n "__fish_gin_using_subcommand play" -l server -d 'The server: http://host:port, or https://host:port for TLS' -r
 complete -c gin -n "__fish_gin_using_subcommand play" -l ca-cert -d 'For https: trust this CA certificate (PEM) instead of the system\'s roots' -r -F
