@@ -10,6 +10,8 @@ mod model;
 mod play_e2e;
 mod render;
 mod resume;
+mod table_fixtures;
 mod tables_e2e;
+mod tables_render;
 mod tui;
 mod verify_formats;
