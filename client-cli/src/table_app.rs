@@ -154,6 +154,12 @@ pub struct TableApp {
     pub no_color: bool,
     /// A move was sent and nothing came back yet: further moves wait.
     pub pending: bool,
+    /// The seq of the last event or snapshot taken in (a move names it: `expected_seq`).
+    pub last_seq: u64,
+    /// The game-over event was taken in: a snapshot's result is shown only after it (a
+    /// snapshot fetched ahead of the events must not end the game before its last hands'
+    /// results are shown).
+    pub game_over_seen: bool,
 }
 
 impl TableApp {
@@ -172,6 +178,8 @@ impl TableApp {
             status: None,
             no_color,
             pending: false,
+            last_seq: 0,
+            game_over_seen: false,
         }
     }
 
@@ -188,8 +196,13 @@ impl TableApp {
     }
 
     /// A fresh snapshot from the server.
-    pub fn set_snapshot(&mut self, snap: pb::GameSnapshot) {
+    pub fn set_snapshot(&mut self, mut snap: pb::GameSnapshot) {
         let keep = self.selected_card();
+        if self.ready && !self.game_over_seen {
+            // Ahead of the events: the end waits for its event, after the hands' results.
+            snap.result = None;
+        }
+        self.last_seq = self.last_seq.max(snap.seq);
         self.screen.snap = snap;
         self.ready = true;
         let hand = self.hand_set();
@@ -212,9 +225,9 @@ impl TableApp {
     /// the snapshot should be fetched again (a turn started, the game ended).
     pub fn on_event(&mut self, ev: &pb::GameEvent) -> bool {
         let v = self.screen.viewer();
-        if ev.seq > self.screen.snap.seq {
-            self.screen.snap.seq = ev.seq;
-        }
+        // An event the snapshot in hand already holds: only its line for the log.
+        let behind = ev.seq <= self.screen.snap.seq;
+        self.last_seq = self.last_seq.max(ev.seq);
         let mut refresh = false;
         match ev.kind.as_ref() {
             Some(K::CardDrawn(d)) if Some(d.seat) == v => {
@@ -237,6 +250,7 @@ impl TableApp {
             }
             Some(K::GameOver(g)) => {
                 // The end, as the event says it (the snapshot fetched next says the same).
+                self.game_over_seen = true;
                 self.screen.snap.result = g.result.clone();
                 self.screen.snap.seats_to_act.clear();
                 refresh = true;
@@ -256,7 +270,13 @@ impl TableApp {
             self.pending = false;
             self.status = None;
         }
-        self.screen.on_event(ev);
+        if behind {
+            if let Some(line) = self.screen.describe(ev) {
+                self.screen.log.push(line);
+            }
+        } else {
+            self.screen.on_event(ev);
+        }
         if matches!(
             self.overlay,
             Some(TableOverlay::ConfirmKnock(..) | TableOverlay::ConfirmBigGin | TableOverlay::LayOff(..))
@@ -383,10 +403,15 @@ impl TableApp {
                     KeyCode::Char(d) if d.is_ascii_digit() => {
                         digits.push(d);
                         let n: u32 = digits.parse().unwrap_or(u32::MAX);
-                        let melds =
-                            self.screen.snap.tables.iter().map(|t| t.melds.len() as u32).max().unwrap_or(0);
-                        // A number no longer one can start: sent at once.
-                        if n.saturating_mul(10) >= melds {
+                        // Sent at once unless another meld's number starts with these digits.
+                        let longer = self
+                            .screen
+                            .snap
+                            .tables
+                            .iter()
+                            .flat_map(|t| &t.melds)
+                            .any(|m| m.index != n && m.index.to_string().starts_with(&digits));
+                        if !longer {
                             self.overlay = None;
                             return self.act(pb::ActionKind::LayOff, c.to_string(), vec![], n);
                         }
@@ -417,6 +442,8 @@ impl TableApp {
                 KeyCode::Char(' ') | KeyCode::Enter | KeyCode::Esc => {
                     self.results.remove(0);
                 }
+                // At the game's end q leaves, as on its window.
+                KeyCode::Char('q') if self.screen.is_over() => return Some(TableCommand::Quit),
                 KeyCode::Char('q') => self.overlay = Some(TableOverlay::ConfirmQuit),
                 KeyCode::Char('?') => self.overlay = Some(TableOverlay::Help),
                 _ => {}

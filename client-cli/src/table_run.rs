@@ -183,7 +183,7 @@ pub async fn tui(client: Client, place: Place, no_color: bool) -> Result<(u8, bo
                     if app.on_event(&e) {
                         // What this seat may see now: the tables, its legal moves.
                         if let Ok(snap) = client.get_game(&place.game_id, &place.token).await
-                            && snap.seq >= app.screen.snap.seq
+                            && snap.seq >= app.last_seq
                         {
                             app.set_snapshot(snap);
                         }
@@ -199,7 +199,7 @@ pub async fn tui(client: Client, place: Place, no_color: bool) -> Result<(u8, bo
                     Next::Go
                 }
                 Some(NetEvent::Refused(why)) => {
-                    app.refused(why);
+                    app.refused(if why.starts_with("refused") { why } else { format!("refused: {why}") });
                     Next::Go
                 }
                 Some(NetEvent::Fatal(why)) => {
@@ -230,8 +230,7 @@ pub async fn tui(client: Client, place: Place, no_color: bool) -> Result<(u8, bo
             Next::Go => {}
             Next::Exit(code) => break (code, app.screen.is_over()),
             Next::Send(action) => {
-                let expected_seq = app.screen.snap.seq;
-                let _ = cmd_tx.send(Send { action, offer: false, expected_seq });
+                let _ = cmd_tx.send(Send { action, offer: false, expected_seq: app.last_seq });
             }
         }
     };

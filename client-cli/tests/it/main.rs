@@ -13,5 +13,6 @@ mod resume;
 mod table_fixtures;
 mod tables_e2e;
 mod tables_render;
+mod tables_tmux;
 mod tui;
 mod verify_formats;

@@ -179,10 +179,19 @@ fn rummy_for_six_lay_off_help_result_and_end() {
     key(&mut app, KeyCode::Esc);
     // The hand's result is held until Space; then the game's end.
     app.on_event(&fx::rummy6_hand_ended(89));
+    assert_eq!(key(&mut app, KeyCode::Char('q')), None, "q at a held result asks first");
+    assert_eq!(app.overlay, Some(TableOverlay::ConfirmQuit));
+    key(&mut app, KeyCode::Char('n'));
     app.on_event(&fx::rummy6_game_over(90));
     both("table_rummy6_hand_over", &app);
-    assert_eq!(key(&mut app, KeyCode::Char('q')), None, "q at a held result asks first");
-    key(&mut app, KeyCode::Char('n'));
+    // A snapshot fetched ahead of the events does not end the game before its event.
+    let mut ahead = app.clone();
+    ahead.game_over_seen = false;
+    ahead.screen.snap.result = None;
+    let mut snap = ahead.screen.snap.clone();
+    snap.result = app.screen.snap.result.clone();
+    ahead.set_snapshot(snap);
+    assert!(!ahead.screen.is_over());
     key(&mut app, KeyCode::Char(' '));
     let end = screen(&app, 80, 24);
     assert!(end.contains("Game over: you won") && end.contains("1. seat 0 you"), "{end}");
