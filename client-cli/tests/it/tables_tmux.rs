@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 
 use crate::common::Server;
 
-/// One `gin` in its own tmux server (a socket of its own: no other tmux is touched).
+/// One `gin` in its own tmux server (its socket in the test's temporary directory: no other
+/// tmux is touched).
 struct Tmux {
     socket: String,
 }
@@ -33,8 +34,8 @@ impl Tmux {
         ok
     }
 
-    fn start(name: &str, args: &[&str]) -> Tmux {
-        let socket = format!("gin-test-{}-{name}", std::process::id());
+    fn start(dir: &std::path::Path, args: &[&str]) -> Tmux {
+        let socket = dir.join("tmux.sock").to_str().expect("a UTF-8 temporary path").to_string();
         let mut cmd = vec![env!("CARGO_BIN_EXE_gin").to_string()];
         cmd.extend(args.iter().map(|a| a.to_string()));
         let t = Tmux { socket };
@@ -53,7 +54,7 @@ impl Tmux {
 
     fn tmux(&self) -> Command {
         let mut c = Command::new("tmux");
-        c.args(["-L", &self.socket, "-f", "/dev/null"]);
+        c.args(["-S", &self.socket, "-f", "/dev/null"]);
         c
     }
 
@@ -100,6 +101,26 @@ impl Tmux {
         }
     }
 
+    /// What gin's threads are doing (for a failure's message).
+    fn threads(&self) -> String {
+        let out = self.tmux().args(["display-message", "-p", "-t", "gin", "#{pane_pid}"]).output();
+        let pid = out.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()).unwrap_or_default();
+        let mut s = format!("pid {pid}:");
+        for t in std::fs::read_dir(format!("/proc/{pid}/task")).into_iter().flatten().flatten() {
+            let p = t.path();
+            let comm = std::fs::read_to_string(p.join("comm")).unwrap_or_default();
+            let wchan = std::fs::read_to_string(p.join("wchan")).unwrap_or_default();
+            let stack = std::fs::read_to_string(p.join("stat")).unwrap_or_default();
+            s.push_str(&format!(
+                "\n  {} {} {wchan} {}",
+                p.display(),
+                comm.trim(),
+                stack.split(' ').nth(2).unwrap_or("")
+            ));
+        }
+        s
+    }
+
     fn dead(&self) -> Option<String> {
         let out = self
             .tmux()
@@ -120,7 +141,8 @@ impl Drop for Tmux {
 /// The label (a-k) of `card` (as the screen writes it, "9♣") in the hand's box.
 fn label_of(screen: &str, card: &str) -> Option<char> {
     let rows: Vec<&str> = screen.lines().collect();
-    let r = rows.iter().position(|r| r.contains("│ a   b   c"))?;
+    // The labels are the first row in the hand's box (one card or eleven).
+    let r = rows.iter().position(|r| r.contains("┌ Your hand ("))? + 1;
     let cards: Vec<char> = rows.get(r + 1)?.chars().collect();
     let labels: Vec<char> = rows[r].chars().collect();
     let want: Vec<char> = card.chars().collect();
@@ -262,6 +284,15 @@ fn final_totals(screen: &str) -> BTreeMap<u32, i64> {
 }
 
 #[test]
+fn labels_are_read_off_the_hand_at_any_size() {
+    let one = "┌ Your hand (by suit, 1 cards) ─┐\n│ a       │\n│ 4♦      │";
+    assert_eq!(label_of(one, "4♦"), Some('a'));
+    let two = "┌ Your hand (by suit, 2 cards) ─┐\n│ a   b   │\n│ 4♦  K♠  │";
+    assert_eq!(label_of(two, "K♠"), Some('b'));
+    assert_eq!(label_of(two, "Q♠"), None);
+}
+
+#[test]
 fn final_totals_are_read_off_the_window() {
     let s = "│Game over: you won   │ seat 1 drew\n│ 1. seat 0 you     59   │hand 1 over (knock): seat 3\n│ 2. seat 2 simple (bot)   -4   │";
     assert_eq!(final_totals(s), BTreeMap::from([(0, 59), (2, -4)]));
@@ -278,11 +309,11 @@ async fn plays_to_the_end(name: &str, rules: &str) {
     let format = dir.path().join(format!("{name}.json"));
     std::fs::write(&format, rules).unwrap();
     let f = format.to_str().unwrap().to_string();
-    let n = name.to_string();
+    let sock_dir = dir.path().to_path_buf();
     let began = Instant::now();
     let (pressed, screen, id) = tokio::task::spawn_blocking(move || {
         let t = Tmux::start(
-            &n,
+            &sock_dir,
             &["play", "--rules", &f, "--vs-bot", "simple", "--name", "keys", "--server", &url],
         );
         let first = t
@@ -300,7 +331,7 @@ async fn plays_to_the_end(name: &str, rules: &str) {
             .wait(Duration::from_secs(30), |_| t.dead().is_some())
             .map(|_| t.dead().unwrap())
             .unwrap_or_else(|s| {
-                panic!("q at the end does not leave:\n{s}\nbefore q:\n{screen}\n{pressed:?}")
+                panic!("q at the end does not leave:\n{s}\nbefore q:\n{screen}\n{pressed:?}\n{}", t.threads())
             });
         assert_eq!(status, "0", "gin exits 0");
         (pressed, screen, id)
