@@ -569,7 +569,7 @@ pub fn hand_over_lines(app: &TableApp, r: &pb::TableHandResult) -> Vec<Line<'sta
         bold(),
     )];
     for o in &r.outcomes {
-        let mut l = vec![Span::raw(format!("{}: ", short_name(app, o.seat)))];
+        let mut l = vec![Span::raw(format!("{} {}: ", o.seat, short_name(app, o.seat)))];
         for m in &o.melds {
             l.extend(meld_spans(&wire(&m.cards), nc));
             l.push(Span::raw(" "));
@@ -604,7 +604,7 @@ pub fn hand_over_lines(app: &TableApp, r: &pb::TableHandResult) -> Vec<Line<'sta
     let totals: Vec<String> = if teams {
         r.totals.iter().enumerate().map(|(i, x)| format!("team {i} {x}")).collect()
     } else {
-        r.totals.iter().enumerate().map(|(i, x)| format!("{} {x}", short_name(app, i as u32))).collect()
+        r.totals.iter().enumerate().map(|(i, x)| format!("{i} {} {x}", short_name(app, i as u32))).collect()
     };
     if !totals.is_empty() {
         lines.push(Line::from(format!("Totals: {}", totals.join(" · "))));

@@ -124,7 +124,7 @@ impl TableScreen {
         Some(line)
     }
 
-    /// Event `ev` as a line for people.
+    /// Event `ev` as a line for people (hands counted from 1, as the screens do).
     pub fn describe(&self, ev: &pb::GameEvent) -> Option<String> {
         let n = |s: u32| self.name(s);
         Some(match ev.kind.as_ref()? {
@@ -140,7 +140,7 @@ impl TableScreen {
                 };
                 format!(
                     "hand {} dealt{at} by {}, upcard {}{mine}",
-                    d.hand_number,
+                    d.hand_number + 1,
                     n(d.dealer),
                     shown(&d.upcard)
                 )
@@ -173,11 +173,11 @@ impl TableScreen {
                 } else {
                     String::new()
                 };
-                format!("hand {} over ({}{limit}): {who}", r.hand_number, end_name(r.end))
+                format!("hand {} over ({}{limit}): {who}", r.hand_number + 1, end_name(r.end))
             }
             K::HandEnded(h) => {
                 let r = h.result.clone().unwrap_or_default();
-                format!("hand {} over ({})", r.hand_number, end_name(r.end))
+                format!("hand {} over ({})", r.hand_number + 1, end_name(r.end))
             }
             K::GameOver(g) => {
                 let r = g.result.clone().unwrap_or_default();
@@ -212,7 +212,7 @@ impl TableScreen {
             shown(&s.game_id),
             shown(&f.name),
             f.players,
-            s.hand_number
+            s.hand_number + 1
         ));
         if let Some(sit) = s.sitting_out {
             out.push(format!("sitting out: {} (deals this hand)", self.name(sit)));
