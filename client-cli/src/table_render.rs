@@ -464,14 +464,27 @@ fn draw_status(f: &mut Frame, app: &TableApp, area: Rect) {
 }
 
 fn popup(f: &mut Frame, area: Rect, title: &str, lines: Vec<Line<'static>>, w: u16) {
+    popup_with(f, area, title, lines, w, None);
+}
+
+/// A window; `keys` on its bottom border (shown even when the text is cut).
+fn popup_with(f: &mut Frame, area: Rect, title: &str, lines: Vec<Line<'static>>, w: u16, keys: Option<&str>) {
     let w = w.min(area.width);
-    let h = (lines.len() as u16 + 2).min(area.height);
+    // Rows as wrapped (a long line takes two: the last line must still show).
+    let inner = w.saturating_sub(2).max(1) as usize;
+    // (Word wrapping leaves some room at a row's end: counted generously.)
+    let rows: usize = lines
+        .iter()
+        .map(|l| if l.width() > inner { l.width().div_ceil(inner.saturating_sub(10).max(1)) } else { 1 })
+        .sum();
+    let h = (rows as u16 + 2).min(area.height);
     let r = Rect { x: area.x + (area.width - w) / 2, y: area.y + (area.height - h) / 2, width: w, height: h };
     f.render_widget(Clear, r);
-    f.render_widget(
-        Paragraph::new(lines).wrap(Wrap { trim: false }).block(Block::bordered().title(format!(" {title} "))),
-        r,
-    );
+    let mut block = Block::bordered().title(format!(" {title} "));
+    if let Some(k) = keys {
+        block = block.title_bottom(Line::styled(format!(" {k} "), bold()));
+    }
+    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), r);
 }
 
 fn draw_overlay(f: &mut Frame, app: &TableApp, area: Rect) {
@@ -536,15 +549,17 @@ fn draw_overlay(f: &mut Frame, app: &TableApp, area: Rect) {
         }
         None => {
             if let Some(r) = app.results.first() {
-                let mut lines = hand_over_lines(app, r);
-                lines.push(Line::from(""));
-                lines.push(Line::from("Space: continue"));
-                popup(f, area, &format!("Hand {} over", r.hand_number + 1), lines, 76);
+                let lines = hand_over_lines(app, r);
+                popup_with(
+                    f,
+                    area,
+                    &format!("Hand {} over", r.hand_number + 1),
+                    lines,
+                    76,
+                    Some("Space: continue"),
+                );
             } else if let Some(r) = &app.screen.snap.result {
-                let mut lines = game_over_lines(app, r);
-                lines.push(Line::from(""));
-                lines.push(Line::from("q: quit"));
-                popup(f, area, "Game over", lines, 60);
+                popup_with(f, area, "Game over", game_over_lines(app, r), 60, Some("q: quit"));
             }
         }
     }
