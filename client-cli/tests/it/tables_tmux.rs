@@ -121,14 +121,30 @@ impl Tmux {
         s
     }
 
+    /// gin's exit status, once it has exited: tmux's word for it, or (tmux may take its time
+    /// to reap it) the kernel's for the pane's process, a zombie by then.
     fn dead(&self) -> Option<String> {
         let out = self
             .tmux()
-            .args(["display-message", "-p", "-t", "gin", "#{pane_dead} #{pane_dead_status}"])
+            .args(["display-message", "-p", "-t", "gin", "#{pane_dead} #{pane_dead_status} #{pane_pid}"])
             .output()
             .ok()?;
         let s = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        s.strip_prefix("1 ").map(str::to_string)
+        // `1 STATUS PID` once tmux reaped it; `1 PID` when its terminal closed but tmux did
+        // not reap it yet (it may take long); `0 PID` before.
+        let pid = match s.split_whitespace().collect::<Vec<_>>().as_slice() {
+            ["1", status, _pid] => return Some(status.to_string()),
+            [_, pid] => pid.to_string(),
+            _ => return None,
+        };
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+        if fields.first() != Some(&"Z") {
+            return None;
+        }
+        // Field 52 of proc(5), `exit_code`: the status as waitpid reports it.
+        let code: i32 = fields.get(49)?.parse().ok()?;
+        Some(((code >> 8) & 0xff).to_string())
     }
 }
 
@@ -327,12 +343,20 @@ async fn plays_to_the_end(name: &str, rules: &str) {
             .expect("the game's id in the header");
         let (pressed, screen) = play(&t);
         t.send(&["q"]);
-        let status = t
-            .wait(Duration::from_secs(30), |_| t.dead().is_some())
-            .map(|_| t.dead().unwrap())
-            .unwrap_or_else(|s| {
-                panic!("q at the end does not leave:\n{s}\nbefore q:\n{screen}\n{pressed:?}\n{}", t.threads())
-            });
+        let left = Instant::now();
+        let status = loop {
+            if let Some(status) = t.dead() {
+                break status;
+            }
+            if left.elapsed() > Duration::from_secs(30) {
+                let s = t.screen();
+                panic!(
+                    "q at the end does not leave:\n{s}\nbefore q:\n{screen}\n{pressed:?}\n{}",
+                    t.threads()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(40));
+        };
         assert_eq!(status, "0", "gin exits 0");
         (pressed, screen, id)
     })
