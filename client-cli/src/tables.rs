@@ -27,9 +27,7 @@ pub struct TableScreen {
     pub snap: pb::GameSnapshot,
     /// What happened, oldest first (the last 200 lines).
     pub log: Vec<String>,
-    /// The command being typed (full screen).
-    pub input: String,
-    /// The last refusal or help text, until the next move.
+    /// The last refusal or help text, until the next move (`--plain`).
     pub message: Option<String>,
 }
 
