@@ -146,6 +146,8 @@ pub struct TableApp {
     pub overlay: Option<TableOverlay>,
     /// Finished hands not yet dismissed (each held until Space), oldest first.
     pub results: Vec<pb::TableHandResult>,
+    /// The last finished hand seen (shown under the prompt on a wide screen).
+    pub last_result: Option<pb::TableHandResult>,
     /// The `:` command line, while typed.
     pub input: Option<String>,
     /// The status line: (text, whether an error).
@@ -174,6 +176,7 @@ impl TableApp {
             drawn: None,
             overlay: None,
             results: Vec::new(),
+            last_result: None,
             input: None,
             status: None,
             no_color,
@@ -242,6 +245,7 @@ impl TableApp {
                 let r = h.result.clone().unwrap_or_default();
                 // A player sees its own table's results; a spectator every table's.
                 if v.is_none_or(|v| r.seats.contains(&v)) {
+                    self.last_result = Some(r.clone());
                     self.results.push(r);
                     self.drawn = None;
                     self.marked = CardSet::EMPTY;

@@ -5,7 +5,8 @@
 //! seat with its card count, known cards and total, who is to act; the seat sitting out;
 //! team play: both tables, the partner's marked, and the teams' totals; rummy: the melds on
 //! the table, numbered), the hand with its labels (marked cards at rummy), a prompt saying
-//! what to do, the events (on the right, or below on a narrow terminal), the status line;
+//! what to do, the events (on the right, or below on a narrow terminal; a wide one shows the
+//! last hand's result under the prompt), the status line;
 //! windows over it for help, confirmations, the meld to lay off onto, a hand's result (held
 //! until Space) and the game's end.
 
@@ -107,9 +108,25 @@ pub fn draw(f: &mut Frame, app: &TableApp) {
     );
     draw_hand(f, app, hand_a);
     draw_prompt(f, app, prompt_a);
-    let log_a = right.unwrap_or(rest);
-    if log_a.height >= 3 {
-        draw_log(f, app, log_a);
+    match right {
+        Some(log_a) => {
+            draw_log(f, app, log_a);
+            // The room under the prompt: the last hand's result.
+            if rest.height >= 4 {
+                let lines = match &app.last_result {
+                    Some(r) => hand_over_lines(app, r),
+                    None => vec![Line::from("No hand finished yet.")],
+                };
+                f.render_widget(
+                    Paragraph::new(lines)
+                        .wrap(Wrap { trim: true })
+                        .block(Block::bordered().title(" Last hand ")),
+                    rest,
+                );
+            }
+        }
+        None if rest.height >= 3 => draw_log(f, app, rest),
+        None => {}
     }
     draw_status(f, app, status);
     draw_overlay(f, app, area);
