@@ -79,8 +79,18 @@ fn find_bool(v: &serde_json::Value, key: &str) -> Option<bool> {
     }
 }
 
-/// The keys that work at a table offering `o`, for the help window and the book.
-pub fn keys(o: Offers) -> Vec<(&'static str, &'static str)> {
+/// The keys that work at a table offering `o` (`seated`: a player; a spectator only
+/// watches), for the help window.
+pub fn keys(o: Offers, seated: bool) -> Vec<(&'static str, &'static str)> {
+    if !seated {
+        return vec![
+            ("Space", "continue after a hand's result"),
+            ("?", "show / hide this help"),
+            ("Esc", "close a window"),
+            ("q", "quit (asks first)"),
+            ("Ctrl+C", "quit at once"),
+        ];
+    }
     let mut k = vec![
         (
             "a-k",

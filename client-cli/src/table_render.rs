@@ -430,10 +430,12 @@ fn draw_prompt(f: &mut Frame, app: &TableApp, area: Rect) {
     while lines.len() < 2 {
         lines.push(Line::from(""));
     }
-    lines.push(Line::styled(
-        "?: help · o: sort · :: command · q: quit",
-        Style::default().add_modifier(Modifier::DIM),
-    ));
+    let hint = if app.screen.viewer().is_some() {
+        "?: help · o: sort · :: command · q: quit"
+    } else {
+        "?: help · q: quit"
+    };
+    lines.push(Line::styled(hint, Style::default().add_modifier(Modifier::DIM)));
     f.render_widget(
         Paragraph::new(lines),
         area.inner(ratatui::layout::Margin { horizontal: 1, vertical: 0 }),
@@ -508,8 +510,10 @@ fn draw_overlay(f: &mut Frame, app: &TableApp, area: Rect) {
     let nc = app.no_color;
     match &app.overlay {
         Some(TableOverlay::Help) => {
-            let mut lines: Vec<Line> =
-                keys(app.offers()).iter().map(|(k, what)| Line::from(format!("{k:<12} {what}"))).collect();
+            let mut lines: Vec<Line> = keys(app.offers(), app.screen.viewer().is_some())
+                .iter()
+                .map(|(k, what)| Line::from(format!("{k:<12} {what}")))
+                .collect();
             lines.push(Line::from("Press ? or Esc to close."));
             popup(f, area, "Keys at this table", lines, 76);
         }

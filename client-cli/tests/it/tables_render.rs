@@ -78,9 +78,17 @@ fn three_players_the_seat_sitting_out_and_the_upcard() {
     snap.hand.clear();
     snap.turn = None;
     let watching = fx::app(snap, &[], true);
+    let mut watching = watching;
     let text = screen(&watching, 80, 24);
     assert!(text.contains("You are watching") && text.contains("0 ann"), "{text}");
     snapshot("table_three_watching_80x24", text);
+    // Its help lists only what a spectator may do; a move is not sent.
+    key(&mut watching, KeyCode::Char('?'));
+    let help = screen(&watching, 80, 24);
+    assert!(help.contains("show / hide this help") && !help.contains("draw from the stock"), "{help}");
+    key(&mut watching, KeyCode::Esc);
+    assert_eq!(key(&mut watching, KeyCode::Char('s')), None);
+    assert!(watching.status.as_ref().unwrap().0.contains("spectators do not play"));
 }
 
 #[test]
