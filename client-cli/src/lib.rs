@@ -10,8 +10,9 @@
 //!   [`plain`] the line-by-line mode; [`net`] the thin network task over the bot SDK
 //!   (seating, stream resume, actions); [`run`] the loops that connect them to a terminal.
 //! - At a table of another format (three players, teams, gin for 3 to 6, rummy):
-//!   [`tables`] is the viewer's picture of the table (pure: its lines, its commands, its
-//!   full screen) and [`table_run`] the loops over the same network task.
+//!   [`tables`] is the viewer's picture of the table (pure: its lines, its commands);
+//!   [`table_app`] the full screen's state and keys (those of two players), [`table_render`]
+//!   draws it (pure), and [`table_run`] the loops over the same network task.
 //! - [`list`]: the open games as lines (`gin list`).
 //! - Everything a server sent is shown through `gin_proto::text::printable` where it comes
 //!   in ([`table`], [`list`], [`net`]'s error texts): no control or bidi character of a
@@ -72,6 +73,8 @@ pub mod render;
 pub mod replay;
 pub mod run;
 pub mod table;
+pub mod table_app;
+pub mod table_render;
 pub mod table_run;
 pub mod tables;
 pub mod verify;

@@ -408,7 +408,7 @@ async fn front_end_table(client: gin_sdk::Client, place: Place, screen: &ScreenA
     let (code, over) = if screen.plain {
         gin_client_cli::table_run::plain(client, place.clone(), io::stdout()).await?
     } else {
-        gin_client_cli::table_run::tui(client, place.clone()).await?
+        gin_client_cli::table_run::tui(client, place.clone(), no_color(screen)).await?
     };
     left_note(&place, over);
     Ok(code)

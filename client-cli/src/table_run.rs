@@ -7,12 +7,13 @@ use std::io::{self, BufRead, Write};
 use std::time::Duration;
 
 use anyhow::Result;
-use crossterm::event::{Event, EventStream, KeyCode, KeyEventKind, KeyModifiers};
+use crossterm::event::{Event, EventStream, KeyEventKind};
 use futures_util::StreamExt;
 use gin_sdk::Client;
 use tokio::sync::mpsc;
 
 use crate::net::{self, Move, NetEvent, Place, Send};
+use crate::table_app::{TableApp, TableCommand};
 use crate::tables::{Cmd, HELP, TableScreen};
 
 /// What to do after a message: go on, send a move, leave.
@@ -153,8 +154,9 @@ pub async fn plain(client: Client, place: Place, mut out: impl Write) -> Result<
     }
 }
 
-/// Plays (or watches) `place` full screen: the table, the events, a command line.
-pub async fn tui(client: Client, place: Place) -> Result<(u8, bool)> {
+/// Plays (or watches) `place` full screen: the table, the hand with its labels, keys as at
+/// two players ([`TableApp`]).
+pub async fn tui(client: Client, place: Place, no_color: bool) -> Result<(u8, bool)> {
     let (net_tx, mut net_rx) = mpsc::unbounded_channel();
     let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
     tokio::spawn(net::follow(client.clone(), place.clone(), net_tx, cmd_rx));
@@ -166,59 +168,69 @@ pub async fn tui(client: Client, place: Place) -> Result<(u8, bool)> {
         }
     };
     let mut keys = EventStream::new();
-    let mut screen: Option<TableScreen> = None;
+    let mut app = TableApp::new(no_color);
     let mut tick = tokio::time::interval(Duration::from_millis(500));
+    let mut net_open = true;
     let result = loop {
-        let shown = screen.clone().unwrap_or_default();
-        terminal.draw(|f| crate::tables::draw(f, &shown))?;
+        terminal.draw(|f| crate::table_render::draw(f, &app))?;
         let next = tokio::select! {
-            ev = net_rx.recv() => match ev {
-                Some(ev) => on_net(&client, &place, &mut screen, ev).await.1,
-                None => Next::Go,
+            ev = net_rx.recv(), if net_open => match ev {
+                Some(NetEvent::Snapshot(snap)) => {
+                    app.set_snapshot(*snap);
+                    Next::Go
+                }
+                Some(NetEvent::Event(e)) => {
+                    if app.on_event(&e) {
+                        // What this seat may see now: the tables, its legal moves.
+                        if let Ok(snap) = client.get_game(&place.game_id, &place.token).await
+                            && snap.seq >= app.last_seq
+                        {
+                            app.set_snapshot(snap);
+                        }
+                    }
+                    Next::Go
+                }
+                Some(NetEvent::Reconnecting(why)) => {
+                    app.error(format!("connection lost ({why}); reconnecting…"));
+                    Next::Go
+                }
+                Some(NetEvent::Reconnected) => {
+                    app.info("reconnected");
+                    Next::Go
+                }
+                Some(NetEvent::Refused(why)) => {
+                    app.refused(if why.starts_with("refused") { why } else { format!("refused: {why}") });
+                    Next::Go
+                }
+                Some(NetEvent::Fatal(why)) => {
+                    app.error(format!("{why} (q: quit)"));
+                    Next::Go
+                }
+                None => {
+                    net_open = false;
+                    if !app.screen.is_over() {
+                        app.error("the connection ended");
+                    }
+                    Next::Go
+                }
             },
             k = keys.next() => match k {
-                Some(Ok(Event::Key(key))) if key.kind != KeyEventKind::Release => {
-                    let s = screen.get_or_insert_with(TableScreen::default);
-                    match key.code {
-                        KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => Next::Exit(0),
-                        KeyCode::Char('q') if s.input.is_empty() => Next::Exit(0),
-                        KeyCode::Char(c) => {
-                            s.input.push(c);
-                            s.message = None;
-                            Next::Go
-                        }
-                        KeyCode::Backspace => {
-                            s.input.pop();
-                            Next::Go
-                        }
-                        KeyCode::Esc => {
-                            s.input.clear();
-                            s.message = None;
-                            Next::Go
-                        }
-                        KeyCode::Enter => {
-                            let line = std::mem::take(&mut s.input);
-                            let (lines, next) = after_command(s, &line);
-                            if let Some(l) = lines.first() {
-                                s.message = Some(l.clone());
-                            }
-                            next
-                        }
-                        _ => Next::Go,
-                    }
-                }
+                Some(Ok(Event::Key(key))) if key.kind != KeyEventKind::Release => match app.handle_key(key) {
+                    Some(TableCommand::Quit) => Next::Exit(0),
+                    Some(TableCommand::Resign) => Next::Send(Move::Resign),
+                    Some(TableCommand::Act(a)) => Next::Send(Move::Table(a)),
+                    None => Next::Go,
+                },
                 Some(Ok(_)) => Next::Go,
                 Some(Err(_)) | None => Next::Exit(0),
             },
             _ = tick.tick() => Next::Go,
         };
-        let over = screen.as_ref().is_some_and(TableScreen::is_over);
         match next {
             Next::Go => {}
-            Next::Exit(code) => break (code, over),
+            Next::Exit(code) => break (code, app.screen.is_over()),
             Next::Send(action) => {
-                let expected_seq = screen.as_ref().map_or(0, |s| s.snap.seq);
-                let _ = cmd_tx.send(Send { action, offer: false, expected_seq });
+                let _ = cmd_tx.send(Send { action, offer: false, expected_seq: app.last_seq });
             }
         }
     };

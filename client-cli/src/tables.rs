@@ -1,8 +1,8 @@
 //! `gin play` and `gin watch` at a table of another format (three players, teams, gin for 3
 //! to 6, rummy): the picture of the table one viewer may see ([`TableScreen`], pure: built
 //! from the server's snapshot and events), its text lines (the `--plain` mode prints them),
-//! the commands a player types (`meld 7C 7D 7H`, `layoff 7S 2`, …), and the full screen
-//! ([`draw`], pure: renders into ratatui's `TestBackend` in the tests).
+//! the commands a player types (`meld 7C 7D 7H`, `layoff 7S 2`, …: `--plain`, and the full
+//! screen's `:` line). The full screen is [`crate::table_app`] and [`crate::table_render`].
 //!
 //! The screen shows every opponent with its card count and the cards known taken from the
 //! pile, each table in play (team play: two) with its pile and stock, rummy's melds with who
@@ -13,11 +13,6 @@
 use engine::{Card, CardSet};
 use gin_proto::v1 as pb;
 use gin_proto::v1::game_event::Kind as K;
-use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout};
-use ratatui::style::{Modifier, Style};
-use ratatui::text::Line;
-use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use crate::render::end_name;
 use crate::table::shown;
@@ -32,9 +27,7 @@ pub struct TableScreen {
     pub snap: pb::GameSnapshot,
     /// What happened, oldest first (the last 200 lines).
     pub log: Vec<String>,
-    /// The command being typed (full screen).
-    pub input: String,
-    /// The last refusal or help text, until the next move.
+    /// The last refusal or help text, until the next move (`--plain`).
     pub message: Option<String>,
 }
 
@@ -129,7 +122,7 @@ impl TableScreen {
         Some(line)
     }
 
-    /// Event `ev` as a line for people.
+    /// Event `ev` as a line for people (hands counted from 1, as the screens do).
     pub fn describe(&self, ev: &pb::GameEvent) -> Option<String> {
         let n = |s: u32| self.name(s);
         Some(match ev.kind.as_ref()? {
@@ -145,7 +138,7 @@ impl TableScreen {
                 };
                 format!(
                     "hand {} dealt{at} by {}, upcard {}{mine}",
-                    d.hand_number,
+                    d.hand_number + 1,
                     n(d.dealer),
                     shown(&d.upcard)
                 )
@@ -178,11 +171,11 @@ impl TableScreen {
                 } else {
                     String::new()
                 };
-                format!("hand {} over ({}{limit}): {who}", r.hand_number, end_name(r.end))
+                format!("hand {} over ({}{limit}): {who}", r.hand_number + 1, end_name(r.end))
             }
             K::HandEnded(h) => {
                 let r = h.result.clone().unwrap_or_default();
-                format!("hand {} over ({})", r.hand_number, end_name(r.end))
+                format!("hand {} over ({})", r.hand_number + 1, end_name(r.end))
             }
             K::GameOver(g) => {
                 let r = g.result.clone().unwrap_or_default();
@@ -217,7 +210,7 @@ impl TableScreen {
             shown(&s.game_id),
             shown(&f.name),
             f.players,
-            s.hand_number
+            s.hand_number + 1
         ));
         if let Some(sit) = s.sitting_out {
             out.push(format!("sitting out: {} (deals this hand)", self.name(sit)));
@@ -359,8 +352,9 @@ fn card_of(w: &str) -> String {
     w.parse::<Card>().map(|c| c.to_string()).unwrap_or_default()
 }
 
-/// Whether two moves are the same (a meld's cards in any order).
-fn same_move(a: &pb::LegalAction, b: &pb::LegalAction) -> bool {
+/// Whether two moves are the same (a meld's cards in any order; the upcard taken is the pile
+/// drawn).
+pub fn same_move(a: &pb::LegalAction, b: &pb::LegalAction) -> bool {
     let set = |v: &[String]| v.iter().filter_map(|c| c.parse::<Card>().ok()).collect::<CardSet>();
     let kind =
         |k: i32| if k == pb::ActionKind::TakeUpcard as i32 { pb::ActionKind::DrawPile as i32 } else { k };
@@ -393,52 +387,6 @@ pub fn legal_text(t: &pb::TurnInfo) -> String {
         words.push(format!("discard {}", discards.join(" ")));
     }
     words.join(" | ")
-}
-
-/// Draws the table screen: the table on the left, the last events on the right (below on a
-/// narrow terminal), the command line at the bottom.
-pub fn draw(f: &mut Frame, s: &TableScreen) {
-    let area = f.area();
-    let [body, prompt] = Layout::vertical([Constraint::Min(3), Constraint::Length(3)]).areas(area);
-    let wide = area.width >= 100;
-    let [left, right] = if wide {
-        Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(body)
-    } else {
-        Layout::vertical([Constraint::Percentage(65), Constraint::Percentage(35)]).areas(body)
-    };
-    let lines: Vec<Line> = s
-        .lines()
-        .into_iter()
-        .map(|l| {
-            if l.starts_with("your move") || l.starts_with("game over") {
-                Line::styled(l, Style::default().add_modifier(Modifier::BOLD))
-            } else {
-                Line::raw(l)
-            }
-        })
-        .collect();
-    f.render_widget(
-        Paragraph::new(lines).wrap(Wrap { trim: false }).block(Block::bordered().title(" Table ")),
-        left,
-    );
-    let room = right.height.saturating_sub(2) as usize;
-    let log: Vec<Line> = s.log.iter().rev().take(room).rev().map(|l| Line::raw(l.clone())).collect();
-    f.render_widget(
-        Paragraph::new(log).wrap(Wrap { trim: false }).block(Block::bordered().title(" Events ")),
-        right,
-    );
-    let text = match (&s.message, s.my_turn(), s.is_over()) {
-        (_, _, true) => "game over: q to leave".to_string(),
-        (Some(m), _, _) if s.input.is_empty() => m.clone(),
-        (_, Some(_), _) => format!("> {}_", s.input),
-        (_, None, _) if s.viewer().is_none() => "watching: q to leave".into(),
-        (_, None, _) => format!("waiting for the others…  {}", s.input),
-    };
-    let title = " Command (help, Enter to send, Esc to clear, q to leave) ";
-    f.render_widget(
-        Paragraph::new(text).wrap(Wrap { trim: true }).block(Block::bordered().title(title)),
-        prompt,
-    );
 }
 
 #[cfg(test)]
