@@ -30,8 +30,10 @@
 //! | `plain.rs` | `Plain`: `--plain` mode as a pure machine from network events and input lines to output lines and `Flow` (continue, act, exit); holds input while an action is in flight |
 //! | `net.rs` | the thin network side over the bot SDK (`gin_sdk::Client`: connect, seat, retries): `seat` (the four ways to a seat), `follow` (the event stream, resumed from the last seq after a drop, gap-checked; each action sent in its own task with the seq the player saw; the stream's end after the game over is not a drop), server errors as messages |
 //! | `run.rs` | the two loops: terminal set-up and restore by `ratatui::try_init` / `ratatui::restore` (raw mode, the alternate screen, ratatui's panic hook that restores first), keys from crossterm's `EventStream` in the same `select!` as the network's events, a 500 ms tick for the clock; plain mode's stdin thread |
-//! | `tables.rs` | a table of another format (three players, teams, gin for 3 to 6, rummy): `TableScreen` (pure: the viewer's latest snapshot and the event log; every seat with its cards and known cards, each table's pile and stock, rummy's melds with who laid each card, team totals, the seat sitting out, the hand and its best melds), its full screen (`draw`) and its plain-text lines and commands; a move the server refuses shows its reason |
-//! | `table_run.rs` | the loops of `tables.rs` over `net::follow` (`Move::Table`: a wire move sent by `Client::send_legal`): the snapshot refreshed by `GetGame` at the viewer's turn and at the end; plain mode reads a line at the viewer's turn, one answer at a time |
+//! | `tables.rs` | a table of another format (three players, teams, gin for 3 to 6, rummy): `TableScreen` (pure: the viewer's latest snapshot and the event log; every seat with its cards and known cards, each table's pile and stock, rummy's melds with who laid each card, team totals, the seat sitting out, the hand and its best melds), its plain-text lines and typed commands (`--plain`, and the full screen's `:` line); a move the server refuses shows its reason |
+//! | `table_app.rs` | `TableApp`: the full screen at those tables, in the two-player screen's keys (labels or arrows select, `s`/`t`/`p`, Enter/`x` discard, `K`/`B` with a confirmation; rummy: labels or Space mark, `m` meld, `l` then a meld's number), the help listing the keys that work at that table, results held until Space, the quit confirmation |
+//! | `table_render.rs` | draws `TableApp` (pure): header, each table (the seat sitting out, both team tables), the hand with labels, rummy's numbered melds, prompt, windows |
+//! | `table_run.rs` | the loops of those screens over `net::follow` (`Move::Table`: a wire move sent by `Client::send_legal`): the snapshot refreshed by `GetGame` at the viewer's turn and at the end, the game's end held until its game-over event; plain mode reads a line at the viewer's turn, one answer at a time |
 //! | `list.rs` | `gin list`'s lines from `ListGames` (pure, the server's text escaped) |
 //! | `verify.rs` | `Verifiable` (a `TableRecord` of any format (a saved two-player `GameRecord` reads too) + each hand's deck, salt, commitment and the commitment published at the deal + `SeedReveal`: the seed's salt, its commitment and those published with each deal + `SeatDraws`: one seat's draws as its stream showed them) and `check`: the seed against its commitment as published, the record replayed (counting the turns of the pile the seed fixed; a pile turned with no seed commitment fails), the seat's draws against the replay's, then per hand `engine::verify_deal`, the deck equals the record's deal, the commitment equals the published one; a secret seed (empty salt) leaves the report `pending` |
 //! | `analyze.rs`, `replay.rs` | `gin analyze` and `gin replay` |
@@ -49,11 +51,10 @@
 //! keys against a house bot (pass, draw, discard, knock with `K`/`y`, Space between hands), quits
 //! halfway and comes back with `--join --token`, then checks the screen's final score and that
 //! every answer is exactly one action in the server's record; `resume.rs` stops and restarts the server mid-game and checks
-//! every seq arrives once, in order; `cli.rs` analyze and replay.
-//!
-//! ## Codemap: `examples/`
-//!
-//! Clients outside the workspace, in the languages third parties use; nothing generated is
+//! every seq arrives once, in order; `tables_render.rs` the table screens' snapshots at every format;
+//! `tables_tmux.rs` the real binary in tmux plays a rummy game for three and gin at one table for
+//! four to their end by keys against house bots, the final totals checked against `GetRecord`
+//! (skipped without tmux unless `GIN_REQUIRE_TMUX=1`); `cli.rs` analyze and replay.
 //!
 //! ```
 //! use gin_client_cli::app::{App, Command};

@@ -94,7 +94,9 @@ rules (waits up to a minute); with --or-bot, the house bot plays you if nobody c
 
 Keys (full screen): a-k pick a card, Left/Right move, s stock, t take the pile/upcard,
 p pass, Enter or x discard, K knock (asks y/n), B big gin, o sort by suit/rank, ? help,
-q quit (asks y/n). With --plain, type `help` for the commands. Leaving a game keeps your seat:
+q quit (asks y/n). At rummy: letters or Space mark cards, m melds them, l then a meld's
+number lays the selected card off; at any table of 3-6, : types a command as --plain does.
+With --plain, type `help` for the commands. Leaving a game keeps your seat:
 gin prints the `gin play --join ID --token TOKEN` that brings you back.";
 
 const PLAY_STATUSES: [(u8, &str); 3] = [
