@@ -82,7 +82,7 @@ timed timeout 300 node examples/typescript/dist/bot.js \
 
 step "examples: the Python and TypeScript bots through the local cluster (examples/cluster/local-cluster.sh --respawn, its own directory), the servers of their games frozen (SIGSTOP) for twice the lease: they retry and resume, every game ends"
 cport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-GIN_SERVER="$bin/gin-server" examples/cluster/local-cluster.sh --port "$cport" --lease-ms 1500 --respawn \
+GIN_SERVER_BIN="$bin/gin-server" examples/cluster/local-cluster.sh --port "$cport" --lease-ms 1500 --respawn \
   >"$tmp/cluster.log" 2>&1 &
 cluster=$!
 cdir=""

@@ -15,8 +15,10 @@
 # everything answers. A server that loses its lease stops (its games are others' already):
 # with --respawn it is started again at its address, as a supervisor would (in production:
 # examples/cluster/gin-server@.service, Restart=always).
-# The gin-server binary: GIN_SERVER, else `gin-server` on the PATH, else this checkout's,
+# The gin-server binary: GIN_SERVER_BIN, else `gin-server` on the PATH, else this checkout's,
 # built with `cargo build --release -p gin-server` (it says so; minutes the first time).
+# (GIN_SERVER is the clients' server URL; a GIN_SERVER that is a path, as this script once
+# read it, is still taken as the binary.)
 set -euo pipefail
 
 servers=3
@@ -60,9 +62,13 @@ if ! command -v haproxy >/dev/null; then
   echo "HAProxy is not installed (Debian: apt-get install haproxy)" >&2
   exit 1
 fi
-server_bin="${GIN_SERVER:-$(command -v gin-server || true)}"
+server_bin="${GIN_SERVER_BIN:-}"
+if [ -z "$server_bin" ] && [ -n "${GIN_SERVER:-}" ] && [[ "$GIN_SERVER" != *://* ]]; then
+  server_bin="$GIN_SERVER"
+fi
+[ -n "$server_bin" ] || server_bin="$(command -v gin-server || true)"
 if [ -z "$server_bin" ]; then
-  echo "local-cluster: building gin-server (cargo build --release -p gin-server; set GIN_SERVER to use a built one)" >&2
+  echo "local-cluster: building gin-server (cargo build --release -p gin-server; set GIN_SERVER_BIN to use a built one)" >&2
   (cd "$root" && cargo build --release -p gin-server >&2)
   server_bin="$(cd "$root" && cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/gin-server"
 fi

@@ -245,7 +245,7 @@ impl LocalCluster {
             .args(["--port", &port.to_string()])
             .args(["--lease-ms", "1500"])
             .args(extra)
-            .env("GIN_SERVER", env!("CARGO_BIN_EXE_gin-server"))
+            .env("GIN_SERVER_BIN", env!("CARGO_BIN_EXE_gin-server"))
             .stdin(Stdio::null())
             .stdout(out.try_clone().unwrap())
             .stderr(out)
