@@ -247,7 +247,7 @@ struct AnalyzeArgs {
     USAGE_STATUS,
 ]))]
 struct ReplayArgs {
-    /// The record file, JSON or the compact text form; `-` reads stdin.
+    /// The record file, JSON or the compact text form (or a file `gin verify ID --save` wrote); `-` reads stdin.
     #[arg(value_name = "RECORD")]
     record: PathBuf,
     /// Print every hand in full and the result as JSON (the book: reference/command-line.md).

@@ -225,9 +225,28 @@ pub fn is_gin_record(text: &str) -> bool {
                 .is_ok_and(|v| v.get("version").and_then(|x| x.as_u64()) == Some(1)))
 }
 
+/// The game record inside a file `gin verify ID --save FILE` wrote (a JSON object with
+/// `game_id`, `record` and `hands`), as JSON text; `None` for anything else.
+pub fn saved_verifiable_record(text: &str) -> Option<String> {
+    let t = text.trim_start();
+    if !t.starts_with('{') {
+        return None;
+    }
+    let v: serde_json::Value = serde_json::from_str(t).ok()?;
+    let o = v.as_object()?;
+    if !(o.contains_key("game_id") && o.contains_key("hands")) {
+        return None;
+    }
+    Some(o.get("record")?.to_string())
+}
+
 /// Parses a record of any format and replays it: a two-player gin record through the
-/// two-player game (with its detailed errors), any other through [`engine::Table`].
+/// two-player game (with its detailed errors), any other through [`engine::Table`]. A file
+/// `gin verify --save` wrote is replayed by the record it holds.
 pub fn replay_any(text: &str) -> Result<Table, Box<dyn std::error::Error + Send + Sync>> {
+    if let Some(record) = saved_verifiable_record(text) {
+        return replay_any(&record);
+    }
     if is_gin_record(text) {
         return Ok(Table::Gin(replay(text)?));
     }

@@ -115,6 +115,17 @@ async fn verify_everywhere(url: &str, id: &str, token: &str, dir: &std::path::Pa
     assert!(o.status.success(), "{}", stdout(&o));
     assert_eq!(stdout(&o), out);
 
+    // `gin replay` reads the saved file: the same report as of the record inside it.
+    let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    let record = dir.join(format!("{id}-record.json"));
+    std::fs::write(&record, j["record"].to_string()).unwrap();
+    let of_record = gin(&["replay", record.to_str().unwrap()]);
+    assert!(of_record.status.success(), "{}", String::from_utf8_lossy(&of_record.stderr));
+    let of_saved = gin(&["replay", saved.to_str().unwrap()]);
+    assert!(of_saved.status.success(), "{}", String::from_utf8_lossy(&of_saved.stderr));
+    assert_eq!(stdout(&of_saved), stdout(&of_record));
+    assert!(stdout(&of_saved).contains("hand 1"), "{}", stdout(&of_saved));
+
     // Tampered: the seed's salt (the record's seed no longer matches its commitment), and a
     // hand's salt.
     let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
