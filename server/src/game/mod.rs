@@ -62,9 +62,15 @@ pub async fn resume_game(shared: &Shared, cell: &shared::GameCell) {
     shared.after_change(&mut st);
 }
 
+/// The shortest time between two rounds of [`keep_lease`] woken early by a lookup (a flood of
+/// calls for a lapsed server's games makes a claim every so often, not one per call).
+const EARLY_CLAIM_GAP: Duration = Duration::from_millis(200);
+
 /// In a cluster: every third of the lease, renews this server's lease and takes over what
-/// servers whose leases ran out held: their games here, then each tournament through
-/// `take_tournament` (the tournament layer, above this one). Returns (an error) once the lease
+/// servers whose leases ran out (or were given up) held: their games here, then each
+/// tournament through `take_tournament` (the tournament layer, above this one). A lookup
+/// that found such a game or tournament ([`crate::storage::Store::claim_wanted`]) brings the
+/// next round forward. Returns (an error) once the lease
 /// is lost or cannot be renewed before it runs out: the server must stop, its games being
 /// others' now.
 pub async fn keep_lease(shared: Shared, take_tournament: impl Fn(String) + Send) -> anyhow::Error {
@@ -72,8 +78,17 @@ pub async fn keep_lease(shared: Shared, take_tournament: impl Fn(String) + Send)
     let mut tick = tokio::time::interval(every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut renewed = std::time::Instant::now();
+    let mut round = std::time::Instant::now();
     loop {
-        tick.tick().await;
+        tokio::select! {
+            _ = tick.tick() => {}
+            // A lookup found a lapsed server's game (one stopped gracefully gave its lease up):
+            // a claim now, at most one such every `EARLY_CLAIM_GAP`.
+            _ = shared.store.claim_wanted() => {
+                tokio::time::sleep(EARLY_CLAIM_GAP.saturating_sub(round.elapsed())).await;
+            }
+        }
+        round = std::time::Instant::now();
         match shared.store.renew().await {
             Ok(true) => renewed = std::time::Instant::now(),
             Ok(false) => {

@@ -367,6 +367,14 @@ pub trait Backend: Send + 'static {
         Ok(Claimed::default())
     }
 
+    /// In a cluster, at a graceful stop once the last write is durable: gives this server's
+    /// lease up, as a lapsed lease looks to the others (its row gone), so another server
+    /// claims its games at its next look instead of after the lease's time. Every later write
+    /// of this server finds no lease. Alone: nothing to do.
+    fn leave(&mut self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
     /// In a cluster: who serves the game `id` ([`Owner::Lapsed`] if its server's lease ran
     /// out). Alone: every game is this server's.
     fn owner_of(&mut self, _id: &str) -> Result<Owner, StoreError> {
@@ -417,6 +425,10 @@ impl Backend for Box<dyn Backend> {
 
     fn claim_orphans(&mut self) -> Result<Claimed, StoreError> {
         (**self).claim_orphans()
+    }
+
+    fn leave(&mut self) -> Result<(), StoreError> {
+        (**self).leave()
     }
 
     fn owner_of(&mut self, id: &str) -> Result<Owner, StoreError> {

@@ -423,6 +423,18 @@ impl PostgresBackend {
         })
     }
 
+    /// Gives the lease up (a graceful stop, after the last write): this server's row is
+    /// deleted, as a server claiming a lapsed one's games deletes it, so the next claim of any
+    /// other server takes its games and tournaments (they name a server that is gone), and
+    /// every later batch of this backend finds no lease (`GIN02`). The caller must serve
+    /// nothing more: its games are others' from now on.
+    pub fn leave_cluster(&mut self) -> Result<(), StoreError> {
+        let Some(me) = self.member else { return Ok(()) };
+        self.with(|c| {
+            c.client.execute("DELETE FROM servers WHERE id = $1", &[&me]).map(drop).map_err(pg_error)
+        })
+    }
+
     /// Claims for this server everything that servers whose leases ran out held (and what no
     /// server holds): their unfinished games and their tournaments, in one transaction, so
     /// a tournament and its games stay on one server. The lapsed servers' rows are deleted
@@ -768,6 +780,10 @@ impl Backend for PostgresBackend {
 
     fn claim_orphans(&mut self) -> Result<Claimed, StoreError> {
         PostgresBackend::claim_orphans(self)
+    }
+
+    fn leave(&mut self) -> Result<(), StoreError> {
+        self.leave_cluster()
     }
 
     fn owner_of(&mut self, id: &str) -> Result<Owner, StoreError> {

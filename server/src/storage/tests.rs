@@ -844,6 +844,34 @@ fn postgres_a_partitioned_owner_cannot_write_once_its_lease_is_gone() {
     assert_eq!(a.owner_of("g").unwrap(), Owner::Other { id: b_id, addr: "10.0.0.2:50051".into() });
 }
 
+/// A server stopped gracefully gives its lease up (`leave`): though its lease had a minute
+/// left, the game is `Lapsed` at once and another server's next claim takes it, and nothing
+/// the leaver writes afterwards is committed (its lease is gone, it cannot renew it).
+#[test]
+fn postgres_a_lease_given_up_is_claimed_at_once_and_fences_its_server() {
+    use std::time::Duration;
+    let Some(db) = Db::postgres() else { return };
+    let Db::Postgres(_, url) = &db else { unreachable!() };
+    let minute = Duration::from_secs(60);
+    let mut a = PostgresBackend::connect(url).unwrap();
+    let a_id = a.join_cluster("10.0.0.1:50051", minute).unwrap();
+    a.commit(&[create(&new_game("g", 1)), act("g", &action(0, ActionKind::Play))]).unwrap();
+    let mut b = PostgresBackend::connect(url).unwrap();
+    b.join_cluster("10.0.0.2:50051", minute).unwrap();
+    assert_eq!(b.owner_of("g").unwrap(), Owner::Other { id: a_id, addr: "10.0.0.1:50051".into() });
+    assert_eq!(b.claim_orphans().unwrap(), Default::default(), "A's lease holds");
+
+    Backend::leave(&mut a).unwrap();
+    assert_eq!(b.owner_of("g").unwrap(), Owner::Lapsed);
+    assert_eq!(b.live_servers().unwrap().len(), 1, "A is no longer live");
+    assert_eq!(b.claim_orphans().unwrap().games, ["g"]);
+    let err = a.commit(&[act("g", &action(1, ActionKind::Play))]).unwrap_err();
+    assert!(matches!(&err, StoreError::LeaseLost), "{err:?}");
+    assert!(!a.renew_lease().unwrap(), "a lease given up is not renewed");
+    b.commit(&[act("g", &action(1, ActionKind::Play))]).unwrap();
+    assert_eq!(b.load_game("g").unwrap().unwrap().actions.len(), 2);
+}
+
 /// A database and journal from before row records existed (the journal's segment in the
 /// first format, actions only): opened, written to (rows and actions, appended to the old
 /// segment), reopened, and nothing is lost.

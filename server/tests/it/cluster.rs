@@ -91,6 +91,71 @@ async fn a_killed_servers_game_moves_to_another_and_ends_as_an_uninterrupted_one
     assert_eq!(again, result);
 }
 
+/// A server stopped gracefully (SIGTERM) gives its lease up once its last write is durable:
+/// with a lease of 30 s, another server takes its game over within a few seconds (at the first
+/// call for it there), not once the lease ran out, and the game ends as an uninterrupted one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_stopped_gracefully_hands_its_games_over_at_once() {
+    let Some(pg) = gin_server::storage::pg_cluster::for_test() else { return };
+    let db = PathBuf::from(pg.create_database("cluster").unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let lease = ["--lease-ms", "30000"];
+    let mut a = Proc::start_in_cluster(&db, &dir.path().join("a.log"), &lease).await;
+    let b = Proc::start_in_cluster(&db, &dir.path().join("b.log"), &lease).await;
+    let (game, mut players) = new_game_req(
+        &a.channel().await,
+        pb::CreateGameRequest { rules: Some(preset("standard")), seed: SEED, ..Default::default() },
+    )
+    .await;
+    let mut ga = GameServiceClient::new(a.channel().await);
+    let mut gb = GameServiceClient::new(b.channel().await);
+    let mut rng = Rng(SEED);
+    let mut played: Vec<(usize, pb::LegalAction, u64)> = Vec::new();
+    for _ in 0..20 {
+        played.push(step(&mut ga, &mut players, &mut rng).await.expect("not over yet"));
+    }
+    let acked = played.last().unwrap().2;
+    // B forwards to A while A holds the game.
+    let via_b = gb.get_game(pb::GetGameRequest { game_id: game.clone() }).await.unwrap().into_inner();
+    assert_eq!(via_b.snapshot.unwrap().seq, acked);
+
+    a.send_signal("-TERM");
+    let stopped = Instant::now();
+    let status = a.exited_within(Duration::from_secs(10));
+    assert!(status.is_some_and(|s| s.success()), "A did not stop gracefully: {status:?}\n{}", a.logs());
+    assert!(a.logs().contains("lease given up"), "{}", a.logs());
+
+    // B takes the game over far sooner than the 30 s lease: the same seq, the same seats.
+    let taken = loop {
+        match gb.get_game(pb::GetGameRequest { game_id: game.clone() }).await {
+            Ok(r) => break r.into_inner().snapshot.expect("a snapshot"),
+            Err(e) if e.code() == Code::Unavailable => {
+                assert!(
+                    stopped.elapsed() < Duration::from_secs(5),
+                    "not taken over 5 s after a graceful stop (the lease is 30 s): {e:?}\n{}",
+                    b.logs()
+                );
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(e) => panic!("{e:?}\n{}", b.logs()),
+        }
+    };
+    println!("taken over {:?} after SIGTERM", stopped.elapsed());
+    assert_eq!(taken.seq, acked, "every acknowledged action, nothing else");
+    check_restored(&mut gb, &game, &players, acked).await;
+    assert!(b.logs().contains("game taken over"), "{}", b.logs());
+
+    // The game goes on at B to its end, as the same seed and actions end it uninterrupted.
+    while let Some(s) = step(&mut gb, &mut players, &mut rng).await {
+        played.push(s);
+        assert!(played.len() < 20_000, "the game does not end");
+    }
+    let (result, rec) = final_result(&mut gb, &game).await;
+    assert_eq!(result.reason, pb::GameEndReason::Target as i32);
+    let record = engine::GameRecord::from_json(&rec.record_json).unwrap();
+    record_is_what_was_played(&record, &result, &players, &played);
+}
+
 /// Issue 19: one lobby over the servers of a cluster. Two callers asking quick match at two
 /// different servers are paired (one queue: the oldest server's, where the game is made);
 /// an open game and a tournament made at one server are listed by the other, and read
