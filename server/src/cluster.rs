@@ -49,6 +49,15 @@
 //!   both commit to one game, whatever the clocks (only PostgreSQL's `now()` is used) or a
 //!   partition do. A server that learns its lease is gone stops (fail-stop: its games are
 //!   others' already; restarted, it is a new server).
+//! - **A graceful stop gives the lease up** (SIGTERM, ctrl-c; `Backend::leave`): the calls in
+//!   flight finish, the serving threads stop, `Store::close` makes `lease_holds` false and
+//!   the writer commits what is queued, then deletes the server's `servers` row, as a claimer
+//!   deletes a lapsed one's; the writer stops, so nothing is written or served afterwards.
+//!   Its games then name a server that is gone: `owner_of` says `Owner::Lapsed` at once, and
+//!   that lookup wakes the claim loop (`Store::claim_wanted`, at most one early round per
+//!   200 ms), whose claim takes everything the stopped server held, as after a lapse
+//!   (exactly once: the same transaction, the same `NOT EXISTS`). A rolling restart thus moves
+//!   games in a moment, not after `--lease-ms`; a killed server's still wait for its lease.
 //! - **A server past its lease serves nothing, not even from memory** (issue 36): frozen
 //!   (`SIGSTOP`) or cut off longer than a lease, its games may be another's already and its
 //!   copy of them behind what clients saw there (a watcher resuming there got `OUT_OF_RANGE`:
@@ -62,7 +71,7 @@
 //!   a lease) takes everything lapsed servers held, games and tournaments, in one transaction,
 //!   so a tournament and its games stay on one server and its driver sees its games in memory.
 //!   No lookup claims (`owner_of` says `Owner::Lapsed`, a call gets `UNAVAILABLE` and is
-//!   retried): an earlier design claimed a single game on demand and split a tournament's
+//!   retried; the lookup only brings the loop's next whole claim forward): an earlier design claimed a single game on demand and split a tournament's
 //!   games from their driver. A claimed game is replayed (`Shared::adopt`: its seats' tokens
 //!   registered, listed open if a seat is free, resumed as at a start: a clock gets a whole
 //!   turn again, a house bot to act plays); a claimed tournament is read back and driven on
@@ -93,10 +102,11 @@
 //!   by the owner), and quotas (each server counts its own callers' games).
 //!
 //! The tests: `server/tests/it/cluster.rs` (a killed server's game moves to another and ends
-//! as an uninterrupted one; quick match across servers; the lists; a sealed tournament game
+//! as an uninterrupted one; one stopped gracefully moves within seconds, its lease 30 s; quick match across servers; the lists; a sealed tournament game
 //! read elsewhere; `examples/cluster/local-cluster.sh` with HAProxy, servers killed and
 //! frozen, `--respawn`), and `postgres_a_partitioned_owner_cannot_write_once_its_lease_is_gone`
-//! in the store's tests.
+//! and `postgres_a_lease_given_up_is_claimed_at_once_and_fences_its_server` in the store's
+//! tests.
 
 use std::collections::HashMap;
 use std::future::Future;

@@ -32,8 +32,8 @@
 //!   of what lapsed servers left), `renew_lease`, `claim_orphans` (`Claimed`: games and
 //!   tournaments, in one transaction), `owner_of` and `tournament_owner` (`Owner`; a lapsed
 //!   owner's is `Lapsed`, nothing claimed), `live_servers`, `load_tournament`,
-//!   `tournament_status_of`: also on the `Backend` trait, with defaults for a store of one
-//!   server. A member's every batch holds its `servers` row (`FOR KEY SHARE`) and checks its
+//!   `tournament_status_of`, `leave_cluster` (a graceful stop gives the lease up: the row
+//!   deleted): also on the `Backend` trait, with defaults for a store of one server. A member's every batch holds its `servers` row (`FOR KEY SHARE`) and checks its
 //!   lease (`GIN02`) and that every game is its; `load_startup` loads its own games and
 //!   tournaments only. Only PostgreSQL's `now()` is used for leases, never a server's clock.
 //! - A schema change is a new `SCHEMA_VERSION` and a step in `migrate`, run under the advisory
