@@ -586,3 +586,41 @@ async fn a_bridge_program_plays_a_rummy_tournament_at_tables_of_three() {
     }
     server.stop().await;
 }
+
+/// A bridge entrant under a lenient `--on-error`, its program answering an illegal move: under
+/// `resign-game` each game is resigned and the next played (the command succeeds, each game
+/// reported resigned); under `skip` the program is told, each turn gets a safe move, and every
+/// game is played to its end by the target (each bad answer reported).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lenient_bridge_entrant_resigns_or_skips_and_plays_on() {
+    let server = Server::start().await;
+    let url = server.url();
+    // (A move, never a legal one: a line that is no move at all is ignored under these modes.)
+    let illegal = "sh -c 'while read l; do case $l in legal*) echo discard AS;; esac; done'";
+    for mode in ["resign-game", "skip"] {
+        let create = ["--games-per-pairing", "2", "--parallel", "2", "--seed", "4"];
+        let (id, outs) = bridge_tournament(&url, &create, illegal, &["--on-error", mode], &["simple"]).await;
+        let (so, se, ok) = &outs[0];
+        assert!(ok, "{mode}: {so}\n{se}");
+        assert!(so.contains("finished, 2/2 games") && outs[1].2, "{mode}: {so}\n{}", outs[1].1);
+        let resigned = se.matches("(the game was resigned; going on)").count();
+        let skipped = se.matches("\"discard AS\" is not legal now").count();
+        let (json, _) = run(&["tournament", "results", "--server", &url, &id, "--format", "json"]).await;
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let client = gin_sdk::Client::connect(&url).await.unwrap();
+        let mut reasons = Vec::new();
+        for g in v["games"].as_array().unwrap() {
+            let snap = client.get_game(g["game_id"].as_str().unwrap(), "").await.unwrap();
+            reasons.push(snap.result.unwrap().reason);
+        }
+        if mode == "resign-game" {
+            assert_eq!(resigned, 2, "{se}");
+            assert_eq!(reasons, [pb::GameEndReason::Resigned as i32; 2], "{se}");
+        } else {
+            assert_eq!(resigned, 0, "{se}");
+            assert!(skipped > 2 && se.contains("a safe move was played instead"), "{se}");
+            assert!(!reasons.contains(&(pb::GameEndReason::Resigned as i32)), "{reasons:?}\n{se}");
+        }
+    }
+    server.stop().await;
+}
