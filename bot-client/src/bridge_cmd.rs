@@ -70,13 +70,20 @@ pub enum OnErrorArg {
     Skip,
 }
 
-impl BridgeArgs {
-    fn on_error(&self) -> OnError {
-        match self.on_error {
+impl OnErrorArg {
+    /// What it means for the program.
+    pub fn on_error(self) -> OnError {
+        match self {
             OnErrorArg::Stop => OnError::Stop,
             OnErrorArg::ResignGame => OnError::ResignGame,
             OnErrorArg::Skip => OnError::Skip,
         }
+    }
+}
+
+impl BridgeArgs {
+    fn on_error(&self) -> OnError {
+        self.on_error.on_error()
     }
 
     /// Game `i`'s seed (0: the server draws one).

@@ -19,7 +19,8 @@ pub enum TournamentCmd {
     /// Creates a tournament and prints its id.
     #[command(after_help = statuses("the server could not be reached or refused the tournament"))]
     Create(CreateArgs),
-    /// Enters a tournament with a built-in strategy and plays every assigned game.
+    /// Enters a tournament with a built-in strategy, or a program through the bridge (--cmd),
+    /// and plays every assigned game.
     #[command(after_help = statuses("the server could not be reached or refused, or the entrant's play failed"))]
     Join(JoinArgs),
     /// Shows progress (games done/total, ETA) until the end, then the standings.
@@ -160,7 +161,20 @@ pub struct JoinArgs {
     /// rummy).
     #[arg(long, default_value = "simple")]
     strategy: String,
-    /// The entrant's display name (default: the strategy's name).
+    /// Play with this program instead, through the bridge's line protocol (as `gin-bot
+    /// bridge --cmd`), run once with `sh -c` for every game, one game at a time.
+    #[arg(long, value_name = "COMMAND", conflicts_with_all = ["strategy", "strategy_seed"])]
+    cmd: Option<String>,
+    /// With --cmd: how long the program may take to answer one turn, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 10_000, requires = "cmd")]
+    timeout_ms: u64,
+    /// With --cmd: what a bad or late answer, or a line written when no answer was asked,
+    /// does: stop (resign the game; every later game is resigned at once, and the command
+    /// fails at the end), resign-game (resign it and play the next game), skip (tell the
+    /// program, play a safe move for that turn, go on), as `gin-bot bridge --on-error`.
+    #[arg(long, value_enum, default_value = "stop", requires = "cmd")]
+    on_error: crate::bridge_cmd::OnErrorArg,
+    /// The entrant's display name (default: the strategy's name, or `bridge` with --cmd).
     #[arg(long)]
     name: Option<String>,
     /// Re-enter as this entrant (printed when it first joined).
@@ -301,27 +315,58 @@ async fn create(a: CreateArgs) -> Result<()> {
 }
 
 async fn join(a: JoinArgs) -> Result<()> {
-    use gin_sdk::entrant::{EntrantEvent, Entry, play_tournament};
+    use gin_sdk::bridge::{BotProcess, BridgeEntrant};
+    use gin_sdk::entrant::{EntrantEvent, EntrantPlayer, Entry, play_tournament, play_tournament_with};
     let client = a.server.client().await?;
     let id = a.id.get();
     let entry = Entry {
         tournament_id: id.clone(),
-        name: a.name.unwrap_or_else(|| a.strategy.clone()),
+        name: a.name.unwrap_or_else(|| if a.cmd.is_some() { "bridge".into() } else { a.strategy.clone() }),
         token: a.token,
         accept_fixed_deals: a.accept_fixed_deals,
     };
-    let standings = play_tournament(&client, entry, &a.strategy, a.strategy_seed, |ev| match ev {
-        EntrantEvent::Entered { entrant, token, joined, needed } => eprintln!(
-            "entered as entrant #{entrant} ({joined}/{needed} joined); re-enter with --token {}",
-            printable(&token)
-        ),
-        EntrantEvent::Played(o) => println!("{}", o.line()),
-        EntrantEvent::PlayedTable(o) => println!("{}", o.line()),
-        EntrantEvent::Failed { game_id, error } => {
-            eprintln!("game {}: {}", printable(&game_id), printable(&error))
+    // The bridge's program, when it plays: its forgiven errors are printed after each game.
+    let bot = match &a.cmd {
+        Some(cmd) => {
+            Some(BotProcess::spawn_with(cmd, Duration::from_millis(a.timeout_ms), a.on_error.on_error())?)
         }
-    })
-    .await?;
+        None => None,
+    };
+    let notes = |bot: &Option<std::sync::Arc<BotProcess>>| {
+        for n in bot.iter().flat_map(|b| b.take_notes()) {
+            eprintln!("{}", printable(&n));
+        }
+    };
+    let report = |ev| {
+        match ev {
+            EntrantEvent::Entered { entrant, token, joined, needed } => eprintln!(
+                "entered as entrant #{entrant} ({joined}/{needed} joined); re-enter with --token {}",
+                printable(&token)
+            ),
+            EntrantEvent::Played(o) => println!("{}", o.line()),
+            EntrantEvent::PlayedTable(o) => println!("{}", o.line()),
+            EntrantEvent::Failed { game_id, error } => {
+                eprintln!("game {}: {}", printable(&game_id), printable(&error))
+            }
+        }
+        notes(&bot);
+    };
+    let standings = match &bot {
+        Some(b) => {
+            let player: std::sync::Arc<dyn EntrantPlayer> =
+                std::sync::Arc::new(BridgeEntrant::new(b.clone()));
+            play_tournament_with(&client, entry, player, report).await
+        }
+        None => play_tournament(&client, entry, &a.strategy, a.strategy_seed, report).await,
+    };
+    let standings = match (standings, &bot) {
+        (Ok(s), _) => s,
+        (Err(e), Some(b)) => {
+            b.finish(Duration::from_secs(1));
+            return Err(e.into());
+        }
+        (Err(e), None) => return Err(e.into()),
+    };
     // The whole final state (its counts and format) when the server gives it; else the
     // standings the stream ended with.
     let full = TournamentServiceClient::new(client.channel())
@@ -336,6 +381,16 @@ async fn join(a: JoinArgs) -> Result<()> {
         ..Default::default()
     });
     print!("{}", standings_table(&st));
+    if let Some(b) = bot {
+        let failure = b.failure();
+        let how = b.finish(Duration::from_secs(5));
+        match failure {
+            Some(e) => {
+                bail!("{e}: the program stopped playing, its later games were resigned; the program {how}")
+            }
+            None => eprintln!("the program {how}"),
+        }
+    }
     Ok(())
 }
 

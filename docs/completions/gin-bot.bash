@@ -641,7 +641,7 @@ _gin__bot() {
             return 0
             ;;
         gin__subcmd__bot__subcmd__tournament__subcmd__join)
-            opts="-h --server --ca-cert --id --strategy --name --token --strategy-seed --accept-fixed-deals --help"
+            opts="-h --server --ca-cert --id --strategy --cmd --timeout-ms --on-error --name --token --strategy-seed --accept-fixed-deals --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -661,6 +661,18 @@ _gin__bot() {
                     ;;
                 --strategy)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cmd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-error)
+                    COMPREPLY=($(compgen -W "stop resign-game skip" -- "${cur}"))
                     return 0
                     ;;
                 --name)

@@ -80,7 +80,7 @@ complete -c gin-bot -n "__fish_gin_bot_using_subcommand bridge" -l accept-fixed-
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand bridge" -s h -l help -d 'Print help'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and not __fish_seen_subcommand_from create join watch results help" -s h -l help -d 'Print help'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and not __fish_seen_subcommand_from create join watch results help" -f -a "create" -d 'Creates a tournament and prints its id'
-complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and not __fish_seen_subcommand_from create join watch results help" -f -a "join" -d 'Enters a tournament with a built-in strategy and plays every assigned game'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and not __fish_seen_subcommand_from create join watch results help" -f -a "join" -d 'Enters a tournament with a built-in strategy, or a program through the bridge (--cmd), and plays every assigned game'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and not __fish_seen_subcommand_from create join watch results help" -f -a "watch" -d 'Shows progress (games done/total, ETA) until the end, then the standings'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and not __fish_seen_subcommand_from create join watch results help" -f -a "results" -d 'Prints the standings and games: a table, JSON or CSV'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and not __fish_seen_subcommand_from create join watch results help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -108,7 +108,12 @@ complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_s
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from join" -l ca-cert -d 'For https: trust this CA certificate (PEM) instead of the system\'s roots' -r -F
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from join" -l id -d 'The same, as a flag (the older spelling)' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from join" -l strategy -d 'The strategy to play: random, simple, strong, strong-v1, gin-hunter, early-knocker or defensive (every one at three players and in teams; random or simple at gin-7 and rummy)' -r
-complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from join" -l name -d 'The entrant\'s display name (default: the strategy\'s name)' -r
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from join" -l cmd -d 'Play with this program instead, through the bridge\'s line protocol (as `gin-bot bridge --cmd`), run once with `sh -c` for every game, one game at a time' -r
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from join" -l timeout-ms -d 'With --cmd: how long the program may take to answer one turn, in milliseconds' -r
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from join" -l on-error -d 'With --cmd: what a bad or late answer, or a line written when no answer was asked, does: stop (resign the game; every later game is resigned at once, and the command fails at the end), resign-game (resign it and play the next game), skip (tell the program, play a safe move for that turn, go on), as `gin-bot bridge --on-error`' -r -f -a "stop\t''
+resign-game\t''
+skip\t''"
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from join" -l name -d 'The entrant\'s display name (default: the strategy\'s name, or `bridge` with --cmd)' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from join" -l token -d 'Re-enter as this entrant (printed when it first joined)' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from join" -l strategy-seed -d 'Seed of our strategy\'s choices' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from join" -l accept-fixed-deals -d 'Enter even though the tournament has fixed deals (its creator chose the seed and may know every hand); the server refuses a new entrant of such a tournament without it'
@@ -125,7 +130,7 @@ json\t''
 csv\t''"
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from results" -s h -l help -d 'Print help'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from help" -f -a "create" -d 'Creates a tournament and prints its id'
-complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from help" -f -a "join" -d 'Enters a tournament with a built-in strategy and plays every assigned game'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from help" -f -a "join" -d 'Enters a tournament with a built-in strategy, or a program through the bridge (--cmd), and plays every assigned game'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from help" -f -a "watch" -d 'Shows progress (games done/total, ETA) until the end, then the standings'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from help" -f -a "results" -d 'Prints the standings and games: a table, JSON or CSV'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -137,6 +142,6 @@ complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and not __fish_see
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and not __fish_seen_subcommand_from selfplay play bridge tournament completions help" -f -a "completions" -d 'Print the shell completion script for gin-bot (bash, zsh, fish, elvish, powershell)'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and not __fish_seen_subcommand_from selfplay play bridge tournament completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and __fish_seen_subcommand_from tournament" -f -a "create" -d 'Creates a tournament and prints its id'
-complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and __fish_seen_subcommand_from tournament" -f -a "join" -d 'Enters a tournament with a built-in strategy and plays every assigned game'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and __fish_seen_subcommand_from tournament" -f -a "join" -d 'Enters a tournament with a built-in strategy, or a program through the bridge (--cmd), and plays every assigned game'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and __fish_seen_subcommand_from tournament" -f -a "watch" -d 'Shows progress (games done/total, ETA) until the end, then the standings'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and __fish_seen_subcommand_from tournament" -f -a "results" -d 'Prints the standings and games: a table, JSON or CSV'

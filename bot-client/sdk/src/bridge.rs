@@ -850,6 +850,74 @@ pub async fn play_table_game(
     Ok(played.expect("no failure: the game was played")?)
 }
 
+/// The program as a tournament entrant's player ([`crate::entrant::play_tournament_with`]):
+/// it plays every game the tournament assigns, one at a time (its one input and output carry
+/// one game), each announced as the bridge announces a game (`game …` at two-player gin,
+/// `table …` at a table). (Its results are not checked against `GetRecord` as the bridge's
+/// own games are: a tournament's records are given once it is over.) A failure of the program is handled as by the bridge's games: its game
+/// is resigned; a forgiven one ([`BotProcess::forgive`], `OnError::ResignGame`) lets the next
+/// game be played; any other ends its play, and every game assigned afterwards is resigned at
+/// once (so that the tournament still ends), each one a failed game with the first error.
+pub struct BridgeEntrant {
+    bot: Arc<BotProcess>,
+    /// Held for the whole of a game: one game at a time.
+    turn: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl BridgeEntrant {
+    /// The program `bot` as an entrant's player.
+    pub fn new(bot: Arc<BotProcess>) -> BridgeEntrant {
+        BridgeEntrant { bot, turn: Arc::new(tokio::sync::Mutex::new(())) }
+    }
+}
+
+impl crate::entrant::EntrantPlayer for BridgeEntrant {
+    /// The bridge plays every format.
+    fn check(&self, _table: Option<&str>) -> Result<(), crate::Error> {
+        Ok(())
+    }
+
+    fn play(
+        &self,
+        client: Client,
+        game_id: String,
+        token: String,
+        table: Option<String>,
+        _n: u64,
+    ) -> crate::entrant::PlayFuture {
+        use crate::entrant::Played;
+        let (bot, turn) = (self.bot.clone(), self.turn.clone());
+        Box::pin(async move {
+            let _mine = turn.lock().await;
+            if let Some(e) = bot.failure() {
+                if let Err(r) = client.resign(&game_id, &token).await {
+                    tracing::warn!(game = game_id, "resigning after the program's failure: {r}");
+                }
+                return Err(crate::Error::Player(format!("{e} (the game was resigned)")));
+            }
+            let played = match table {
+                Some(_) => play_table_game(&client, &game_id, &token, &bot).await.map(Played::Table),
+                None => {
+                    let snap = client.get_game(&game_id, &token).await?;
+                    let seat = crate::convert::seat(snap.viewer_seat.ok_or(crate::Error::NotSeated)?)?;
+                    let seated = Seated { game_id: game_id.clone(), seat, token };
+                    play_game(&client, &seated, &bot).await.map(Played::Gin)
+                }
+            };
+            played.map_err(|e| {
+                let how = if bot.forgive().is_some() {
+                    " (the game was resigned; going on)"
+                } else if bot.failure().is_some() {
+                    " (the game was resigned)"
+                } else {
+                    ""
+                };
+                crate::Error::Player(format!("{e}{how}"))
+            })
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

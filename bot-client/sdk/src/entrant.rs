@@ -59,33 +59,99 @@ pub struct Entry {
     pub accept_fixed_deals: bool,
 }
 
+/// Who plays an entrant's games: a built-in strategy by name ([`play_tournament`]) or any
+/// other player ([`play_tournament_with`]; the bridge's bot program:
+/// [`crate::bridge::BridgeEntrant`]).
+pub trait EntrantPlayer: Send + Sync + 'static {
+    /// Whether it can play the tournament's games, said before entering: `table` is the kind
+    /// of its format at tables (`rummy`, `teams`, …), `None` for two-player gin.
+    fn check(&self, table: Option<&str>) -> Result<(), Error>;
+
+    /// Plays the seat of `token` in `game_id` to the end: the `n`th game this entrant was
+    /// assigned (from 1), at a table of kind `table` or at two-player gin (`None`). Many
+    /// games may be in play at once: a player that can play one at a time waits for its turn
+    /// here.
+    fn play(
+        &self,
+        client: Client,
+        game_id: String,
+        token: String,
+        table: Option<String>,
+        n: u64,
+    ) -> PlayFuture;
+}
+
+/// A game being played by an [`EntrantPlayer`].
+pub type PlayFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Played, Error>> + Send>>;
+
+/// A built-in strategy by name, seeded from `seed` and the game's number of arrival.
+struct Named {
+    strategy: String,
+    seed: u64,
+}
+
+impl EntrantPlayer for Named {
+    fn check(&self, table: Option<&str>) -> Result<(), Error> {
+        match table {
+            Some(kind) => table_strategy_for(&self.strategy, kind, 0).map(drop),
+            None => by_name(&self.strategy, 0).map(drop).map_err(|e| Error::Strategy(e.to_string())),
+        }
+    }
+
+    fn play(&self, c: Client, game_id: String, token: String, table: Option<String>, n: u64) -> PlayFuture {
+        let (strategy, seed) = (self.strategy.clone(), derive(self.seed, n));
+        Box::pin(async move {
+            match table {
+                Some(kind) => {
+                    let mut s = table_strategy_for(&strategy, &kind, seed)?;
+                    c.play_table(&game_id, &token, s.as_mut()).await.map(Played::Table)
+                }
+                None => {
+                    let mut s = by_name(&strategy, seed).map_err(|e| Error::Strategy(e.to_string()))?;
+                    c.play(&game_id, &token, s.as_mut()).await.map(Played::Gin)
+                }
+            }
+        })
+    }
+}
+
 /// Enters the tournament `entry` names on `client` (or re-enters with its token) and plays
 /// every assignment with the strategy `strategy` (seeded from `seed` and the game's number of
 /// arrival), until the final standings, which it returns. A table game (its assignment's
 /// format is not two-player gin) is played with the table strategy of that name
-/// ([`table_strategy_for`]: `random`, `simple`; `strong` at three players and in teams). Transient failures (a dropped stream, a
-/// restarting server, a rate limit: no sooner than its `retry-after-ms`) are retried, with
-/// jittered waits, for the client's `retry_for`.
+/// ([`table_strategy_for`]: `random`, `simple`; `strong` at three players and in teams).
+/// [`play_tournament_with`] with that strategy.
 pub async fn play_tournament(
     client: &Client,
     entry: Entry,
     strategy: &str,
     seed: u64,
+    report: impl FnMut(EntrantEvent) + Send,
+) -> Result<pb::Standings, Error> {
+    let named = Named { strategy: strategy.to_owned(), seed };
+    play_tournament_with(client, entry, std::sync::Arc::new(named), report).await
+}
+
+/// Enters the tournament `entry` names on `client` (or re-enters with its token) and plays
+/// every assignment with `player`, until the final standings, which it returns. The player
+/// is asked first whether it can play the tournament's games ([`EntrantPlayer::check`]).
+/// Transient failures (a dropped stream, a restarting server, a rate limit: no sooner than
+/// its `retry-after-ms`) are retried, with jittered waits, for the client's `retry_for`.
+pub async fn play_tournament_with(
+    client: &Client,
+    entry: Entry,
+    player: std::sync::Arc<dyn EntrantPlayer>,
     mut report: impl FnMut(EntrantEvent) + Send,
 ) -> Result<pb::Standings, Error> {
     let Entry { tournament_id: tid, name, mut token, accept_fixed_deals } = entry;
-    // The strategy must play the tournament's games: a table strategy at tables.
+    // The player must play the tournament's games: a table strategy at tables.
     let state = TournamentServiceClient::new(client.channel())
         .get_tournament(pb::GetTournamentRequest { tournament_id: tid.clone() })
         .await
         .ok()
         .and_then(|r| r.into_inner().state);
     let format = state.and_then(|s| s.game_format).filter(|f| !f.kind.is_empty() && f.kind != "gin");
-    if let Some(f) = &format {
-        table_strategy_for(strategy, &f.kind, 0)?;
-    } else {
-        by_name(strategy, 0).map_err(|e| Error::Strategy(e.to_string()))?;
-    }
+    player.check(format.as_ref().map(|f| f.kind.as_str()))?;
     // Each game started: the token it is played with and its task. A server that restarted
     // keeps no seat token: it hands a game in play again with a new one, and the game is
     // played on with that (the old token identifies nobody any more).
@@ -146,26 +212,9 @@ pub async fn play_tournament(
                                 let c = client.clone();
                                 let (id, token) = (a.game_id.clone(), a.seat_token.clone());
                                 let table = a.game_format.as_ref().map(|f| f.kind.clone()).filter(|k| !k.is_empty() && k != "gin");
-                                let task = if let Some(kind) = table {
-                                    let strategy = strategy.to_owned();
-                                    games.spawn(async move {
-                                        let r = match table_strategy_for(&strategy, &kind, derive(seed, n)) {
-                                            Ok(mut s) => c
-                                                .play_table(&a.game_id, &a.seat_token, s.as_mut())
-                                                .await
-                                                .map(Played::Table),
-                                            Err(e) => Err(e),
-                                        };
-                                        (a.game_id, r)
-                                    })
-                                } else {
-                                    let mut s = by_name(strategy, derive(seed, n))
-                                        .map_err(|e| Error::Strategy(e.to_string()))?;
-                                    games.spawn(async move {
-                                        let r = c.play(&a.game_id, &a.seat_token, s.as_mut()).await.map(Played::Gin);
-                                        (a.game_id, r)
-                                    })
-                                };
+                                let play = player.play(c, a.game_id.clone(), a.seat_token, table, n);
+                                let game_id = a.game_id;
+                                let task = games.spawn(async move { (game_id, play.await) });
                                 started.insert(id, Started { token, refused: String::new(), task, n });
                             }
                             Some(Kind::Finished(st)) => {
@@ -219,8 +268,10 @@ fn next_wait(waits: &mut <ExponentialBuilder as BackoffBuilder>::Backoff) -> Dur
 }
 
 /// A game played to its end.
-enum Played {
+pub enum Played {
+    /// A two-player game.
     Gin(Outcome),
+    /// A table game.
     Table(TableOutcome),
 }
 

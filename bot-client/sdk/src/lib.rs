@@ -76,8 +76,8 @@
 //! | `lib.rs` | the network bot: `Client` (connect over http/https, quick match (`quick_match_with`: or a house bot), create/join (`*_table`: at any format, `TableSeated` past seat 1; the two-player calls hand such a seat back in `Error::TableSeat`), `play`, `play_observed` with an event callback, `resign`; for other clients: `watch`, `act`, `list_games`, `get_record`), `play_seat`, `Outcome`, retries through `backon` (exponential backoff with jitter within `retry_for`; a `retry-after-ms` hint is a floor, plus at most a quarter of it), stream resume, resync on ABORTED |
 //! | `tracker.rs` | `SeatTracker`: one seat's events (as that seat receives them) folded into `Decision`s |
 //! | `table.rs` | any table over the network: `TableTracker` (a seat's cards, each table's pile, rummy's melds, totals, its pending turn, from its snapshot and events; team play's tables by the seats each `HandDealt` names), `TableStrategy` with `random` and `simple` deciding among the legal moves the turn carries and every two-player strategy (`strong`, `strong-v1`, the styles) at tables of two-player hands (three players, teams: the tracker keeps the seat's `Memory` of its hand from the deal, this seat `S0`, with what each opponent's showdowns in the seat's earlier hands showed of it (`showdowns_of`, from the `TableHandEnded` results it saw), and builds a two-player `Decision`; `table_strategy_for` refuses them at gin-7 and rummy), `Client::play_table` (from the seat's snapshot, then its stream; a stale move is decided again once the stream brought what happened), `Client::send_legal` (any legal move to its RPC), `TableOutcome` |
-//! | `bridge.rs` | the bot bridge library: a program in any language on stdin/stdout. `BotProcess` (the child, with a writer and a reader thread so no wait is without a timeout), `BridgeStrategy` (a `Strategy` that writes the turn and parses the answer; named melds the server refuses go back to the program, `refused <reason>`, through `Strategy::melds_refused`), the protocol's lines (version 2: `event_line` with the showdown before `handover`, `at_line` before each event, `rule_words` on the `game` line, `turn_lines`, `legal_tokens`, `parse_answer`), `OnError` (stop; resign-game: `BotProcess::forgive` lets the next game play; skip: `error <what>` to the program and a safe move; under both, a line that is no move is noted, `take_notes`, and ignored), `play_game` (runs `Client::play_observed`, passing each event on; on a program failure it resigns the game and returns the error) |
-//! | `entrant.rs` | a tournament entrant: enter (or re-enter with its token), play every assignment concurrently with a fresh strategy (a table assignment with the table strategy of that name, checked against the tournament's format before entering), until the final standings; `standings_table` (the standings as text, the server's text escaped) |
+//! | `bridge.rs` | the bot bridge library: a program in any language on stdin/stdout. `BotProcess` (the child, with a writer and a reader thread so no wait is without a timeout), `BridgeStrategy` (a `Strategy` that writes the turn and parses the answer; named melds the server refuses go back to the program, `refused <reason>`, through `Strategy::melds_refused`), the protocol's lines (version 2: `event_line` with the showdown before `handover`, `at_line` before each event, `rule_words` on the `game` line, `turn_lines`, `legal_tokens`, `parse_answer`), `OnError` (stop; resign-game: `BotProcess::forgive` lets the next game play; skip: `error <what>` to the program and a safe move; under both, a line that is no move is noted, `take_notes`, and ignored), `play_game` (runs `Client::play_observed`, passing each event on; on a program failure it resigns the game and returns the error), `BridgeEntrant` (the program as a tournament entrant's player, one game at a time; after a failure not forgiven, each later game resigned at once) |
+//! | `entrant.rs` | a tournament entrant: enter (or re-enter with its token), play every assignment concurrently with an `EntrantPlayer` (`play_tournament`: a fresh built-in strategy by name, a table assignment with the table strategy of that name, checked against the tournament's format before entering; `play_tournament_with`: any player, the bridge's program), until the final standings; `standings_table` (the standings as text, the server's text escaped) |
 //!
 //! The wire's cards, seats and legal actions convert in `gin_proto::convert`, the same code the
 //! server writes them with.
@@ -166,6 +166,9 @@ pub enum Error {
         /// The seat taken.
         seated: TableSeated,
     },
+    /// The player of a game (the bridge's bot program) failed it: it answered badly or late,
+    /// or is gone. The game was resigned.
+    Player(String),
 }
 
 /// The server's words (a status message, what it sent) are shown escaped
@@ -181,6 +184,7 @@ impl std::fmt::Display for Error {
             Error::NotSeated => f.write_str("the seat token is not a seat of this game"),
             Error::Protocol(e) => write!(f, "unexpected message from the server: {}", printable(e)),
             Error::Strategy(e) => write!(f, "strategy: {e}"),
+            Error::Player(e) => write!(f, "{e}"),
             Error::TableSeat { call, table_call, seated } => write!(
                 f,
                 "{call}: seated at seat {} of game {}, a table's seat: take table seats with {table_call} \

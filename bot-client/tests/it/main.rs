@@ -6,7 +6,9 @@
 //! `bridge`: `gin-bot bridge` with `examples/bridge/bot.py` plays complete games; programs
 //! that answer garbage or illegal actions, exit, or never answer stop it with a clear error,
 //! and the game is resigned. `tournament_e2e`: `gin-bot tournament` processes play a round
-//! robin (and a rummy tournament at tables of three) to its standings.
+//! robin (and a rummy tournament at tables of three) to its standings; a program enters
+//! through the bridge (`join --cmd`, `examples/bridge/bot.py`) at two-player gin and at
+//! rummy tables, and a failing program resigns its games so the tournament still ends.
 
 mod bridge;
 mod common;
