@@ -12,6 +12,7 @@
 //! - [`write_completions`] (`gin completions SHELL`), [`generated`] (the manual pages and
 //!   completion scripts committed in `docs/man` and `docs/completions`) and
 //!   [`check_generated`], the test that keeps them from drifting from the code.
+//! - `testing`: the convention tests each program runs over its real executable.
 //!
 //! The build script takes this crate without its default feature `cli`, so it compiles
 //! nothing else.
@@ -22,3 +23,5 @@ pub mod build;
 mod cli;
 #[cfg(feature = "cli")]
 pub use cli::*;
+#[cfg(feature = "cli")]
+pub mod testing;

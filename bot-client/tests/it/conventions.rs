@@ -22,28 +22,21 @@ fn repo() -> &'static Path {
 
 #[test]
 fn version_names_the_checkouts_revision() {
-    let head = Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .current_dir(repo())
-        .output()
-        .expect("git (the tests run in a checkout)");
-    let head = String::from_utf8(head.stdout).unwrap().trim().to_string();
-    assert!(!head.is_empty());
-    let o = gin_bot(&["--version"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = String::from_utf8(o.stdout).unwrap();
-    let want = format!("gin-bot {} ({head}", env!("CARGO_PKG_VERSION"));
-    assert!(out.starts_with(&want), "{out:?} does not start with {want:?}");
+    gin_cli_meta::testing::assert_version_names_the_revision(
+        Path::new(env!("CARGO_BIN_EXE_gin-bot")),
+        "gin-bot",
+        env!("CARGO_PKG_VERSION"),
+        repo(),
+    );
 }
 
 #[test]
 fn completions_are_the_committed_scripts() {
-    for (shell, file) in [("bash", "gin-bot.bash"), ("zsh", "_gin-bot"), ("fish", "gin-bot.fish")] {
-        let o = gin_bot(&["completions", shell]);
-        assert!(o.status.success(), "{shell}: {}", stderr(&o));
-        let committed = std::fs::read(repo().join("docs/completions").join(file)).unwrap();
-        assert!(o.stdout == committed, "gin-bot completions {shell} differs from docs/completions/{file}");
-        assert!(String::from_utf8_lossy(&o.stdout).contains("games-per-pairing"), "{shell}");
+    let bin = Path::new(env!("CARGO_BIN_EXE_gin-bot"));
+    for script in
+        gin_cli_meta::testing::assert_completions_are_committed(bin, &["completions"], "gin-bot", repo())
+    {
+        assert!(script.contains("games-per-pairing"));
     }
 }
 

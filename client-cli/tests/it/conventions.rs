@@ -23,30 +23,21 @@ fn closed_port() -> u16 {
 
 #[test]
 fn version_names_the_checkouts_revision() {
-    let head = std::process::Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .current_dir(repo())
-        .output()
-        .expect("git (the tests run in a checkout)");
-    let head = String::from_utf8(head.stdout).unwrap().trim().to_string();
-    assert!(!head.is_empty());
-    for flag in ["--version", "-V"] {
-        let o = gin(&[flag]);
-        assert!(o.status.success(), "{}", stderr(&o));
-        let out = String::from_utf8(o.stdout).unwrap();
-        let want = format!("gin {} ({head}", env!("CARGO_PKG_VERSION"));
-        assert!(out.starts_with(&want), "{out:?} does not start with {want:?}");
-    }
+    gin_cli_meta::testing::assert_version_names_the_revision(
+        Path::new(env!("CARGO_BIN_EXE_gin")),
+        "gin",
+        env!("CARGO_PKG_VERSION"),
+        repo(),
+    );
 }
 
 #[test]
 fn completions_are_the_committed_scripts() {
-    for (shell, file) in [("bash", "gin.bash"), ("zsh", "_gin"), ("fish", "gin.fish")] {
-        let o = gin(&["completions", shell]);
-        assert!(o.status.success(), "{shell}: {}", stderr(&o));
-        let committed = std::fs::read(repo().join("docs/completions").join(file)).unwrap();
-        assert!(o.stdout == committed, "gin completions {shell} differs from docs/completions/{file}");
-        assert!(String::from_utf8_lossy(&o.stdout).contains("--vs-bot"), "{shell}");
+    let bin = Path::new(env!("CARGO_BIN_EXE_gin"));
+    for script in
+        gin_cli_meta::testing::assert_completions_are_committed(bin, &["completions"], "gin", repo())
+    {
+        assert!(script.contains("--vs-bot"));
     }
     let o = gin(&["completions", "tcsh"]);
     assert_eq!(o.status.code(), Some(2));

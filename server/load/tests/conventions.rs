@@ -9,18 +9,12 @@ fn gin_load(args: &[&str]) -> Output {
 
 #[test]
 fn version_names_the_checkouts_revision() {
-    let head = Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("git (the tests run in a checkout)");
-    let head = String::from_utf8(head.stdout).unwrap().trim().to_string();
-    assert!(!head.is_empty());
-    let o = gin_load(&["--version"]);
-    assert!(o.status.success());
-    let out = String::from_utf8(o.stdout).unwrap();
-    let want = format!("gin-load {} ({head}", env!("CARGO_PKG_VERSION"));
-    assert!(out.starts_with(&want), "{out:?} does not start with {want:?}");
+    gin_cli_meta::testing::assert_version_names_the_revision(
+        std::path::Path::new(env!("CARGO_BIN_EXE_gin-load")),
+        "gin-load",
+        env!("CARGO_PKG_VERSION"),
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")),
+    );
 }
 
 #[test]

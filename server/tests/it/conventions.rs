@@ -24,31 +24,21 @@ fn repo() -> &'static Path {
 
 #[test]
 fn version_names_the_checkouts_revision() {
-    let head = Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .current_dir(repo())
-        .output()
-        .expect("git (the tests run in a checkout)");
-    let head = String::from_utf8(head.stdout).unwrap().trim().to_string();
-    assert!(!head.is_empty());
-    let o = gin_server(&["--version"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = String::from_utf8(o.stdout).unwrap();
-    let want = format!("gin-server {} ({head}", env!("CARGO_PKG_VERSION"));
-    assert!(out.starts_with(&want), "{out:?} does not start with {want:?}");
+    gin_cli_meta::testing::assert_version_names_the_revision(
+        Path::new(env!("CARGO_BIN_EXE_gin-server")),
+        "gin-server",
+        env!("CARGO_PKG_VERSION"),
+        repo(),
+    );
 }
 
 #[test]
 fn completions_are_the_committed_scripts() {
-    for (shell, file) in [("bash", "gin-server.bash"), ("zsh", "_gin-server"), ("fish", "gin-server.fish")] {
-        let o = gin_server(&["--completions", shell]);
-        assert!(o.status.success(), "{shell}: {}", stderr(&o));
-        let committed = std::fs::read(repo().join("docs/completions").join(file)).unwrap();
-        assert!(
-            o.stdout == committed,
-            "gin-server --completions {shell} differs from docs/completions/{file}"
-        );
-        assert!(String::from_utf8_lossy(&o.stdout).contains("trusted-proxies"), "{shell}");
+    let bin = Path::new(env!("CARGO_BIN_EXE_gin-server"));
+    for script in
+        gin_cli_meta::testing::assert_completions_are_committed(bin, &["--completions"], "gin-server", repo())
+    {
+        assert!(script.contains("trusted-proxies"));
     }
 }
 
