@@ -73,7 +73,23 @@ if [ -z "$server_bin" ]; then
   server_bin="$(cd "$root" && cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/gin-server"
 fi
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# A port free a moment ago, taken below the kernel's ephemeral range (32768-60999 by
+# default), so that no outgoing connection (the servers' to PostgreSQL) takes it before its
+# server binds it, as a port-0 probe's could.
+free_port() {
+  python3 - <<'PY'
+import random, socket
+for _ in range(10000):
+    p = random.randrange(20000, 32000)
+    try:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", p))
+    except OSError:
+        continue
+    print(p)
+    break
+PY
+}
 
 # PostgreSQL refuses to run as root: as the `postgres` user then.
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }

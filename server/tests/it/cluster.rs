@@ -300,7 +300,7 @@ impl LocalCluster {
             return None;
         }
         let dir = tempfile::tempdir().unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let port = crate::common::free_port();
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/cluster/local-cluster.sh");
         let out = std::fs::File::create(dir.path().join("script.log")).unwrap();
         let given = dir.path().join("c");
@@ -373,21 +373,6 @@ impl LocalCluster {
 }
 
 /// The first of `n` consecutive ports free on 127.0.0.1 now.
-fn free_ports(n: u16) -> u16 {
-    use std::net::TcpListener;
-    loop {
-        let first = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        if first.checked_add(n).is_none() {
-            continue;
-        }
-        let held: Vec<_> =
-            (first..first + n).filter_map(|p| TcpListener::bind(("127.0.0.1", p)).ok()).collect();
-        if held.len() == usize::from(n) {
-            return first;
-        }
-    }
-}
-
 impl Drop for LocalCluster {
     fn drop(&mut self) {
         let _ = std::process::Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
@@ -491,7 +476,7 @@ async fn the_local_cluster_plays_through_the_proxy_while_servers_are_killed() {
 async fn the_proxy_sends_each_game_s_calls_to_its_server() {
     use crate::house::{check_result, opts};
     use crate::metrics::Scrape;
-    let [servers, metrics, pg] = [3, 3, 1].map(free_ports);
+    let [servers, metrics, pg] = [3, 3, 1].map(crate::common::free_ports);
     let ports = [
         "--server-port".to_string(),
         servers.to_string(),
@@ -1142,8 +1127,7 @@ async fn the_systemd_unit_restarts_a_server_and_its_settings_start_one() {
     );
     let Some(pg) = gin_server::storage::pg_cluster::for_test() else { return };
     let db = pg.create_database("unit").unwrap();
-    let free = || std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let (port, metrics) = (free(), free());
+    let (port, metrics) = (crate::common::free_port(), crate::common::free_port());
     let mut cmd = std::process::Command::new(server);
     for (k, v) in &example {
         let v = match k.as_str() {

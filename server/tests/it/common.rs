@@ -711,3 +711,31 @@ pub async fn enter_tournament(
     }
     streams
 }
+
+/// The first of `n` consecutive loopback ports free a moment ago, for a process started
+/// next to listen on. Chosen at random *below* the kernel's ephemeral range
+/// (`net.ipv4.ip_local_port_range`, 32768–60999 by default), where neither another test's
+/// `bind(0)` nor an outgoing connection (to PostgreSQL, say) can take one between the probe
+/// and the child's bind: a probe of port 0 handed on lost that race in CI ("Address already in
+/// use" for the third of three servers).
+pub fn free_ports(n: u16) -> u16 {
+    use std::hash::{BuildHasher, RandomState};
+    let (low, high) = (20_000u16, 32_000u16);
+    let seed = RandomState::new();
+    for attempt in 0u32.. {
+        let span = u64::from(high - low - n);
+        let first = low + (seed.hash_one(attempt) % span) as u16;
+        let held: Vec<_> =
+            (first..first + n).filter_map(|p| std::net::TcpListener::bind(("127.0.0.1", p)).ok()).collect();
+        if held.len() == usize::from(n) {
+            return first;
+        }
+        assert!(attempt < 10_000, "no {n} free consecutive ports in {low}..{high}");
+    }
+    unreachable!()
+}
+
+/// One loopback port free a moment ago (see [`free_ports`]).
+pub fn free_port() -> u16 {
+    free_ports(1)
+}

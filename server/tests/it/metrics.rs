@@ -16,7 +16,7 @@ use tonic::Code;
 
 /// A port free a moment ago.
 pub fn free_addr() -> SocketAddr {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap()
+    SocketAddr::from(([127, 0, 0, 1], crate::common::free_port()))
 }
 
 /// `GET path` over a fresh connection: the status line and the body.

@@ -40,8 +40,8 @@ impl Proc {
     }
 
     async fn spawn(db: &Path, log: &Path, flags: &[&str], cluster: bool) -> Proc {
-        // A free port: bind, note it, release it.
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        // A free port, below the ephemeral range (see `free_ports`).
+        let port = crate::common::free_port();
         let addr = format!("127.0.0.1:{port}");
         let out = File::options().create(true).append(true).open(log).unwrap();
         let cluster_flags: &[&str] = if cluster { &["--cluster-addr", &addr] } else { &[] };
