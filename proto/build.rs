@@ -10,6 +10,7 @@ const PROTOS: &[&str] = &[
     "gin/v1/game.proto",
     "gin/v1/lobby.proto",
     "gin/v1/tournament.proto",
+    "gin/v1/account.proto",
     "gin/bench/v1/echo.proto",
 ];
 
