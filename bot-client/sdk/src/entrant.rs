@@ -52,7 +52,10 @@ pub struct Entry {
     pub tournament_id: String,
     /// The entrant's display name.
     pub name: String,
-    /// Re-enter as this entrant (the token it got when it first entered).
+    /// Re-enter as this entrant (the token it got when it first entered). An account token
+    /// (`gin_at_…`, told by its prefix: [`crate::is_account_token`]) here is taken as the
+    /// account's instead: the entrant is the account (as with a client signed in,
+    /// [`Client::with_account_token`]).
     pub token: Option<String>,
     /// Enter even though the tournament's creator chose its seed and may know every deal
     /// (the server refuses a new entrant of such a tournament without it).
@@ -144,9 +147,18 @@ pub async fn play_tournament_with(
     mut report: impl FnMut(EntrantEvent) + Send,
 ) -> Result<pb::Standings, Error> {
     let Entry { tournament_id: tid, name, mut token, accept_fixed_deals } = entry;
+    // An account token where the entrant token goes: the account enters (its bearer).
+    let signed_in;
+    let client = match token.take_if(|t| crate::is_account_token(t)) {
+        Some(account) => {
+            signed_in = client.clone().with_account_token(Some(account));
+            &signed_in
+        }
+        None => client,
+    };
     // The player must play the tournament's games: a table strategy at tables.
     let state = TournamentServiceClient::new(client.channel())
-        .get_tournament(pb::GetTournamentRequest { tournament_id: tid.clone() })
+        .get_tournament(client.request(pb::GetTournamentRequest { tournament_id: tid.clone() }))
         .await
         .ok()
         .and_then(|r| r.into_inner().state);
@@ -162,12 +174,12 @@ pub async fn play_tournament_with(
     let mut waits = rejoin_backoff().build();
     loop {
         let mut t = TournamentServiceClient::new(client.channel());
-        let req = pb::JoinTournamentRequest {
+        let req = client.request(pb::JoinTournamentRequest {
             tournament_id: tid.clone(),
             name: name.clone(),
             entrant_token: token.clone().unwrap_or_default(),
             accept_fixed_deals,
-        };
+        });
         let mut stream = match t.join_tournament(req).await {
             Ok(s) => s.into_inner(),
             Err(s) if retryable(&s) && since.elapsed() < client.options().retry_for => {

@@ -24,6 +24,9 @@
 //! Strategies are synchronous; on a multi-threaded tokio runtime each decision runs under
 //! `block_in_place`, so a slow strategy does not stall other games of the same process.
 //!
+//! Signed in ([`Client::with_account_token`]), lobby and tournament calls carry the account
+//! token, and the seats taken are the account's; [`account`] wraps the account calls.
+//!
 //! Beside the client: [`tracker`] (one seat's view folded from its events), [`bridge`] (a
 //! program in any language plays through a line protocol on its stdin/stdout: `gin-bot
 //! bridge`) and [`entrant`] (a tournament entrant playing every game it is assigned).
@@ -77,11 +80,13 @@
 //! | `tracker.rs` | `SeatTracker`: one seat's events (as that seat receives them) folded into `Decision`s |
 //! | `table.rs` | any table over the network: `TableTracker` (a seat's cards, each table's pile, rummy's melds, totals, its pending turn, from its snapshot and events; team play's tables by the seats each `HandDealt` names), `TableStrategy` with `random` and `simple` deciding among the legal moves the turn carries and every two-player strategy (`strong`, `strong-v1`, the styles) at tables of two-player hands (three players, teams: the tracker keeps the seat's `Memory` of its hand from the deal, this seat `S0`, with what each opponent's showdowns in the seat's earlier hands showed of it (`showdowns_of`, from the `TableHandEnded` results it saw), and builds a two-player `Decision`; `table_strategy_for` refuses them at gin-7 and rummy), `Client::play_table` (from the seat's snapshot, then its stream; a stale move is decided again once the stream brought what happened), `Client::send_legal` (any legal move to its RPC), `TableOutcome` |
 //! | `bridge.rs` | the bot bridge library: a program in any language on stdin/stdout. `BotProcess` (the child, with a writer and a reader thread so no wait is without a timeout), `BridgeStrategy` (a `Strategy` that writes the turn and parses the answer; named melds the server refuses go back to the program, `refused <reason>`, through `Strategy::melds_refused`), the protocol's lines (version 2: `event_line` with the showdown before `handover`, `at_line` before each event, `rule_words` on the `game` line, `turn_lines`, `legal_tokens`, `parse_answer`), `OnError` (stop; resign-game: `BotProcess::forgive` lets the next game play; skip: `error <what>` to the program and a safe move; under both, a line that is no move is noted, `take_notes`, and ignored), `play_game` (runs `Client::play_observed`, passing each event on; on a program failure it resigns the game and returns the error), `BridgeEntrant` (the program as a tournament entrant's player, one game at a time; after a failure not forgiven, each later game resigned at once) |
+//! | `account.rs` | accounts: `is_account_token` (the `gin_at_` prefix), `seat_name` (a seat's account, `(bot)`, `deleted`, or its guest name), the `AccountService` wrappers on `Client` (`register`, `sign_in`, `sign_out`, `who_am_i`, `set_password`, `create_token`, `list_tokens`, `revoke_token`, `export_account`, `delete_account`, `get_account`, `list_player_games`); the account token itself is the `Client`'s (`with_account_token`, sent by `request` on lobby, tournament and account calls) |
 //! | `entrant.rs` | a tournament entrant: enter (or re-enter with its token), play every assignment concurrently with an `EntrantPlayer` (`play_tournament`: a fresh built-in strategy by name, a table assignment with the table strategy of that name, checked against the tournament's format before entering; `play_tournament_with`: any player, the bridge's program), until the final standings; `standings_table` (the standings as text, the server's text escaped) |
 //!
 //! The wire's cards, seats and legal actions convert in `gin_proto::convert`, the same code the
 //! server writes them with.
 
+pub mod account;
 pub mod bridge;
 pub mod entrant;
 pub mod table;
@@ -101,6 +106,7 @@ use tonic::metadata::MetadataValue;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tonic::{Code, Request, Status};
 
+pub use account::{ACCOUNT_TOKEN_PREFIX, is_account_token, seat_name};
 use gin_strategies::{Strategy, fallback, is_listed, server_melds};
 pub use table::{TableOutcome, TableStrategy, TableTracker, table_strategy, table_strategy_for};
 pub use tracker::{SeatTracker, TrackError};
@@ -328,11 +334,15 @@ pub fn custom(rules: &engine::RuleSet) -> pb::Rules {
     pb::Rules { kind: Some(pb::rules::Kind::Custom(gin_proto::rules::to_pb(rules))) }
 }
 
-/// A connection to a gin server (cheap to clone; clones share the connection).
+/// A connection to a gin server (cheap to clone; clones share the connection), signed in to
+/// an account or not ([`Client::with_account_token`]).
 #[derive(Clone)]
 pub struct Client {
     channel: Channel,
     opts: Options,
+    /// The account token sent as the bearer of lobby, tournament and account calls (never
+    /// of game calls, which carry the seat token).
+    account: Option<account::Secret>,
 }
 
 /// Plays the seat `seat_token` of `game_id` on the server at `endpoint` with `strategy`, to
@@ -493,7 +503,7 @@ impl Client {
             .notify(|e, wait| tracing::debug!("connecting to {url}: {e}; retrying in {wait:?}"))
             .await;
         match connected {
-            Ok(channel) => Ok(Client { channel, opts }),
+            Ok(channel) => Ok(Client { channel, opts, account: None }),
             Err(e) => {
                 let mut msg = e.to_string();
                 let mut src = std::error::Error::source(&e);
@@ -508,7 +518,27 @@ impl Client {
 
     /// A client over a channel you built yourself.
     pub fn from_channel(channel: Channel, opts: Options) -> Client {
-        Client { channel, opts }
+        Client { channel, opts, account: None }
+    }
+
+    /// The same connection signed in to an account: `token` (an account token, `gin_at_…`)
+    /// goes as `authorization: Bearer` on lobby calls (the seats taken are the account's),
+    /// tournament calls (the entrant is the account) and [`account`] calls. Game calls keep
+    /// the seat token the join returned. `None` signs out (a guest).
+    pub fn with_account_token(self, token: Option<String>) -> Client {
+        Client { account: token.filter(|t| !t.is_empty()).map(account::Secret), ..self }
+    }
+
+    /// The account token this client sends, if any (secret: never log it).
+    pub fn account_token(&self) -> Option<&str> {
+        self.account.as_ref().map(|s| s.0.as_str())
+    }
+
+    /// `msg` as a request carrying the client's account token as its bearer (none when the
+    /// client is a guest's): for lobby, tournament and account calls made with the generated
+    /// clients ([`Client::lobby`], [`Client::channel`]).
+    pub fn request<T>(&self, msg: T) -> Request<T> {
+        authed(msg, self.account_token().unwrap_or(""))
     }
 
     /// The settings.
@@ -592,7 +622,7 @@ impl Client {
         let r = self
             .retry("QuickMatch", Duration::from_secs(75), not_deadline, || {
                 let mut c = self.lobby();
-                let req = req.clone();
+                let req = self.request(req.clone());
                 async move { c.quick_match(req).await.map(|r| r.into_inner()) }
             })
             .await?;
@@ -615,7 +645,7 @@ impl Client {
         let r = self
             .retry("CreateGame", self.opts.call_timeout, nothing_done, || {
                 let mut c = self.lobby();
-                let req = req.clone();
+                let req = self.request(req.clone());
                 async move { c.create_game(req).await.map(|r| r.into_inner()) }
             })
             .await?;
@@ -647,7 +677,7 @@ impl Client {
         let r = self
             .retry("JoinGame", self.opts.call_timeout, nothing_done, || {
                 let mut c = self.lobby();
-                let req = req.clone();
+                let req = self.request(req.clone());
                 async move { c.join_game(req).await.map(|r| r.into_inner()) }
             })
             .await?;

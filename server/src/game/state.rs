@@ -1105,6 +1105,7 @@ impl GameState {
                     bot: self.house_seat(i),
                     team: team(i),
                     entrant: self.entrant_seat(i),
+                    ..Default::default()
                 }
             })
             .collect();
