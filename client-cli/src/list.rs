@@ -80,6 +80,7 @@ mod tests {
                 bot: false,
                 team: None,
                 entrant: false,
+                ..Default::default()
             }],
             fixed_deals,
             ..Default::default()

@@ -5,7 +5,7 @@
 //! usage errors are clap's, with status 2 (see `gin_cli_meta`). Each command's `--help`
 //! ends with its exit statuses.
 
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufReader, BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -14,7 +14,7 @@ use clap::{Args, Parser, Subcommand};
 use gin_cli_meta::{USAGE_STATUS, common_statuses, exit_statuses};
 use gin_client_cli::net::{self, Place, Seating};
 use gin_client_cli::verify::{self, HandReveal, SeatDraws, SeedReveal, Verifiable};
-use gin_client_cli::{analyze, replay, run};
+use gin_client_cli::{analyze, creds, replay, run};
 use gin_proto::text::printable;
 
 #[derive(Parser, Debug)]
@@ -52,6 +52,24 @@ enum Command {
     List(ServerArgs),
     /// Check a finished game's deals against their commitments.
     Verify(VerifyArgs),
+    /// Accounts: create one; its tokens, password, export; delete it.
+    #[command(subcommand, after_help = exit_statuses(ACCOUNT_NOTES, &ACCOUNT_STATUSES))]
+    Account(AccountCmd),
+    /// Sign in to an account on a server (the token is kept for the next commands).
+    Login(LoginArgs),
+    /// Sign out: the kept token is revoked on the server and forgotten here.
+    #[command(after_help = exit_statuses("", &[
+        (0, "signed out (or not signed in to begin with)"),
+        (1, "the server could not be reached or refused, or the token file is unreadable"),
+        USAGE_STATUS,
+    ]))]
+    Logout(ServerArgs),
+    /// Who is signed in on the server (the kept token's account).
+    #[command(after_help = exit_statuses("", &WHOAMI_STATUSES))]
+    Whoami(ServerArgs),
+    /// An account's games (yours when signed in, by default), newest first; each game's id
+    /// for gin verify and the record.
+    Games(GamesArgs),
     /// Print the shell completion script for gin (bash, zsh, fish, elvish, powershell).
     #[command(after_help = exit_statuses(COMPLETIONS_NOTES, &common_statuses("stdout cannot be written")))]
     Completions {
@@ -59,6 +77,204 @@ enum Command {
         #[arg(value_name = "SHELL")]
         shell: gin_cli_meta::Shell,
     },
+}
+
+const WHOAMI_STATUSES: [(u8, &str); 4] = [
+    (0, "signed in: the account is printed"),
+    (1, "the server could not be reached or refused, or the token file is unreadable"),
+    USAGE_STATUS,
+    (3, "signed out: no token kept for the server, or the server no longer takes it"),
+];
+
+/// Exit statuses of the account commands.
+const ACCOUNT_STATUSES: [(u8, &str); 3] = [
+    (0, "done"),
+    (
+        1,
+        "the server could not be reached or refused (a name taken, a wrong password, not\n\
+         signed in), a password could not be read, or the token file is unreadable",
+    ),
+    USAGE_STATUS,
+];
+
+const ACCOUNT_NOTES: &str = "\
+The token is kept per server in accounts.json in the config folder (~/.config/gin on Linux;
+GIN_CONFIG_DIR names another), readable by you only; gin play then plays as the account.
+Passwords are asked on the terminal (without echo), or read from stdin, one a line, with
+--password-stdin.";
+
+#[derive(Subcommand, Debug)]
+enum AccountCmd {
+    /// Create an account (a person's, or with --bot a program's) and sign in to it.
+    #[command(after_help = exit_statuses(ACCOUNT_NOTES, &ACCOUNT_STATUSES))]
+    Create(CreateAccountArgs),
+    /// The account's API tokens: list, create (shown once), revoke.
+    #[command(subcommand, after_help = exit_statuses("", &ACCOUNT_STATUSES))]
+    Tokens(TokensCmd),
+    /// Set or change the account's password (every session ends; this one goes on with a
+    /// new token).
+    #[command(after_help = exit_statuses(
+        "With --password-stdin: the current password's line first (when one is set), then the new one.",
+        &ACCOUNT_STATUSES,
+    ))]
+    Password(PasswordArgs),
+    /// Everything the server keeps about the account, as JSON (stdout, or --out FILE).
+    #[command(after_help = exit_statuses("", &ACCOUNT_STATUSES))]
+    Export(ExportArgs),
+    /// Delete the account for good (its name is never given again; its games stay, its
+    /// seats shown as deleted): you type its name to confirm.
+    #[command(after_help = exit_statuses("", &ACCOUNT_STATUSES))]
+    Delete(DeleteArgs),
+}
+
+#[derive(Args, Debug)]
+struct CreateAccountArgs {
+    /// The account's name (1 to 32 characters; unique, without regard to case).
+    #[arg(value_name = "NAME")]
+    name: String,
+    #[command(flatten)]
+    server: ServerArgs,
+    /// A program's account: shown as a bot wherever it plays; no password, its token is
+    /// printed once.
+    #[arg(long, conflicts_with_all = ["password_stdin", "no_password"])]
+    bot: bool,
+    /// Read the password from stdin's first line instead of asking twice on the terminal.
+    #[arg(long)]
+    password_stdin: bool,
+    /// No password: the token kept here is the only way in (gin account password sets one
+    /// later).
+    #[arg(long, conflicts_with = "password_stdin")]
+    no_password: bool,
+}
+
+#[derive(Subcommand, Debug)]
+enum TokensCmd {
+    /// List the account's tokens (never their secrets), live ones first.
+    #[command(after_help = exit_statuses("", &ACCOUNT_STATUSES))]
+    List(ServerArgs),
+    /// Create an API token for a program: printed once, on stdout.
+    #[command(after_help = exit_statuses("", &ACCOUNT_STATUSES))]
+    Create {
+        /// Its label (1 to 64 characters): "laptop", "my bot on the ladder".
+        #[arg(value_name = "LABEL")]
+        label: String,
+        /// What it may do (repeat the flag for several).
+        #[arg(long, value_enum, required = true, value_name = "SCOPE")]
+        scope: Vec<ScopeArg>,
+        #[command(flatten)]
+        server: ServerArgs,
+    },
+    /// Revoke one of the account's tokens by its id (gin account tokens list).
+    #[command(after_help = exit_statuses("", &ACCOUNT_STATUSES))]
+    Revoke {
+        /// The token's id.
+        #[arg(value_name = "ID")]
+        id: String,
+        #[command(flatten)]
+        server: ServerArgs,
+    },
+}
+
+/// A token's scope on the command line.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum ScopeArg {
+    /// Create, join and play games.
+    Play,
+    /// Create and enter tournaments.
+    Tournament,
+    /// Manage the account: tokens, password, export, deletion.
+    Account,
+}
+
+impl ScopeArg {
+    fn wire(self) -> gin_proto::v1::TokenScope {
+        use gin_proto::v1::TokenScope as S;
+        match self {
+            ScopeArg::Play => S::Play,
+            ScopeArg::Tournament => S::Tournament,
+            ScopeArg::Account => S::Account,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+struct PasswordArgs {
+    #[command(flatten)]
+    server: ServerArgs,
+    /// Read the passwords from stdin, one a line, instead of asking on the terminal.
+    #[arg(long)]
+    password_stdin: bool,
+}
+
+#[derive(Args, Debug)]
+struct ExportArgs {
+    #[command(flatten)]
+    server: ServerArgs,
+    /// Write it to this file (readable by you only) instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct DeleteArgs {
+    #[command(flatten)]
+    server: ServerArgs,
+    /// The account's name, exactly as registered, instead of typing it when asked.
+    #[arg(long, value_name = "NAME")]
+    confirm: Option<String>,
+    /// Read the password (when the account has one) from stdin's first line.
+    #[arg(long)]
+    password_stdin: bool,
+}
+
+const LOGIN_NOTES: &str = "\
+The token is kept per server in accounts.json in the config folder (~/.config/gin on Linux;
+GIN_CONFIG_DIR names another), readable by you only; gin play then plays as the account,
+gin logout forgets it.";
+
+#[derive(Args, Debug)]
+#[command(after_help = exit_statuses(LOGIN_NOTES, &[
+    (0, "signed in"),
+    (1, "the server could not be reached or refused (an unknown name or a wrong password,\n\
+         a token revoked), or the password could not be read"),
+    USAGE_STATUS,
+]))]
+struct LoginArgs {
+    /// The account's name (without regard to case).
+    #[arg(value_name = "NAME", required_unless_present = "token", conflicts_with = "token")]
+    name: Option<String>,
+    #[command(flatten)]
+    server: ServerArgs,
+    /// Read the password from stdin's first line instead of asking on the terminal.
+    #[arg(long, conflicts_with = "token")]
+    password_stdin: bool,
+    /// Sign in with this account token (gin_at_…) instead of a password.
+    #[arg(long, value_name = "TOKEN", env = "GIN_ACCOUNT_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = exit_statuses("", &[
+    (0, "the games were printed (there may be none)"),
+    (1, "the server could not be reached or refused (no such account; without NAME, not\n\
+         signed in)"),
+    USAGE_STATUS,
+]))]
+struct GamesArgs {
+    /// The account (default: yours, signed in).
+    #[arg(value_name = "NAME")]
+    name: Option<String>,
+    #[command(flatten)]
+    server: ServerArgs,
+    /// Print them as JSON.
+    #[arg(long)]
+    json: bool,
+    /// At most this many (the server's default: 20; at most 100).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+    limit: Option<u32>,
+    /// The page after the one that printed this token.
+    #[arg(long, value_name = "TOKEN")]
+    page_token: Option<String>,
 }
 
 const COMPLETIONS_NOTES: &str = "\
@@ -97,7 +313,10 @@ p pass, Enter or x discard, K knock (asks y/n), B big gin, o sort by suit/rank, 
 q quit (asks y/n). At rummy: letters or Space mark cards, m melds them, l then a meld's
 number lays the selected card off; at any table of 3-6, : types a command as --plain does.
 With --plain, type `help` for the commands. Leaving a game keeps your seat:
-gin prints the `gin play --join ID --token TOKEN` that brings you back.";
+gin prints the `gin play --join ID --token TOKEN` that brings you back.
+
+Signed in (gin login, gin account create), the seat is your account's; --guest plays signed
+out.";
 
 const PLAY_STATUSES: [(u8, &str); 3] = [
     (0, "the game ended, or you left it (quit, end of input)"),
@@ -150,9 +369,12 @@ struct PlayArgs {
     /// format file): rummy 2–6, gin-7 3–6; default: the format's own.
     #[arg(long, value_name = "N")]
     players: Option<u8>,
-    /// Your display name.
+    /// Your display name (signed in: the account's name is shown with it).
     #[arg(long, env = "USER", default_value = "player")]
     name: String,
+    /// Play as a guest even when signed in (the seat is no account's).
+    #[arg(long)]
+    guest: bool,
     /// With --vs-bot or --create: a turn clock of this many seconds (on expiry the server
     /// plays the turn: passes, draws from the stock, discards the least useful card).
     #[arg(long, value_name = "SECS", conflicts_with = "join", value_parser = clap::value_parser!(u32).range(1..=3600))]
@@ -287,6 +509,11 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Watch(args) => runtime()?.block_on(run_watch(args)),
         Command::List(args) => runtime()?.block_on(run_list(args)).map(|()| 0),
         Command::Verify(args) => runtime()?.block_on(run_verify(args)),
+        Command::Account(cmd) => runtime()?.block_on(run_account(cmd)).map(|()| 0),
+        Command::Login(args) => runtime()?.block_on(run_login(args)).map(|()| 0),
+        Command::Logout(args) => runtime()?.block_on(run_logout(args)).map(|()| 0),
+        Command::Whoami(args) => runtime()?.block_on(run_whoami(args)),
+        Command::Games(args) => runtime()?.block_on(run_games(args)).map(|()| 0),
         Command::Completions { shell } => {
             let cmd = <Cli as clap::CommandFactory>::command();
             gin_cli_meta::write_completions(cmd, shell, &mut io::stdout().lock())
@@ -345,7 +572,7 @@ async fn run_play(args: PlayArgs) -> Result<u8> {
     if args.turn_secs.is_some() && matches!(how, Seating::QuickMatch(_)) {
         anyhow::bail!("--turn-secs needs --vs-bot or --create (a quick match has no clock)");
     }
-    let client = net::connect(&args.server.server, args.server.ca_cert.as_deref()).await?;
+    let client = play_client(&args).await?;
     match &how {
         Seating::QuickMatch(None) => {
             eprintln!("waiting for an opponent asking for the same rules (up to a minute)…")
@@ -383,7 +610,7 @@ async fn run_play_table(args: PlayArgs, format: engine::Format) -> Result<u8> {
     if args.turn_secs.is_some() && matches!(how, Seating::QuickMatch(_)) {
         anyhow::bail!("--turn-secs needs --vs-bot or --create (a quick match has no clock)");
     }
-    let client = net::connect(&args.server.server, args.server.ca_cert.as_deref()).await?;
+    let client = play_client(&args).await?;
     if let Seating::QuickMatch(_) = how {
         eprintln!(
             "waiting for players asking for {} for {} (up to a minute)…",
@@ -440,6 +667,291 @@ async fn front_end(client: gin_sdk::Client, place: Place, screen: &ScreenArgs) -
     };
     left_note(&place, over);
     Ok(code)
+}
+
+/// The client `gin play` seats with: signed in to the account kept for the server (the seat
+/// is the account's), unless `--guest`.
+async fn play_client(args: &PlayArgs) -> Result<gin_sdk::Client> {
+    let client = net::connect(&args.server.server, args.server.ca_cert.as_deref()).await?;
+    if args.guest {
+        return Ok(client);
+    }
+    Ok(match creds::Store::open()?.get(&args.server.server)? {
+        Some(kept) => {
+            eprintln!("playing as {} (--guest: as a guest)", printable(&kept.name));
+            client.with_account_token(Some(kept.token))
+        }
+        None => client,
+    })
+}
+
+/// A refused account call, for people.
+fn refused(what: &str, e: &gin_sdk::Error) -> anyhow::Error {
+    anyhow::anyhow!("{what}: {}", net::explain(e))
+}
+
+/// The account kept for the server, and a client signed in with its token.
+async fn signed_in(server: &ServerArgs) -> Result<(gin_sdk::Client, creds::Kept)> {
+    let kept = creds::Store::open()?.get(&server.server)?.with_context(|| {
+        format!("not signed in on {}: gin login NAME (or gin account create NAME)", printable(&server.server))
+    })?;
+    let client = net::connect(&server.server, server.ca_cert.as_deref()).await?;
+    Ok((client.with_account_token(Some(kept.token.clone())), kept))
+}
+
+/// Where passwords come from: stdin, a line each (`--password-stdin`), or the terminal,
+/// without echo.
+struct Passwords {
+    stdin: bool,
+}
+
+impl Passwords {
+    /// One password.
+    fn ask(&mut self, prompt: &str) -> Result<String> {
+        if self.stdin {
+            let mut line = String::new();
+            if io::stdin().read_line(&mut line).context("reading a password from stdin")? == 0 {
+                anyhow::bail!("stdin ended before the password (--password-stdin: one a line)");
+            }
+            let line = line.strip_suffix('\n').unwrap_or(&line);
+            return Ok(line.strip_suffix('\r').unwrap_or(line).to_string());
+        }
+        rpassword::prompt_password(prompt)
+            .context("no terminal to ask the password on: pass it on stdin with --password-stdin")
+    }
+
+    /// A new password: asked twice on the terminal (once from stdin).
+    fn new_password(&mut self, prompt: &str) -> Result<String> {
+        let p = self.ask(prompt)?;
+        if !self.stdin && self.ask("the same again: ")? != p {
+            anyhow::bail!("the two passwords differ: nothing was changed");
+        }
+        Ok(p)
+    }
+}
+
+/// The label of the tokens gin asks for (sessions, registrations).
+const TOKEN_LABEL: &str = "gin";
+
+async fn run_account(cmd: AccountCmd) -> Result<()> {
+    use gin_client_cli::accounts::account_line;
+    use gin_proto::v1 as pb;
+    let store = creds::Store::open()?;
+    match cmd {
+        AccountCmd::Create(a) => {
+            let client = net::connect(&a.server.server, a.server.ca_cert.as_deref()).await?;
+            let (kind, password) = if a.bot {
+                (pb::AccountKind::Bot, String::new())
+            } else if a.no_password {
+                (pb::AccountKind::Person, String::new())
+            } else {
+                let p = Passwords { stdin: a.password_stdin }
+                    .new_password(&format!("password for {}: ", printable(&a.name)))?;
+                (pb::AccountKind::Person, p)
+            };
+            let r = client
+                .register(&a.name, kind, &password, TOKEN_LABEL)
+                .await
+                .map_err(|e| refused(&format!("creating account {}", printable(&a.name)), &e))?;
+            let account = r.account.context("the server created an account and did not say which")?;
+            store
+                .set(&a.server.server, creds::Kept { name: account.name.clone(), token: r.token.clone() })?;
+            println!("created {} on {}; signed in", account_line(&account), printable(&a.server.server));
+            if a.bot {
+                // The program's credential: shown this once.
+                println!("token (shown once; give it to the program): {}", printable(&r.token));
+            }
+        }
+        AccountCmd::Tokens(TokensCmd::List(server)) => {
+            let (client, _) = signed_in(&server).await?;
+            let tokens = client.list_tokens().await.map_err(|e| refused("listing the tokens", &e))?;
+            for l in gin_client_cli::accounts::token_lines(&tokens) {
+                println!("{l}");
+            }
+        }
+        AccountCmd::Tokens(TokensCmd::Create { label, scope, server }) => {
+            let (client, _) = signed_in(&server).await?;
+            let scopes: Vec<pb::TokenScope> = scope.iter().map(|s| s.wire()).collect();
+            let r =
+                client.create_token(&label, &scopes).await.map_err(|e| refused("creating a token", &e))?;
+            if let Some(t) = &r.token_info {
+                eprintln!("token {} created; its secret is shown this once:", printable(&t.id));
+            }
+            println!("{}", printable(&r.token));
+        }
+        AccountCmd::Tokens(TokensCmd::Revoke { id, server }) => {
+            let (client, _) = signed_in(&server).await?;
+            let t = client.revoke_token(&id).await.map_err(|e| refused("revoking the token", &e))?;
+            println!("revoked token {} ({})", printable(&t.id), printable(&t.label));
+        }
+        AccountCmd::Password(a) => {
+            let (client, kept) = signed_in(&a.server).await?;
+            let me = client.who_am_i().await.map_err(|e| refused("who am I", &e))?;
+            let has = me.account.as_ref().is_some_and(|a| a.has_password);
+            let mut ask = Passwords { stdin: a.password_stdin };
+            let current = if has { ask.ask("current password: ")? } else { String::new() };
+            let new = ask.new_password("new password: ")?;
+            let r =
+                client.set_password(&current, &new).await.map_err(|e| refused("setting the password", &e))?;
+            store.set(&a.server.server, creds::Kept { name: kept.name.clone(), token: r.token })?;
+            println!("password set for {}; every other session has ended", printable(&kept.name));
+        }
+        AccountCmd::Export(a) => {
+            let (client, _) = signed_in(&a.server).await?;
+            let json = client.export_account().await.map_err(|e| refused("exporting the account", &e))?;
+            match &a.out {
+                Some(p) => {
+                    creds::write_private(p, &json)?;
+                    eprintln!("written to {}", p.display());
+                }
+                None if io::stdout().is_terminal() => println!("{}", gin_proto::text::printable_lines(&json)),
+                None => println!("{json}"),
+            }
+        }
+        AccountCmd::Delete(a) => {
+            let (client, kept) = signed_in(&a.server).await?;
+            let me = client.who_am_i().await.map_err(|e| refused("who am I", &e))?;
+            let account = me.account.context("the server did not say whose account this is")?;
+            let typed = match a.confirm {
+                Some(n) => n,
+                None if io::stdin().is_terminal() && !a.password_stdin => {
+                    eprint!("this deletes {} for good; type its name to confirm: ", account_line(&account));
+                    io::stderr().flush()?;
+                    let mut line = String::new();
+                    io::stdin().read_line(&mut line)?;
+                    line.trim_end_matches(['\r', '\n']).to_string()
+                }
+                None => anyhow::bail!("no terminal to confirm on: --confirm NAME"),
+            };
+            if typed != account.name {
+                anyhow::bail!("{:?} is not the account's name: nothing was deleted", printable(&typed));
+            }
+            let password = if account.has_password {
+                Passwords { stdin: a.password_stdin }.ask("password: ")?
+            } else {
+                String::new()
+            };
+            client
+                .delete_account(&typed, &password)
+                .await
+                .map_err(|e| refused("deleting the account", &e))?;
+            store.remove(&a.server.server)?;
+            println!("deleted account {}", printable(&kept.name));
+        }
+    }
+    Ok(())
+}
+
+async fn run_login(a: LoginArgs) -> Result<()> {
+    let store = creds::Store::open()?;
+    let client = net::connect(&a.server.server, a.server.ca_cert.as_deref()).await?;
+    let (account, token) = match (&a.token, &a.name) {
+        (Some(token), _) => {
+            if !gin_sdk::is_account_token(token) {
+                anyhow::bail!(
+                    "--token: not an account token (they start with {})",
+                    gin_sdk::ACCOUNT_TOKEN_PREFIX
+                );
+            }
+            let me = client.clone().with_account_token(Some(token.clone()));
+            let w = me.who_am_i().await.map_err(|e| refused("signing in with the token", &e))?;
+            (w.account, token.clone())
+        }
+        (None, Some(name)) => {
+            let password =
+                Passwords { stdin: a.password_stdin }.ask(&format!("password for {}: ", printable(name)))?;
+            let r = client
+                .sign_in(name, &password, TOKEN_LABEL)
+                .await
+                .map_err(|e| refused(&format!("signing in as {}", printable(name)), &e))?;
+            (r.account, r.token)
+        }
+        (None, None) => anyhow::bail!("NAME or --token"),
+    };
+    let account = account.context("the server signed in no account")?;
+    store.set(&a.server.server, creds::Kept { name: account.name.clone(), token })?;
+    println!(
+        "signed in as {} on {}",
+        gin_client_cli::accounts::account_line(&account),
+        printable(&a.server.server)
+    );
+    Ok(())
+}
+
+async fn run_logout(server: ServerArgs) -> Result<()> {
+    let store = creds::Store::open()?;
+    let Some(kept) = store.get(&server.server)? else {
+        println!("not signed in on {}", printable(&server.server));
+        return Ok(());
+    };
+    let client = net::connect(&server.server, server.ca_cert.as_deref()).await?;
+    match client.with_account_token(Some(kept.token.clone())).sign_out().await {
+        Ok(()) => {}
+        // Revoked already (elsewhere, or the account deleted): only forgetting it is left.
+        Err(gin_sdk::Error::Rpc { status, .. }) if status.code() == tonic::Code::Unauthenticated => {}
+        Err(e) => return Err(refused("signing out (the token is still kept)", &e)),
+    }
+    store.remove(&server.server)?;
+    println!("signed out of {} on {}", printable(&kept.name), printable(&server.server));
+    Ok(())
+}
+
+async fn run_whoami(server: ServerArgs) -> Result<u8> {
+    let Some(kept) = creds::Store::open()?.get(&server.server)? else {
+        println!("signed out on {} (gin login NAME)", printable(&server.server));
+        return Ok(3);
+    };
+    let client = net::connect(&server.server, server.ca_cert.as_deref()).await?;
+    match client.with_account_token(Some(kept.token)).who_am_i().await {
+        Ok(w) => {
+            for l in gin_client_cli::accounts::whoami_lines(&server.server, &w) {
+                println!("{l}");
+            }
+            Ok(0)
+        }
+        Err(gin_sdk::Error::Rpc { status, .. }) if status.code() == tonic::Code::Unauthenticated => {
+            println!(
+                "signed out: the server no longer takes the token kept for {} (gin login again)",
+                printable(&kept.name)
+            );
+            Ok(3)
+        }
+        Err(e) => Err(refused("who am I", &e)),
+    }
+}
+
+async fn run_games(a: GamesArgs) -> Result<()> {
+    let kept = creds::Store::open()?.get(&a.server.server)?;
+    if a.name.is_none() && kept.is_none() {
+        anyhow::bail!(
+            "not signed in on {}: name the account (gin games NAME), or gin login",
+            printable(&a.server.server)
+        );
+    }
+    let client = net::connect(&a.server.server, a.server.ca_cert.as_deref())
+        .await?
+        .with_account_token(kept.map(|k| k.token));
+    let name = a.name.clone().unwrap_or_default();
+    let r = client
+        .list_player_games(&name, a.limit.unwrap_or(0), a.page_token.as_deref().unwrap_or(""))
+        .await
+        .map_err(|e| refused("listing the games", &e))?;
+    let mut out = io::stdout().lock();
+    if a.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&gin_client_cli::accounts::games_json(&r))?)?;
+    } else {
+        for l in gin_client_cli::accounts::games_lines(&r) {
+            writeln!(out, "{l}")?;
+        }
+        if !r.next_page_token.is_empty() {
+            eprintln!(
+                "more: gin games {}--page-token {}",
+                a.name.as_deref().map(|n| format!("{} ", printable(n))).unwrap_or_default(),
+                printable(&r.next_page_token)
+            );
+        }
+    }
+    Ok(())
 }
 
 async fn run_watch(args: WatchArgs) -> Result<u8> {
@@ -693,6 +1205,50 @@ mod tests {
             &root,
             "GIN_WRITE_GENERATED=1 cargo test -p gin-client-cli --bin gin generated_docs_are_current",
         );
+    }
+
+    fn parses(args: &str) -> bool {
+        Cli::try_parse_from(std::iter::once("gin").chain(args.split_whitespace())).is_ok()
+    }
+
+    #[test]
+    fn the_account_commands_parse() {
+        for ok in [
+            "account create alice",
+            "account create alice --password-stdin --server http://h:1",
+            "account create alice --no-password",
+            "account create robo --bot",
+            "login alice",
+            "login alice --password-stdin",
+            "login --token gin_at_x",
+            "logout",
+            "whoami --server http://h:1",
+            "games",
+            "games bob --json --limit 5 --page-token p",
+            "account tokens list",
+            "account tokens create laptop --scope play --scope tournament",
+            "account tokens revoke t1",
+            "account password --password-stdin",
+            "account export --out f.json",
+            "account delete --confirm alice --password-stdin",
+            "play --vs-bot simple --guest",
+        ] {
+            assert!(parses(ok), "{ok}");
+        }
+        for bad in [
+            "account create",
+            "account create robo --bot --password-stdin",
+            "account create a --password-stdin --no-password",
+            "login",
+            "login alice --token gin_at_x",
+            "account tokens create laptop",
+            "account tokens create laptop --scope everything",
+            "account tokens revoke",
+            "games --limit 0",
+            "games --limit 101",
+        ] {
+            assert!(!parses(bad), "{bad}");
+        }
     }
 
     #[test]

@@ -108,7 +108,8 @@ impl Table {
         let (mut bots, mut entrants) = ([false; 2], [false; 2]);
         for i in &s.seats {
             let k = seat(i.seat)?.index();
-            names[k] = shown(&i.name);
+            // Signed in: the account's name (`(bot)` for a program's); a guest's as given.
+            names[k] = shown(&gin_sdk::seat_name(i));
             bots[k] = i.bot;
             entrants[k] = i.entrant;
         }

@@ -84,7 +84,8 @@ impl TableScreen {
         match seat {
             Some(x) if x.bot => format!("seat {s} ({}, bot)", shown(&x.name)),
             Some(x) if x.entrant => format!("seat {s} ({}, entrant)", shown(&x.name)),
-            Some(x) => format!("seat {s} ({})", shown(&x.name)),
+            // Signed in: the account's name (`(bot)` for a program's); a guest's as given.
+            Some(x) => format!("seat {s} ({})", shown(&gin_sdk::seat_name(x))),
             None => format!("seat {s}"),
         }
     }

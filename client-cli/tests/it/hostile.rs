@@ -133,6 +133,7 @@ fn gin_list_prints_no_raw_control_character() {
                 bot: false,
                 team: None,
                 entrant: false,
+                ..Default::default()
             },
             pb::SeatInfo {
                 seat: 1,
@@ -141,6 +142,7 @@ fn gin_list_prints_no_raw_control_character() {
                 bot: false,
                 team: None,
                 entrant: false,
+                ..Default::default()
             },
         ],
         created_unix_ms: NOW,

@@ -21,6 +21,7 @@ pub fn seats(names: &[(&str, bool)], teams: bool) -> Vec<pb::SeatInfo> {
             bot: *bot,
             team: teams.then_some(i as u32 % 2),
             entrant: false,
+            ..Default::default()
         })
         .collect()
 }
