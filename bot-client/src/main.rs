@@ -17,6 +17,7 @@ use gin_strategies::selfplay::SelfPlay;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+mod account_cmd;
 mod bridge_cmd;
 mod play_cmd;
 mod tournament_cmd;
@@ -63,6 +64,10 @@ enum Cmd {
     /// Tournaments run by a server: create, join (play as an entrant), watch, results.
     #[command(subcommand, after_help = exit_statuses("", &common_statuses(FAILED)))]
     Tournament(tournament_cmd::TournamentCmd),
+    /// Accounts for bots: create one (its token printed once), to play as it with
+    /// --account-token.
+    #[command(subcommand, after_help = exit_statuses("", &common_statuses(FAILED)))]
+    Account(account_cmd::AccountCmd),
     /// Print the shell completion script for gin-bot (bash, zsh, fish, elvish, powershell).
     #[command(after_help = exit_statuses(
         "For bash: gin-bot completions bash > ~/.local/share/bash-completion/completions/gin-bot\n\
@@ -230,6 +235,7 @@ fn main() -> std::process::ExitCode {
         Cmd::Play(a) => play_cmd::run(a),
         Cmd::Bridge(a) => bridge_cmd::run(a),
         Cmd::Tournament(c) => tournament_cmd::run(c),
+        Cmd::Account(c) => account_cmd::run(c),
         Cmd::Completions { shell } => {
             gin_cli_meta::write_completions(Cli::command(), shell, &mut std::io::stdout().lock())
                 .context("writing the completions")
@@ -287,6 +293,12 @@ mod tests {
             "tournament watch --id ID",
             "tournament results ID --format csv",
             "tournament results --id ID --format json",
+            "account create robo",
+            "account create robo --token-file t --server http://h:1",
+            "play --account-token gin_at_x --vs-bot simple",
+            "tournament join ID --account-token gin_at_x",
+            "tournament join ID --token gin_at_x",
+            "tournament create --account-token gin_at_x",
         ] {
             assert!(parses(ok), "{ok}");
         }
@@ -298,6 +310,8 @@ mod tests {
             "tournament watch ID --id ID",
             "tournament create --turn-secs 1 --clock-ms 1000",
             "tournament create --turn-secs 0",
+            "account create",
+            "account create robo --password x",
         ] {
             assert!(!parses(bad), "{bad}");
         }

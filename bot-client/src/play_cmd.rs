@@ -40,7 +40,9 @@ pub struct PlayArgs {
     // `--game`: the older spelling, still taken.
     #[arg(long, value_name = "ID", alias = "game")]
     join: Option<String>,
-    /// With --join: the seat token of a seat already taken (printed when it was joined).
+    /// With --join: the seat token of a seat already taken (printed when it was joined). An
+    /// account token (gin_at_…) here is taken, by its prefix, as --account-token: the account
+    /// joins (or plays the seat it holds already).
     #[arg(long, value_name = "TOKEN", requires = "join", env = "GIN_SEAT_TOKEN", hide_env_values = true)]
     token: Option<String>,
     /// With --join: join even though the game has fixed deals (its creator chose the seed and
@@ -131,6 +133,16 @@ pub fn rules_spec(spec: &str) -> Result<pb::Rules> {
     Ok(sdk::custom(&crate::load_rules(spec)?))
 }
 
+/// The client (signed in with --account-token, or with an account token given as --token)
+/// and the seat token --token gave, if it is one.
+async fn client_and_seat(a: &PlayArgs) -> Result<(Client, Option<String>)> {
+    let client = a.server.client().await?;
+    Ok(match &a.token {
+        Some(t) if sdk::is_account_token(t) => (client.with_account_token(Some(t.clone())), None),
+        t => (client, t.clone()),
+    })
+}
+
 pub fn run(a: PlayArgs) -> Result<()> {
     let format = crate::load_format(&a.rules)?;
     let format = match a.players {
@@ -151,10 +163,10 @@ pub fn run(a: PlayArgs) -> Result<()> {
     let rules = rules_spec(&a.rules)?;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(async move {
-        let client = a.server.client().await?;
+        let (client, seat_token) = client_and_seat(&a).await?;
         let started = Instant::now();
         if let Some(game) = &a.join {
-            let token = match &a.token {
+            let token = match &seat_token {
                 Some(t) => t.clone(),
                 None => {
                     let name = a.name.clone().unwrap_or_else(|| format!("gin-bot-{}", a.strategy));
@@ -264,13 +276,13 @@ fn run_tables(a: PlayArgs, format: engine::Format) -> Result<()> {
     }
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(async move {
-        let client = a.server.client().await?;
+        let (client, seat_token) = client_and_seat(&a).await?;
         let started = Instant::now();
         let doc = format.to_value().to_string();
         let players = u32::from(format.players());
         let (mut won, mut errors, mut played) = (0u64, 0u64, 0u64);
         if let Some(game) = &a.join {
-            let token = match &a.token {
+            let token = match &seat_token {
                 Some(t) => t.clone(),
                 None => {
                     let name = a.name.clone().unwrap_or_else(|| format!("gin-bot-{}", a.strategy));

@@ -47,6 +47,10 @@ pub struct ServerArg {
     /// For https: trust this CA certificate (PEM) instead of the system's roots.
     #[arg(long, value_name = "FILE")]
     pub ca_cert: Option<std::path::PathBuf>,
+    /// Play as this account (its token, gin_at_…: `gin-bot account create` prints one): the
+    /// games and tournaments entered are the account's, shown as a bot's. Without it, a guest.
+    #[arg(long, value_name = "TOKEN", env = "GIN_ACCOUNT_TOKEN", hide_env_values = true)]
+    pub account_token: Option<String>,
 }
 
 impl ServerArg {
@@ -56,7 +60,16 @@ impl ServerArg {
         if let Some(f) = &self.ca_cert {
             opts.ca_cert = Some(std::fs::read(f).with_context(|| format!("reading {}", f.display()))?);
         }
-        Ok(gin_sdk::Client::connect_with(&self.server, opts).await?)
+        // A seat or entrant token here would be sent as nobody's account: say so now.
+        if self.account_token.as_deref().is_some_and(|t| !gin_sdk::is_account_token(t)) {
+            anyhow::bail!(
+                "--account-token: not an account token (those start with {})",
+                gin_sdk::ACCOUNT_TOKEN_PREFIX
+            );
+        }
+        Ok(gin_sdk::Client::connect_with(&self.server, opts)
+            .await?
+            .with_account_token(self.account_token.clone()))
     }
 
     /// The connection alone, for the services the SDK has no wrapper for.
@@ -177,8 +190,9 @@ pub struct JoinArgs {
     /// The entrant's display name (default: the strategy's name, or `bridge` with --cmd).
     #[arg(long)]
     name: Option<String>,
-    /// Re-enter as this entrant (printed when it first joined).
-    #[arg(long)]
+    /// Re-enter as this entrant (printed when it first joined). An account token (gin_at_…)
+    /// here is taken, by its prefix, as --account-token: the account enters.
+    #[arg(long, value_name = "TOKEN")]
     token: Option<String>,
     /// Seed of our strategy's choices.
     // `--seed`: the older spelling, still taken (`--seed` elsewhere seeds the deals).
@@ -299,9 +313,10 @@ async fn create(a: CreateArgs) -> Result<()> {
         sprt: a.sprt.as_deref().map(parse_sprt).transpose()?,
         seed: a.seed,
     };
-    let mut t = TournamentServiceClient::new(a.server.channel().await?);
+    let client = a.server.client().await?;
+    let mut t = TournamentServiceClient::new(client.channel());
     let r = t
-        .create_tournament(pb::CreateTournamentRequest { spec: Some(spec) })
+        .create_tournament(client.request(pb::CreateTournamentRequest { spec: Some(spec) }))
         .await
         .map_err(|s| refused(&s))?
         .into_inner();

@@ -16,6 +16,9 @@ _gin__bot() {
             ",$1")
                 cmd="gin__bot"
                 ;;
+            gin__bot,account)
+                cmd="gin__bot__subcmd__account"
+                ;;
             gin__bot,bridge)
                 cmd="gin__bot__subcmd__bridge"
                 ;;
@@ -34,6 +37,21 @@ _gin__bot() {
             gin__bot,tournament)
                 cmd="gin__bot__subcmd__tournament"
                 ;;
+            gin__bot__subcmd__account,create)
+                cmd="gin__bot__subcmd__account__subcmd__create"
+                ;;
+            gin__bot__subcmd__account,help)
+                cmd="gin__bot__subcmd__account__subcmd__help"
+                ;;
+            gin__bot__subcmd__account__subcmd__help,create)
+                cmd="gin__bot__subcmd__account__subcmd__help__subcmd__create"
+                ;;
+            gin__bot__subcmd__account__subcmd__help,help)
+                cmd="gin__bot__subcmd__account__subcmd__help__subcmd__help"
+                ;;
+            gin__bot__subcmd__help,account)
+                cmd="gin__bot__subcmd__help__subcmd__account"
+                ;;
             gin__bot__subcmd__help,bridge)
                 cmd="gin__bot__subcmd__help__subcmd__bridge"
                 ;;
@@ -51,6 +69,9 @@ _gin__bot() {
                 ;;
             gin__bot__subcmd__help,tournament)
                 cmd="gin__bot__subcmd__help__subcmd__tournament"
+                ;;
+            gin__bot__subcmd__help__subcmd__account,create)
+                cmd="gin__bot__subcmd__help__subcmd__account__subcmd__create"
                 ;;
             gin__bot__subcmd__help__subcmd__tournament,create)
                 cmd="gin__bot__subcmd__help__subcmd__tournament__subcmd__create"
@@ -101,7 +122,7 @@ _gin__bot() {
 
     case "${cmd}" in
         gin__bot)
-            opts="-h -V --help --version selfplay play bridge tournament completions help"
+            opts="-h -V --help --version selfplay play bridge tournament account completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -114,8 +135,98 @@ _gin__bot() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        gin__subcmd__bot__subcmd__account)
+            opts="-h --help create help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__account__subcmd__create)
+            opts="-h --server --ca-cert --account-token --token-file --label --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --account-token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__account__subcmd__help)
+            opts="create help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__account__subcmd__help__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__account__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         gin__subcmd__bot__subcmd__bridge)
-            opts="-h --cmd --server --ca-cert --vs-bot --join --accept-fixed-deals --games --rules --players --name --timeout-ms --seat --seed --first-dealer --on-error --help"
+            opts="-h --cmd --server --ca-cert --account-token --vs-bot --join --accept-fixed-deals --games --rules --players --name --timeout-ms --seat --seed --first-dealer --on-error --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -130,6 +241,10 @@ _gin__bot() {
                     return 0
                     ;;
                 --ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --account-token)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -199,8 +314,36 @@ _gin__bot() {
             return 0
             ;;
         gin__subcmd__bot__subcmd__help)
-            opts="selfplay play bridge tournament completions help"
+            opts="selfplay play bridge tournament account completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__help__subcmd__account)
+            opts="create"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__help__subcmd__account__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -353,7 +496,7 @@ _gin__bot() {
             return 0
             ;;
         gin__subcmd__bot__subcmd__play)
-            opts="-h --server --ca-cert --strategy --games --parallel --rules --players --name --join --token --accept-fixed-deals --vs-bot --strategy-seed --seat --deal-seed --first-dealer --help"
+            opts="-h --server --ca-cert --account-token --strategy --games --parallel --rules --players --name --join --token --accept-fixed-deals --vs-bot --strategy-seed --seat --deal-seed --first-dealer --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -364,6 +507,10 @@ _gin__bot() {
                     return 0
                     ;;
                 --ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --account-token)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -483,7 +630,7 @@ _gin__bot() {
             return 0
             ;;
         gin__subcmd__bot__subcmd__tournament__subcmd__create)
-            opts="-h --server --ca-cert --pairing --entrants --games-per-pairing --duplicate --rules --players --turn-secs --clock-ms --clock-policy --parallel --rounds --sprt --seed --name --help"
+            opts="-h --server --ca-cert --account-token --pairing --entrants --games-per-pairing --duplicate --rules --players --turn-secs --clock-ms --clock-policy --parallel --rounds --sprt --seed --name --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -494,6 +641,10 @@ _gin__bot() {
                     return 0
                     ;;
                 --ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --account-token)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -641,7 +792,7 @@ _gin__bot() {
             return 0
             ;;
         gin__subcmd__bot__subcmd__tournament__subcmd__join)
-            opts="-h --server --ca-cert --id --strategy --cmd --timeout-ms --on-error --name --token --strategy-seed --accept-fixed-deals --help"
+            opts="-h --server --ca-cert --account-token --id --strategy --cmd --timeout-ms --on-error --name --token --strategy-seed --accept-fixed-deals --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -652,6 +803,10 @@ _gin__bot() {
                     return 0
                     ;;
                 --ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --account-token)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -695,7 +850,7 @@ _gin__bot() {
             return 0
             ;;
         gin__subcmd__bot__subcmd__tournament__subcmd__results)
-            opts="-h --server --ca-cert --id --format --help"
+            opts="-h --server --ca-cert --account-token --id --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -706,6 +861,10 @@ _gin__bot() {
                     return 0
                     ;;
                 --ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --account-token)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -725,7 +884,7 @@ _gin__bot() {
             return 0
             ;;
         gin__subcmd__bot__subcmd__tournament__subcmd__watch)
-            opts="-h --server --ca-cert --id --help"
+            opts="-h --server --ca-cert --account-token --id --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -736,6 +895,10 @@ _gin__bot() {
                     return 0
                     ;;
                 --ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --account-token)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -30,6 +30,7 @@ complete -c gin-bot -n "__fish_gin_bot_needs_command" -f -a "selfplay" -d 'Plays
 complete -c gin-bot -n "__fish_gin_bot_needs_command" -f -a "play" -d 'Plays games on a server: quick matches, games against a house bot (--vs-bot), or one given game (--join, --token); many at once; prints each result and a summary'
 complete -c gin-bot -n "__fish_gin_bot_needs_command" -f -a "bridge" -d 'Plays games on a server with a program in any language that speaks a line protocol on stdin/stdout (see examples/bridge/README.md): no gRPC needed'
 complete -c gin-bot -n "__fish_gin_bot_needs_command" -f -a "tournament" -d 'Tournaments run by a server: create, join (play as an entrant), watch, results'
+complete -c gin-bot -n "__fish_gin_bot_needs_command" -f -a "account" -d 'Accounts for bots: create one (its token printed once), to play as it with --account-token'
 complete -c gin-bot -n "__fish_gin_bot_needs_command" -f -a "completions" -d 'Print the shell completion script for gin-bot (bash, zsh, fish, elvish, powershell)'
 complete -c gin-bot -n "__fish_gin_bot_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand selfplay" -l a -d 'Strategy A: random, simple, strong, strong-v1, gin-hunter, early-knocker or defensive' -r
@@ -45,6 +46,7 @@ complete -c gin-bot -n "__fish_gin_bot_using_subcommand selfplay" -l no-timing -
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand selfplay" -s h -l help -d 'Print help'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand play" -l server -d 'The server: http://host:port, or https://host:port (TLS, checked against the system\'s roots or --ca-cert)' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand play" -l ca-cert -d 'For https: trust this CA certificate (PEM) instead of the system\'s roots' -r -F
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand play" -l account-token -d 'Play as this account (its token, gin_at_…: `gin-bot account create` prints one): the games and tournaments entered are the account\'s, shown as a bot\'s. Without it, a guest' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand play" -l strategy -d 'The strategy playing our seats: random, simple, strong, strong-v1, gin-hunter, early-knocker or defensive (every one at three players and in teams; random or simple at gin-7 and rummy)' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand play" -l games -d 'Games to play (ignored with --join)' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand play" -l parallel -d 'Games in play at once' -r
@@ -52,7 +54,7 @@ complete -c gin-bot -n "__fish_gin_bot_using_subcommand play" -l rules -d 'A pre
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand play" -l players -d 'The table size (rummy 2–6, gin-7 3–6); default: the format\'s own' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand play" -l name -d 'Our display name (default: gin-bot-<strategy>)' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand play" -l join -d 'Join the game with this id (its free seat) and play it, instead of starting games; with --token, play the seat that token holds' -r
-complete -c gin-bot -n "__fish_gin_bot_using_subcommand play" -l token -d 'With --join: the seat token of a seat already taken (printed when it was joined)' -r
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand play" -l token -d 'With --join: the seat token of a seat already taken (printed when it was joined). An account token (gin_at_…) here is taken, by its prefix, as --account-token: the account joins (or plays the seat it holds already)' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand play" -l vs-bot -d 'Create each game against the server\'s house bot playing this strategy (random, simple, strong), instead of a quick match against another player' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand play" -l strategy-seed -d 'Seed of our strategy\'s choices (game i uses N + i)' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand play" -l seat -d 'With --vs-bot: our seat (0 or 1 at two-player gin; any of a table\'s). Without it, the server\'s choice (seat 0)' -r
@@ -63,6 +65,7 @@ complete -c gin-bot -n "__fish_gin_bot_using_subcommand play" -s h -l help -d 'P
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand bridge" -l cmd -d 'The bot program, run with `sh -c` (e.g. "python3 examples/bridge/bot.py")' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand bridge" -l server -d 'The server: http://host:port, or https://host:port (TLS, checked against the system\'s roots or --ca-cert)' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand bridge" -l ca-cert -d 'For https: trust this CA certificate (PEM) instead of the system\'s roots' -r -F
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand bridge" -l account-token -d 'Play as this account (its token, gin_at_…: `gin-bot account create` prints one): the games and tournaments entered are the account\'s, shown as a bot\'s. Without it, a guest' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand bridge" -l vs-bot -d 'Create each game against the server\'s house bot playing this strategy (random, simple, strong). Without --vs-bot or --join: quick matches against other players' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand bridge" -l join -d 'Join this game (its first free seat) and play it; --games is then 1' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand bridge" -l games -d 'Games to play, one after the other, with the same program' -r
@@ -86,6 +89,7 @@ complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and not __fi
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and not __fish_seen_subcommand_from create join watch results help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from create" -l server -d 'The server: http://host:port, or https://host:port (TLS, checked against the system\'s roots or --ca-cert)' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from create" -l ca-cert -d 'For https: trust this CA certificate (PEM) instead of the system\'s roots' -r -F
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from create" -l account-token -d 'Play as this account (its token, gin_at_…: `gin-bot account create` prints one): the games and tournaments entered are the account\'s, shown as a bot\'s. Without it, a guest' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from create" -l pairing -d 'How entrants are paired (gauntlet: the first to join plays every other)' -r -f -a "round-robin\t''
 gauntlet\t''
 swiss\t''"
@@ -106,6 +110,7 @@ complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_s
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from join" -l server -d 'The server: http://host:port, or https://host:port (TLS, checked against the system\'s roots or --ca-cert)' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from join" -l ca-cert -d 'For https: trust this CA certificate (PEM) instead of the system\'s roots' -r -F
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from join" -l account-token -d 'Play as this account (its token, gin_at_…: `gin-bot account create` prints one): the games and tournaments entered are the account\'s, shown as a bot\'s. Without it, a guest' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from join" -l id -d 'The same, as a flag (the older spelling)' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from join" -l strategy -d 'The strategy to play: random, simple, strong, strong-v1, gin-hunter, early-knocker or defensive (every one at three players and in teams; random or simple at gin-7 and rummy)' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from join" -l cmd -d 'Play with this program instead, through the bridge\'s line protocol (as `gin-bot bridge --cmd`), run once with `sh -c` for every game, one game at a time' -r
@@ -114,16 +119,18 @@ complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_s
 resign-game\t''
 skip\t''"
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from join" -l name -d 'The entrant\'s display name (default: the strategy\'s name, or `bridge` with --cmd)' -r
-complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from join" -l token -d 'Re-enter as this entrant (printed when it first joined)' -r
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from join" -l token -d 'Re-enter as this entrant (printed when it first joined). An account token (gin_at_…) here is taken, by its prefix, as --account-token: the account enters' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from join" -l strategy-seed -d 'Seed of our strategy\'s choices' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from join" -l accept-fixed-deals -d 'Enter even though the tournament has fixed deals (its creator chose the seed and may know every hand); the server refuses a new entrant of such a tournament without it'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from join" -s h -l help -d 'Print help'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from watch" -l server -d 'The server: http://host:port, or https://host:port (TLS, checked against the system\'s roots or --ca-cert)' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from watch" -l ca-cert -d 'For https: trust this CA certificate (PEM) instead of the system\'s roots' -r -F
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from watch" -l account-token -d 'Play as this account (its token, gin_at_…: `gin-bot account create` prints one): the games and tournaments entered are the account\'s, shown as a bot\'s. Without it, a guest' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from watch" -l id -d 'The same, as a flag (the older spelling)' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from watch" -s h -l help -d 'Print help'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from results" -l server -d 'The server: http://host:port, or https://host:port (TLS, checked against the system\'s roots or --ca-cert)' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from results" -l ca-cert -d 'For https: trust this CA certificate (PEM) instead of the system\'s roots' -r -F
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from results" -l account-token -d 'Play as this account (its token, gin_at_…: `gin-bot account create` prints one): the games and tournaments entered are the account\'s, shown as a bot\'s. Without it, a guest' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from results" -l id -d 'The same, as a flag (the older spelling)' -r
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from results" -l format -d 'Output format' -r -f -a "table\t''
 json\t''
@@ -134,14 +141,27 @@ complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_s
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from help" -f -a "watch" -d 'Shows progress (games done/total, ETA) until the end, then the standings'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from help" -f -a "results" -d 'Prints the standings and games: a table, JSON or CSV'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand tournament; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand account; and not __fish_seen_subcommand_from create help" -s h -l help -d 'Print help'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand account; and not __fish_seen_subcommand_from create help" -f -a "create" -d 'Create a bot account (shown as a bot wherever it plays) and print its token, once'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand account; and not __fish_seen_subcommand_from create help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand account; and __fish_seen_subcommand_from create" -l server -d 'The server: http://host:port, or https://host:port (TLS, checked against the system\'s roots or --ca-cert)' -r
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand account; and __fish_seen_subcommand_from create" -l ca-cert -d 'For https: trust this CA certificate (PEM) instead of the system\'s roots' -r -F
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand account; and __fish_seen_subcommand_from create" -l account-token -d 'Play as this account (its token, gin_at_…: `gin-bot account create` prints one): the games and tournaments entered are the account\'s, shown as a bot\'s. Without it, a guest' -r
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand account; and __fish_seen_subcommand_from create" -l token-file -d 'Write the token to this new file (mode 0600 from its creation) instead of stdout' -r -F
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand account; and __fish_seen_subcommand_from create" -l label -d 'The token\'s label' -r
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand account; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand account; and __fish_seen_subcommand_from help" -f -a "create" -d 'Create a bot account (shown as a bot wherever it plays) and print its token, once'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand account; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand completions" -s h -l help -d 'Print help'
-complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and not __fish_seen_subcommand_from selfplay play bridge tournament completions help" -f -a "selfplay" -d 'Plays two strategies against each other in-process, on all cores'
-complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and not __fish_seen_subcommand_from selfplay play bridge tournament completions help" -f -a "play" -d 'Plays games on a server: quick matches, games against a house bot (--vs-bot), or one given game (--join, --token); many at once; prints each result and a summary'
-complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and not __fish_seen_subcommand_from selfplay play bridge tournament completions help" -f -a "bridge" -d 'Plays games on a server with a program in any language that speaks a line protocol on stdin/stdout (see examples/bridge/README.md): no gRPC needed'
-complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and not __fish_seen_subcommand_from selfplay play bridge tournament completions help" -f -a "tournament" -d 'Tournaments run by a server: create, join (play as an entrant), watch, results'
-complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and not __fish_seen_subcommand_from selfplay play bridge tournament completions help" -f -a "completions" -d 'Print the shell completion script for gin-bot (bash, zsh, fish, elvish, powershell)'
-complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and not __fish_seen_subcommand_from selfplay play bridge tournament completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and not __fish_seen_subcommand_from selfplay play bridge tournament account completions help" -f -a "selfplay" -d 'Plays two strategies against each other in-process, on all cores'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and not __fish_seen_subcommand_from selfplay play bridge tournament account completions help" -f -a "play" -d 'Plays games on a server: quick matches, games against a house bot (--vs-bot), or one given game (--join, --token); many at once; prints each result and a summary'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and not __fish_seen_subcommand_from selfplay play bridge tournament account completions help" -f -a "bridge" -d 'Plays games on a server with a program in any language that speaks a line protocol on stdin/stdout (see examples/bridge/README.md): no gRPC needed'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and not __fish_seen_subcommand_from selfplay play bridge tournament account completions help" -f -a "tournament" -d 'Tournaments run by a server: create, join (play as an entrant), watch, results'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and not __fish_seen_subcommand_from selfplay play bridge tournament account completions help" -f -a "account" -d 'Accounts for bots: create one (its token printed once), to play as it with --account-token'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and not __fish_seen_subcommand_from selfplay play bridge tournament account completions help" -f -a "completions" -d 'Print the shell completion script for gin-bot (bash, zsh, fish, elvish, powershell)'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and not __fish_seen_subcommand_from selfplay play bridge tournament account completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and __fish_seen_subcommand_from tournament" -f -a "create" -d 'Creates a tournament and prints its id'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and __fish_seen_subcommand_from tournament" -f -a "join" -d 'Enters a tournament with a built-in strategy, or a program through the bridge (--cmd), and plays every assigned game'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and __fish_seen_subcommand_from tournament" -f -a "watch" -d 'Shows progress (games done/total, ETA) until the end, then the standings'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and __fish_seen_subcommand_from tournament" -f -a "results" -d 'Prints the standings and games: a table, JSON or CSV'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand help; and __fish_seen_subcommand_from account" -f -a "create" -d 'Create a bot account (shown as a bot wherever it plays) and print its token, once'
