@@ -676,7 +676,9 @@ async fn play_client(args: &PlayArgs) -> Result<gin_sdk::Client> {
     if args.guest {
         return Ok(client);
     }
-    Ok(match creds::Store::open()?.get(&args.server.server)? {
+    // No config folder at all (no home): nobody can be signed in.
+    let Ok(store) = creds::Store::open() else { return Ok(client) };
+    Ok(match store.get(&args.server.server)? {
         Some(kept) => {
             eprintln!("playing as {} (--guest: as a guest)", printable(&kept.name));
             client.with_account_token(Some(kept.token))
@@ -716,8 +718,12 @@ impl Passwords {
             let line = line.strip_suffix('\n').unwrap_or(&line);
             return Ok(line.strip_suffix('\r').unwrap_or(line).to_string());
         }
-        rpassword::prompt_password(prompt)
-            .context("no terminal to ask the password on: pass it on stdin with --password-stdin")
+        // Asked only of a person at a terminal: with stdin redirected, a script runs us, and a
+        // prompt on the controlling terminal would stall it.
+        if !io::stdin().is_terminal() {
+            anyhow::bail!("no terminal to ask the password on: pass it on stdin with --password-stdin");
+        }
+        rpassword::prompt_password(prompt).context("reading the password from the terminal")
     }
 
     /// A new password: asked twice on the terminal (once from stdin).

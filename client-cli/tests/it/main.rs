@@ -2,9 +2,11 @@
 //! renders (`fixtures`), and the real `gin` executable against a real server in this process
 //! (`common`).
 
+mod accounts_cli;
 mod cli;
 mod common;
 mod conventions;
+mod fake_accounts;
 mod fixtures;
 mod hostile;
 mod model;
