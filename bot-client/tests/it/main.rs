@@ -2,6 +2,7 @@
 //! against a real server in this process on loopback sockets.
 //!
 //!
+//! `account`: `gin-bot account create` against a stand-in AccountService (gin's tests' file).
 //! `play`: the real `gin-bot play` against house bots, quick matches and a given seat.
 //! `bridge`: `gin-bot bridge` with `examples/bridge/bot.py` plays complete games; programs
 //! that answer garbage or illegal actions, exit, or never answer stop it with a clear error,
@@ -10,6 +11,7 @@
 //! through the bridge (`join --cmd`, `examples/bridge/bot.py`) at two-player gin and at
 //! rummy tables, and a failing program resigns its games so the tournament still ends.
 
+mod account;
 mod bridge;
 mod common;
 mod conventions;

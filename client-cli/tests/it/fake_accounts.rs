@@ -2,7 +2,7 @@
 //! account commands' tests: the real `gin` binary talks to it over gRPC as to a server, and
 //! the test checks both what `gin` printed and kept and what the service received (the
 //! bearer, the password, the scopes). The real server's service is tested with it in
-//! `accounts_e2e`.
+//! `accounts_e2e`. (gin-bot's tests include this file too.)
 #![allow(dead_code)]
 
 use std::collections::{HashMap, HashSet};
@@ -66,7 +66,7 @@ impl Fake {
         tokio::spawn(
             tonic::transport::Server::builder()
                 .add_service(svc)
-                .serve_with_incoming(tokio_stream_listener(listener)),
+                .serve_with_incoming(tonic::transport::server::TcpIncoming::from(listener)),
         );
         format!("http://{addr}")
     }
@@ -91,16 +91,6 @@ impl Fake {
     fn token_info(id: &str) -> pb::TokenInfo {
         pb::TokenInfo { id: id.into(), label: "gin".into(), scopes: vec![1, 2, 3], ..Default::default() }
     }
-}
-
-/// The listener as the incoming stream tonic serves.
-fn tokio_stream_listener(
-    l: TcpListener,
-) -> impl futures_util::Stream<Item = std::io::Result<tokio::net::TcpStream>> {
-    futures_util::stream::unfold(l, |l| async move {
-        let r = l.accept().await.map(|(s, _)| s);
-        Some((r, l))
-    })
 }
 
 #[tonic::async_trait]
