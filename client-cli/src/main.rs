@@ -354,7 +354,8 @@ struct PlayArgs {
     /// Join the game with this id.
     #[arg(long, value_name = "ID")]
     join: Option<String>,
-    /// With --join: come back to the seat this token holds (printed when you leave a game).
+    /// With --join: come back to the seat this token holds (printed when you leave a game);
+    /// an account token (gin_at_…) instead joins as that account.
     #[arg(long, value_name = "TOKEN", requires = "join")]
     token: Option<String>,
     /// With --join: join even though the game has fixed deals (its creator chose the seed and
@@ -586,7 +587,7 @@ async fn run_play(args: PlayArgs) -> Result<u8> {
         turn_millis: s * 1000,
         policy: gin_proto::v1::ClockPolicy::AutoPlay as i32,
     });
-    let place = match (&how, &args.token) {
+    let place = match (&how, &seat_token(&args)) {
         (Seating::Join(id, _), Some(token)) => Place { game_id: id.clone(), token: token.clone() },
         _ => net::seat(&client, &how, rules, clock, &args.name).await?,
     };
@@ -622,7 +623,7 @@ async fn run_play_table(args: PlayArgs, format: engine::Format) -> Result<u8> {
         turn_millis: s * 1000,
         policy: gin_proto::v1::ClockPolicy::AutoPlay as i32,
     });
-    let place = match (&how, &args.token) {
+    let place = match (&how, &seat_token(&args)) {
         (Seating::Join(id, _), Some(token)) => Place { game_id: id.clone(), token: token.clone() },
         _ => net::seat_table(&client, &how, &format, clock, &args.name).await?,
     };
@@ -676,6 +677,10 @@ async fn play_client(args: &PlayArgs) -> Result<gin_sdk::Client> {
     if args.guest {
         return Ok(client);
     }
+    // An account token given as --token: that account joins (it holds the seat after).
+    if let Some(t) = args.token.as_ref().filter(|t| gin_sdk::is_account_token(t)) {
+        return Ok(client.with_account_token(Some(t.clone())));
+    }
     // No config folder at all (no home): nobody can be signed in.
     let Ok(store) = creds::Store::open() else { return Ok(client) };
     Ok(match store.get(&args.server.server)? {
@@ -685,6 +690,12 @@ async fn play_client(args: &PlayArgs) -> Result<gin_sdk::Client> {
         }
         None => client,
     })
+}
+
+/// `--token` when it is a seat token (an account token, `gin_at_…`, signs in instead:
+/// [`play_client`]).
+fn seat_token(args: &PlayArgs) -> Option<String> {
+    args.token.clone().filter(|t| !gin_sdk::is_account_token(t))
 }
 
 /// A refused account call, for people.

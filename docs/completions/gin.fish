@@ -52,7 +52,7 @@ complete -c gin -n "__fish_gin_using_subcommand play" -l vs-bot -d 'Play the ser
 complete -c gin -n "__fish_gin_using_subcommand play" -l or-bot -d 'Quick match, or play the server\'s house bot (random, simple or strong) if nobody asks for the same rules within --wait seconds' -r
 complete -c gin -n "__fish_gin_using_subcommand play" -l wait -d 'With --or-bot: how long to wait for a person first' -r
 complete -c gin -n "__fish_gin_using_subcommand play" -l join -d 'Join the game with this id' -r
-complete -c gin -n "__fish_gin_using_subcommand play" -l token -d 'With --join: come back to the seat this token holds (printed when you leave a game)' -r
+complete -c gin -n "__fish_gin_using_subcommand play" -l token -d 'With --join: come back to the seat this token holds (printed when you leave a game); an account token (gin_at_…) instead joins as that account' -r
 complete -c gin -n "__fish_gin_using_subcommand play" -l rules -d 'Rules: a preset (standard, wikihow, wikihow-alt, classic, american, oklahoma, multistage) or a TOML/JSON rules file' -r
 complete -c gin -n "__fish_gin_using_subcommand play" -l players -d 'The table size, for a table format (--rules three-player, teams, gin-7 or rummy, or a format file): rummy 2–6, gin-7 3–6; default: the format\'s own' -r
 complete -c gin -n "__fish_gin_using_subcommand play" -l name -d 'Your display name (signed in: the account\'s name is shown with it)' -r

@@ -803,7 +803,7 @@ impl Client {
         let mut tr = SeatTracker::new(seat, rules, 1);
         for s in &snap.seats {
             if let Ok(seat) = convert::seat(s.seat) {
-                tr.set_player(seat, &s.name, s.bot);
+                tr.set_player(seat, &seat_name(s), s.bot);
                 tr.set_entrant(seat, s.entrant);
             }
         }
