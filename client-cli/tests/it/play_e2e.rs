@@ -11,7 +11,7 @@ use std::time::Duration;
 use crate::common::{Server, gin, gin_with_stdin};
 
 /// The move a simple player makes at a `your turn:` prompt (None: not a prompt).
-fn answer(prompt: &str) -> Option<String> {
+pub(crate) fn answer(prompt: &str) -> Option<String> {
     let rest = prompt.strip_prefix("your turn: ")?;
     if rest.starts_with("the upcard") {
         return Some("pass".into());
