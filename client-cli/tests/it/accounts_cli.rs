@@ -230,3 +230,61 @@ async fn a_corrupt_token_file_is_a_clear_error() {
         "{err}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn password_export_and_delete_keep_the_file_in_step() {
+    let fake = Fake::default();
+    let url = fake.start().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("gin");
+    let kept = || -> Option<String> {
+        let t = std::fs::read_to_string(cfg.join("accounts.json")).ok()?;
+        let j: serde_json::Value = serde_json::from_str(&t).unwrap();
+        Some(j["servers"][url.as_str()]["token"].as_str().unwrap().to_string())
+    };
+    let o = run(&cfg, &["account", "create", "bob", "--no-password", "--server", &url], "").await;
+    assert!(o.status.success(), "{o:?}");
+    let first = kept().unwrap();
+
+    // No password yet: only the new one is read; the new session token is kept.
+    let o = run(&cfg, &["account", "password", "--password-stdin", "--server", &url], "s3cret-pass\n").await;
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(fake.state.lock().unwrap().accounts["bob"].1, "s3cret-pass");
+    let second = kept().unwrap();
+    assert_ne!(first, second, "the new session token is kept");
+    // Now the current one first; a wrong one is refused and the kept token stays.
+    let o =
+        run(&cfg, &["account", "password", "--password-stdin", "--server", &url], "nope\nother-pass\n").await;
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert_eq!(kept().unwrap(), second);
+
+    // Export to a file readable by its owner only.
+    let out = tmp.path().join("export.json");
+    let o = run(&cfg, &["account", "export", "--out", out.to_str().unwrap(), "--server", &url], "").await;
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "{\"account\":{\"name\":\"bob\"}}");
+    #[cfg(unix)]
+    assert_eq!(mode(&out), 0o600);
+
+    // Delete: the name must be typed exactly; then the account and the kept token go.
+    let o = run(
+        &cfg,
+        &["account", "delete", "--confirm", "Bob", "--password-stdin", "--server", &url],
+        "s3cret-pass\n",
+    )
+    .await;
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(text(&o.stderr).contains("is not the account's name: nothing was deleted"), "{o:?}");
+    assert!(fake.state.lock().unwrap().accounts.contains_key("bob"));
+    let o = run(&cfg, &["account", "delete", "--password-stdin", "--server", &url], "s3cret-pass\n").await;
+    assert_eq!(o.status.code(), Some(1), "no terminal, no --confirm: {o:?}");
+    let o = run(
+        &cfg,
+        &["account", "delete", "--confirm", "bob", "--password-stdin", "--server", &url],
+        "s3cret-pass\n",
+    )
+    .await;
+    assert!(o.status.success(), "{o:?}");
+    assert!(!fake.state.lock().unwrap().accounts.contains_key("bob"));
+    assert_eq!(kept(), None, "the deleted account's token is forgotten");
+}
