@@ -248,7 +248,8 @@ struct LoginArgs {
     /// Read the password from stdin's first line instead of asking on the terminal.
     #[arg(long, conflicts_with = "token")]
     password_stdin: bool,
-    /// Sign in with this account token (gin_at_…) instead of a password.
+    /// Sign in with this account token (gin_at_…) instead of a password (gin logout revokes
+    /// it).
     #[arg(long, value_name = "TOKEN", env = "GIN_ACCOUNT_TOKEN", hide_env_values = true)]
     token: Option<String>,
 }
@@ -771,8 +772,12 @@ async fn run_account(cmd: AccountCmd) -> Result<()> {
                 .await
                 .map_err(|e| refused(&format!("creating account {}", printable(&a.name)), &e))?;
             let account = r.account.context("the server created an account and did not say which")?;
+            let before = store.get(&a.server.server)?;
             store
                 .set(&a.server.server, creds::Kept { name: account.name.clone(), token: r.token.clone() })?;
+            if let Some(old) = before {
+                end_session(&client, old.token).await;
+            }
             println!("created {} on {}; signed in", account_line(&account), printable(&a.server.server));
             if a.bot {
                 // The program's credential: shown this once.
@@ -886,13 +891,28 @@ async fn run_login(a: LoginArgs) -> Result<()> {
         (None, None) => anyhow::bail!("NAME or --token"),
     };
     let account = account.context("the server signed in no account")?;
-    store.set(&a.server.server, creds::Kept { name: account.name.clone(), token })?;
+    let before = store.get(&a.server.server)?;
+    store.set(&a.server.server, creds::Kept { name: account.name.clone(), token: token.clone() })?;
+    if let Some(old) = before.filter(|old| old.token != token) {
+        end_session(&client, old.token).await;
+    }
     println!(
         "signed in as {} on {}",
         gin_client_cli::accounts::account_line(&account),
         printable(&a.server.server)
     );
     Ok(())
+}
+
+/// Signs out the session `token` replaced by another (best effort: it may be revoked
+/// already); an API token (one given with `gin login --token`) is left alone.
+async fn end_session(client: &gin_sdk::Client, token: String) {
+    let old = client.clone().with_account_token(Some(token));
+    if let Ok(w) = old.who_am_i().await
+        && w.token.is_some_and(|t| t.session)
+    {
+        let _ = old.sign_out().await;
+    }
 }
 
 async fn run_logout(server: ServerArgs) -> Result<()> {

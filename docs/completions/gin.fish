@@ -115,7 +115,7 @@ complete -c gin -n "__fish_gin_using_subcommand account; and __fish_seen_subcomm
 complete -c gin -n "__fish_gin_using_subcommand account; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gin -n "__fish_gin_using_subcommand login" -l server -d 'The server: http://host:port, or https://host:port for TLS' -r
 complete -c gin -n "__fish_gin_using_subcommand login" -l ca-cert -d 'For https: trust this CA certificate (PEM) instead of the system\'s roots' -r -F
-complete -c gin -n "__fish_gin_using_subcommand login" -l token -d 'Sign in with this account token (gin_at_…) instead of a password' -r
+complete -c gin -n "__fish_gin_using_subcommand login" -l token -d 'Sign in with this account token (gin_at_…) instead of a password (gin logout revokes it)' -r
 complete -c gin -n "__fish_gin_using_subcommand login" -l password-stdin -d 'Read the password from stdin\'s first line instead of asking on the terminal'
 complete -c gin -n "__fish_gin_using_subcommand login" -s h -l help -d 'Print help'
 complete -c gin -n "__fish_gin_using_subcommand logout" -l server -d 'The server: http://host:port, or https://host:port for TLS' -r

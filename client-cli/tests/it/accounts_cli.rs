@@ -41,6 +41,12 @@ async fn run(cfg: &Path, args: &[&str], input: &str) -> Output {
     .unwrap()
 }
 
+/// The token kept for `url` in the token file.
+fn kept_token(file: &Path, url: &str) -> String {
+    let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    j["servers"][url]["token"].as_str().unwrap().to_string()
+}
+
 #[cfg(unix)]
 fn mode(p: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
@@ -176,6 +182,17 @@ async fn create_whoami_games_tokens_logout_with_the_token_kept_privately() {
     assert_eq!(text(&o.stdout), format!("signed in as alice (person) on {url}\n"));
     #[cfg(unix)]
     assert_eq!(mode(&file), 0o600);
+    // Signing in again ends the session it replaces; an API token kept is left alone.
+    let session = kept_token(&file, &url);
+    let o = run(&cfg, &["login", "alice", "--password-stdin", "--server", &url], "hunter2hunter2\n").await;
+    assert!(o.status.success(), "{o:?}");
+    assert!(fake.state.lock().unwrap().revoked.contains(&session), "the replaced session was signed out");
+    let o = run(&cfg, &["login", "--token", &api, "--server", &url], "").await;
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(kept_token(&file, &url), api);
+    let o = run(&cfg, &["login", "alice", "--password-stdin", "--server", &url], "hunter2hunter2\n").await;
+    assert!(o.status.success(), "{o:?}");
+    assert!(!fake.state.lock().unwrap().revoked.contains(&api), "an API token is not signed out");
 
     // A token revoked elsewhere: whoami says signed out (3); logout still forgets it.
     fake.state.lock().unwrap().tokens.clear();
@@ -186,7 +203,7 @@ async fn create_whoami_games_tokens_logout_with_the_token_kept_privately() {
     assert!(o.status.success(), "{o:?}");
     assert!(!file.exists());
 
-    // Login with the API token.
+    // Not an account token.
     let o = run(&cfg, &["login", "--token", "not-an-account-token", "--server", &url], "").await;
     assert_eq!(o.status.code(), Some(1), "{o:?}");
     assert!(text(&o.stderr).contains("not an account token"), "{o:?}");

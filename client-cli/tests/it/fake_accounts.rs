@@ -21,6 +21,8 @@ pub struct State {
     pub accounts: HashMap<String, (pb::AccountKind, String)>,
     /// Live tokens and their account.
     pub tokens: HashMap<String, String>,
+    /// Session tokens (from SignIn).
+    pub sessions: HashSet<String>,
     /// Tokens signed out or revoked.
     pub revoked: HashSet<String>,
     /// Every call's name and bearer (empty: none).
@@ -128,6 +130,7 @@ impl AccountService for Fake {
             return Err(Status::unauthenticated("wrong name or password"));
         }
         let token = Fake::new_token(&mut s, &q.name);
+        s.sessions.insert(token.clone());
         Ok(Response::new(pb::SignInResponse {
             account: Some(account(&q.name, kind, &pw)),
             token,
@@ -147,12 +150,13 @@ impl AccountService for Fake {
     }
 
     async fn who_am_i(&self, r: Request<pb::WhoAmIRequest>) -> Result<Response<pb::WhoAmIResponse>, Status> {
-        let (name, _) = self.who("WhoAmI", bearer(&r))?;
+        let (name, token) = self.who("WhoAmI", bearer(&r))?;
         let s = self.state.lock().unwrap();
         let (kind, pw) = s.accounts[&name].clone();
+        let session = s.sessions.contains(&token);
         Ok(Response::new(pb::WhoAmIResponse {
             account: Some(account(&name, kind, &pw)),
-            token: Some(Fake::token_info("t1")),
+            token: Some(pb::TokenInfo { session, ..Fake::token_info("t1") }),
         }))
     }
 
