@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{NewGame, SeatRow, TournamentWrite, Write};
+use super::{AccountWrite, NewGame, SeatRow, TournamentWrite, Write};
 
 /// One row record (the game's id is the journal record's, not in here).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,6 +26,9 @@ pub enum RowRecord {
     /// A write to a tournament's rows (since 2026-11-24; the journal record's id is the
     /// tournament's).
     Tournament(TournamentWrite),
+    /// A write to the accounts' rows (since 2026-11-28; the journal record's id is the
+    /// account's, see [`AccountWrite::record_id`]).
+    Account(AccountWrite),
 }
 
 /// A seat's new token: its hash.
@@ -63,6 +66,9 @@ pub struct Taken {
     token_hash: [u8; 32],
     bot: bool,
     joined_ms: i64,
+    /// Since 2026-11-28 (a nullable column, no new schema version).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    account_id: Option<String>,
 }
 
 /// A game's end.
@@ -101,6 +107,7 @@ impl RowRecord {
                     token_hash: s.token_hash,
                     bot: s.bot,
                     joined_ms: s.joined_ms,
+                    account_id: s.account_id.clone(),
                 }),
             ),
             Write::Finish { game_id, result_json, finished_ms, .. } => (
@@ -111,6 +118,7 @@ impl RowRecord {
                 (game_id, RowRecord::Token(NewToken { seat: *seat, token_hash: *token_hash }))
             }
             Write::Tournament(w) => (w.tournament_id(), RowRecord::Tournament(w.clone())),
+            Write::Account(w) => (w.record_id(), RowRecord::Account(w.clone())),
             Write::Action { .. } => return None,
         })
     }
@@ -153,6 +161,7 @@ impl Taken {
             token_hash: self.token_hash,
             bot: self.bot,
             joined_ms: self.joined_ms,
+            account_id: self.account_id,
         }
     }
 }
