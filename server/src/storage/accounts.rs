@@ -197,16 +197,28 @@ impl AccountWrite {
         Ok(())
     }
 
-    /// Itself in parts whose journal records fit the record format: only touches are split.
+    /// Itself in parts whose journal records fit the record format (at most `u16::MAX` bytes
+    /// each): only touches are split, by size.
     pub(super) fn in_record_parts(&self) -> Vec<AccountWrite> {
-        /// At most this many touches per record (an id of up to 64 bytes fits many times over).
-        const TOUCHES_PER_RECORD: usize = 256;
-        match self {
-            AccountWrite::TouchTokens(touched) if touched.len() > TOUCHES_PER_RECORD => {
-                touched.chunks(TOUCHES_PER_RECORD).map(|c| AccountWrite::TouchTokens(c.to_vec())).collect()
+        /// A part's ids and times take about this many bytes at most (well below the format's
+        /// limit, with room for JSON's quotes and escapes).
+        const PART_BYTES: usize = 16 << 10;
+        let AccountWrite::TouchTokens(touched) = self else { return vec![self.clone()] };
+        let mut parts = Vec::new();
+        let (mut part, mut bytes) = (Vec::new(), 0);
+        for (id, at) in touched {
+            let size = id.len() + 32;
+            if !part.is_empty() && bytes + size > PART_BYTES {
+                parts.push(AccountWrite::TouchTokens(std::mem::take(&mut part)));
+                bytes = 0;
             }
-            other => vec![other.clone()],
+            part.push((id.clone(), *at));
+            bytes += size;
         }
+        if !part.is_empty() || parts.is_empty() {
+            parts.push(AccountWrite::TouchTokens(part));
+        }
+        parts
     }
 }
 
@@ -219,6 +231,20 @@ pub struct AccountGame {
     pub seats: Vec<SeatRow>,
     /// The end, once the game has ended.
     pub finished: Option<Finished>,
+}
+
+impl AccountGame {
+    /// The cursor of [`Backend::account_games`](super::Backend::account_games) that goes on
+    /// after this game in `account_id`'s list: the latest `joined_ms` of its seats (by
+    /// `joined_ms`, then seat) and the game's id; `None` if no seat is the account's.
+    pub fn cursor(&self, account_id: &str) -> Option<(i64, String)> {
+        self.seats
+            .iter()
+            .filter(|s| s.account_id.as_deref() == Some(account_id))
+            .map(|s| (s.joined_ms, s.seat))
+            .max()
+            .map(|(joined_ms, _)| (joined_ms, self.game.id.clone()))
+    }
 }
 
 /// The account and token rows changed after a cursor ([`Backend::account_changes`](super::Backend::account_changes)).

@@ -67,7 +67,7 @@ const ACCOUNT_LOCK: i64 = 0x6769_6e5f_6163; // "gin_ac"
 const MIGRATION_LOCK: i64 = 0x6769_6e5f_7631; // "gin_v1"
 
 /// Version 1: everything.
-const SCHEMA_V1: &str = "
+pub(super) const SCHEMA_V1: &str = "
 -- The servers of a cluster (`PostgresBackend::join_cluster`): a row per server process (its id
 -- is its fencing token), the address other servers reach it at, and its lease. A server whose
 -- lease ran out has its row deleted by the server that claims its games.
@@ -1005,8 +1005,16 @@ impl Backend for PostgresBackend {
 fn apply_account(tx: &mut Transaction<'_>, w: &AccountWrite) -> Result<(), StoreError> {
     let what = || w.what();
     let refused = |why: &str| Err(StoreError::Refused(format!("{}: {why}", w.what())));
+    // Without the database's detail, which quotes the values of a key (a token's hash).
+    let error = |e: postgres::Error| {
+        let refusal = matches!(e.code().map(|c| &c.code()[..2]), Some("23" | "22"));
+        match e.as_db_error() {
+            Some(d) if refusal => StoreError::Refused(format!("{}: {}", what(), d.message())),
+            _ => pg_error(e).context(what()),
+        }
+    };
     let run = |tx: &mut Transaction<'_>, sql: &str, params: &[&(dyn postgres::types::ToSql + Sync)]| {
-        tx.execute(sql, params).map_err(|e| pg_error(e).context(what()))
+        tx.execute(sql, params).map_err(error)
     };
     let exists = |tx: &mut Transaction<'_>, sql: &str, id: &str| {
         tx.query_opt(sql, &[&id]).map(|r| r.is_some()).map_err(|e| pg_error(e).context(what()))

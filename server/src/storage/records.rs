@@ -187,6 +187,32 @@ mod tests {
         let RowRecord::Seat(t) = RowRecord::parse(seat).unwrap() else { panic!("a seat") };
         let s = t.seat();
         assert_eq!((s.seat, s.name.as_str(), s.bot, s.token_hash[31]), (1, "Zoë", true, 255));
+        // Written before seats had accounts: none.
+        assert_eq!(s.account_id, None);
+        // A seat with an account, and an account's write, round trip.
+        let mut taken = s.clone();
+        taken.account_id = Some("acc-1".into());
+        let write = Write::TakeSeat { game_id: "g".into(), seat: taken.clone() };
+        let (id, record) = RowRecord::of(&write).unwrap();
+        assert_eq!(id, "g");
+        let RowRecord::Seat(t) = RowRecord::parse(&record.to_json()).unwrap() else { panic!("a seat") };
+        assert_eq!(t.seat(), taken);
+        let token = crate::storage::TokenRow {
+            id: "t".into(),
+            account_id: "acc-1".into(),
+            hash: [7; 32],
+            label: "bot".into(),
+            scopes: 3,
+            session: false,
+            created_ms: 1,
+            last_used_ms: 2,
+            revoked_ms: None,
+        };
+        let write = Write::Account(AccountWrite::AddToken(token));
+        let (id, record) = RowRecord::of(&write).unwrap();
+        assert_eq!(id, "acc-1");
+        assert!(record.to_json().starts_with(r#"{"account":{"add_token":"#), "{}", record.to_json());
+        assert_eq!(RowRecord::parse(&record.to_json()).unwrap(), record);
         let end = r#"{"finish":{"finished_ms":12,"result_json":"{\"winner\":0}"}}"#;
         assert_eq!(
             RowRecord::parse(end).unwrap(),
