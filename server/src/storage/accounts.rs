@@ -260,15 +260,21 @@ pub struct AccountChanges {
 
 /// The newest seat of an account in each game, newest first: the columns game_id, joined_ms.
 /// `?1` the account; `?2`, `?3` the cursor (joined_ms, game id), `?4` the limit. One row per
-/// game: the account's latest seat (by joined_ms, then seat) in it.
+/// game: the account's latest seat (by joined_ms, then seat) in it, checked against the
+/// game's other seats by a scalar subquery (a lookup of its primary key per row: an anti join
+/// could be planned as a scan; `coalesce` keeps the planner off `seats_account` there, which
+/// would read every seat of the account for each row).
 const ACCOUNT_SEATS: &str = "SELECT s.game_id, s.joined_ms FROM seats AS s \
     WHERE s.account_id = ?1 AND s.account_id IS NOT NULL {after} \
-    AND NOT EXISTS (SELECT 1 FROM seats AS o WHERE o.game_id = s.game_id AND o.account_id = s.account_id \
-        AND (o.joined_ms > s.joined_ms OR (o.joined_ms = s.joined_ms AND o.seat > s.seat))) \
+    AND (SELECT count(*) FROM seats AS o WHERE o.game_id = s.game_id \
+        AND coalesce(o.account_id, '') = s.account_id \
+        AND (o.joined_ms > s.joined_ms OR (o.joined_ms = s.joined_ms AND o.seat > s.seat))) = 0 \
     ORDER BY s.joined_ms DESC, s.game_id DESC LIMIT ?4";
 
 /// The cursor's condition in [`ACCOUNT_SEATS`]: strictly after (joined_ms, game id) in its order.
-const AFTER_CURSOR: &str = "AND (s.joined_ms < ?2 OR (s.joined_ms = ?2 AND s.game_id < ?3))";
+/// (`joined_ms <= ?2` too: a range of the index, where the scan starts.)
+const AFTER_CURSOR: &str =
+    "AND s.joined_ms <= ?2 AND (s.joined_ms < ?2 OR (s.joined_ms = ?2 AND s.game_id < ?3))";
 
 /// [`ACCOUNT_SEATS`] for a cursor or none; for PostgreSQL with `$n` parameters: `$1` to `$4`
 /// with a cursor, `$1` (the account) and `$2` (the limit) without.

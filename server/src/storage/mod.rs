@@ -1,5 +1,6 @@
 //! Durable storage: every game's fixed facts, seats, action log and end; every tournament's
-//! entrants and booked games.
+//! entrants and booked games; every account (people and bots), its tokens, and the account
+//! that took each seat.
 //!
 //! The action log is the truth: the engine is deterministic given the seed and the actions, so
 //! the server rebuilds every game at start by replaying what [`Store::start`] loads. Every write is
@@ -23,8 +24,11 @@
 //! without a password. Every backend refuses an id or action text longer than
 //! `MAX_TEXT_BYTES`. [`StoreError`]: `Refused` (a write breaking a rule of the store, nothing
 //! of its batch written), `Io`, `Corrupt`, `Closed`, `LeaseLost` (a cluster member's lease
-//! ran out: nothing committed). The rows are `NewGame`, `SeatRow`, `ActionRow`, `Write`,
-//! `StoredGame`, `Startup`; `Backend` is implemented for `Box<dyn Backend>` too.
+//! ran out: nothing committed). The rows are `NewGame`, `SeatRow` (with the account that took
+//! the seat, if any), `ActionRow`, `Write`, `StoredGame`, `Startup` (with every account and
+//! token, and the cursor of their changes); the accounts' are `AccountRow`, `TokenRow`,
+//! `AccountWrite`, `AccountGame`, `AccountChanges`. `Backend` is implemented for
+//! `Box<dyn Backend>` too.
 //!
 //! A game's actions are stored in one place at a time, whole: while it is unfinished, in the
 //! journal (SQLite) or `actions` (PostgreSQL), the index checks making it impossible to store
@@ -46,8 +50,12 @@
 //! [`SqliteBackend`]: schema, migrations, loading), [`journal`] (the action journal: segments
 //! of CRC-checked records, its own [`JournalError`]), `records` (the row records a group commit
 //! writes to the journal, serde types), `tournaments` (the tournaments' tables: written by the
-//! same writer, in the same group commits). Nothing here knows gRPC or the game's rules:
-//! writes are rows and action texts.
+//! same writer, in the same group commits), `accounts` (the accounts' and tokens' tables, the
+//! same way: `Write::Account`; an account's games, `Store::account_games`; the rows changed
+//! after a cursor, `Store::account_changes`, how the servers of a cluster learn of each
+//! other's new tokens and revocations). Nothing here knows gRPC or the game's rules:
+//! writes are rows and action texts. No row is ever logged (they hold password and token
+//! hashes).
 
 mod accounts;
 pub mod journal;

@@ -37,7 +37,13 @@
 //!   lease (`GIN02`) and that every game is its; `load_startup` loads its own games and
 //!   tournaments only. Only PostgreSQL's `now()` is used for leases, never a server's clock.
 //! - A schema change is a new `SCHEMA_VERSION` and a step in `migrate`, run under the advisory
-//!   lock.
+//!   lock. Version 2: the accounts (`accounts`, `account_tokens`, the sequence
+//!   `account_change_seq` feeding their `change` columns) and `seats.account_id`.
+//! - Account writes (`apply_account`): a batch with one holds `ACCOUNT_LOCK` (a transaction's
+//!   advisory lock) from its start to its commit, so the account writes of every server of a
+//!   cluster commit one at a time, in the order of their `change` values: `account_changes`
+//!   after a cursor never misses a row that commits later with a smaller value. Their
+//!   refusals name the constraint, never the key's values.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -163,7 +169,8 @@ CREATE TABLE tournament_games (
 /// Version 1 to 2: accounts, their tokens, and the account of a seat.
 const SCHEMA_V2: &str = "
 ALTER TABLE seats ADD COLUMN account_id TEXT;
-CREATE INDEX seats_account ON seats (account_id, joined_ms) WHERE account_id IS NOT NULL;
+-- An account's games, newest first (`account_games`): in the order of the index.
+CREATE INDEX seats_account ON seats (account_id, joined_ms, game_id) WHERE account_id IS NOT NULL;
 -- Every insert and update of an account or token row takes its next value (`change`).
 CREATE SEQUENCE account_change_seq;
 CREATE TABLE accounts (

@@ -4,8 +4,10 @@
 //! (`sqlite::replay_rows`). Each is a JSON object with one key naming its kind:
 //! `{"create": {…}}`, `{"seat": {…}}`, `{"finish": {…}}`, as written since the journal took
 //! row records (2026-11-22), `{"token": {…}}` (a seat's new token) and `{"tournament": {…}}`
-//! (a tournament's rows, [`TournamentWrite`]), both since 2026-11-24; a field added later has
-//! a default for the records before it.
+//! (a tournament's rows, [`TournamentWrite`]), both since 2026-11-24, `{"account": {…}}` (the
+//! accounts' rows, [`AccountWrite`], since 2026-11-28; many touches of tokens are split into
+//! several records); a field added later has a default for the records before it (a seat's
+//! `account_id`, since 2026-11-28).
 
 use serde::{Deserialize, Serialize};
 

@@ -13,7 +13,9 @@
 //!
 //! Schema version 4 (`games.fixed_deals`). Versions 1 and 2 migrate: their unfinished games'
 //! action rows move into the journal; 3 gains the column. `games.first_dealer`, nullable, is
-//! added at open without a new version, since old servers ignore it.
+//! added at open without a new version, since old servers ignore it; so are
+//! `seats.account_id` (nullable, with the index `seats_account`) and the accounts' tables
+//! (`accounts::prepare`).
 
 use std::path::Path;
 use std::sync::mpsc;

@@ -1577,6 +1577,8 @@ fn a_sqlite_database_from_before_accounts_gains_them_at_open() {
         .collect::<Result<_, _>>()
         .unwrap();
     assert!(plan[0].contains("seats_account"), "{plan:?}");
+    assert!(plan.iter().any(|l| l.contains("SEARCH o USING PRIMARY KEY")), "{plan:?}");
+    assert!(!plan.iter().any(|l| l.contains("TEMP B-TREE")), "no sort: the index's order {plan:?}");
 }
 
 /// Another server on the same database learns of a token's revocation through
@@ -1642,4 +1644,17 @@ fn postgres_a_version_1_database_migrates_to_accounts() {
     assert_eq!(games.len(), 1);
     assert_eq!(games[0].seats.len(), 2);
     assert_eq!(b.load_startup().unwrap().accounts, vec![account("a1", "Ann", KIND_PERSON)]);
+    // The index serves an account's games (where a scan is possible at all: the table is
+    // small here, so scans are priced out).
+    c.batch_execute("SET enable_seqscan = off").unwrap();
+    let sql = super::accounts::account_seats_sql(true, true);
+    let plan: Vec<String> = c
+        .query(&format!("EXPLAIN {sql}"), &[&"a1", &5i64, &"g", &10i64])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert!(plan.iter().any(|l| l.contains("Index Scan Backward using seats_account")), "{plan:#?}");
+    // And each game's other seats by its key, not every seat of the account.
+    assert!(plan.iter().any(|l| l.contains("Index Cond: (game_id = s.game_id)")), "{plan:#?}");
 }
