@@ -67,7 +67,7 @@ pub const SCHEMA_VERSION: i32 = 2;
 /// The advisory lock every batch with an account write holds until it commits (see
 /// `accounts`: changes commit in counter order; an account's checks see every account write
 /// committed before).
-const ACCOUNT_LOCK: i64 = 0x6769_6e5f_6163; // "gin_ac"
+pub(super) const ACCOUNT_LOCK: i64 = 0x6769_6e5f_6163; // "gin_ac"
 
 /// The advisory lock key migrations hold (any constant: it names this schema).
 const MIGRATION_LOCK: i64 = 0x6769_6e5f_7631; // "gin_v1"

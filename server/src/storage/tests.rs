@@ -1658,3 +1658,34 @@ fn postgres_a_version_1_database_migrates_to_accounts() {
     // And each game's other seats by its key, not every seat of the account.
     assert!(plan.iter().any(|l| l.contains("Index Cond: (game_id = s.game_id)")), "{plan:#?}");
 }
+
+/// Account writes commit one at a time across the servers of a cluster (so `account_changes`
+/// cannot miss a row committed late with a smaller change): a batch with one waits while
+/// another transaction holds the accounts' lock, and goes through once it is released.
+#[test]
+fn postgres_account_writes_wait_for_the_accounts_lock() {
+    let Some(db) = Db::postgres() else { return };
+    let Db::Postgres(_, url) = &db else { unreachable!() };
+    let mut b = db.backend();
+    b.commit(&[acct(AccountWrite::Create(account("a1", "Ann", KIND_PERSON)))]).unwrap();
+    let mut c = ::postgres::Client::connect(url, ::postgres::NoTls).unwrap();
+    let mut held = c.transaction().unwrap();
+    held.execute("SELECT pg_advisory_xact_lock($1)", &[&super::postgres::ACCOUNT_LOCK]).unwrap();
+    let (done, finished) = mpsc::channel();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            let r = b.commit(&[acct(AccountWrite::AddToken(token("t1", "a1", 1)))]);
+            done.send(r).unwrap();
+        });
+        // A game's rows alone do not wait.
+        let mut other = db.backend();
+        other.commit(&[create(&new_game("g", 1))]).unwrap();
+        assert!(
+            finished.recv_timeout(std::time::Duration::from_millis(500)).is_err(),
+            "an account write went through while the lock was held"
+        );
+        held.commit().unwrap();
+        finished.recv_timeout(std::time::Duration::from_secs(10)).unwrap().unwrap();
+    });
+    assert_eq!(db.backend().account_changes(0).unwrap().tokens, vec![token("t1", "a1", 1)]);
+}
