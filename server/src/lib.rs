@@ -47,6 +47,7 @@
 //! started during the stop would hold it up until its client left), then the serving threads
 //! drained.
 
+pub mod accounts;
 pub mod api;
 pub mod cluster;
 pub mod config;
