@@ -21,6 +21,8 @@ pub struct Config {
     pub max_message_bytes: usize,
     /// Requests per second per caller (seat token, or peer address without one); 0: no limit.
     pub rate_per_sec: u32,
+    /// Accounts one address may register per hour (`AccountService.Register`); 0: no limit.
+    pub registrations_per_hour: u32,
     /// A call whose handler has not answered by then is DEADLINE_EXCEEDED (a client's
     /// shorter `grpc-timeout` wins).
     pub request_timeout: Duration,
@@ -75,6 +77,7 @@ impl Default for Config {
             tls: None,
             max_message_bytes: 64 * 1024,
             rate_per_sec: 200,
+            registrations_per_hour: 10,
             request_timeout: Duration::from_secs(120),
             max_calls_per_connection: 1024,
             max_open_games_per_caller: 100,

@@ -16,8 +16,9 @@
 //!
 //! ## Layers
 //!
-//! Four layers, each a folder of modules with one job; imports go one way (`api` and
-//! `tournament` → `game` → `storage`), and no module imports its caller: the game layer
+//! Five layers, each a folder of modules with one job; imports go one way (`api` and
+//! `tournament` → `game` → `storage`; `api` → [`accounts`] → `storage`, beside `game`), and
+//! no module imports its caller: the game layer
 //! reaches the clock and the house bots only as hooks (`game::shared::AfterChange`,
 //! registered by `game::open`), and knows nothing of gRPC statuses (`GameError`, mapped once
 //! in `api::status`). [`cluster`] (what a server knows of the others) sits above the game
@@ -47,6 +48,7 @@
 //! started during the stop would hold it up until its client left), then the serving threads
 //! drained.
 
+pub mod accounts;
 pub mod api;
 pub mod cluster;
 pub mod config;
@@ -60,6 +62,7 @@ pub use config::Config;
 use std::future::Future;
 use std::time::Duration;
 
+use gin_proto::v1::account_service_server::AccountServiceServer;
 use gin_proto::v1::game_service_server::GameServiceServer;
 use gin_proto::v1::lobby_service_server::LobbyServiceServer;
 use gin_proto::v1::tournament_service_server::TournamentServiceServer;
@@ -95,6 +98,9 @@ pub async fn run(
     };
     let (store, mut startup) = opened.map_err(|e| anyhow::anyhow!("{e}"))?;
     let found_tournaments = std::mem::take(&mut startup.tournaments);
+    // The accounts and their tokens, in memory (the gate looks bearers up there).
+    let accounts = accounts::Accounts::open(store.clone(), &mut startup, cfg.registrations_per_hour).await?;
+    accounts.spawn_tasks();
     let shared = game::open(cfg.clone(), store.clone(), startup)?;
     store.observe(shared.metrics.clone());
     // Unfinished games with a clock get their timers back; house bots whose turn it is play;
@@ -109,6 +115,7 @@ pub async fn run(
     health.set_serving::<GameServiceServer<api::games::Games>>().await;
     health.set_serving::<LobbyServiceServer<api::lobby::Lobby>>().await;
     health.set_serving::<TournamentServiceServer<tournament::Tournaments>>().await;
+    health.set_serving::<AccountServiceServer<api::accounts::AccountApi>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(gin_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -123,7 +130,7 @@ pub async fn run(
     }
     let max = cfg.max_message_bytes;
     let mut routes = tonic::service::RoutesBuilder::default();
-    let gate = gate::GateLayer::new(shared.clone());
+    let gate = gate::GateLayer::new(shared.clone()).with_accounts(accounts.clone());
     gate.spawn_pruner();
     routes
         .add_service(health_service)
@@ -133,7 +140,11 @@ pub async fn run(
             LobbyServiceServer::new(api::lobby::Lobby::new(shared.clone(), peers.clone()))
                 .max_decoding_message_size(max),
         )
-        .add_service(TournamentServiceServer::new(tournaments.clone()).max_decoding_message_size(max));
+        .add_service(TournamentServiceServer::new(tournaments.clone()).max_decoding_message_size(max))
+        .add_service(
+            AccountServiceServer::new(api::accounts::AccountApi::new(accounts.clone(), store.clone()))
+                .max_decoding_message_size(max),
+        );
     let routes = routes.routes();
 
     let addr = listener.local_addr()?;
@@ -260,6 +271,8 @@ pub async fn run(
             Err(_) => failed = Some(anyhow::anyhow!("a serving thread panicked")),
         }
     }
+    // The tokens' last uses noted since the last minute.
+    accounts.flush_uses().await;
     store.close().await;
     if let Some(task) = metrics_task {
         let _ = task.await;

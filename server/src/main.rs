@@ -52,6 +52,9 @@ struct Flags {
     /// Requests per second per caller (seat token, or address without one); 0: unlimited.
     #[arg(long, env = "GIN_RATE_PER_SEC", default_value_t = 200)]
     rate_per_sec: u32,
+    /// Accounts one address may register per hour; 0: no limit.
+    #[arg(long, env = "GIN_REGISTRATIONS_PER_HOUR", default_value_t = 10)]
+    registrations_per_hour: u32,
     /// Seconds a call may take before it is DEADLINE_EXCEEDED (a stream once started is not
     /// timed; a quick match waits up to 60 s).
     #[arg(long, env = "GIN_REQUEST_TIMEOUT_SECS", default_value_t = 120)]
@@ -184,6 +187,7 @@ async fn serve(f: Flags) -> anyhow::Result<()> {
         tls: f.tls_cert.zip(f.tls_key),
         max_message_bytes: f.max_message_bytes,
         rate_per_sec: f.rate_per_sec,
+        registrations_per_hour: f.registrations_per_hour,
         request_timeout: Duration::from_secs(f.request_timeout_secs.max(1)),
         max_calls_per_connection: f.max_calls_per_connection.max(1),
         max_open_games_per_caller: f.max_open_games_per_caller,

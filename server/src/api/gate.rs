@@ -7,9 +7,16 @@
 //!   can have it; it is checked against the seats of the game the call names once that game
 //!   is read back). No header: a spectator. A malformed header: UNAUTHENTICATED. tonic hands
 //!   the extensions to the handler.
+//! - **Accounts** (every `gin.v1` call): a bearer starting `gin_at_` is an account token,
+//!   looked up in the registry in memory (`Accounts::identify`: one hash, one map lookup);
+//!   known and live, an [`AccountIdentity`] goes in the extensions; unknown or revoked:
+//!   UNAUTHENTICATED "unknown or revoked account token". In a cluster an unknown one makes the
+//!   registry read the other servers' changes once first (a token made elsewhere a moment
+//!   ago), the only case where the gate awaits anything.
 //! - **Rate** (every `gin.v1` call): [`Config::rate_per_sec`](crate::Config::rate_per_sec)
 //!   per caller with a burst of two seconds' worth: a call with a known seat token counts
-//!   against that seat, any other against its peer address. Over it: RESOURCE_EXHAUSTED with
+//!   against that seat, one with an account token against the account and its address, any
+//!   other against its peer address. Over it: RESOURCE_EXHAUSTED with
 //!   a `retry-after-ms` hint, and the call never reaches its handler. The keyed GCRA limiter
 //!   is `governor`'s, on tokio's clock ([`TokioClock`]); [`GateLayer::prune`] drops the
 //!   callers idle long enough to be full again (the same as none), so that it holds only
@@ -25,7 +32,7 @@ use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use futures_util::future::Either;
+use futures_util::future::{BoxFuture, Either};
 use governor::clock::Clock;
 use governor::middleware::NoOpMiddleware;
 use governor::nanos::Nanos;
@@ -37,6 +44,7 @@ use tonic::body::Body;
 use tonic::transport::server::{TcpConnectInfo, TlsConnectInfo};
 use tower::{Layer, Service};
 
+use crate::accounts::{AccountIdentity, Accounts, TOKEN_PREFIX};
 use crate::game::shared::{ClaimedToken, SeatIdentity, Shared, token_hash};
 
 /// The caller's address (request extension set by the gate in a cluster): the one the proxy
@@ -60,6 +68,8 @@ pub enum CallerKey {
     Token([u8; 32]),
     /// The peer's address (or none known).
     Peer(Option<IpAddr>),
+    /// An account (SHA-256 of its id): every token of it counts together.
+    Account([u8; 32]),
 }
 
 /// What a call's `authorization` header says.
@@ -69,6 +79,20 @@ pub enum Identity {
     Seat(SeatIdentity),
     /// A well-formed token not in memory (see the module docs).
     Claimed(ClaimedToken),
+    /// A live account token.
+    Account(AccountIdentity),
+}
+
+/// The bearer of `authorization` when it is an account token (`gin_at_…`).
+pub fn account_bearer(authorization: Option<&http::HeaderValue>) -> Option<&str> {
+    let v = authorization?.to_str().ok()?;
+    let token = v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer "))?.trim();
+    token.starts_with(TOKEN_PREFIX).then_some(token)
+}
+
+/// The refusal of an account token the registry does not know, or knows revoked.
+pub fn unknown_account_token() -> Status {
+    Status::unauthenticated("unknown or revoked account token")
 }
 
 /// The identity `authorization` (a header's value) gives against the server's seat tokens;
@@ -119,6 +143,8 @@ struct Limiter {
 pub struct GateLayer {
     shared: Shared,
     limiter: Option<Arc<Limiter>>,
+    /// The account registry (none: account tokens are unknown).
+    accounts: Option<Accounts>,
 }
 
 impl GateLayer {
@@ -131,7 +157,12 @@ impl GateLayer {
             let keyed = RateLimiter::dashmap_with_clock(quota, TokioClock(tokio::time::Instant::now()));
             Arc::new(Limiter { keyed, per_sec })
         });
-        GateLayer { shared, limiter }
+        GateLayer { shared, limiter, accounts: None }
+    }
+
+    /// The gate, identifying account tokens in `accounts`.
+    pub fn with_accounts(self, accounts: Accounts) -> GateLayer {
+        GateLayer { accounts: Some(accounts), ..self }
     }
 
     /// Drops the callers idle long enough to be full again (the same as none); run every
@@ -147,7 +178,7 @@ impl GateLayer {
     pub fn spawn_pruner(&self) {
         let Some(limiter) = &self.limiter else { return };
         let weak = Arc::downgrade(limiter);
-        let gate = GateLayer { shared: self.shared.clone(), limiter: None };
+        let gate = GateLayer { shared: self.shared.clone(), limiter: None, accounts: None };
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -219,42 +250,86 @@ pub struct Gate<S> {
 
 impl<S, B> Service<Request<B>> for Gate<S>
 where
-    S: Service<Request<B>, Response = Response<Body>>,
+    S: Service<Request<B>, Response = Response<Body>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    B: Send + 'static,
 {
     type Response = Response<Body>;
     type Error = S::Error;
-    type Future = Either<S::Future, Ready<Result<Response<Body>, S::Error>>>;
+    type Future = Either<
+        S::Future,
+        Either<Ready<Result<Response<Body>, S::Error>>, BoxFuture<'static, Result<Response<Body>, S::Error>>>,
+    >;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
         self.inner.poll_ready(cx)
     }
 
     fn call(&mut self, mut req: Request<B>) -> Self::Future {
+        let refuse = |s: Status| Either::Right(Either::Left(ready(Ok(s.into_http()))));
         let path = req.uri().path();
         if !path.starts_with("/gin.v1.") {
             return Either::Left(self.inner.call(req));
         }
-        let identity = if path.starts_with("/gin.v1.GameService/") {
-            match identify(&self.layer.shared, req.headers().get(http::header::AUTHORIZATION)) {
+        let authorization = req.headers().get(http::header::AUTHORIZATION);
+        let identity = if let Some(token) = account_bearer(authorization) {
+            let Some(accounts) = &self.layer.accounts else { return refuse(unknown_account_token()) };
+            match accounts.identify(token) {
+                Some(id) => Some(Identity::Account(id)),
+                None if accounts.clustered() => {
+                    // Perhaps made on another server a moment ago: read the changes once, then
+                    // pass the call on (the service's readiness was checked for this call).
+                    let token = token.to_owned();
+                    let accounts = accounts.clone();
+                    let layer = self.layer.clone();
+                    let clone = self.inner.clone();
+                    let mut inner = std::mem::replace(&mut self.inner, clone);
+                    return Either::Right(Either::Right(Box::pin(async move {
+                        let Some(id) = accounts.identify_fresh(&token).await else {
+                            return Ok(unknown_account_token().into_http());
+                        };
+                        match layer.admit_call(&mut req, Some(Identity::Account(id))) {
+                            Ok(()) => inner.call(req).await,
+                            Err(s) => Ok(s.into_http()),
+                        }
+                    })));
+                }
+                None => return refuse(unknown_account_token()),
+            }
+        } else if path.starts_with("/gin.v1.GameService/") {
+            match identify(&self.layer.shared, authorization) {
                 Ok(id) => id,
-                Err(s) => return Either::Right(ready(Ok(s.into_http()))),
+                Err(s) => return refuse(s),
             }
         } else {
             None
         };
+        match self.layer.admit_call(&mut req, identity) {
+            Ok(()) => Either::Left(self.inner.call(req)),
+            Err(s) => refuse(s),
+        }
+    }
+}
+
+impl GateLayer {
+    /// Counts a call of `identity` against its rate (and its address's, for an account), and
+    /// puts the identity and the caller's address in its extensions.
+    fn admit_call<B>(&self, req: &mut Request<B>, identity: Option<Identity>) -> Result<(), Status> {
         // The caller: the TCP peer, or in a cluster the one a call from its proxy (or
         // another of its servers) names. (Kept as an extension only then: elsewhere
         // `ClientAddr::of` reads the TCP peer.)
-        let (named, client) = self.layer.caller(&req);
+        let (named, client) = self.caller(req);
         if let Some(c) = named {
             req.extensions_mut().insert(ClientAddr(c));
         }
-        let key = match &identity {
-            Some(Identity::Seat(id)) => CallerKey::Token(id.token_hash),
-            _ => CallerKey::Peer(client.map(|c| c.ip())),
-        };
-        if let Err(s) = self.layer.admit(key) {
-            return Either::Right(ready(Ok(s.into_http())));
+        let peer = CallerKey::Peer(client.map(|c| c.ip()));
+        match &identity {
+            Some(Identity::Seat(id)) => self.admit(CallerKey::Token(id.token_hash))?,
+            Some(Identity::Account(id)) => {
+                self.admit(CallerKey::Account(token_hash(&id.account_id)))?;
+                self.admit(peer)?;
+            }
+            _ => self.admit(peer)?,
         }
         match identity {
             Some(Identity::Seat(id)) => {
@@ -263,9 +338,12 @@ where
             Some(Identity::Claimed(claim)) => {
                 req.extensions_mut().insert(claim);
             }
+            Some(Identity::Account(id)) => {
+                req.extensions_mut().insert(id);
+            }
             None => {}
         }
-        Either::Left(self.inner.call(req))
+        Ok(())
     }
 }
 

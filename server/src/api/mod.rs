@@ -1,10 +1,11 @@
 //! The API layer: gRPC in, the game layer's calls out.
 //!
-//! - [`lobby`], [`games`]: the `gin.v1` services (tournaments have theirs in `tournament`);
+//! - [`lobby`], [`games`], [`accounts`]: the `gin.v1` services (tournaments have theirs in
+//!   `tournament`);
 //! - [`convert`]: requests decoded into engine types, errors naming the field;
 //! - [`status`]: the one mapping from domain errors to gRPC statuses;
-//! - [`gate`]: the tower layer every call passes first: the caller's identity (seat token)
-//!   and its rate limit;
+//! - [`gate`]: the tower layer every call passes first: the caller's identity (seat token
+//!   or account token) and its rate limit;
 //! - [`deadline`]: a call whose handler has not answered in time is `DEADLINE_EXCEEDED`;
 //! - [`framing`]: malformed and oversized gRPC frames answered before any handler;
 //! - [`forward`]: in a cluster, calls about a game another server holds sent there;
@@ -12,6 +13,7 @@
 //!
 //! Nothing here is imported by the layers below (`game`, `storage`).
 
+pub mod accounts;
 pub mod convert;
 pub mod deadline;
 pub mod forward;

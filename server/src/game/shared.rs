@@ -589,7 +589,7 @@ impl Shared {
             st.seat(seat, Seated { name: name.clone(), token_hash: hash, bot }, now);
             writes.push(Write::TakeSeat {
                 game_id: id.clone(),
-                seat: SeatRow { seat, name, token_hash: hash, bot, joined_ms: now },
+                seat: SeatRow { seat, name, token_hash: hash, bot, joined_ms: now, account_id: None },
             });
             hashes.push((hash, seat));
         }
@@ -719,7 +719,7 @@ impl Shared {
         st.seat(seat, Seated { name: name.clone(), token_hash: hash, bot }, now);
         let mut writes = vec![Write::TakeSeat {
             game_id: st.info.id.clone(),
-            seat: SeatRow { seat, name, token_hash: hash, bot, joined_ms: now },
+            seat: SeatRow { seat, name, token_hash: hash, bot, joined_ms: now, account_id: None },
         }];
         writes.append(&mut st.pending);
         if let Err(e) = self.store.write(writes).await {

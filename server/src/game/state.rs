@@ -1105,7 +1105,10 @@ impl GameState {
                     bot: self.house_seat(i),
                     team: team(i),
                     entrant: self.entrant_seat(i),
-                    ..Default::default()
+                    // The account registry fills these (branch acc-acct).
+                    account: String::new(),
+                    account_kind: 0,
+                    account_deleted: false,
                 }
             })
             .collect();

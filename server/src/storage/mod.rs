@@ -1,5 +1,6 @@
 //! Durable storage: every game's fixed facts, seats, action log and end; every tournament's
-//! entrants and booked games.
+//! entrants and booked games; every account (people and bots), its tokens, and the account
+//! that took each seat.
 //!
 //! The action log is the truth: the engine is deterministic given the seed and the actions, so
 //! the server rebuilds every game at start by replaying what [`Store::start`] loads. Every write is
@@ -23,8 +24,11 @@
 //! without a password. Every backend refuses an id or action text longer than
 //! `MAX_TEXT_BYTES`. [`StoreError`]: `Refused` (a write breaking a rule of the store, nothing
 //! of its batch written), `Io`, `Corrupt`, `Closed`, `LeaseLost` (a cluster member's lease
-//! ran out: nothing committed). The rows are `NewGame`, `SeatRow`, `ActionRow`, `Write`,
-//! `StoredGame`, `Startup`; `Backend` is implemented for `Box<dyn Backend>` too.
+//! ran out: nothing committed). The rows are `NewGame`, `SeatRow` (with the account that took
+//! the seat, if any), `ActionRow`, `Write`, `StoredGame`, `Startup` (with every account and
+//! token, and the cursor of their changes); the accounts' are `AccountRow`, `TokenRow`,
+//! `AccountWrite`, `AccountGame`, `AccountChanges`. `Backend` is implemented for
+//! `Box<dyn Backend>` too.
 //!
 //! A game's actions are stored in one place at a time, whole: while it is unfinished, in the
 //! journal (SQLite) or `actions` (PostgreSQL), the index checks making it impossible to store
@@ -46,9 +50,14 @@
 //! [`SqliteBackend`]: schema, migrations, loading), [`journal`] (the action journal: segments
 //! of CRC-checked records, its own [`JournalError`]), `records` (the row records a group commit
 //! writes to the journal, serde types), `tournaments` (the tournaments' tables: written by the
-//! same writer, in the same group commits). Nothing here knows gRPC or the game's rules:
-//! writes are rows and action texts.
+//! same writer, in the same group commits), `accounts` (the accounts' and tokens' tables, the
+//! same way: `Write::Account`; an account's games, `Store::account_games`; the rows changed
+//! after a cursor, `Store::account_changes`, how the servers of a cluster learn of each
+//! other's new tokens and revocations). Nothing here knows gRPC or the game's rules:
+//! writes are rows and action texts. No row is ever logged (they hold password and token
+//! hashes).
 
+mod accounts;
 pub mod journal;
 pub mod pg_cluster;
 mod postgres;
@@ -61,6 +70,7 @@ mod writer;
 
 use rusqlite::types::FromSqlError;
 
+pub use accounts::{AccountChanges, AccountGame, AccountRow, AccountWrite, KIND_BOT, KIND_PERSON, TokenRow};
 pub use journal::{Journal, JournalError};
 pub use postgres::{Claimed, Owner, PostgresBackend, is_postgres_url, redacted};
 pub use sqlite::{SqliteBackend, journal_dir};
@@ -109,6 +119,8 @@ pub struct SeatRow {
     pub bot: bool,
     /// When the seat was taken, in Unix milliseconds.
     pub joined_ms: i64,
+    /// The account that took it (`None`: a guest, or taken before accounts existed).
+    pub account_id: Option<String>,
 }
 
 /// What kind of logged action.
@@ -201,6 +213,8 @@ pub enum Write {
     },
     /// A write to a tournament's rows.
     Tournament(TournamentWrite),
+    /// A write to the accounts' rows (accounts, tokens).
+    Account(AccountWrite),
 }
 
 /// A game's action log as stored in a finished game's row: a JSON array of
@@ -264,6 +278,13 @@ pub struct Startup {
     pub live: Vec<StoredGame>,
     /// Every tournament (finished ones too: they are listed), in creation order.
     pub tournaments: Vec<StoredTournament>,
+    /// Every account (deleted ones too), in change order.
+    pub accounts: Vec<AccountRow>,
+    /// Every token (revoked ones too), in change order.
+    pub tokens: Vec<TokenRow>,
+    /// The largest change of the account and token rows loaded: where
+    /// [`Backend::account_changes`] goes on from.
+    pub account_cursor: i64,
 }
 
 /// Why the store did not make writes durable (or could not read).
@@ -400,6 +421,21 @@ pub trait Backend: Send + 'static {
     /// The status (the server's encoding) of the tournament that booked game `id`, if one did:
     /// for a game read back by a server that does not hold its tournament.
     fn tournament_status_of(&mut self, id: &str) -> Result<Option<i32>, StoreError>;
+
+    /// The games in which a seat has the account `account_id` (finished or not), ordered by
+    /// (that seat's `joined_ms`, the game's id), newest first; strictly after `before` in that
+    /// order (a page's last game: its seat's `joined_ms` and its id); at most `limit`. A game
+    /// where the account holds several seats is listed once, by its latest one.
+    fn account_games(
+        &mut self,
+        account_id: &str,
+        before: Option<(i64, String)>,
+        limit: usize,
+    ) -> Result<Vec<AccountGame>, StoreError>;
+
+    /// The account and token rows created or changed after the change `after` (0: all), and
+    /// the cursor to go on from.
+    fn account_changes(&mut self, after: i64) -> Result<AccountChanges, StoreError>;
 }
 
 impl Backend for Box<dyn Backend> {
@@ -449,5 +485,18 @@ impl Backend for Box<dyn Backend> {
 
     fn live_servers(&mut self) -> Result<Vec<(i64, String)>, StoreError> {
         (**self).live_servers()
+    }
+
+    fn account_games(
+        &mut self,
+        account_id: &str,
+        before: Option<(i64, String)>,
+        limit: usize,
+    ) -> Result<Vec<AccountGame>, StoreError> {
+        (**self).account_games(account_id, before, limit)
+    }
+
+    fn account_changes(&mut self, after: i64) -> Result<AccountChanges, StoreError> {
+        (**self).account_changes(after)
     }
 }

@@ -37,7 +37,13 @@
 //!   lease (`GIN02`) and that every game is its; `load_startup` loads its own games and
 //!   tournaments only. Only PostgreSQL's `now()` is used for leases, never a server's clock.
 //! - A schema change is a new `SCHEMA_VERSION` and a step in `migrate`, run under the advisory
-//!   lock.
+//!   lock. Version 2: the accounts (`accounts`, `account_tokens`, the sequence
+//!   `account_change_seq` feeding their `change` columns) and `seats.account_id`.
+//! - Account writes (`apply_account`): a batch with one holds `ACCOUNT_LOCK` (a transaction's
+//!   advisory lock) from its start to its commit, so the account writes of every server of a
+//!   cluster commit one at a time, in the order of their `change` values: `account_changes`
+//!   after a cursor never misses a row that commits later with a smaller value. Their
+//!   refusals name the constraint, never the key's values.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -48,18 +54,26 @@ use super::tournaments::{
     BookedRow, EntrantRow, NewTournament, ResultRow, StoredTournament, TournamentWrite,
 };
 use super::{
-    ActionKind, ActionRow, Backend, Finished, MAX_TEXT_BYTES, NewGame, SeatRow, Startup, StoreError,
-    StoredGame, Write, decode_actions, encode_actions,
+    AccountChanges, AccountGame, AccountRow, AccountWrite, ActionKind, ActionRow, Backend, Finished,
+    MAX_TEXT_BYTES, NewGame, SeatRow, Startup, StoreError, StoredGame, TokenRow, Write, decode_actions,
+    encode_actions,
 };
 
 /// The schema version this code writes and reads (the one row of `gin_schema`).
-pub const SCHEMA_VERSION: i32 = 1;
+///
+/// 2: accounts (`accounts`, `account_tokens`, `account_change_seq`, `seats.account_id`).
+pub const SCHEMA_VERSION: i32 = 2;
+
+/// The advisory lock every batch with an account write holds until it commits (see
+/// `accounts`: changes commit in counter order; an account's checks see every account write
+/// committed before).
+pub(super) const ACCOUNT_LOCK: i64 = 0x6769_6e5f_6163; // "gin_ac"
 
 /// The advisory lock key migrations hold (any constant: it names this schema).
 const MIGRATION_LOCK: i64 = 0x6769_6e5f_7631; // "gin_v1"
 
 /// Version 1: everything.
-const SCHEMA_V1: &str = "
+pub(super) const SCHEMA_V1: &str = "
 -- The servers of a cluster (`PostgresBackend::join_cluster`): a row per server process (its id
 -- is its fencing token), the address other servers reach it at, and its lease. A server whose
 -- lease ran out has its row deleted by the server that claims its games.
@@ -152,6 +166,41 @@ CREATE TABLE tournament_games (
 );
 ";
 
+/// Version 1 to 2: accounts, their tokens, and the account of a seat.
+const SCHEMA_V2: &str = "
+ALTER TABLE seats ADD COLUMN account_id TEXT;
+-- An account's games, newest first (`account_games`): in the order of the index.
+CREATE INDEX seats_account ON seats (account_id, joined_ms, game_id) WHERE account_id IS NOT NULL;
+-- Every insert and update of an account or token row takes its next value (`change`).
+CREATE SEQUENCE account_change_seq;
+CREATE TABLE accounts (
+    id            TEXT     PRIMARY KEY,
+    name          TEXT     NOT NULL,
+    name_key      TEXT     NOT NULL UNIQUE,
+    skeleton      TEXT     NOT NULL UNIQUE,
+    kind          INTEGER  NOT NULL,
+    created_ms    BIGINT   NOT NULL,
+    password_hash TEXT,
+    deleted_ms    BIGINT,
+    change        BIGINT   NOT NULL
+);
+CREATE INDEX accounts_change ON accounts (change);
+CREATE TABLE account_tokens (
+    id           TEXT     PRIMARY KEY,
+    account_id   TEXT     NOT NULL REFERENCES accounts (id),
+    hash         BYTEA    NOT NULL UNIQUE CHECK (length(hash) = 32),
+    label        TEXT     NOT NULL,
+    scopes       BIGINT   NOT NULL,
+    session      BOOLEAN  NOT NULL,
+    created_ms   BIGINT   NOT NULL,
+    last_used_ms BIGINT   NOT NULL,
+    revoked_ms   BIGINT,
+    change       BIGINT   NOT NULL
+);
+CREATE INDEX account_tokens_change ON account_tokens (change);
+CREATE INDEX account_tokens_account ON account_tokens (account_id);
+";
+
 /// The statements of a batch, prepared once per connection.
 struct Prepared {
     insert_game: Statement,
@@ -176,8 +225,8 @@ impl Prepared {
                  created_ms, fixed_deals, first_dealer, owner) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
             )?,
             insert_seat: c.prepare(
-                "INSERT INTO seats (game_id, seat, name, token_hash, bot, joined_ms, join_order) \
-                 VALUES ($1, $2, $3, $4, $5, $6, \
+                "INSERT INTO seats (game_id, seat, name, token_hash, bot, joined_ms, account_id, join_order) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, \
                      (SELECT coalesce(max(join_order) + 1, 0) FROM seats WHERE game_id = $1))",
             )?,
             update_token: c.prepare("UPDATE seats SET token_hash = $3 WHERE game_id = $1 AND seat = $2")?,
@@ -529,8 +578,13 @@ fn migrate(client: &mut Client) -> Result<(), StoreError> {
     match version {
         None => {
             tx.batch_execute(SCHEMA_V1).map_err(pg_error)?;
+            tx.batch_execute(SCHEMA_V2).map_err(pg_error)?;
             tx.execute("INSERT INTO gin_schema (version) VALUES ($1)", &[&SCHEMA_VERSION])
                 .map_err(pg_error)?;
+        }
+        Some(1) => {
+            tx.batch_execute(SCHEMA_V2).map_err(pg_error)?;
+            tx.execute("UPDATE gin_schema SET version = $1", &[&SCHEMA_VERSION]).map_err(pg_error)?;
         }
         Some(SCHEMA_VERSION) => {}
         Some(other) => {
@@ -678,7 +732,15 @@ fn apply(tx: &mut Transaction<'_>, st: &Prepared, write: &Write, me: Option<i64>
         Write::TakeSeat { game_id, seat: s } => tx
             .execute(
                 &st.insert_seat,
-                &[game_id, &i16::from(s.seat), &s.name, &s.token_hash.as_slice(), &s.bot, &s.joined_ms],
+                &[
+                    game_id,
+                    &i16::from(s.seat),
+                    &s.name,
+                    &s.token_hash.as_slice(),
+                    &s.bot,
+                    &s.joined_ms,
+                    &s.account_id,
+                ],
             )
             .map(drop)
             .map_err(|e| pg_error(e).context(format!("taking seat {} of game {game_id}", s.seat))),
@@ -700,6 +762,7 @@ fn apply(tx: &mut Transaction<'_>, st: &Prepared, write: &Write, me: Option<i64>
             tx.execute(&st.drop_actions, &[game_id]).map(drop).map_err(pg_error)
         }
         Write::Tournament(w) => apply_tournament(tx, st, w, me),
+        Write::Account(w) => apply_account(tx, w),
     }
 }
 
@@ -843,6 +906,15 @@ impl Backend for PostgresBackend {
                 {
                     return Err(lease_lost());
                 }
+                // Account writes: one at a time across the cluster, until the commit.
+                if batch.iter().any(|w| matches!(w, Write::Account(_))) {
+                    for write in batch {
+                        if let Write::Account(w) = write {
+                            w.check()?;
+                        }
+                    }
+                    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&ACCOUNT_LOCK]).map_err(pg_error)?;
+                }
                 for write in batch {
                     match write {
                         Write::Action { game_id, action } => run.push(game_id, action)?,
@@ -877,8 +949,15 @@ impl Backend for PostgresBackend {
             let mut tx = snapshot(&mut c.client)?;
             let live = load_games(&mut tx, me.map_or(Which::Unfinished, Which::Owned))?;
             let tournaments = load_tournaments(&mut tx, me, None)?;
+            let accounts = account_changes(&mut tx, i64::MIN)?;
             tx.commit().map_err(pg_error)?;
-            Ok(Startup { live, tournaments })
+            Ok(Startup {
+                live,
+                tournaments,
+                accounts: accounts.accounts,
+                tokens: accounts.tokens,
+                account_cursor: accounts.cursor.max(0),
+            })
         })
     }
 
@@ -890,6 +969,221 @@ impl Backend for PostgresBackend {
             Ok(game)
         })
     }
+
+    fn account_games(
+        &mut self,
+        account_id: &str,
+        before: Option<(i64, String)>,
+        limit: usize,
+    ) -> Result<Vec<AccountGame>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.with(|c| {
+            let mut tx = snapshot(&mut c.client)?;
+            let sql = super::accounts::account_seats_sql(before.is_some(), true);
+            let rows = match &before {
+                Some((joined, game)) => tx.query(&sql, &[&account_id, joined, game, &limit]),
+                None => tx.query(&sql, &[&account_id, &limit]),
+            }
+            .map_err(pg_error)?;
+            let mut out = Vec::with_capacity(rows.len());
+            for r in &rows {
+                let id: &str = r.get(0);
+                let g = load_games(&mut tx, Which::Facts(id))?
+                    .pop()
+                    .ok_or_else(|| StoreError::Corrupt(format!("seat of unknown game {id}")))?;
+                out.push(AccountGame { game: g.game, seats: g.seats, finished: g.finished });
+            }
+            tx.commit().map_err(pg_error)?;
+            Ok(out)
+        })
+    }
+
+    fn account_changes(&mut self, after: i64) -> Result<AccountChanges, StoreError> {
+        self.with(|c| {
+            let mut tx = snapshot(&mut c.client)?;
+            let changes = account_changes(&mut tx, after)?;
+            tx.commit().map_err(pg_error)?;
+            Ok(changes)
+        })
+    }
+}
+
+/// Applies one account write inside the open transaction (which holds [`ACCOUNT_LOCK`]).
+fn apply_account(tx: &mut Transaction<'_>, w: &AccountWrite) -> Result<(), StoreError> {
+    let what = || w.what();
+    let refused = |why: &str| Err(StoreError::Refused(format!("{}: {why}", w.what())));
+    // Without the database's detail, which quotes the values of a key (a token's hash).
+    let error = |e: postgres::Error| {
+        let refusal = matches!(e.code().map(|c| &c.code()[..2]), Some("23" | "22"));
+        match e.as_db_error() {
+            Some(d) if refusal => StoreError::Refused(format!("{}: {}", what(), d.message())),
+            _ => pg_error(e).context(what()),
+        }
+    };
+    let run = |tx: &mut Transaction<'_>, sql: &str, params: &[&(dyn postgres::types::ToSql + Sync)]| {
+        tx.execute(sql, params).map_err(error)
+    };
+    let exists = |tx: &mut Transaction<'_>, sql: &str, id: &str| {
+        tx.query_opt(sql, &[&id]).map(|r| r.is_some()).map_err(|e| pg_error(e).context(what()))
+    };
+    const NEXT: &str = "nextval('account_change_seq')";
+    match w {
+        AccountWrite::Create(a) => {
+            run(
+                tx,
+                &format!(
+                    "INSERT INTO accounts (id, name, name_key, skeleton, kind, created_ms, password_hash, \
+                     deleted_ms, change) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, {NEXT})"
+                ),
+                &[
+                    &a.id,
+                    &a.name,
+                    &a.name_key,
+                    &a.skeleton,
+                    &a.kind,
+                    &a.created_ms,
+                    &a.password_hash,
+                    &a.deleted_ms,
+                ],
+            )?;
+        }
+        AccountWrite::SetPassword { account_id, password_hash } => {
+            let changed = run(
+                tx,
+                &format!(
+                    "UPDATE accounts SET password_hash = $2, change = {NEXT} \
+                     WHERE id = $1 AND deleted_ms IS NULL AND password_hash IS DISTINCT FROM $2"
+                ),
+                &[account_id, password_hash],
+            )?;
+            if changed == 0
+                && !exists(tx, "SELECT 1 FROM accounts WHERE id = $1 AND deleted_ms IS NULL", account_id)?
+            {
+                return refused("no such live account");
+            }
+        }
+        AccountWrite::AddToken(t) => {
+            let changed = run(
+                tx,
+                &format!(
+                    "INSERT INTO account_tokens (id, account_id, hash, label, scopes, session, created_ms, \
+                     last_used_ms, revoked_ms, change) \
+                     SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, {NEXT} \
+                     WHERE EXISTS (SELECT 1 FROM accounts WHERE id = $2 AND deleted_ms IS NULL)"
+                ),
+                &[
+                    &t.id,
+                    &t.account_id,
+                    &t.hash.as_slice(),
+                    &t.label,
+                    &i64::from(t.scopes),
+                    &t.session,
+                    &t.created_ms,
+                    &t.last_used_ms,
+                    &t.revoked_ms,
+                ],
+            )?;
+            if changed == 0 {
+                return refused("no such live account");
+            }
+        }
+        AccountWrite::RevokeToken { token_id, at_ms } => {
+            let changed = run(
+                tx,
+                &format!(
+                    "UPDATE account_tokens SET revoked_ms = $2, change = {NEXT} WHERE id = $1 AND revoked_ms IS NULL"
+                ),
+                &[token_id, at_ms],
+            )?;
+            if changed == 0 && !exists(tx, "SELECT 1 FROM account_tokens WHERE id = $1", token_id)? {
+                return refused("no such token");
+            }
+        }
+        AccountWrite::TouchTokens(touched) => {
+            let ids: Vec<&str> = touched.iter().map(|(id, _)| id.as_str()).collect();
+            let times: Vec<i64> = touched.iter().map(|(_, at)| *at).collect();
+            // The latest time of each id (an id may come twice), applied where it is later.
+            run(
+                tx,
+                &format!(
+                    "UPDATE account_tokens AS t SET last_used_ms = v.at, change = {NEXT} \
+                     FROM (SELECT id, max(at) AS at FROM unnest($1::text[], $2::int8[]) AS u (id, at) \
+                         GROUP BY id) AS v \
+                     WHERE t.id = v.id AND t.last_used_ms < v.at"
+                ),
+                &[&ids, &times],
+            )?;
+        }
+        AccountWrite::Delete { account_id, at_ms } => {
+            let changed = run(
+                tx,
+                &format!(
+                    "UPDATE accounts SET deleted_ms = $2, password_hash = NULL, change = {NEXT} \
+                     WHERE id = $1 AND deleted_ms IS NULL"
+                ),
+                &[account_id, at_ms],
+            )?;
+            if changed == 0 {
+                return refused("no such live account");
+            }
+            run(
+                tx,
+                &format!(
+                    "UPDATE account_tokens SET revoked_ms = $2, change = {NEXT} \
+                     WHERE account_id = $1 AND revoked_ms IS NULL"
+                ),
+                &[account_id, at_ms],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The accounts and tokens changed after `after`, in change order.
+fn account_changes(tx: &mut Transaction<'_>, after: i64) -> Result<AccountChanges, StoreError> {
+    use super::accounts::{ACCOUNT_COLUMNS, TOKEN_COLUMNS};
+    let mut out = AccountChanges { cursor: after, ..AccountChanges::default() };
+    let accounts = tx
+        .query(
+            &format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE change > $1 ORDER BY change"),
+            &[&after],
+        )
+        .map_err(pg_error)?;
+    for r in &accounts {
+        out.cursor = out.cursor.max(r.get(8));
+        out.accounts.push(AccountRow {
+            id: r.get(0),
+            name: r.get(1),
+            name_key: r.get(2),
+            skeleton: r.get(3),
+            kind: r.get(4),
+            created_ms: r.get(5),
+            password_hash: r.get(6),
+            deleted_ms: r.get(7),
+        });
+    }
+    let tokens = tx
+        .query(
+            &format!("SELECT {TOKEN_COLUMNS} FROM account_tokens WHERE change > $1 ORDER BY change"),
+            &[&after],
+        )
+        .map_err(pg_error)?;
+    for r in &tokens {
+        out.cursor = out.cursor.max(r.get(9));
+        let hash: Vec<u8> = r.get(2);
+        out.tokens.push(TokenRow {
+            id: r.get(0),
+            account_id: r.get(1),
+            hash: hash.try_into().map_err(|_| corrupt("token hash"))?,
+            label: r.get(3),
+            scopes: u32::try_from(r.get::<_, i64>(4)).map_err(|_| corrupt("token scopes"))?,
+            session: r.get(5),
+            created_ms: r.get(6),
+            last_used_ms: r.get(7),
+            revoked_ms: r.get(8),
+        });
+    }
+    Ok(out)
 }
 
 /// A read-only transaction that sees one consistent snapshot of every table.
@@ -910,6 +1204,8 @@ enum Which<'a> {
     /// The unfinished games of this server (in a cluster).
     Owned(i64),
     One(&'a str),
+    /// One game without its actions.
+    Facts(&'a str),
 }
 
 /// A column that does not fit its Rust type.
@@ -928,11 +1224,11 @@ fn load_games(tx: &mut Transaction<'_>, which: Which<'_>) -> Result<Vec<StoredGa
             "WHERE finished_ms IS NULL AND owner = $1",
             "WHERE game_id IN (SELECT id FROM games WHERE finished_ms IS NULL AND owner = $1)",
         ),
-        Which::One(_) => ("WHERE id = $1", "WHERE game_id = $1"),
+        Which::One(_) | Which::Facts(_) => ("WHERE id = $1", "WHERE game_id = $1"),
     };
     let (one, me);
     let params: &[&(dyn postgres::types::ToSql + Sync)] = match which {
-        Which::One(id) => {
+        Which::One(id) | Which::Facts(id) => {
             one = id;
             &[&one]
         }
@@ -946,8 +1242,9 @@ fn load_games(tx: &mut Transaction<'_>, which: Which<'_>) -> Result<Vec<StoredGa
         .query(
             &format!(
                 "SELECT id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, created_ms, \
-                 result_json, finished_ms, actions_json, fixed_deals, first_dealer \
-                 FROM games {games_where} ORDER BY created_seq"
+                 result_json, finished_ms, {actions}, fixed_deals, first_dealer \
+                 FROM games {games_where} ORDER BY created_seq",
+                actions = if matches!(which, Which::Facts(_)) { "NULL::text" } else { "actions_json" }
             ),
             params,
         )
@@ -1000,7 +1297,7 @@ fn load_games(tx: &mut Transaction<'_>, which: Which<'_>) -> Result<Vec<StoredGa
     let seats = tx
         .query(
             &format!(
-                "SELECT game_id, seat, name, token_hash, bot, joined_ms FROM seats {rows_where} \
+                "SELECT game_id, seat, name, token_hash, bot, joined_ms, account_id FROM seats {rows_where} \
                  ORDER BY game_id, join_order"
             ),
             params,
@@ -1015,7 +1312,11 @@ fn load_games(tx: &mut Transaction<'_>, which: Which<'_>) -> Result<Vec<StoredGa
             token_hash: hash.try_into().map_err(|_| corrupt("token hash"))?,
             bot: r.get(4),
             joined_ms: r.get(5),
+            account_id: r.get(6),
         });
+    }
+    if matches!(which, Which::Facts(_)) {
+        return Ok(games);
     }
     let actions = tx
         .query(

@@ -4,12 +4,14 @@
 //! (`sqlite::replay_rows`). Each is a JSON object with one key naming its kind:
 //! `{"create": {…}}`, `{"seat": {…}}`, `{"finish": {…}}`, as written since the journal took
 //! row records (2026-11-22), `{"token": {…}}` (a seat's new token) and `{"tournament": {…}}`
-//! (a tournament's rows, [`TournamentWrite`]), both since 2026-11-24; a field added later has
-//! a default for the records before it.
+//! (a tournament's rows, [`TournamentWrite`]), both since 2026-11-24, `{"account": {…}}` (the
+//! accounts' rows, [`AccountWrite`], since 2026-11-28; many touches of tokens are split into
+//! several records); a field added later has a default for the records before it (a seat's
+//! `account_id`, since 2026-11-28).
 
 use serde::{Deserialize, Serialize};
 
-use super::{NewGame, SeatRow, TournamentWrite, Write};
+use super::{AccountWrite, NewGame, SeatRow, TournamentWrite, Write};
 
 /// One row record (the game's id is the journal record's, not in here).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,6 +28,9 @@ pub enum RowRecord {
     /// A write to a tournament's rows (since 2026-11-24; the journal record's id is the
     /// tournament's).
     Tournament(TournamentWrite),
+    /// A write to the accounts' rows (since 2026-11-28; the journal record's id is the
+    /// account's, see [`AccountWrite::record_id`]).
+    Account(AccountWrite),
 }
 
 /// A seat's new token: its hash.
@@ -63,6 +68,9 @@ pub struct Taken {
     token_hash: [u8; 32],
     bot: bool,
     joined_ms: i64,
+    /// Since 2026-11-28 (a nullable column, no new schema version).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    account_id: Option<String>,
 }
 
 /// A game's end.
@@ -101,6 +109,7 @@ impl RowRecord {
                     token_hash: s.token_hash,
                     bot: s.bot,
                     joined_ms: s.joined_ms,
+                    account_id: s.account_id.clone(),
                 }),
             ),
             Write::Finish { game_id, result_json, finished_ms, .. } => (
@@ -111,6 +120,7 @@ impl RowRecord {
                 (game_id, RowRecord::Token(NewToken { seat: *seat, token_hash: *token_hash }))
             }
             Write::Tournament(w) => (w.tournament_id(), RowRecord::Tournament(w.clone())),
+            Write::Account(w) => (w.record_id(), RowRecord::Account(w.clone())),
             Write::Action { .. } => return None,
         })
     }
@@ -153,6 +163,7 @@ impl Taken {
             token_hash: self.token_hash,
             bot: self.bot,
             joined_ms: self.joined_ms,
+            account_id: self.account_id,
         }
     }
 }
@@ -178,6 +189,32 @@ mod tests {
         let RowRecord::Seat(t) = RowRecord::parse(seat).unwrap() else { panic!("a seat") };
         let s = t.seat();
         assert_eq!((s.seat, s.name.as_str(), s.bot, s.token_hash[31]), (1, "Zoë", true, 255));
+        // Written before seats had accounts: none.
+        assert_eq!(s.account_id, None);
+        // A seat with an account, and an account's write, round trip.
+        let mut taken = s.clone();
+        taken.account_id = Some("acc-1".into());
+        let write = Write::TakeSeat { game_id: "g".into(), seat: taken.clone() };
+        let (id, record) = RowRecord::of(&write).unwrap();
+        assert_eq!(id, "g");
+        let RowRecord::Seat(t) = RowRecord::parse(&record.to_json()).unwrap() else { panic!("a seat") };
+        assert_eq!(t.seat(), taken);
+        let token = crate::storage::TokenRow {
+            id: "t".into(),
+            account_id: "acc-1".into(),
+            hash: [7; 32],
+            label: "bot".into(),
+            scopes: 3,
+            session: false,
+            created_ms: 1,
+            last_used_ms: 2,
+            revoked_ms: None,
+        };
+        let write = Write::Account(AccountWrite::AddToken(token));
+        let (id, record) = RowRecord::of(&write).unwrap();
+        assert_eq!(id, "acc-1");
+        assert!(record.to_json().starts_with(r#"{"account":{"add_token":"#), "{}", record.to_json());
+        assert_eq!(RowRecord::parse(&record.to_json()).unwrap(), record);
         let end = r#"{"finish":{"finished_ms":12,"result_json":"{\"winner\":0}"}}"#;
         assert_eq!(
             RowRecord::parse(end).unwrap(),

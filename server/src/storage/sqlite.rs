@@ -13,7 +13,9 @@
 //!
 //! Schema version 4 (`games.fixed_deals`). Versions 1 and 2 migrate: their unfinished games'
 //! action rows move into the journal; 3 gains the column. `games.first_dealer`, nullable, is
-//! added at open without a new version, since old servers ignore it.
+//! added at open without a new version, since old servers ignore it; so are
+//! `seats.account_id` (nullable, with the index `seats_account`) and the accounts' tables
+//! (`accounts::prepare`).
 
 use std::path::Path;
 use std::sync::mpsc;
@@ -24,8 +26,8 @@ use rusqlite::{Connection, TransactionBehavior, params};
 use super::journal::Journal;
 use super::records::RowRecord;
 use super::{
-    ActionKind, ActionRow, Backend, Finished, NewGame, SeatRow, Startup, StoreError, StoredGame, Write,
-    decode_actions, encode_actions,
+    AccountChanges, AccountGame, ActionKind, ActionRow, Backend, Finished, NewGame, SeatRow, Startup,
+    StoreError, StoredGame, Write, decode_actions, encode_actions,
 };
 
 /// The schema version this code writes and reads (`PRAGMA user_version`).
@@ -60,6 +62,7 @@ CREATE TABLE IF NOT EXISTS seats (
     bot        INTEGER NOT NULL,
     joined_ms  INTEGER NOT NULL,
     join_order INTEGER NOT NULL,
+    account_id TEXT,
     PRIMARY KEY (game_id, seat),
     UNIQUE (game_id, join_order)
 ) WITHOUT ROWID;
@@ -77,8 +80,8 @@ const INSERT_GAME: &str = "INSERT INTO games \
     (id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, created_ms, fixed_deals, first_dealer) \
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
 const INSERT_SEAT: &str = "INSERT INTO seats \
-    (game_id, seat, name, token_hash, bot, joined_ms, join_order) \
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, \
+    (game_id, seat, name, token_hash, bot, joined_ms, account_id, join_order) \
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, \
         (SELECT coalesce(max(join_order) + 1, 0) FROM seats WHERE game_id = ?1))";
 /// A taken seat's new token (its hash).
 const UPDATE_TOKEN: &str = "UPDATE seats SET token_hash = ?3 WHERE game_id = ?1 AND seat = ?2";
@@ -220,8 +223,10 @@ impl SqliteBackend {
         if tx.prepare("SELECT first_dealer FROM games LIMIT 0").is_err() {
             tx.execute_batch("ALTER TABLE games ADD COLUMN first_dealer INTEGER").map_err(context)?;
         }
-        // The tournaments' tables: before the journal's row records are applied again below.
+        // The tournaments' and accounts' tables (and `seats.account_id`): before the journal's
+        // row records are applied again below.
         super::tournaments::prepare(&tx)?;
+        super::accounts::prepare(&tx)?;
         tx.commit().map_err(context)?;
         if created {
             sync_parent_dir(path)?;
@@ -364,7 +369,7 @@ fn apply(conn: &Connection, write: &Write) -> Result<(), StoreError> {
             .map_err(|e| StoreError::from(e).context(format!("creating game {}", g.id))),
         Write::TakeSeat { game_id, seat: s } => conn
             .prepare_cached(INSERT_SEAT)?
-            .execute(params![game_id, s.seat, s.name, s.token_hash, s.bot, s.joined_ms])
+            .execute(params![game_id, s.seat, s.name, s.token_hash, s.bot, s.joined_ms, s.account_id])
             .map(drop)
             .map_err(|e| StoreError::from(e).context(format!("taking seat {} of game {game_id}", s.seat))),
         Write::SeatToken { game_id, seat, token_hash } => {
@@ -381,6 +386,7 @@ fn apply(conn: &Connection, write: &Write) -> Result<(), StoreError> {
         // The journal's, see `SqliteBackend::commit`.
         Write::Action { .. } => Ok(()),
         Write::Tournament(w) => super::tournaments::apply(conn, w, false).map(drop),
+        Write::Account(w) => super::accounts::apply(conn, w, false).map(drop),
         Write::Finish { game_id, result_json, finished_ms, actions } => {
             let changed = conn
                 .prepare_cached(FINISH_GAME)?
@@ -461,11 +467,12 @@ fn replay_rows(
                 let s = t.seat();
                 tx.execute(
                     &INSERT_SEAT.replacen("INSERT INTO", "INSERT OR IGNORE INTO", 1),
-                    params![game, s.seat, s.name, s.token_hash, s.bot, s.joined_ms],
+                    params![game, s.seat, s.name, s.token_hash, s.bot, s.joined_ms, s.account_id],
                 )?
             }
             RowRecord::Token(t) => tx.execute(UPDATE_TOKEN, params![game, t.seat, t.token_hash])?,
             RowRecord::Tournament(w) => super::tournaments::apply(&tx, &w, true)?,
+            RowRecord::Account(w) => super::accounts::apply(&tx, &w, true)?,
             RowRecord::Finish(f) => tx.execute(
                 "UPDATE games SET result_json = ?2, finished_ms = ?3, actions_json = ?4 \
                  WHERE id = ?1 AND finished_ms IS NULL",
@@ -513,6 +520,10 @@ impl Backend for SqliteBackend {
                     actions.push((game_id.as_str(), action));
                 }
                 Write::TakeSeat { .. } | Write::SeatToken { .. } | Write::Tournament(_) => others = true,
+                Write::Account(w) => {
+                    w.check()?;
+                    others = true;
+                }
             }
         }
         // Each game's action indices must go 0, 1, 2… with no gap and no repeat (the safety net
@@ -529,8 +540,18 @@ impl Backend for SqliteBackend {
         if self.journal.rotation_due() {
             self.sync_sqlite()?;
         }
-        let records: Vec<(&str, String)> =
-            batch.iter().filter_map(RowRecord::of).map(|(game, r)| (game, r.to_json())).collect();
+        let mut records: Vec<(&str, String)> = Vec::new();
+        for write in batch {
+            match write {
+                // Touches of many tokens in several records, each fitting the record format.
+                Write::Account(w) => records.extend(
+                    w.in_record_parts()
+                        .into_iter()
+                        .map(|part| (w.record_id(), RowRecord::Account(part).to_json())),
+                ),
+                other => records.extend(RowRecord::of(other).map(|(id, r)| (id, r.to_json()))),
+            }
+        }
         let refs: Vec<(&str, &str)> = records.iter().map(|(g, t)| (*g, t.as_str())).collect();
         let tx = if others {
             let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -569,8 +590,15 @@ impl Backend for SqliteBackend {
         let tx = self.conn.transaction()?;
         let live = load_games(&tx, &self.journal, Which::Unfinished)?;
         let tournaments = super::tournaments::load(&tx)?;
+        let accounts = super::accounts::changes(&tx, i64::MIN)?;
         tx.commit()?;
-        Ok(Startup { live, tournaments })
+        Ok(Startup {
+            live,
+            tournaments,
+            accounts: accounts.accounts,
+            tokens: accounts.tokens,
+            account_cursor: accounts.cursor.max(0),
+        })
     }
 
     fn load_game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
@@ -593,6 +621,32 @@ impl Backend for SqliteBackend {
             .optional()?;
         Ok(found)
     }
+
+    fn account_games(
+        &mut self,
+        account_id: &str,
+        before: Option<(i64, String)>,
+        limit: usize,
+    ) -> Result<Vec<AccountGame>, StoreError> {
+        let tx = self.conn.transaction()?;
+        let ids = super::accounts::account_game_ids(&tx, account_id, before.as_ref(), limit)?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in &ids {
+            let g = load_games(&tx, &self.journal, Which::Facts(id))?
+                .pop()
+                .ok_or_else(|| StoreError::Corrupt(format!("seat of unknown game {id}")))?;
+            out.push(AccountGame { game: g.game, seats: g.seats, finished: g.finished });
+        }
+        tx.commit()?;
+        Ok(out)
+    }
+
+    fn account_changes(&mut self, after: i64) -> Result<AccountChanges, StoreError> {
+        let tx = self.conn.transaction()?;
+        let changes = super::accounts::changes(&tx, after)?;
+        tx.commit()?;
+        Ok(changes)
+    }
 }
 
 /// Which games [`load_games`] reads.
@@ -601,6 +655,8 @@ enum Which<'a> {
     All,
     Unfinished,
     One(&'a str),
+    /// One game without its actions.
+    Facts(&'a str),
 }
 
 impl Which<'_> {
@@ -612,12 +668,13 @@ impl Which<'_> {
                 "WHERE finished_ms IS NULL",
                 "WHERE game_id IN (SELECT id FROM games WHERE finished_ms IS NULL)",
             ),
-            Which::One(_) => ("WHERE id = ?1", "WHERE game_id = ?1"),
+            Which::One(_) | Which::Facts(_) => ("WHERE id = ?1", "WHERE game_id = ?1"),
         }
     }
 }
 
-/// A seat from a row whose columns from `at` are seat, name, token_hash, bot, joined_ms.
+/// A seat from a row whose columns from `at` are seat, name, token_hash, bot, joined_ms,
+/// account_id.
 fn seat_row(row: &rusqlite::Row<'_>, at: usize) -> Result<SeatRow, StoreError> {
     Ok(SeatRow {
         seat: row.get(at)?,
@@ -625,6 +682,7 @@ fn seat_row(row: &rusqlite::Row<'_>, at: usize) -> Result<SeatRow, StoreError> {
         token_hash: row.get(at + 2)?,
         bot: row.get(at + 3)?,
         joined_ms: row.get(at + 4)?,
+        account_id: row.get(at + 5)?,
     })
 }
 
@@ -634,7 +692,7 @@ fn seat_row(row: &rusqlite::Row<'_>, at: usize) -> Result<SeatRow, StoreError> {
 fn load_games(tx: &Connection, journal: &Journal, which: Which<'_>) -> Result<Vec<StoredGame>, StoreError> {
     let (games_where, rows_where) = which.conditions();
     let id_param: Vec<&dyn rusqlite::ToSql> = match &which {
-        Which::One(id) => vec![id as &dyn rusqlite::ToSql],
+        Which::One(id) | Which::Facts(id) => vec![id as &dyn rusqlite::ToSql],
         _ => Vec::new(),
     };
     let mut games = Vec::new();
@@ -642,7 +700,8 @@ fn load_games(tx: &Connection, journal: &Journal, which: Which<'_>) -> Result<Ve
     {
         let mut stmt = tx.prepare(&format!(
             "SELECT id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, created_ms, \
-             result_json, finished_ms, actions_json, fixed_deals, first_dealer FROM games {games_where} ORDER BY rowid"
+             result_json, finished_ms, {actions}, fixed_deals, first_dealer FROM games {games_where} ORDER BY rowid",
+            actions = if matches!(which, Which::Facts(_)) { "NULL" } else { "actions_json" }
         ))?;
         let mut rows = stmt.query(id_param.as_slice())?;
         while let Some(row) = rows.next()? {
@@ -681,7 +740,7 @@ fn load_games(tx: &Connection, journal: &Journal, which: Which<'_>) -> Result<Ve
         games.iter().enumerate().map(|(i, g)| (g.game.id.clone(), i)).collect();
     {
         let mut stmt = tx.prepare(&format!(
-            "SELECT game_id, seat, name, token_hash, bot, joined_ms FROM seats {rows_where} \
+            "SELECT game_id, seat, name, token_hash, bot, joined_ms, account_id FROM seats {rows_where} \
              ORDER BY game_id, join_order"
         ))?;
         let mut rows = stmt.query(id_param.as_slice())?;
@@ -691,6 +750,9 @@ fn load_games(tx: &Connection, journal: &Journal, which: Which<'_>) -> Result<Ve
             let i = game_slot(&games, &by_id, &mut last, game_id, "seats")?;
             games[i].seats.push(seat_row(row, 1)?);
         }
+    }
+    if matches!(which, Which::Facts(_)) {
+        return Ok(games);
     }
     // Actions: a finished game's from its row, an unfinished one's from the journal; only a
     // game finished by a version-1 server has them in the actions table.

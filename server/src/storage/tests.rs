@@ -28,7 +28,14 @@ fn new_game(id: &str, seed: u64) -> NewGame {
 }
 
 fn seat(seat: u8, name: &str, bot: bool) -> SeatRow {
-    SeatRow { seat, name: name.to_owned(), token_hash: [seat ^ 0xA5; 32], bot, joined_ms: 1000 + seat as i64 }
+    SeatRow {
+        seat,
+        name: name.to_owned(),
+        token_hash: [seat ^ 0xA5; 32],
+        bot,
+        joined_ms: 1000 + seat as i64,
+        account_id: None,
+    }
 }
 
 fn action(index: u32, kind: ActionKind) -> ActionRow {
@@ -485,6 +492,19 @@ impl Backend for Gated {
     fn tournament_status_of(&mut self, id: &str) -> Result<Option<i32>, StoreError> {
         self.inner.tournament_status_of(id)
     }
+
+    fn account_games(
+        &mut self,
+        account_id: &str,
+        before: Option<(i64, String)>,
+        limit: usize,
+    ) -> Result<Vec<AccountGame>, StoreError> {
+        self.inner.account_games(account_id, before, limit)
+    }
+
+    fn account_changes(&mut self, after: i64) -> Result<AccountChanges, StoreError> {
+        self.inner.account_changes(after)
+    }
 }
 
 on_every_backend!(
@@ -755,7 +775,8 @@ fn postgres_servers_started_together_migrate_once_and_a_newer_schema_is_refused(
     assert_eq!(versions, [super::postgres::SCHEMA_VERSION]);
     c.execute("UPDATE gin_schema SET version = version + 1", &[]).unwrap();
     let err = PostgresBackend::connect(url).err().unwrap();
-    assert!(matches!(&err, StoreError::Corrupt(m) if m.contains("schema version 2")), "{err}");
+    let newer = format!("schema version {}", super::postgres::SCHEMA_VERSION + 1);
+    assert!(matches!(&err, StoreError::Corrupt(m) if m.contains(&newer)), "{err}");
 }
 
 #[test]
@@ -1121,4 +1142,550 @@ async fn throughput_of(store: Store) {
         transactions as f64 / elapsed.as_secs_f64(),
     );
     store.close().await;
+}
+
+// The accounts' rows.
+
+/// An account: a person with a password, or a bot without one.
+fn account(id: &str, name: &str, kind: i32) -> AccountRow {
+    AccountRow {
+        id: id.to_owned(),
+        name: name.to_owned(),
+        name_key: name.to_lowercase(),
+        skeleton: format!("skeleton-{}", name.to_lowercase()),
+        kind,
+        created_ms: 100,
+        password_hash: (kind == KIND_PERSON).then(|| format!("$argon2id$v=19$m=19456,t=2,p=1$c2FsdA${id}")),
+        deleted_ms: None,
+    }
+}
+
+/// A live token of `account_id`, its hash `[n; 32]`.
+fn token(id: &str, account_id: &str, n: u8) -> TokenRow {
+    TokenRow {
+        id: id.to_owned(),
+        account_id: account_id.to_owned(),
+        hash: [n; 32],
+        label: format!("label of {id}"),
+        scopes: 0b101 << n,
+        session: n % 2 == 1,
+        created_ms: 200 + i64::from(n),
+        last_used_ms: 200 + i64::from(n),
+        revoked_ms: None,
+    }
+}
+
+fn acct(w: AccountWrite) -> Write {
+    Write::Account(w)
+}
+
+/// A seat taken at `joined_ms` by `account` (`None`: a guest).
+fn account_seat(seat: u8, account: Option<&str>, joined_ms: i64) -> SeatRow {
+    SeatRow {
+        seat,
+        name: account.unwrap_or("guest").to_owned(),
+        token_hash: [seat + 1; 32],
+        bot: false,
+        joined_ms,
+        account_id: account.map(str::to_owned),
+    }
+}
+
+/// The refusal of `result`, or a panic saying what was not refused.
+fn refused(result: Result<(), StoreError>, what: &str) -> String {
+    match result {
+        Err(StoreError::Refused(m)) => m,
+        other => panic!("{what}: not refused: {other:?}"),
+    }
+}
+
+on_every_backend!(
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    accounts_and_tokens_are_stored_and_load_back_at_start
+);
+async fn accounts_and_tokens_are_stored_and_load_back_at_start(db: Db) {
+    let (store, startup) = db.store();
+    assert_eq!((startup.accounts.len(), startup.tokens.len(), startup.account_cursor), (0, 0, 0));
+    let (ann, bot) = (account("a1", "Ann", KIND_PERSON), account("b1", "Robo", KIND_BOT));
+    store
+        .write(vec![acct(AccountWrite::Create(ann.clone())), acct(AccountWrite::Create(bot.clone()))])
+        .await
+        .unwrap();
+    let (t1, t2) = (token("t1", "a1", 1), token("t2", "b1", 2));
+    store.write(vec![acct(AccountWrite::AddToken(t1.clone()))]).await.unwrap();
+    store.write(vec![acct(AccountWrite::AddToken(t2.clone()))]).await.unwrap();
+    let cursor = store.account_changes(0).await.unwrap().cursor;
+    assert!(cursor > 0);
+    store.close().await;
+    drop(store);
+    let (store, startup) = db.store();
+    assert_eq!(startup.accounts, vec![ann, bot]);
+    assert_eq!(startup.tokens, vec![t1, t2]);
+    assert_eq!(startup.account_cursor, cursor);
+    assert_eq!(store.account_changes(startup.account_cursor).await.unwrap().cursor, cursor);
+    store.close().await;
+}
+
+on_every_backend!(
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    a_taken_name_or_skeleton_is_refused_and_its_batch_changes_nothing
+);
+async fn a_taken_name_or_skeleton_is_refused_and_its_batch_changes_nothing(db: Db) {
+    let (store, _) = db.store();
+    let ann = account("a1", "Ann", KIND_PERSON);
+    store.write(vec![acct(AccountWrite::Create(ann.clone()))]).await.unwrap();
+    let before = store.account_changes(0).await.unwrap();
+    let same_key =
+        AccountRow { id: "a2".into(), name: "ANN".into(), skeleton: "other".into(), ..ann.clone() };
+    let same_skeleton =
+        AccountRow { id: "a3".into(), name: "Anm".into(), name_key: "anm".into(), ..ann.clone() };
+    let same_id =
+        AccountRow { name: "Bo".into(), name_key: "bo".into(), skeleton: "bo".into(), ..ann.clone() };
+    for (what, bad) in [("name key", same_key), ("skeleton", same_skeleton), ("id", same_id)] {
+        // With a game and a token created in the same batch: none of it is written.
+        let batch = vec![
+            create(&new_game("lost", 3)),
+            take("lost", &account_seat(0, Some("a1"), 5)),
+            acct(AccountWrite::AddToken(token("lost-token", "a1", 9))),
+            acct(AccountWrite::Create(bad)),
+        ];
+        refused(store.write(batch).await, what);
+        assert_eq!(store.load_game("lost").await.unwrap(), None, "{what}");
+        assert_eq!(store.account_changes(0).await.unwrap(), before, "{what}");
+        assert!(store.account_games("a1", None, 10).await.unwrap().is_empty(), "{what}");
+    }
+    // A deleted account keeps its name: never given again.
+    store.write(vec![acct(AccountWrite::Delete { account_id: "a1".into(), at_ms: 300 })]).await.unwrap();
+    let again = AccountRow { id: "a4".into(), ..ann.clone() };
+    refused(store.write(vec![acct(AccountWrite::Create(again))]).await, "a deleted account's name");
+    // Another name is fine.
+    let bo = account("a5", "Bo", KIND_BOT);
+    store.write(vec![acct(AccountWrite::Create(bo.clone()))]).await.unwrap();
+    let accounts = store.account_changes(0).await.unwrap().accounts;
+    assert_eq!(accounts.iter().map(|a| a.id.as_str()).collect::<Vec<_>>(), ["a1", "a5"]);
+    store.close().await;
+}
+
+on_every_backend!(
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    tokens_are_added_revoked_once_and_touched_to_the_latest_use
+);
+async fn tokens_are_added_revoked_once_and_touched_to_the_latest_use(db: Db) {
+    let (store, _) = db.store();
+    store.write(vec![acct(AccountWrite::Create(account("a1", "Ann", KIND_PERSON)))]).await.unwrap();
+    let t1 = token("t1", "a1", 1);
+    store.write(vec![acct(AccountWrite::AddToken(t1.clone()))]).await.unwrap();
+    // Refused: an unknown account, a hash or an id that exists.
+    for (what, bad) in [
+        ("unknown account", token("t2", "nobody", 2)),
+        ("same hash", token("t2", "a1", 1)),
+        ("same id", token("t1", "a1", 3)),
+    ] {
+        refused(store.write(vec![acct(AccountWrite::AddToken(bad))]).await, what);
+    }
+    let tokens = || async { store.account_changes(0).await.unwrap().tokens };
+    assert_eq!(tokens().await, vec![t1.clone()]);
+    // Touches: the latest time wins, unknown ids are ignored, an id twice takes the later.
+    let touch = |list: &[(&str, i64)]| {
+        acct(AccountWrite::TouchTokens(list.iter().map(|(id, at)| (id.to_string(), *at)).collect()))
+    };
+    store.write(vec![touch(&[("t1", 500), ("nope", 900)])]).await.unwrap();
+    assert_eq!(tokens().await[0].last_used_ms, 500);
+    store.write(vec![touch(&[("t1", 400)])]).await.unwrap();
+    assert_eq!(tokens().await[0].last_used_ms, 500, "an earlier use does not go back");
+    store.write(vec![touch(&[("t1", 700), ("t1", 600)])]).await.unwrap();
+    assert_eq!(tokens().await[0].last_used_ms, 700);
+    // Revocation: the first time is kept; an unknown token is refused.
+    let revoke = |id: &str, at_ms| acct(AccountWrite::RevokeToken { token_id: id.into(), at_ms });
+    store.write(vec![revoke("t1", 1000)]).await.unwrap();
+    store.write(vec![revoke("t1", 2000)]).await.unwrap();
+    refused(store.write(vec![revoke("t9", 1000)]).await, "an unknown token");
+    assert_eq!(tokens().await, vec![TokenRow { last_used_ms: 700, revoked_ms: Some(1000), ..t1 }]);
+    // A password: set on a live account, refused for an unknown one.
+    let set = |id: &str, hash: &str| {
+        acct(AccountWrite::SetPassword { account_id: id.into(), password_hash: hash.into() })
+    };
+    store.write(vec![set("a1", "$argon2id$new")]).await.unwrap();
+    refused(store.write(vec![set("a9", "$argon2id$new")]).await, "an unknown account's password");
+    let accounts = store.account_changes(0).await.unwrap().accounts;
+    assert_eq!(accounts[0].password_hash.as_deref(), Some("$argon2id$new"));
+    store.close().await;
+}
+
+on_every_backend!(
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    deleting_an_account_revokes_its_live_tokens_and_clears_its_password
+);
+async fn deleting_an_account_revokes_its_live_tokens_and_clears_its_password(db: Db) {
+    let (store, _) = db.store();
+    let (ann, bo) = (account("a1", "Ann", KIND_PERSON), account("a2", "Bo", KIND_PERSON));
+    let (old, live, other) = (token("t1", "a1", 1), token("t2", "a1", 2), token("t3", "a2", 3));
+    store
+        .write(vec![
+            acct(AccountWrite::Create(ann.clone())),
+            acct(AccountWrite::Create(bo.clone())),
+            acct(AccountWrite::AddToken(old.clone())),
+            acct(AccountWrite::AddToken(live.clone())),
+            acct(AccountWrite::AddToken(other.clone())),
+            acct(AccountWrite::RevokeToken { token_id: "t1".into(), at_ms: 50 }),
+        ])
+        .await
+        .unwrap();
+    let delete = |id: &str, at_ms| acct(AccountWrite::Delete { account_id: id.into(), at_ms });
+    store.write(vec![delete("a1", 100)]).await.unwrap();
+    let changes = store.account_changes(0).await.unwrap();
+    assert_eq!(
+        changes.accounts,
+        vec![bo, AccountRow { deleted_ms: Some(100), password_hash: None, ..ann }],
+        "in change order"
+    );
+    let mut tokens = changes.tokens;
+    tokens.sort_by(|a, b| a.id.cmp(&b.id));
+    assert_eq!(
+        tokens,
+        vec![
+            TokenRow { revoked_ms: Some(50), ..old },
+            TokenRow { revoked_ms: Some(100), ..live },
+            other.clone(),
+        ]
+    );
+    // A deleted account takes no token, no password, and is not deleted twice; an unknown one
+    // is not deleted.
+    refused(store.write(vec![acct(AccountWrite::AddToken(token("t4", "a1", 4)))]).await, "a token");
+    let password = AccountWrite::SetPassword { account_id: "a1".into(), password_hash: "$x".into() };
+    refused(store.write(vec![acct(password)]).await, "a password");
+    refused(store.write(vec![delete("a1", 200)]).await, "deleted twice");
+    refused(store.write(vec![delete("a9", 200)]).await, "an unknown account");
+    let after = store.account_changes(0).await.unwrap();
+    assert_eq!(after.accounts[1].deleted_ms, Some(100));
+    store.close().await;
+}
+
+/// The games of the accounts' test: (game, finished, seats).
+fn account_games_setup() -> Vec<Write> {
+    let end = Finished { result_json: "{\"winner\":0}".into(), finished_ms: 9000 };
+    let mut w = Vec::new();
+    let mut game = |id: &str, seed, seats: &[SeatRow], finished: bool| {
+        w.push(create(&new_game(id, seed)));
+        w.extend(seats.iter().map(|s| take(id, s)));
+        if finished {
+            w.push(finish(id, &end, &[]));
+        }
+    };
+    game("g1", 1, &[account_seat(0, Some("a"), 1000), account_seat(1, None, 1001)], true);
+    game("g2", 2, &[account_seat(0, Some("b"), 1500), account_seat(1, Some("a"), 2000)], false);
+    // The same joined_ms as g2's: by id, descending.
+    game("g3", 3, &[account_seat(0, Some("a"), 2000), account_seat(1, Some("b"), 2001)], false);
+    game("g4", 4, &[account_seat(0, Some("b"), 3000), account_seat(1, None, 3001)], false);
+    // Both seats the account's: listed once, by the later.
+    game("g5", 5, &[account_seat(0, Some("a"), 2500), account_seat(1, Some("a"), 4000)], true);
+    game("g6", 6, &[account_seat(1, Some("a"), 500), account_seat(0, None, 600)], false);
+    game("g7", 7, &[account_seat(0, None, 5000)], false);
+    w
+}
+
+on_every_backend!(
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    an_accounts_games_come_newest_first_a_page_at_a_time
+);
+async fn an_accounts_games_come_newest_first_a_page_at_a_time(db: Db) {
+    let (store, _) = db.store();
+    store.write(account_games_setup()).await.unwrap();
+    let ids = |games: &[AccountGame]| games.iter().map(|g| g.game.id.clone()).collect::<Vec<_>>();
+    let all = store.account_games("a", None, 100).await.unwrap();
+    assert_eq!(ids(&all), ["g5", "g3", "g2", "g1", "g6"]);
+    assert_eq!(ids(&store.account_games("b", None, 100).await.unwrap()), ["g4", "g3", "g2"]);
+    assert!(store.account_games("nobody", None, 100).await.unwrap().is_empty());
+    assert!(store.account_games("a", None, 0).await.unwrap().is_empty());
+    // Each game whole: its facts, its seats in join order (with their accounts), its end.
+    let g2 = &all[2];
+    assert_eq!(g2.game, new_game("g2", 2));
+    assert_eq!(g2.seats, vec![account_seat(0, Some("b"), 1500), account_seat(1, Some("a"), 2000)]);
+    assert_eq!(g2.finished, None);
+    assert_eq!(all[0].finished.as_ref().map(|f| f.finished_ms), Some(9000));
+    assert_eq!(all[0].cursor("a"), Some((4000, "g5".to_owned())));
+    // Pages of two, each going on strictly after the last game of the one before.
+    let mut pages = Vec::new();
+    let mut before = None;
+    loop {
+        let page = store.account_games("a", before.clone(), 2).await.unwrap();
+        if page.is_empty() {
+            break;
+        }
+        before = page.last().unwrap().cursor("a");
+        pages.push(ids(&page));
+    }
+    assert_eq!(pages, [vec!["g5", "g3"], vec!["g2", "g1"], vec!["g6"]]);
+    // A cursor between two games of the same joined_ms.
+    let after_g3 = store.account_games("a", Some((2000, "g3".into())), 1).await.unwrap();
+    assert_eq!(ids(&after_g3), ["g2"]);
+    store.close().await;
+}
+
+on_every_backend!(
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    account_changes_are_exactly_the_rows_changed_after_a_cursor
+);
+async fn account_changes_are_exactly_the_rows_changed_after_a_cursor(db: Db) {
+    let (store, startup) = db.store();
+    let start = store.account_changes(startup.account_cursor).await.unwrap();
+    assert_eq!(start, AccountChanges { cursor: startup.account_cursor, ..AccountChanges::default() });
+    let ann = account("a1", "Ann", KIND_PERSON);
+    store.write(vec![acct(AccountWrite::Create(ann.clone()))]).await.unwrap();
+    let c1 = store.account_changes(start.cursor).await.unwrap();
+    assert_eq!((c1.accounts.as_slice(), c1.tokens.len()), (&[ann.clone()][..], 0));
+    assert!(c1.cursor > start.cursor);
+    let t1 = token("t1", "a1", 1);
+    store.write(vec![acct(AccountWrite::AddToken(t1.clone()))]).await.unwrap();
+    let c2 = store.account_changes(c1.cursor).await.unwrap();
+    assert_eq!((c2.accounts.len(), c2.tokens.as_slice()), (0, &[t1.clone()][..]));
+    // Nothing changed: nothing, and the same cursor.
+    let none = store.account_changes(c2.cursor).await.unwrap();
+    assert_eq!(none, AccountChanges { cursor: c2.cursor, ..AccountChanges::default() });
+    // A refused write changes nothing.
+    refused(store.write(vec![acct(AccountWrite::AddToken(token("t2", "a1", 1)))]).await, "same hash");
+    assert_eq!(store.account_changes(c2.cursor).await.unwrap(), none);
+    // A touch, a revocation, a password: the token's and the account's rows as they are now.
+    store.write(vec![acct(AccountWrite::TouchTokens(vec![("t1".into(), 900)]))]).await.unwrap();
+    let c3 = store.account_changes(c2.cursor).await.unwrap();
+    assert_eq!(c3.tokens, vec![TokenRow { last_used_ms: 900, ..t1.clone() }]);
+    assert!(c3.accounts.is_empty());
+    store.write(vec![acct(AccountWrite::RevokeToken { token_id: "t1".into(), at_ms: 950 })]).await.unwrap();
+    store
+        .write(vec![acct(AccountWrite::SetPassword {
+            account_id: "a1".into(),
+            password_hash: "$new".into(),
+        })])
+        .await
+        .unwrap();
+    let c4 = store.account_changes(c3.cursor).await.unwrap();
+    assert_eq!(c4.tokens, vec![TokenRow { last_used_ms: 900, revoked_ms: Some(950), ..t1.clone() }]);
+    assert_eq!(c4.accounts, vec![AccountRow { password_hash: Some("$new".into()), ..ann.clone() }]);
+    // From the start: every row once, as it is now.
+    let all = store.account_changes(start.cursor).await.unwrap();
+    assert_eq!((all.accounts, all.tokens, all.cursor), (c4.accounts, c4.tokens, c4.cursor));
+    store.close().await;
+}
+
+/// Writes every kind of account row through `b` (a seat with an account too); what it loads.
+fn account_rows(b: &mut dyn Backend) -> (Startup, Vec<AccountGame>) {
+    b.commit(&[
+        acct(AccountWrite::Create(account("a1", "Ann", KIND_PERSON))),
+        acct(AccountWrite::Create(account("a2", "Bo", KIND_BOT))),
+        acct(AccountWrite::Create(account("a3", "Cy", KIND_PERSON))),
+    ])
+    .unwrap();
+    b.commit(&[
+        acct(AccountWrite::AddToken(token("t1", "a1", 1))),
+        acct(AccountWrite::AddToken(token("t2", "a2", 2))),
+        acct(AccountWrite::AddToken(token("t3", "a3", 3))),
+        create(&new_game("g", 1)),
+        take("g", &account_seat(0, Some("a1"), 10)),
+        take("g", &account_seat(1, Some("a2"), 11)),
+    ])
+    .unwrap();
+    b.commit(&[acct(AccountWrite::SetPassword { account_id: "a1".into(), password_hash: "$new".into() })])
+        .unwrap();
+    b.commit(&[acct(AccountWrite::RevokeToken { token_id: "t1".into(), at_ms: 300 })]).unwrap();
+    // More touches than one journal record holds: split, every part kept.
+    let mut touched: Vec<(String, i64)> = (0..1500).map(|i| (format!("unknown-token-{i:040}"), i)).collect();
+    touched.push(("t2".into(), 777));
+    b.commit(&[acct(AccountWrite::TouchTokens(touched))]).unwrap();
+    b.commit(&[acct(AccountWrite::Delete { account_id: "a3".into(), at_ms: 400 })]).unwrap();
+    let startup = b.load_startup().unwrap();
+    assert_eq!(startup.accounts.len(), 3);
+    let by_id = |id: &str| startup.tokens.iter().find(|t| t.id == id).unwrap().clone();
+    assert_eq!(
+        (by_id("t1").revoked_ms, by_id("t2").last_used_ms, by_id("t3").revoked_ms),
+        (Some(300), 777, Some(400))
+    );
+    let games = b.account_games("a1", None, 10).unwrap();
+    assert_eq!(games.len(), 1);
+    (startup, games)
+}
+
+/// SQLite's commits do not sync: the account rows it lost, the journal gives back at start.
+#[test]
+fn account_rows_sqlite_lost_come_back_from_the_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gin.db");
+    let (startup, games) = account_rows(&mut SqliteBackend::open(&path).unwrap());
+    let accounts_of = |s: &Startup| (s.accounts.clone(), s.tokens.clone());
+    for lost in [
+        "DELETE FROM account_tokens; DELETE FROM accounts; DELETE FROM seats; DELETE FROM games;",
+        // As they were before the later commits: no password changed, no token used or
+        // revoked, no account deleted, no seat taken.
+        "UPDATE account_tokens SET revoked_ms = NULL, last_used_ms = created_ms; \
+         UPDATE accounts SET deleted_ms = NULL, \
+             password_hash = '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$' || id WHERE kind = 1; \
+         DELETE FROM seats;",
+    ] {
+        let c = Connection::open(&path).unwrap();
+        c.execute_batch(lost).unwrap();
+        drop(c);
+        let mut b = SqliteBackend::open(&path).unwrap();
+        assert_eq!(accounts_of(&b.load_startup().unwrap()), accounts_of(&startup), "after {lost}");
+        assert_eq!(b.account_games("a1", None, 10).unwrap(), games, "after {lost}");
+    }
+}
+
+#[test]
+fn postgres_account_rows_are_read_back_by_another_connection() {
+    let Some(db) = Db::postgres() else { return };
+    let (startup, games) = account_rows(&mut *db.backend());
+    let mut other = db.backend();
+    assert_eq!(other.load_startup().unwrap(), startup);
+    assert_eq!(other.account_games("a1", None, 10).unwrap(), games);
+}
+
+/// A database written before accounts: its seats gain `account_id` at open (none for the
+/// seats taken before), and the accounts' tables.
+#[test]
+fn a_sqlite_database_from_before_accounts_gains_them_at_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gin.db");
+    {
+        let mut b = SqliteBackend::open(&path).unwrap();
+        b.commit(&[create(&new_game("old", 1)), take("old", &seat(0, "ann", false))]).unwrap();
+    }
+    // As an older server left it (and with no row record left in the journal to apply again).
+    std::fs::remove_dir_all(journal_dir(&path)).unwrap();
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "DROP INDEX seats_account; ALTER TABLE seats DROP COLUMN account_id; \
+             DROP TABLE account_tokens; DROP TABLE accounts; DROP TABLE account_counter;",
+        )
+        .unwrap();
+    let mut b = SqliteBackend::open(&path).unwrap();
+    assert_eq!(b.load_game("old").unwrap().unwrap().seats, vec![seat(0, "ann", false)]);
+    b.commit(&[
+        acct(AccountWrite::Create(account("a1", "Ann", KIND_PERSON))),
+        take("old", &account_seat(1, Some("a1"), 50)),
+    ])
+    .unwrap();
+    let games = b.account_games("a1", None, 10).unwrap();
+    assert_eq!(games.len(), 1);
+    assert_eq!(games[0].seats[1].account_id.as_deref(), Some("a1"));
+    // The index is used: an account's games are not found by a scan of every seat.
+    let plan: Vec<String> = Connection::open(&path)
+        .unwrap()
+        .prepare(&format!("EXPLAIN QUERY PLAN {}", super::accounts::account_seats_sql(true, false)))
+        .unwrap()
+        .query_map(params!["a1", 10, "g", 5], |r| r.get::<_, String>(3))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert!(plan[0].contains("seats_account"), "{plan:?}");
+    assert!(plan.iter().any(|l| l.contains("SEARCH o USING PRIMARY KEY")), "{plan:?}");
+    assert!(!plan.iter().any(|l| l.contains("TEMP B-TREE")), "no sort: the index's order {plan:?}");
+}
+
+/// Another server on the same database learns of a token's revocation through
+/// `account_changes`; a member whose lease is gone writes no account row.
+#[test]
+fn postgres_a_second_server_sees_the_first_ones_revocation() {
+    let Some(db) = Db::postgres() else { return };
+    let (mut first, mut second) = (db.backend(), db.backend());
+    first
+        .commit(&[
+            acct(AccountWrite::Create(account("a1", "Ann", KIND_PERSON))),
+            acct(AccountWrite::AddToken(token("t1", "a1", 1))),
+        ])
+        .unwrap();
+    let seen = second.account_changes(0).unwrap();
+    assert_eq!(seen.tokens, vec![token("t1", "a1", 1)]);
+    first.commit(&[acct(AccountWrite::RevokeToken { token_id: "t1".into(), at_ms: 70 })]).unwrap();
+    let next = second.account_changes(seen.cursor).unwrap();
+    assert_eq!(next.tokens, vec![TokenRow { revoked_ms: Some(70), ..token("t1", "a1", 1) }]);
+    assert!(next.accounts.is_empty());
+    assert!(next.cursor > seen.cursor);
+    // In a cluster: a server that gave its lease up writes nothing, account rows neither.
+    let Db::Postgres(_, url) = &db else { unreachable!() };
+    let mut member = PostgresBackend::connect(url).unwrap();
+    member.join_cluster("127.0.0.1:1", std::time::Duration::from_secs(30)).unwrap();
+    member.commit(&[acct(AccountWrite::AddToken(token("t2", "a1", 2)))]).unwrap();
+    member.leave_cluster().unwrap();
+    let lost = member.commit(&[acct(AccountWrite::AddToken(token("t3", "a1", 3)))]).unwrap_err();
+    assert_eq!(lost, StoreError::LeaseLost);
+    let tokens = second.account_changes(next.cursor).unwrap().tokens;
+    assert_eq!(tokens, vec![token("t2", "a1", 2)]);
+}
+
+/// A database at schema version 1 (before accounts) migrates: its seats have no account.
+#[test]
+fn postgres_a_version_1_database_migrates_to_accounts() {
+    let Some(db) = Db::postgres() else { return };
+    let Db::Postgres(_, url) = &db else { unreachable!() };
+    let mut c = ::postgres::Client::connect(url, ::postgres::NoTls).unwrap();
+    c.batch_execute(&format!(
+        "CREATE TABLE gin_schema (version INTEGER NOT NULL); INSERT INTO gin_schema VALUES (1); {}",
+        super::postgres::SCHEMA_V1
+    ))
+    .unwrap();
+    c.batch_execute(
+        "INSERT INTO games (id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, created_ms, \
+         fixed_deals) VALUES ('old', '{}', 1, decode(repeat('00', 32), 'hex'), 1000, 0, '', 5, false); \
+         INSERT INTO seats (game_id, seat, name, token_hash, bot, joined_ms, join_order) \
+         VALUES ('old', 0, 'ann', decode(repeat('01', 32), 'hex'), false, 7, 0);",
+    )
+    .unwrap();
+    let mut b = PostgresBackend::connect(url).unwrap();
+    let version: i32 = c.query_one("SELECT version FROM gin_schema", &[]).unwrap().get(0);
+    assert_eq!(version, super::postgres::SCHEMA_VERSION);
+    let old = b.load_game("old").unwrap().unwrap();
+    assert_eq!(old.seats[0].account_id, None);
+    b.commit(&[
+        acct(AccountWrite::Create(account("a1", "Ann", KIND_PERSON))),
+        take("old", &account_seat(1, Some("a1"), 50)),
+    ])
+    .unwrap();
+    let games = b.account_games("a1", None, 10).unwrap();
+    assert_eq!(games.len(), 1);
+    assert_eq!(games[0].seats.len(), 2);
+    assert_eq!(b.load_startup().unwrap().accounts, vec![account("a1", "Ann", KIND_PERSON)]);
+    // The index serves an account's games (where a scan is possible at all: the table is
+    // small here, so scans are priced out).
+    c.batch_execute("SET enable_seqscan = off").unwrap();
+    let sql = super::accounts::account_seats_sql(true, true);
+    let plan: Vec<String> = c
+        .query(&format!("EXPLAIN {sql}"), &[&"a1", &5i64, &"g", &10i64])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert!(plan.iter().any(|l| l.contains("Index Scan Backward using seats_account")), "{plan:#?}");
+    // And each game's other seats by its key, not every seat of the account.
+    assert!(plan.iter().any(|l| l.contains("Index Cond: (game_id = s.game_id)")), "{plan:#?}");
+}
+
+/// Account writes commit one at a time across the servers of a cluster (so `account_changes`
+/// cannot miss a row committed late with a smaller change): a batch with one waits while
+/// another transaction holds the accounts' lock, and goes through once it is released.
+#[test]
+fn postgres_account_writes_wait_for_the_accounts_lock() {
+    let Some(db) = Db::postgres() else { return };
+    let Db::Postgres(_, url) = &db else { unreachable!() };
+    let mut b = db.backend();
+    b.commit(&[acct(AccountWrite::Create(account("a1", "Ann", KIND_PERSON)))]).unwrap();
+    let mut c = ::postgres::Client::connect(url, ::postgres::NoTls).unwrap();
+    let mut held = c.transaction().unwrap();
+    held.execute("SELECT pg_advisory_xact_lock($1)", &[&super::postgres::ACCOUNT_LOCK]).unwrap();
+    let (done, finished) = mpsc::channel();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            let r = b.commit(&[acct(AccountWrite::AddToken(token("t1", "a1", 1)))]);
+            done.send(r).unwrap();
+        });
+        // A game's rows alone do not wait.
+        let mut other = db.backend();
+        other.commit(&[create(&new_game("g", 1))]).unwrap();
+        assert!(
+            finished.recv_timeout(std::time::Duration::from_millis(500)).is_err(),
+            "an account write went through while the lock was held"
+        );
+        held.commit().unwrap();
+        finished.recv_timeout(std::time::Duration::from_secs(10)).unwrap().unwrap();
+    });
+    assert_eq!(db.backend().account_changes(0).unwrap().tokens, vec![token("t1", "a1", 1)]);
 }

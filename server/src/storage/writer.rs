@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
 use super::{
-    Backend, Claimed, Owner, PostgresBackend, SqliteBackend, Startup, StoreError, StoredGame,
-    StoredTournament, Write, is_postgres_url,
+    AccountChanges, AccountGame, Backend, Claimed, Owner, PostgresBackend, SqliteBackend, Startup,
+    StoreError, StoredGame, StoredTournament, Write, is_postgres_url,
 };
 
 /// At most this many writes are gathered into one transaction (one request is never split, so a
@@ -64,7 +64,14 @@ enum Ask {
     LiveServers(oneshot::Sender<Result<Vec<(i64, String)>, StoreError>>),
     /// The status of the tournament that booked a game.
     TournamentStatusOf(String, oneshot::Sender<Result<Option<i32>, StoreError>>),
+    /// A page of an account's games ([`Backend::account_games`]).
+    AccountGames(AccountPage, oneshot::Sender<Result<Vec<AccountGame>, StoreError>>),
+    /// The account and token rows changed after a cursor ([`Backend::account_changes`]).
+    AccountChanges(i64, oneshot::Sender<Result<AccountChanges, StoreError>>),
 }
+
+/// Which page of an account's games: the account, the cursor, the limit.
+type AccountPage = (String, Option<(i64, String)>, usize);
 
 impl Ask {
     fn answer(self, backend: &mut impl Backend) {
@@ -77,6 +84,10 @@ impl Ask {
             Ask::LoadTournament(id, reply) => drop(reply.send(backend.load_tournament(&id))),
             Ask::LiveServers(reply) => drop(reply.send(backend.live_servers())),
             Ask::TournamentStatusOf(id, reply) => drop(reply.send(backend.tournament_status_of(&id))),
+            Ask::AccountGames((id, before, limit), reply) => {
+                drop(reply.send(backend.account_games(&id, before, limit)))
+            }
+            Ask::AccountChanges(after, reply) => drop(reply.send(backend.account_changes(after))),
         }
     }
 }
@@ -317,6 +328,26 @@ impl Store {
     pub async fn tournament_status_of(&self, id: &str) -> Result<Option<i32>, StoreError> {
         let id = id.to_owned();
         self.ask(|reply| Ask::TournamentStatusOf(id, reply)).await
+    }
+
+    /// The games of the account `account_id`, newest seat first, strictly after `before` (the
+    /// last game of the page before: its seat's `joined_ms` and its id), at most `limit`: see
+    /// [`Backend::account_games`]. In turn with the writes queued before.
+    pub async fn account_games(
+        &self,
+        account_id: &str,
+        before: Option<(i64, String)>,
+        limit: usize,
+    ) -> Result<Vec<AccountGame>, StoreError> {
+        let page = (account_id.to_owned(), before, limit);
+        self.ask(|reply| Ask::AccountGames(page, reply)).await
+    }
+
+    /// The account and token rows created or changed after the change `after`
+    /// ([`Startup::account_cursor`], then each answer's `cursor`): see
+    /// [`Backend::account_changes`]. In turn with the writes queued before.
+    pub async fn account_changes(&self, after: i64) -> Result<AccountChanges, StoreError> {
+        self.ask(|reply| Ask::AccountChanges(after, reply)).await
     }
 
     /// Asks the writer, in turn with the writes queued before.

@@ -1,0 +1,746 @@
+//! Accounts: players who come back as themselves (people and bots), their passwords and
+//! tokens. A layer beside `game`: it reads and writes the store's account rows
+//! (`storage::AccountRow`, `TokenRow`); `api` uses it; `game` and `storage` never import it.
+//!
+//! [`Accounts`] is the registry in memory, built from what the store loaded at start: the
+//! accounts by id, by name key (the name lowercased) and by confusable skeleton (Unicode TR39,
+//! of the lowercased name: `Pau1` and `paul` are one name), and the tokens by their SHA-256.
+//! The gate looks a bearer up there ([`Accounts::identify`]: one hash and one map lookup, no
+//! database read).
+//!
+//! - **Durability first**: every change is written to the store, and memory changes only once
+//!   the write is acknowledged; nothing is shown (a token, an account) before it is durable.
+//!   Changes are made one at a time (`changing`), so the checks against memory (a name taken)
+//!   hold until their write is done.
+//! - **Secrets**: a token is `gin_at_` and 32 random bytes in base64url, shown once, kept as
+//!   its SHA-256 only. A password is kept as an Argon2id PHC string (the crate's recommended
+//!   parameters), hashed and verified on the blocking pool. Nothing here logs a token, a
+//!   password or a hash.
+//! - **Sign-in**: an unknown name and a wrong password get the same error in about the same
+//!   time (an unknown name is verified against a dummy hash made at start); failures slow the
+//!   name's key down (known or not) and the address ([`throttle`]).
+//! - **Last use**: kept in memory and written as `TouchTokens` at most once a minute
+//!   ([`Accounts::flush_uses`]).
+//! - **Cluster**: [`Accounts::poll`] applies the rows other servers changed
+//!   (`Store::account_changes`); a server that is a cluster member polls every 250 ms, and a
+//!   `gin_at_` token it does not know makes it poll at once (a token made elsewhere a moment
+//!   ago works).
+
+pub mod throttle;
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use argon2::{Argon2, PasswordHasher, PasswordVerifier};
+use base64::Engine as _;
+use sha2::{Digest, Sha256};
+
+use crate::storage::{AccountRow, AccountWrite, KIND_BOT, KIND_PERSON, StoreError, TokenRow, Write};
+use crate::storage::{Startup, Store};
+use throttle::{FAILURES_ALLOWED, FailureCounter, HourlyLimit};
+
+/// Every account token starts so; any other bearer is a seat token.
+pub const TOKEN_PREFIX: &str = "gin_at_";
+/// Scope bit: create, join and play games.
+pub const SCOPE_PLAY: u32 = 1;
+/// Scope bit: create and enter tournaments.
+pub const SCOPE_TOURNAMENT: u32 = 2;
+/// Scope bit: manage the account (tokens, password, export, deletion).
+pub const SCOPE_ACCOUNT: u32 = 4;
+/// Every scope.
+pub const SCOPE_ALL: u32 = SCOPE_PLAY | SCOPE_TOURNAMENT | SCOPE_ACCOUNT;
+/// The shortest password, in bytes.
+pub const PASSWORD_MIN: usize = 8;
+/// The longest password, in bytes.
+pub const PASSWORD_MAX: usize = 1024;
+/// The longest token label, in characters.
+pub const LABEL_MAX: usize = 64;
+/// Failed sign-ins an address may have in the window before it is slowed down (more than a
+/// name's: one address may be many people behind one NAT).
+pub const ADDRESS_FAILURES_ALLOWED: u32 = 4 * FAILURES_ALLOWED;
+/// How often a cluster member reads the other servers' account changes.
+pub const POLL_EVERY: Duration = Duration::from_millis(250);
+/// How often the tokens' last uses are written.
+pub const FLUSH_EVERY: Duration = Duration::from_secs(60);
+
+/// The one answer to a wrong password and an unknown name.
+pub const WRONG: &str = "wrong name or password";
+
+/// Who a call with an account token is (request extension set by the gate).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccountIdentity {
+    /// The account's id.
+    pub account_id: String,
+    /// Its name, as registered.
+    pub name: String,
+    /// Its kind (`storage::KIND_PERSON`, `KIND_BOT`).
+    pub kind: i32,
+    /// The token's id.
+    pub token_id: String,
+    /// What the token may do (`SCOPE_*` bits).
+    pub scopes: u32,
+    /// A session token (from a sign-in).
+    pub session: bool,
+    /// SHA-256 of the token.
+    pub token_hash: [u8; 32],
+}
+
+impl AccountIdentity {
+    /// Whether the token has every scope bit of `scope`.
+    pub fn may(&self, scope: u32) -> bool {
+        self.scopes & scope == scope
+    }
+}
+
+/// What went wrong with an account call (mapped to a gRPC status in `api::accounts`).
+#[derive(Debug, thiserror::Error)]
+pub enum AccountError {
+    /// A request field is wrong: the message names it.
+    #[error("{0}")]
+    Invalid(String),
+    /// The name is taken (or confusable with a taken one).
+    #[error("{0}")]
+    Taken(String),
+    /// A wrong password or an unknown name, or another failed credential.
+    #[error("{0}")]
+    Unauthenticated(String),
+    /// The token lacks a scope.
+    #[error("{0}")]
+    Denied(String),
+    /// No such account or token.
+    #[error("{0}")]
+    NotFound(String),
+    /// Too many tries: wait this many milliseconds.
+    #[error("{message}")]
+    Throttled {
+        /// What was refused.
+        message: String,
+        /// Milliseconds to wait.
+        retry_after_ms: u64,
+    },
+    /// The store refused or failed.
+    #[error("storage: {0}")]
+    Storage(#[from] StoreError),
+    /// A bug.
+    #[error("internal: {0}")]
+    Internal(String),
+}
+
+/// A new token: the secret (shown once) and its row.
+pub struct NewToken {
+    /// `gin_at_…`.
+    pub secret: String,
+    /// Its row, as stored.
+    pub row: TokenRow,
+}
+
+/// The registry's maps.
+#[derive(Default)]
+struct Registry {
+    accounts: HashMap<String, AccountRow>,
+    by_key: HashMap<String, String>,
+    by_skeleton: HashMap<String, String>,
+    tokens: HashMap<[u8; 32], TokenRow>,
+    hash_of: HashMap<String, [u8; 32]>,
+}
+
+impl Registry {
+    fn put_account(&mut self, a: AccountRow) {
+        self.by_key.insert(a.name_key.clone(), a.id.clone());
+        self.by_skeleton.insert(a.skeleton.clone(), a.id.clone());
+        self.accounts.insert(a.id.clone(), a);
+    }
+
+    fn put_token(&mut self, t: TokenRow) {
+        self.hash_of.insert(t.id.clone(), t.hash);
+        self.tokens.insert(t.hash, t);
+    }
+
+    fn token_by_id(&self, id: &str) -> Option<&TokenRow> {
+        self.hash_of.get(id).and_then(|h| self.tokens.get(h))
+    }
+}
+
+/// Failed sign-in keys.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum FailKey {
+    Name(String),
+    Addr(Option<IpAddr>),
+}
+
+/// The state behind [`Accounts`].
+struct Inner {
+    store: Store,
+    reg: RwLock<Registry>,
+    /// A hash of nothing anyone knows, with the same parameters: an unknown name's sign-in
+    /// verifies against it, so it takes as long as a wrong password.
+    dummy_hash: String,
+    /// Failed sign-ins: names' keys and addresses.
+    failures: Mutex<(FailureCounter<FailKey>, FailureCounter<FailKey>)>,
+    /// Registrations per address.
+    registrations: Mutex<HourlyLimit<Option<IpAddr>>>,
+    /// Tokens used since the last flush: id → when.
+    used: Mutex<HashMap<String, i64>>,
+    /// One change at a time (see the module docs).
+    changing: tokio::sync::Mutex<()>,
+    /// The last account change applied (`Store::account_changes`).
+    cursor: tokio::sync::Mutex<i64>,
+}
+
+/// The account registry (a cheap `Clone` handle): see the module docs.
+#[derive(Clone)]
+pub struct Accounts(Arc<Inner>);
+
+/// Milliseconds since the epoch.
+fn now_ms() -> i64 {
+    crate::game::shared::now_ms()
+}
+
+/// A name's key: lowercased.
+pub fn name_key(name: &str) -> String {
+    name.to_lowercase()
+}
+
+/// A name's confusable skeleton (TR39, of the lowercased name).
+pub fn skeleton(name: &str) -> String {
+    unicode_security::skeleton(&name.to_lowercase()).collect()
+}
+
+/// Checks a name for an account: the rules of player names, not empty, no space around.
+pub fn check_name(field: &str, name: &str) -> Result<(), AccountError> {
+    if name.is_empty() {
+        return Err(AccountError::Invalid(format!("{field}: empty")));
+    }
+    if name.trim() != name {
+        return Err(AccountError::Invalid(format!("{field}: a space at its start or end")));
+    }
+    gin_proto::text::check(field, name, gin_proto::text::NAME_MAX)
+        .map_err(|e| AccountError::Invalid(e.to_string()))
+}
+
+/// Checks a new password's length.
+fn check_password(field: &str, password: &str) -> Result<(), AccountError> {
+    let n = password.len();
+    if !(PASSWORD_MIN..=PASSWORD_MAX).contains(&n) {
+        return Err(AccountError::Invalid(format!(
+            "{field}: {PASSWORD_MIN} to {PASSWORD_MAX} bytes ({n} given)"
+        )));
+    }
+    Ok(())
+}
+
+/// Checks a token label (1 to [`LABEL_MAX`] characters, the rules of text).
+pub fn check_label(field: &str, label: &str) -> Result<(), AccountError> {
+    if label.trim().is_empty() {
+        return Err(AccountError::Invalid(format!("{field}: empty")));
+    }
+    gin_proto::text::check(field, label, LABEL_MAX).map_err(|e| AccountError::Invalid(e.to_string()))
+}
+
+/// A password's Argon2id PHC string (on the blocking pool).
+pub async fn hash_password(password: String) -> Result<String, AccountError> {
+    tokio::task::spawn_blocking(move || {
+        Argon2::default()
+            .hash_password(password.as_bytes())
+            .map(|h| h.to_string())
+            .map_err(|e| AccountError::Internal(format!("hashing a password: {e}")))
+    })
+    .await
+    .map_err(|e| AccountError::Internal(format!("hashing a password: {e}")))?
+}
+
+/// Whether `password` matches the PHC string `hash` (on the blocking pool).
+pub async fn verify_password(password: String, hash: String) -> bool {
+    tokio::task::spawn_blocking(move || {
+        Argon2::default().verify_password(password.as_bytes(), hash.as_str()).is_ok()
+    })
+    .await
+    .unwrap_or(false)
+}
+
+/// `prefix` and 8 random bytes in hex.
+fn new_id(prefix: &str) -> String {
+    format!("{prefix}{}", hex::encode(crate::game::shared::random_bytes::<8>()))
+}
+
+/// SHA-256 of a token.
+pub fn hash_token(token: &str) -> [u8; 32] {
+    Sha256::digest(token.as_bytes()).into()
+}
+
+/// A new token's secret and its hash.
+fn new_secret() -> (String, [u8; 32]) {
+    let bytes = crate::game::shared::random_bytes::<32>();
+    let secret = format!("{TOKEN_PREFIX}{}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes));
+    let hash = hash_token(&secret);
+    (secret, hash)
+}
+
+/// A new token row for `account_id` (not yet stored) and its secret.
+fn new_token(account_id: &str, label: &str, scopes: u32, session: bool) -> NewToken {
+    let (secret, hash) = new_secret();
+    let now = now_ms();
+    let row = TokenRow {
+        id: new_id("tk_"),
+        account_id: account_id.to_owned(),
+        hash,
+        label: label.to_owned(),
+        scopes,
+        session,
+        created_ms: now,
+        last_used_ms: 0,
+        revoked_ms: None,
+    };
+    NewToken { secret, row }
+}
+
+impl Accounts {
+    /// The registry of what the store loaded at start (`startup.accounts`, `tokens`,
+    /// `account_cursor`, taken out of it); registrations limited to `registrations_per_hour`
+    /// per address.
+    pub async fn open(
+        store: Store,
+        startup: &mut Startup,
+        registrations_per_hour: u32,
+    ) -> anyhow::Result<Accounts> {
+        let mut reg = Registry::default();
+        for a in std::mem::take(&mut startup.accounts) {
+            reg.put_account(a);
+        }
+        for t in std::mem::take(&mut startup.tokens) {
+            reg.put_token(t);
+        }
+        let dummy = crate::game::shared::new_token();
+        let dummy_hash = hash_password(dummy).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+        Ok(Accounts(Arc::new(Inner {
+            store,
+            reg: RwLock::new(reg),
+            dummy_hash,
+            failures: Mutex::new((
+                FailureCounter::new(FAILURES_ALLOWED),
+                FailureCounter::new(ADDRESS_FAILURES_ALLOWED),
+            )),
+            registrations: Mutex::new(HourlyLimit::new(registrations_per_hour)),
+            used: Mutex::new(HashMap::new()),
+            changing: tokio::sync::Mutex::new(()),
+            cursor: tokio::sync::Mutex::new(startup.account_cursor),
+        })))
+    }
+
+    /// The identity a bearer `token` (starting `gin_at_`) gives: `None` when it is unknown,
+    /// revoked, or its account deleted. One hash and one map lookup; its use is noted.
+    pub fn identify(&self, token: &str) -> Option<AccountIdentity> {
+        let hash = hash_token(token);
+        let id = {
+            let reg = self.0.reg.read().expect("lock");
+            let t = reg.tokens.get(&hash).filter(|t| t.revoked_ms.is_none())?;
+            let a = reg.accounts.get(&t.account_id).filter(|a| a.deleted_ms.is_none())?;
+            AccountIdentity {
+                account_id: a.id.clone(),
+                name: a.name.clone(),
+                kind: a.kind,
+                token_id: t.id.clone(),
+                scopes: t.scopes,
+                session: t.session,
+                token_hash: hash,
+            }
+        };
+        self.0.used.lock().expect("lock").insert(id.token_id.clone(), now_ms());
+        Some(id)
+    }
+
+    /// The account of `id` (deleted ones too).
+    pub fn get(&self, id: &str) -> Option<AccountRow> {
+        self.0.reg.read().expect("lock").accounts.get(id).cloned()
+    }
+
+    /// The account named `name` (without regard to case; deleted ones too).
+    pub fn by_name(&self, name: &str) -> Option<AccountRow> {
+        let reg = self.0.reg.read().expect("lock");
+        reg.by_key.get(&name_key(name)).and_then(|id| reg.accounts.get(id)).cloned()
+    }
+
+    /// The token of `id`, with its last use as known now.
+    pub fn token(&self, id: &str) -> Option<TokenRow> {
+        let mut t = self.0.reg.read().expect("lock").token_by_id(id).cloned()?;
+        if let Some(at) = self.0.used.lock().expect("lock").get(id) {
+            t.last_used_ms = t.last_used_ms.max(*at);
+        }
+        Some(t)
+    }
+
+    /// The tokens of `account_id`: live ones first, newest first.
+    pub fn tokens(&self, account_id: &str) -> Vec<TokenRow> {
+        let mut out: Vec<TokenRow> = {
+            let reg = self.0.reg.read().expect("lock");
+            reg.tokens.values().filter(|t| t.account_id == account_id).cloned().collect()
+        };
+        {
+            let used = self.0.used.lock().expect("lock");
+            for t in &mut out {
+                if let Some(at) = used.get(&t.id) {
+                    t.last_used_ms = t.last_used_ms.max(*at);
+                }
+            }
+        }
+        out.sort_by(|a, b| {
+            (a.revoked_ms.is_some(), std::cmp::Reverse(a.created_ms), &a.id).cmp(&(
+                b.revoked_ms.is_some(),
+                std::cmp::Reverse(b.created_ms),
+                &b.id,
+            ))
+        });
+        out
+    }
+
+    /// Writes `writes`, then (acknowledged) applies the rows to memory.
+    async fn commit(&self, writes: Vec<AccountWrite>) -> Result<(), AccountError> {
+        self.0.store.write(writes.iter().cloned().map(Write::Account).collect()).await?;
+        let mut reg = self.0.reg.write().expect("lock");
+        for w in writes {
+            match w {
+                AccountWrite::Create(a) => reg.put_account(a),
+                AccountWrite::AddToken(t) => reg.put_token(t),
+                AccountWrite::SetPassword { account_id, password_hash } => {
+                    if let Some(a) = reg.accounts.get_mut(&account_id) {
+                        a.password_hash = Some(password_hash);
+                    }
+                }
+                AccountWrite::RevokeToken { token_id, at_ms } => {
+                    if let Some(h) = reg.hash_of.get(&token_id).copied()
+                        && let Some(t) = reg.tokens.get_mut(&h)
+                    {
+                        t.revoked_ms.get_or_insert(at_ms);
+                    }
+                }
+                AccountWrite::TouchTokens(touched) => {
+                    for (id, at) in touched {
+                        if let Some(h) = reg.hash_of.get(&id).copied()
+                            && let Some(t) = reg.tokens.get_mut(&h)
+                        {
+                            t.last_used_ms = t.last_used_ms.max(at);
+                        }
+                    }
+                }
+                AccountWrite::Delete { account_id, at_ms } => {
+                    if let Some(a) = reg.accounts.get_mut(&account_id) {
+                        a.deleted_ms = Some(at_ms);
+                        a.password_hash = None;
+                    }
+                    for t in reg.tokens.values_mut().filter(|t| t.account_id == account_id) {
+                        t.revoked_ms.get_or_insert(at_ms);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Registers an account named `name` of `kind` (`KIND_PERSON`, `KIND_BOT`), with
+    /// `password` (people only; empty: none), for the caller at `addr`: the account and its
+    /// first token (every scope; a session when it has a password).
+    pub async fn register(
+        &self,
+        name: &str,
+        kind: i32,
+        password: &str,
+        label: &str,
+        addr: Option<IpAddr>,
+    ) -> Result<(AccountRow, NewToken), AccountError> {
+        check_name("name", name)?;
+        if kind != KIND_PERSON && kind != KIND_BOT {
+            return Err(AccountError::Invalid("kind: ACCOUNT_KIND_PERSON or ACCOUNT_KIND_BOT".into()));
+        }
+        if kind == KIND_BOT && !password.is_empty() {
+            return Err(AccountError::Invalid("password: a bot account has none".into()));
+        }
+        if !password.is_empty() {
+            check_password("password", password)?;
+        }
+        let label = if label.is_empty() { "registration" } else { label };
+        check_label("token_label", label)?;
+        let (key, skel) = (name_key(name), skeleton(name));
+        self.check_free(&key, &skel)?;
+        self.0.registrations.lock().expect("lock").take(addr, tokio::time::Instant::now()).map_err(|ms| {
+            AccountError::Throttled {
+                message: "registrations: too many from this address in the last hour".into(),
+                retry_after_ms: ms,
+            }
+        })?;
+        let done = self.register_checked(name, kind, password, label, key, skel).await;
+        if done.is_err() {
+            self.0.registrations.lock().expect("lock").give_back(&addr);
+        }
+        done
+    }
+
+    /// [`Accounts::register`] once its input is checked and a registration taken.
+    async fn register_checked(
+        &self,
+        name: &str,
+        kind: i32,
+        password: &str,
+        label: &str,
+        key: String,
+        skel: String,
+    ) -> Result<(AccountRow, NewToken), AccountError> {
+        let password_hash =
+            if password.is_empty() { None } else { Some(hash_password(password.to_owned()).await?) };
+        let _one = self.0.changing.lock().await;
+        self.check_free(&key, &skel)?;
+        let account = AccountRow {
+            id: new_id("ac_"),
+            name: name.to_owned(),
+            name_key: key,
+            skeleton: skel,
+            kind,
+            created_ms: now_ms(),
+            password_hash,
+            deleted_ms: None,
+        };
+        let token = new_token(&account.id, label, SCOPE_ALL, account.password_hash.is_some());
+        self.commit(vec![AccountWrite::Create(account.clone()), AccountWrite::AddToken(token.row.clone())])
+            .await
+            .map_err(|e| match e {
+                // Another server of the cluster took the name meanwhile.
+                AccountError::Storage(StoreError::Refused(_)) => AccountError::Taken("name: taken".into()),
+                e => e,
+            })?;
+        Ok((account, token))
+    }
+
+    /// ALREADY_EXISTS when the key or the skeleton is taken.
+    fn check_free(&self, key: &str, skel: &str) -> Result<(), AccountError> {
+        let reg = self.0.reg.read().expect("lock");
+        if reg.by_key.contains_key(key) {
+            return Err(AccountError::Taken("name: taken".into()));
+        }
+        if reg.by_skeleton.contains_key(skel) {
+            return Err(AccountError::Taken("name: too like a taken name (confusable characters)".into()));
+        }
+        Ok(())
+    }
+
+    /// Signs `name` in with `password` for the caller at `addr`: a new session token.
+    pub async fn sign_in(
+        &self,
+        name: &str,
+        password: &str,
+        label: &str,
+        addr: Option<IpAddr>,
+    ) -> Result<(AccountRow, NewToken), AccountError> {
+        let label = if label.is_empty() { "sign-in" } else { label };
+        check_label("label", label)?;
+        let name_k = FailKey::Name(name_key(name));
+        let addr_k = FailKey::Addr(addr);
+        {
+            let now = tokio::time::Instant::now();
+            let mut f = self.0.failures.lock().expect("lock");
+            let wait = f.0.check(&name_k, now).err().max(f.1.check(&addr_k, now).err());
+            if let Some(ms) = wait {
+                return Err(AccountError::Throttled {
+                    message: "sign-in: too many failures; retry later".into(),
+                    retry_after_ms: ms,
+                });
+            }
+        }
+        let account = self.by_name(name).filter(|a| a.deleted_ms.is_none());
+        let hash = account.as_ref().and_then(|a| a.password_hash.clone());
+        let known = hash.is_some();
+        let ok = verify_password(password.to_owned(), hash.unwrap_or_else(|| self.0.dummy_hash.clone()))
+            .await
+            && known;
+        let account = match (ok, account) {
+            (true, Some(a)) => a,
+            _ => {
+                let now = tokio::time::Instant::now();
+                let mut f = self.0.failures.lock().expect("lock");
+                f.0.fail(name_k, now);
+                f.1.fail(addr_k, now);
+                return Err(AccountError::Unauthenticated(WRONG.into()));
+            }
+        };
+        self.0.failures.lock().expect("lock").0.forget(&name_k);
+        let token = new_token(&account.id, label, SCOPE_ALL, true);
+        let _one = self.0.changing.lock().await;
+        self.commit(vec![AccountWrite::AddToken(token.row.clone())]).await?;
+        Ok((account, token))
+    }
+
+    /// Revokes `token_id` of `account_id`; NOT_FOUND when the account has no such token.
+    pub async fn revoke(&self, account_id: &str, token_id: &str) -> Result<TokenRow, AccountError> {
+        let _one = self.0.changing.lock().await;
+        let t = self
+            .token(token_id)
+            .filter(|t| t.account_id == account_id)
+            .ok_or_else(|| AccountError::NotFound(format!("id: no token {token_id:?} of yours")))?;
+        if t.revoked_ms.is_none() {
+            self.commit(vec![AccountWrite::RevokeToken { token_id: token_id.to_owned(), at_ms: now_ms() }])
+                .await?;
+        }
+        self.token(token_id).ok_or_else(|| AccountError::Internal("a token vanished".into()))
+    }
+
+    /// Creates an API token of `account_id`.
+    pub async fn create_token(
+        &self,
+        account_id: &str,
+        label: &str,
+        scopes: u32,
+    ) -> Result<NewToken, AccountError> {
+        check_label("label", label)?;
+        if scopes == 0 {
+            return Err(AccountError::Invalid("scopes: at least one".into()));
+        }
+        let token = new_token(account_id, label, scopes, false);
+        let _one = self.0.changing.lock().await;
+        self.commit(vec![AccountWrite::AddToken(token.row.clone())]).await?;
+        Ok(token)
+    }
+
+    /// Sets `account_id`'s password to `new` (`current` must match the one set): every
+    /// session token is revoked; a new session token is returned.
+    pub async fn set_password(
+        &self,
+        account_id: &str,
+        current: &str,
+        new: &str,
+    ) -> Result<NewToken, AccountError> {
+        check_password("new_password", new)?;
+        let a = self.get(account_id).ok_or_else(|| AccountError::NotFound("no such account".into()))?;
+        if a.kind != KIND_PERSON {
+            return Err(AccountError::Invalid("new_password: a bot account has none".into()));
+        }
+        if let Some(hash) = a.password_hash.clone()
+            && !verify_password(current.to_owned(), hash).await
+        {
+            return Err(AccountError::Unauthenticated("current_password: wrong password".into()));
+        }
+        let hash = hash_password(new.to_owned()).await?;
+        let token = new_token(account_id, "password set", SCOPE_ALL, true);
+        let _one = self.0.changing.lock().await;
+        let now = now_ms();
+        let mut writes =
+            vec![AccountWrite::SetPassword { account_id: account_id.to_owned(), password_hash: hash }];
+        for t in self.tokens(account_id) {
+            if t.session && t.revoked_ms.is_none() {
+                writes.push(AccountWrite::RevokeToken { token_id: t.id, at_ms: now });
+            }
+        }
+        writes.push(AccountWrite::AddToken(token.row.clone()));
+        self.commit(writes).await?;
+        Ok(token)
+    }
+
+    /// Deletes `account_id` once `confirm_name` is its name exactly and `password` matches
+    /// (when it has one): its tokens end at once.
+    pub async fn delete(
+        &self,
+        account_id: &str,
+        confirm_name: &str,
+        password: &str,
+    ) -> Result<(), AccountError> {
+        let a = self.get(account_id).ok_or_else(|| AccountError::NotFound("no such account".into()))?;
+        if confirm_name != a.name {
+            return Err(AccountError::Invalid("confirm_name: not the account's name".into()));
+        }
+        if let Some(hash) = a.password_hash.clone()
+            && !verify_password(password.to_owned(), hash).await
+        {
+            return Err(AccountError::Unauthenticated("password: wrong password".into()));
+        }
+        let _one = self.0.changing.lock().await;
+        self.commit(vec![AccountWrite::Delete { account_id: account_id.to_owned(), at_ms: now_ms() }]).await
+    }
+
+    /// Writes the tokens' last uses noted since the last flush (`TouchTokens`).
+    pub async fn flush_uses(&self) {
+        let used: Vec<(String, i64)> =
+            std::mem::take(&mut *self.0.used.lock().expect("lock")).into_iter().collect();
+        if used.is_empty() {
+            return;
+        }
+        if let Err(e) = self.commit(vec![AccountWrite::TouchTokens(used.clone())]).await {
+            tracing::warn!(error = %e, "writing the tokens' last uses");
+            let mut mine = self.0.used.lock().expect("lock");
+            for (id, at) in used {
+                let e = mine.entry(id).or_insert(at);
+                *e = (*e).max(at);
+            }
+        }
+    }
+
+    /// Applies the account and token rows the store changed since the last poll (other
+    /// servers' new accounts, tokens, revocations, deletions).
+    pub async fn poll(&self) -> Result<(), AccountError> {
+        let mut cursor = self.0.cursor.lock().await;
+        let changes = self.0.store.account_changes(*cursor).await?;
+        {
+            let mut reg = self.0.reg.write().expect("lock");
+            for a in changes.accounts {
+                reg.put_account(a);
+            }
+            for t in changes.tokens {
+                reg.put_token(t);
+            }
+        }
+        *cursor = changes.cursor.max(*cursor);
+        Ok(())
+    }
+
+    /// [`Accounts::identify`], and when the token is unknown and the server is a cluster
+    /// member, once more after a poll (a token made on another server a moment ago).
+    pub async fn identify_fresh(&self, token: &str) -> Option<AccountIdentity> {
+        if let Some(id) = self.identify(token) {
+            return Some(id);
+        }
+        self.0.store.member()?;
+        let _ = self.poll().await;
+        self.identify(token)
+    }
+
+    /// Whether this server is a cluster member (it polls; unknown tokens poll once).
+    pub fn clustered(&self) -> bool {
+        self.0.store.member().is_some()
+    }
+
+    /// Spawns the background work: last uses written every minute; in a cluster, the other
+    /// servers' changes read every [`POLL_EVERY`]; the throttles pruned. Ends when the last
+    /// handle is dropped.
+    pub fn spawn_tasks(&self) {
+        let weak = Arc::downgrade(&self.0);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(FLUSH_EVERY);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            tick.tick().await;
+            loop {
+                tick.tick().await;
+                let Some(inner) = weak.upgrade() else { return };
+                let a = Accounts(inner);
+                a.flush_uses().await;
+                let now = tokio::time::Instant::now();
+                let mut f = a.0.failures.lock().expect("lock");
+                f.0.prune(now);
+                f.1.prune(now);
+                drop(f);
+                a.0.registrations.lock().expect("lock").prune(now);
+            }
+        });
+        if self.clustered() {
+            let weak = Arc::downgrade(&self.0);
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(POLL_EVERY);
+                tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                loop {
+                    tick.tick().await;
+                    let Some(inner) = weak.upgrade() else { return };
+                    if let Err(e) = Accounts(inner).poll().await {
+                        tracing::warn!(error = %e, "reading the accounts' changes");
+                    }
+                }
+            });
+        }
+    }
+}
