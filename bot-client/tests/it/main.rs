@@ -2,7 +2,8 @@
 //! against a real server in this process on loopback sockets.
 //!
 //!
-//! `account`: `gin-bot account create` against a stand-in AccountService (gin's tests' file).
+//! `account`: `gin-bot account create` against a stand-in AccountService (gin's tests' file);
+//! `account_e2e`: against a real server.
 //! `play`: the real `gin-bot play` against house bots, quick matches and a given seat.
 //! `bridge`: `gin-bot bridge` with `examples/bridge/bot.py` plays complete games; programs
 //! that answer garbage or illegal actions, exit, or never answer stop it with a clear error,
@@ -12,6 +13,7 @@
 //! rummy tables, and a failing program resigns its games so the tournament still ends.
 
 mod account;
+mod account_e2e;
 mod bridge;
 mod common;
 mod conventions;

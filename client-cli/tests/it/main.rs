@@ -3,6 +3,7 @@
 //! (`common`).
 
 mod accounts_cli;
+mod accounts_e2e;
 mod cli;
 mod common;
 mod conventions;
