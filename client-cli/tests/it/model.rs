@@ -355,3 +355,30 @@ fn plain_resign_is_for_a_seated_player_in_a_live_game() {
     assert_eq!(f, Flow::Continue);
     assert_eq!(l, ["error: only a seated player can resign"]);
 }
+
+/// Accounts: a seat taken while signed in shows the account's name, a bot account's with
+/// `(bot)`; an account since deleted shows `deleted`; a guest plainly, by the name given.
+#[test]
+fn seats_show_their_accounts() {
+    let mut s = fixtures::your_turn();
+    s.seats[0] = pb::SeatInfo {
+        name: "al".into(),
+        account: "Alice".into(),
+        account_kind: pb::AccountKind::Person as i32,
+        ..s.seats[0].clone()
+    };
+    s.seats[1] = pb::SeatInfo {
+        name: "r".into(),
+        bot: false,
+        account: "Robo".into(),
+        account_kind: pb::AccountKind::Bot as i32,
+        ..s.seats[1].clone()
+    };
+    let (_, lines) = plain_at(s.clone());
+    assert_eq!(lines[1], "you are Alice (seat 0) against Robo (bot) (seat 1)");
+    s.seats[1] =
+        pb::SeatInfo { account: String::new(), account_kind: 0, account_deleted: true, ..s.seats[1].clone() };
+    s.seats[0] = pb::SeatInfo { account: String::new(), account_kind: 0, ..s.seats[0].clone() };
+    let (_, lines) = plain_at(s);
+    assert_eq!(lines[1], "you are al (seat 0) against deleted (seat 1)");
+}
