@@ -101,7 +101,8 @@ pub async fn run(
     // The accounts and their tokens, in memory (the gate looks bearers up there).
     let accounts = accounts::Accounts::open(store.clone(), &mut startup, cfg.registrations_per_hour).await?;
     accounts.spawn_tasks();
-    let shared = game::open(cfg.clone(), store.clone(), startup)?;
+    let directory: std::sync::Arc<dyn game::shared::AccountDirectory> = std::sync::Arc::new(accounts.clone());
+    let shared = game::open_with(cfg.clone(), store.clone(), startup, Some(directory))?;
     store.observe(shared.metrics.clone());
     // Unfinished games with a clock get their timers back; house bots whose turn it is play;
     // finished games leave memory and games nobody plays end, from now on.

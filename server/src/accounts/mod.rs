@@ -30,6 +30,7 @@ pub mod throttle;
 
 use std::collections::HashMap;
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -37,6 +38,8 @@ use argon2::{Argon2, PasswordHasher, PasswordVerifier};
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
+use crate::game::shared::AccountDirectory;
+use crate::game::state::SeatAccount;
 use crate::storage::{AccountRow, AccountWrite, KIND_BOT, KIND_PERSON, StoreError, TokenRow, Write};
 use crate::storage::{Startup, Store};
 use throttle::{FAILURES_ALLOWED, FailureCounter, HourlyLimit};
@@ -187,6 +190,8 @@ struct Inner {
     changing: tokio::sync::Mutex<()>,
     /// The last account change applied (`Store::account_changes`).
     cursor: tokio::sync::Mutex<i64>,
+    /// Each account's deletion flag, shared with the seats it holds (`SeatAccount::deleted`).
+    deleted: Mutex<HashMap<String, Arc<AtomicBool>>>,
 }
 
 /// The account registry (a cheap `Clone` handle): see the module docs.
@@ -326,6 +331,7 @@ impl Accounts {
             used: Mutex::new(HashMap::new()),
             changing: tokio::sync::Mutex::new(()),
             cursor: tokio::sync::Mutex::new(startup.account_cursor),
+            deleted: Mutex::new(HashMap::new()),
         })))
     }
 
@@ -425,6 +431,7 @@ impl Accounts {
                     }
                 }
                 AccountWrite::Delete { account_id, at_ms } => {
+                    self.mark_deleted(&account_id);
                     if let Some(a) = reg.accounts.get_mut(&account_id) {
                         a.deleted_ms = Some(at_ms);
                         a.password_hash = None;
@@ -680,6 +687,9 @@ impl Accounts {
         {
             let mut reg = self.0.reg.write().expect("lock");
             for a in changes.accounts {
+                if a.deleted_ms.is_some() {
+                    self.mark_deleted(&a.id);
+                }
                 reg.put_account(a);
             }
             for t in changes.tokens {
@@ -699,6 +709,22 @@ impl Accounts {
         self.0.store.member()?;
         let _ = self.poll().await;
         self.identify(token)
+    }
+
+    /// The deletion flag of `account_id`, shared by its seats.
+    fn deleted_flag(&self, account_id: &str, deleted: bool) -> Arc<AtomicBool> {
+        self.0
+            .deleted
+            .lock()
+            .expect("lock")
+            .entry(account_id.to_owned())
+            .or_insert_with(|| Arc::new(AtomicBool::new(deleted)))
+            .clone()
+    }
+
+    /// Marks `account_id` deleted on every seat it holds.
+    fn mark_deleted(&self, account_id: &str) {
+        self.deleted_flag(account_id, true).store(true, Ordering::Relaxed);
     }
 
     /// Whether this server is a cluster member (it polls; unknown tokens poll once).
@@ -741,6 +767,20 @@ impl Accounts {
                     }
                 }
             });
+        }
+    }
+}
+
+impl AccountDirectory for Accounts {
+    fn seat_account(&self, id: &str) -> SeatAccount {
+        let a = self.get(id);
+        let deleted = a.as_ref().is_some_and(|a| a.deleted_ms.is_some());
+        SeatAccount {
+            id: id.to_owned(),
+            name: a.as_ref().map(|a| a.name.clone()).unwrap_or_default(),
+            // The wire's `AccountKind` has the stored numbers (1 a person, 2 a bot).
+            kind: a.as_ref().map_or(0, |a| a.kind),
+            deleted: self.deleted_flag(id, deleted),
         }
     }
 }

@@ -2,7 +2,9 @@
 //! the actions of a seat, each through the commit.
 //!
 //!
-//! `act` takes a client's seat from the gate's identity and goes through the commit
+//! `act` takes a client's seat from the gate's identity (a seat token's, or the seat of the
+//! game held by the account of an account token with the scope `play`) and goes through the
+//! commit
 //! (`game::commit::act_as`); the two-player RPCs go to `GameState::play`, which passes a move
 //! of another format to `play_move`, as rummy's `LayMeld`/`LayOff` do. `WatchStream` sends a
 //! heartbeat after a whole idle period.
@@ -22,6 +24,7 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use super::convert::{self, game_id};
+use crate::accounts::{AccountIdentity, SCOPE_PLAY};
 use crate::game::GameError;
 use crate::game::commit::act_as;
 use crate::game::shared::{ClaimedToken, SeatIdentity, Shared, claimed_seat, now_ms};
@@ -36,6 +39,15 @@ impl Games {
     /// [`ClaimedToken`] is checked against the game's seats (the game read back if it left
     /// memory).
     async fn seat_for<T>(&self, req: &Request<T>, game: &str) -> Result<u8, Status> {
+        if let Some(id) = req.extensions().get::<AccountIdentity>() {
+            if !id.may(SCOPE_PLAY) {
+                return Err(Status::permission_denied("this token lacks the scope play"));
+            }
+            let cell = self.0.game(game).await?;
+            let st = cell.state.lock().await;
+            return account_seat(&st, id)
+                .ok_or_else(|| Status::permission_denied("this account holds no seat of this game"));
+        }
         if let Some(claim) = req.extensions().get::<ClaimedToken>() {
             let cell = self.0.game(game).await?;
             let st = cell.state.lock().await;
@@ -55,6 +67,9 @@ impl Games {
     /// Whose view a request has of game `st`: its seat's, or a spectator's (no token, or the
     /// token of a seat in another game). A [`ClaimedToken`] must be a seat of `st`.
     fn viewer<T>(&self, req: &Request<T>, st: &GameState) -> Result<Option<u8>, Status> {
+        if let Some(id) = req.extensions().get::<AccountIdentity>() {
+            return Ok(account_seat(st, id).filter(|_| id.may(SCOPE_PLAY)));
+        }
         if let Some(claim) = req.extensions().get::<ClaimedToken>() {
             return Ok(claimed_seat(st, &claim.token_hash).map(Some)?);
         }
@@ -101,6 +116,14 @@ impl Games {
             .await?;
         Ok(seq)
     }
+}
+
+/// The seat of `st` the account of `id` holds.
+fn account_seat(st: &GameState, id: &AccountIdentity) -> Option<u8> {
+    st.seats
+        .iter()
+        .position(|s| s.as_ref().and_then(|s| s.account.as_ref()).is_some_and(|a| a.id == id.account_id))
+        .map(|i| i as u8)
 }
 
 #[tonic::async_trait]

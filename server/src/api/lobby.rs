@@ -33,10 +33,12 @@ use tonic::{Request, Response, Status};
 
 use super::convert::{self, game_id, in_game};
 use super::gate::ClientAddr;
+use crate::accounts::{AccountIdentity, SCOPE_PLAY};
 use crate::cluster::Peers;
 use crate::game::expiry::call_off;
 use crate::game::house;
 use crate::game::shared::{NewSeat, Shared, clean_name, new_id, new_token, random_seed};
+use crate::game::state::SeatAccount;
 
 /// `LobbyService`.
 pub struct Lobby {
@@ -72,6 +74,8 @@ struct Waiter {
     tx: oneshot::Sender<Result<Pairing, Status>>,
     /// Its name.
     name: String,
+    /// Its account, signed in (a seat of the account's).
+    account: Option<SeatAccount>,
     /// Identifies this waiter (to remove it on cancel).
     ticket: u64,
     /// Its connection (never paired with another call of the same one).
@@ -82,6 +86,16 @@ fn peer_ip<T>(r: &Request<T>) -> Option<IpAddr> {
     ClientAddr::of(r).map(|a| a.ip())
 }
 
+/// The account a call takes its seat for: the caller's when signed in (an account token with
+/// the scope `play`: PERMISSION_DENIED without), whose name the seat shows.
+fn playing_as<T>(s: &Shared, req: &Request<T>) -> Result<Option<SeatAccount>, Status> {
+    let Some(id) = req.extensions().get::<AccountIdentity>() else { return Ok(None) };
+    if !id.may(SCOPE_PLAY) {
+        return Err(Status::permission_denied("this token lacks the scope play"));
+    }
+    Ok(Some(s.seat_account(&id.account_id)))
+}
+
 #[tonic::async_trait]
 impl LobbyService for Lobby {
     async fn create_game(
@@ -90,7 +104,11 @@ impl LobbyService for Lobby {
     ) -> Result<Response<pb::CreateGameResponse>, Status> {
         let s = &self.shared;
         let ip = peer_ip(&req);
-        let r = req.into_inner();
+        let account = if req.get_ref().join { playing_as(s, &req)? } else { None };
+        let mut r = req.into_inner();
+        if let Some(a) = &account {
+            r.name = a.name.clone();
+        }
         let format = match convert::format(&r.format, r.players, r.rules.as_ref())? {
             Some(f) => f,
             None => engine::Format::Gin(convert::rules(r.rules.as_ref())?),
@@ -142,7 +160,7 @@ impl LobbyService for Lobby {
         }
         if r.join {
             // The creator chose the seed, if any: it accepts its own deals.
-            let (seat, token) = s.join(&cell, Some(human as u8), r.name, false, true).await?;
+            let (seat, token) = s.join_as(&cell, Some(human as u8), r.name, false, true, account).await?;
             resp.seat = Some(u32::from(seat));
             resp.seat_token = token;
         }
@@ -154,13 +172,17 @@ impl LobbyService for Lobby {
         req: Request<pb::JoinGameRequest>,
     ) -> Result<Response<pb::JoinGameResponse>, Status> {
         let s = &self.shared;
-        let r = req.into_inner();
+        let account = playing_as(s, &req)?;
+        let mut r = req.into_inner();
+        if let Some(a) = &account {
+            r.name = a.name.clone();
+        }
         let cell = s.game(game_id(&r.game_id)?).await?;
         let want = match r.seat {
             Some(k) => Some(u8::try_from(k).map_err(|_| Status::invalid_argument(format!("seat: {k}?")))?),
             None => None,
         };
-        let (seat, token) = s.join(&cell, want, r.name, false, r.accept_fixed_deals).await?;
+        let (seat, token) = s.join_as(&cell, want, r.name, false, r.accept_fixed_deals, account).await?;
         Ok(Response::new(pb::JoinGameResponse { seat: u32::from(seat), seat_token: token }))
     }
 
@@ -220,7 +242,11 @@ impl LobbyService for Lobby {
         let ip = peer_ip(&req);
         // The caller's connection (address and port): one client's calls are never paired.
         let conn = ClientAddr::of(&req);
-        let r = req.into_inner();
+        let account = playing_as(&s, &req)?;
+        let mut r = req.into_inner();
+        if let Some(a) = &account {
+            r.name = a.name.clone();
+        }
         let table = convert::format(&r.format, r.players, r.rules.as_ref())?;
         let kind = table.as_ref().map_or(engine::Kind::Gin, engine::Format::kind);
         let rules = match &table {
@@ -241,7 +267,7 @@ impl LobbyService for Lobby {
             (true, _) => return Err(Status::invalid_argument("house_bot_after_ms: at most 60000")),
         };
         if let Some(format) = table {
-            let ask = TableAsk { format, clock, name, conn, ip, house_bot: r.house_bot, bot_after };
+            let ask = TableAsk { format, clock, name, account, conn, ip, house_bot: r.house_bot, bot_after };
             return self.quick_match_table(ask).await;
         }
         let key = format!(
@@ -262,12 +288,15 @@ impl LobbyService for Lobby {
                 let queue = waiting.entry(key.clone()).or_default();
                 // Calls that ended are gone (each also leaves on its own, see `Leave`).
                 queue.retain(|w| !w.tx.is_closed());
-                // Two calls of one connection are one client: never its own partner.
-                let found = queue.iter().position(|w| conn.is_none() || w.conn != conn);
+                // Two calls of one connection are one client, two of one account one player:
+                // never its own partner.
+                let found = queue.iter().position(|w| {
+                    (conn.is_none() || w.conn != conn) && !same_account(w.account.as_ref(), account.as_ref())
+                });
                 let found = found.map(|i| queue.remove(i));
                 if found.is_none() {
                     let tx = tx.take().expect("queued once");
-                    queue.push(Waiter { tx, name: name.clone(), ticket, conn });
+                    queue.push(Waiter { tx, name: name.clone(), account: account.clone(), ticket, conn });
                 } else if queue.is_empty() {
                     waiting.remove(&key);
                 }
@@ -284,7 +313,8 @@ impl LobbyService for Lobby {
             // Seated in a task of its own, which this call answers to like the partner: a call
             // that goes away cannot leave the pair half-made.
             let (answer, mine) = oneshot::channel();
-            tokio::spawn(seat_pair(s.clone(), rules.clone(), clock, w, name.clone(), ip, answer));
+            let me = (name.clone(), account.clone());
+            tokio::spawn(seat_pair(s.clone(), rules.clone(), clock, w, me, ip, answer));
             match mine.await {
                 Ok(Ok(Some(seat))) => return Ok(take_seat(seat)),
                 // The partner had left: its game was called off. Look again.
@@ -304,7 +334,7 @@ impl LobbyService for Lobby {
                 let id = s.create_game(engine::Format::Gin(rules), clock, r.house_bot.clone(), 0, ip).await?;
                 let cell = s.game(&id).await?;
                 s.join(&cell, Some(1), house::display_name(&r.house_bot), true, true).await?;
-                let (seat, token) = s.join(&cell, Some(0), r.name, false, false).await?;
+                let (seat, token) = s.join_as(&cell, Some(0), r.name, false, false, account).await?;
                 return Ok(Response::new(pb::QuickMatchResponse {
                     game_id: id,
                     seat: u32::from(seat),
@@ -320,6 +350,11 @@ impl LobbyService for Lobby {
             Err(_) => Err(Status::deadline_exceeded("nobody asked for the same rules within 60 s")),
         }
     }
+}
+
+/// Whether two quick-match callers are one account.
+fn same_account(a: Option<&SeatAccount>, b: Option<&SeatAccount>) -> bool {
+    matches!((a, b), (Some(a), Some(b)) if a.id == b.id)
 }
 
 /// How long a quick match waits for a partner.
@@ -364,15 +399,15 @@ async fn seat_pair(
     rules: engine::RuleSet,
     clock: pb::TurnClock,
     w: Waiter,
-    name: String,
+    (name, account): (String, Option<SeatAccount>),
     ip: Option<IpAddr>,
     caller: oneshot::Sender<Result<Option<Pairing>, Status>>,
 ) {
     let id = new_id(s.cfg.route_tag.as_deref());
     let tokens = [new_token(), new_token()];
     let seats = vec![
-        NewSeat { name: w.name.clone(), token: tokens[0].clone(), bot: false },
-        NewSeat { name, token: tokens[1].clone(), bot: false },
+        NewSeat { name: w.name.clone(), token: tokens[0].clone(), bot: false, account: w.account.clone() },
+        NewSeat { name, token: tokens[1].clone(), bot: false, account },
     ];
     let format = engine::Format::Gin(rules);
     let created =
@@ -438,6 +473,7 @@ struct TableAsk {
     format: engine::Format,
     clock: pb::TurnClock,
     name: String,
+    account: Option<SeatAccount>,
     conn: Option<std::net::SocketAddr>,
     ip: Option<IpAddr>,
     house_bot: String,
@@ -455,7 +491,7 @@ impl Lobby {
         let key = format!("{}|{}|{}", ask.format.to_value(), ask.clock.turn_millis, ask.clock.policy);
         let (tx, mut rx) = oneshot::channel();
         let ticket = self.matches.tickets.fetch_add(1, Ordering::Relaxed);
-        let me = Waiter { tx, name: ask.name.clone(), ticket, conn: ask.conn };
+        let me = Waiter { tx, name: ask.name.clone(), account: ask.account.clone(), ticket, conn: ask.conn };
         let group = {
             let mut waiting = self.matches.waiting.lock().expect("lock");
             let queue = waiting.entry(key.clone()).or_default();
@@ -563,8 +599,18 @@ async fn seat_table(
     let tokens: Vec<String> = (0..n).map(|_| new_token()).collect();
     let seats = (0..n)
         .map(|i| match group.get(i) {
-            Some(w) => NewSeat { name: w.name.clone(), token: tokens[i].clone(), bot: false },
-            None => NewSeat { name: house::display_name(&house_bot), token: tokens[i].clone(), bot: true },
+            Some(w) => NewSeat {
+                name: w.name.clone(),
+                token: tokens[i].clone(),
+                bot: false,
+                account: w.account.clone(),
+            },
+            None => NewSeat {
+                name: house::display_name(&house_bot),
+                token: tokens[i].clone(),
+                bot: true,
+                account: None,
+            },
         })
         .collect();
     let with_bots = if group.len() < n { house_bot.clone() } else { String::new() };

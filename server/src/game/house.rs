@@ -510,7 +510,11 @@ mod tests {
     fn game(preset: &str, seed: u64) -> GameState {
         let mut st = GameState::new(info(engine::Format::Gin(RuleSet::preset(preset).unwrap()), seed));
         for (seat, name) in [(0, "alice"), (1, "simple")] {
-            st.seat(seat, Seated { name: name.into(), token_hash: [0; 32], bot: seat == 1 }, 0);
+            st.seat(
+                seat,
+                Seated { name: name.into(), account: None, token_hash: [0; 32], bot: seat == 1 },
+                0,
+            );
         }
         st
     }
@@ -615,7 +619,11 @@ mod tests {
             let mut st = GameState::new(info(format.clone(), seed));
             let n = st.players();
             for seat in 0..n {
-                st.seat(seat, Seated { name: format!("b{seat}"), token_hash: [0; 32], bot: true }, 0);
+                st.seat(
+                    seat,
+                    Seated { name: format!("b{seat}"), account: None, token_hash: [0; 32], bot: true },
+                    0,
+                );
             }
             let kind = st.game.as_ref().unwrap().kind();
             let bot = |s: u64| TableBot::new("simple", kind, s).unwrap();

@@ -45,7 +45,17 @@ use crate::storage::{Startup, Store};
 /// turn clock and the house bots as the hooks after every change. Call [`resume`] once a
 /// runtime runs, to start what those games were waiting for.
 pub fn open(cfg: Config, store: Store, startup: Startup) -> anyhow::Result<Shared> {
-    let shared = Shared::new(cfg, store, startup)?;
+    open_with(cfg, store, startup, None)
+}
+
+/// [`open`], the seats' accounts described by `directory` (the account registry).
+pub fn open_with(
+    cfg: Config,
+    store: Store,
+    startup: Startup,
+    directory: Option<Arc<dyn shared::AccountDirectory>>,
+) -> anyhow::Result<Shared> {
+    let shared = Shared::with_directory(cfg, store, startup, directory)?;
     shared.set_hooks(vec![Arc::new(clock::Clock), Arc::new(house::House::default())]);
     Ok(shared)
 }

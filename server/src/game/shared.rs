@@ -37,7 +37,7 @@ use gin_proto::v1 as pb;
 use sha2::{Digest, Sha256};
 
 use super::GameError;
-use super::state::{GameInfo, GameState, Seal, Seated};
+use super::state::{GameInfo, GameState, Seal, SeatAccount, Seated};
 use crate::config::Config;
 use crate::metrics::Metrics;
 use crate::storage::{NewGame, Owner, SeatRow, Startup, Store, StoredGame, Write};
@@ -93,6 +93,14 @@ pub trait AfterChange: Send + Sync {
     fn after_change(&self, shared: &Shared, st: &mut GameState);
 }
 
+/// Where the game layer learns about the account holding a seat (implemented by the account
+/// registry, a layer above: `accounts::Accounts`), so that seats show its name and kind, and
+/// that it was deleted.
+pub trait AccountDirectory: Send + Sync {
+    /// The account of `id` as seats show it (an unknown one: no name, kind 0).
+    fn seat_account(&self, id: &str) -> SeatAccount;
+}
+
 /// A finished game due to leave memory.
 struct Leaving {
     due: Instant,
@@ -127,6 +135,8 @@ pub struct Inner {
     finished: Mutex<std::collections::VecDeque<Leaving>>,
     /// The server is stopping: no new watch stream (see [`Shared::cut_watchers`]).
     stopping: std::sync::atomic::AtomicBool,
+    /// The accounts of seats taken while signed in ([`Shared::seat_account`]).
+    directory: Option<Arc<dyn AccountDirectory>>,
     /// The numbers an operator watches (atomics: recorded without a lock).
     pub metrics: Arc<Metrics>,
 }
@@ -185,7 +195,18 @@ impl Shared {
     /// Builds the shared state from what the store loaded at start: every unfinished game
     /// (replayed). Finished games are read back when asked for ([`Shared::game`]).
     pub fn new(cfg: Config, store: Store, startup: Startup) -> anyhow::Result<Shared> {
+        Shared::with_directory(cfg, store, startup, None)
+    }
+
+    /// [`Shared::new`], the seats' accounts described by `directory`.
+    pub fn with_directory(
+        cfg: Config,
+        store: Store,
+        startup: Startup,
+        directory: Option<Arc<dyn AccountDirectory>>,
+    ) -> anyhow::Result<Shared> {
         let inner = Inner {
+            directory,
             cfg,
             store,
             games: RwLock::new(HashMap::new()),
@@ -202,7 +223,7 @@ impl Shared {
         let shared = Shared(Arc::new(inner));
         let unfinished = startup.live.len();
         for sg in startup.live {
-            let st = rebuild(&sg)?;
+            let st = shared.rebuild(&sg)?;
             shared.register(&st);
             let id = st.info.id.clone();
             shared.games.write().expect("lock").insert(id, GameCell::new(st));
@@ -240,7 +261,7 @@ impl Shared {
         let Some(sg) = self.store.load_game(id).await? else {
             return Err(GameError::NotFound(id.to_owned()));
         };
-        let mut st = rebuild(&sg)?;
+        let mut st = self.rebuild(&sg)?;
         self.find_seal(&mut st).await?;
         let over = st.is_over();
         let (cell, fresh) = {
@@ -292,7 +313,7 @@ impl Shared {
             }
         }
         let Some(sg) = self.store.load_game(id).await? else { return Err(not_found()) };
-        let mut st = rebuild(&sg)?;
+        let mut st = self.rebuild(&sg)?;
         self.find_seal(&mut st).await?;
         let over = st.is_over();
         let cell = {
@@ -584,12 +605,13 @@ impl Shared {
         // The names were checked (`clean_name`) when their players asked: quick-match callers,
         // tournament entrants when they entered. Not checked again, so entrants stored before a
         // stricter check still get their games.
-        for (seat, NewSeat { name, token, bot }) in (0u8..).zip(seats) {
+        for (seat, NewSeat { name, token, bot, account }) in (0u8..).zip(seats) {
             let hash = token_hash(&token);
-            st.seat(seat, Seated { name: name.clone(), token_hash: hash, bot }, now);
+            let account_id = account.as_ref().map(|a| a.id.clone());
+            st.seat(seat, Seated { name: name.clone(), account, token_hash: hash, bot }, now);
             writes.push(Write::TakeSeat {
                 game_id: id.clone(),
-                seat: SeatRow { seat, name, token_hash: hash, bot, joined_ms: now, account_id: None },
+                seat: SeatRow { seat, name, token_hash: hash, bot, joined_ms: now, account_id },
             });
             hashes.push((hash, seat));
         }
@@ -613,6 +635,26 @@ impl Shared {
         let mut st = cell.state.lock().await;
         self.after_change(&mut st);
         Ok(())
+    }
+
+    /// The account `id` as seats show it.
+    pub fn seat_account(&self, id: &str) -> SeatAccount {
+        match &self.directory {
+            Some(d) => d.seat_account(id),
+            None => SeatAccount { id: id.to_owned(), name: String::new(), kind: 0, deleted: Arc::default() },
+        }
+    }
+
+    /// Rebuilds a game from its stored facts and log, its seats' accounts described.
+    fn rebuild(&self, sg: &StoredGame) -> Result<GameState, GameError> {
+        let mut st = rebuild(sg)?;
+        for (seated, row) in st.seats.iter_mut().zip(0u8..) {
+            let id = sg.seats.iter().rev().find(|s| s.seat == row).and_then(|s| s.account_id.as_deref());
+            if let (Some(seated), Some(id)) = (seated.as_mut(), id) {
+                seated.account = Some(self.seat_account(id));
+            }
+        }
+        Ok(st)
     }
 
     /// Gives taken seat `seat` of game `id` a new token, durably, and returns it: the old one
@@ -684,9 +726,23 @@ impl Shared {
         bot: bool,
         accept_fixed_deals: bool,
     ) -> Result<(u8, String), GameError> {
+        self.join_as(cell, want, name, bot, accept_fixed_deals, None).await
+    }
+
+    /// [`Shared::join`] for `account` (a seat taken while signed in: stored with the seat, the
+    /// seat showing the account); an account holds at most one seat of a game.
+    pub async fn join_as(
+        &self,
+        cell: &Arc<GameCell>,
+        want: Option<u8>,
+        name: String,
+        bot: bool,
+        accept_fixed_deals: bool,
+        account: Option<SeatAccount>,
+    ) -> Result<(u8, String), GameError> {
         let (s, cell) = (self.clone(), cell.clone());
         // In the call's span (its log lines say which call and game).
-        let join = async move { s.join_now(&cell, want, name, bot, accept_fixed_deals).await };
+        let join = async move { s.join_now(&cell, want, name, bot, accept_fixed_deals, account).await };
         tokio::spawn(tracing::Instrument::in_current_span(join))
             .await
             .map_err(|e| GameError::Internal(format!("join task: {e}")))?
@@ -699,6 +755,7 @@ impl Shared {
         name: String,
         bot: bool,
         accept_fixed_deals: bool,
+        account: Option<SeatAccount>,
     ) -> Result<(u8, String), GameError> {
         let name = clean_name(&name)?;
         let mut st = cell.state.lock().await;
@@ -711,15 +768,21 @@ impl Shared {
         if st.info.fixed_deals && !accept_fixed_deals {
             return Err(GameError::FixedDeals);
         }
+        if let Some(a) = &account
+            && st.seats.iter().flatten().any(|s| s.account.as_ref().is_some_and(|b| b.id == a.id))
+        {
+            return Err(GameError::Refused("this account holds a seat of this game already".into()));
+        }
         let seat = st.free_seat(want)?;
         let token = new_token();
         let hash = token_hash(&token);
         let now = now_ms();
         let before = st.last_seq();
-        st.seat(seat, Seated { name: name.clone(), token_hash: hash, bot }, now);
+        let account_id = account.as_ref().map(|a| a.id.clone());
+        st.seat(seat, Seated { name: name.clone(), account, token_hash: hash, bot }, now);
         let mut writes = vec![Write::TakeSeat {
             game_id: st.info.id.clone(),
-            seat: SeatRow { seat, name, token_hash: hash, bot, joined_ms: now, account_id: None },
+            seat: SeatRow { seat, name, token_hash: hash, bot, joined_ms: now, account_id },
         }];
         writes.append(&mut st.pending);
         if let Err(e) = self.store.write(writes).await {
@@ -768,6 +831,8 @@ pub struct NewSeat {
     /// see [`Shared::create_seated_game`]) or, in a game without one, a tournament's entrant
     /// (stored as the same flag: [`GameState::entrant_seat`]).
     pub bot: bool,
+    /// The account taking it (signed in), if any.
+    pub account: Option<SeatAccount>,
 }
 
 /// A display name, trimmed; INVALID_ARGUMENT (`name: …`) when too long or holding characters
@@ -804,7 +869,8 @@ fn replay(sg: &StoredGame) -> Result<GameState, String> {
         if seat >= st.players() {
             return Err(format!("bad seat {seat}"));
         }
-        st.seat(seat, Seated { name: s.name.clone(), token_hash: s.token_hash, bot: s.bot }, s.joined_ms);
+        let seated = Seated { name: s.name.clone(), account: None, token_hash: s.token_hash, bot: s.bot };
+        st.seat(seat, seated, s.joined_ms);
     }
     st.pending.clear();
     for a in &sg.actions {

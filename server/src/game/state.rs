@@ -126,11 +126,40 @@ pub struct Entry {
     pub ev: LogEvent,
 }
 
+/// The account holding a seat (taken while signed in), as the game shows it: its name and
+/// kind never change (no renames); its deletion is a flag the account registry shares with
+/// every seat of the account (`game::shared::AccountDirectory`).
+#[derive(Clone, Debug)]
+pub struct SeatAccount {
+    /// The account's id (stored with the seat: `SeatRow::account_id`).
+    pub id: String,
+    /// Its name, as registered (empty when the registry does not know it).
+    pub name: String,
+    /// Its kind, as the wire's `AccountKind` (0: unknown).
+    pub kind: i32,
+    /// Set once the account is deleted.
+    pub deleted: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl SeatAccount {
+    /// Fills a seat's account fields for the wire.
+    pub fn describe(&self, info: &mut pb::SeatInfo) {
+        if self.deleted.load(std::sync::atomic::Ordering::Relaxed) {
+            info.account_deleted = true;
+        } else {
+            info.account = self.name.clone();
+            info.account_kind = self.kind;
+        }
+    }
+}
+
 /// A taken seat.
 #[derive(Clone, Debug)]
 pub struct Seated {
     /// Display name.
     pub name: String,
+    /// The account that took it (`None`: a guest, a house bot, an entrant).
+    pub account: Option<SeatAccount>,
     /// SHA-256 of the seat token.
     pub token_hash: [u8; 32],
     /// The server seated a program here: the house bot in a game with a house bot strategy,
@@ -1098,18 +1127,19 @@ impl GameState {
         let seats = (0..self.players())
             .map(|i| {
                 let seated = self.seats[i as usize].as_ref();
-                pb::SeatInfo {
+                let mut info = pb::SeatInfo {
                     seat: i as u32,
                     name: seated.map(|s| s.name.clone()).unwrap_or_default(),
                     taken: seated.is_some(),
                     bot: self.house_seat(i),
                     team: team(i),
                     entrant: self.entrant_seat(i),
-                    // The account registry fills these (branch acc-acct).
-                    account: String::new(),
-                    account_kind: 0,
-                    account_deleted: false,
+                    ..Default::default()
+                };
+                if let Some(a) = seated.and_then(|s| s.account.as_ref()) {
+                    a.describe(&mut info);
                 }
+                info
             })
             .collect();
         let mut s = pb::GameSnapshot {
@@ -1456,7 +1486,11 @@ mod table_tests {
             first_dealer: None,
         });
         for seat in 0..4 {
-            st.seat(seat, Seated { name: format!("p{seat}"), token_hash: [seat; 32], bot: false }, 0);
+            st.seat(
+                seat,
+                Seated { name: format!("p{seat}"), account: None, token_hash: [seat; 32], bot: false },
+                0,
+            );
         }
         st
     }

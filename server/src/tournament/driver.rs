@@ -316,7 +316,7 @@ impl Tournaments {
         let seats = names
             .into_iter()
             .zip(&tokens)
-            .map(|(name, token)| NewSeat { name, token: token.clone(), bot: true })
+            .map(|(name, token)| NewSeat { name, token: token.clone(), bot: true, account: None })
             .collect();
         sh.create_seated_game(
             g.game_id.clone(),

@@ -47,9 +47,14 @@
 //! - `malformed`: raw HTTP/2 and gRPC-Web requests that are not protobuf, break the framing or
 //!   are oversize: their status and message, nothing changed.
 //! - `metrics`: `/metrics` scraped by a raw HTTP/1.1 GET before, during and after games.
+//! - `accounts`: registration (names unique without regard to case and confusables), sign-in
+//!   (one answer for a wrong password and an unknown name, failures slowed down), tokens and
+//!   scopes, password changes ending sessions, registrations per hour, no secret on disk, and
+//!   accounts and tokens across a restart.
 //! - `web`, `web_verify`: the page served, and played, watched and verified in Chromium
 //!   (`server/web/test/`).
 
+mod accounts;
 mod api;
 mod cluster;
 mod common;

@@ -1,0 +1,355 @@
+//! Accounts over the network: registration (names unique without regard to case and
+//! confusables), sign-in (one answer for a wrong password and an unknown name, throttled
+//! failures), tokens and scopes, password changes ending sessions, registrations per hour,
+//! deletion and export, secrets never on disk, and everything surviving a restart.
+
+use std::path::Path;
+use std::time::Duration;
+
+use gin_proto::v1 as pb;
+use gin_proto::v1::account_service_client::AccountServiceClient;
+use tonic::Code;
+use tonic::transport::Channel;
+
+use crate::common::{TestServer, authed};
+
+type Accounts = AccountServiceClient<Channel>;
+
+async fn client(server: &TestServer) -> Accounts {
+    AccountServiceClient::new(server.channel().await)
+}
+
+fn cfg(db: &Path) -> gin_server::Config {
+    gin_server::Config { db: db.to_path_buf(), rate_per_sec: 0, ..gin_server::Config::default() }
+}
+
+/// Registers `name` (a person when `password` is set, else a bot): its first token.
+async fn register(c: &mut Accounts, name: &str, password: &str) -> pb::RegisterResponse {
+    let kind = if password.is_empty() { pb::AccountKind::Bot } else { pb::AccountKind::Person };
+    c.register(pb::RegisterRequest {
+        name: name.into(),
+        kind: kind as i32,
+        password: password.into(),
+        token_label: String::new(),
+    })
+    .await
+    .unwrap()
+    .into_inner()
+}
+
+async fn who(c: &mut Accounts, token: &str) -> Result<pb::WhoAmIResponse, tonic::Status> {
+    c.who_am_i(authed(pb::WhoAmIRequest {}, token)).await.map(|r| r.into_inner())
+}
+
+async fn sign_in(c: &mut Accounts, name: &str, password: &str) -> Result<pb::SignInResponse, tonic::Status> {
+    c.sign_in(pb::SignInRequest { name: name.into(), password: password.into(), label: String::new() })
+        .await
+        .map(|r| r.into_inner())
+}
+
+#[tokio::test]
+async fn names_are_unique_without_regard_to_case_and_confusables_and_bad_input_creates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(cfg(&dir.path().join("gin.db"))).await;
+    let mut c = client(&server).await;
+
+    let paul = register(&mut c, "Paul", "correct horse").await;
+    let a = paul.account.clone().unwrap();
+    assert_eq!((a.name.as_str(), a.kind, a.has_password), ("Paul", pb::AccountKind::Person as i32, true));
+    assert!(paul.token.starts_with("gin_at_"), "a token");
+    let info = paul.token_info.clone().unwrap();
+    assert!(info.session && info.id.starts_with("tk_") && info.scopes.len() == 3, "{info:?}");
+    let bot = register(&mut c, "Robo", "").await;
+    assert_eq!(bot.account.unwrap().kind, pb::AccountKind::Bot as i32);
+    assert!(!bot.token_info.unwrap().session);
+
+    let refused = |name: &str, kind: pb::AccountKind, password: &str| pb::RegisterRequest {
+        name: name.into(),
+        kind: kind as i32,
+        password: password.into(),
+        token_label: String::new(),
+    };
+    let cases = [
+        (refused("paul", pb::AccountKind::Person, "password1"), Code::AlreadyExists, "name"),
+        (refused("PAU1", pb::AccountKind::Bot, ""), Code::AlreadyExists, "confusable"),
+        (refused("Robot2", pb::AccountKind::Bot, "a password"), Code::InvalidArgument, "password"),
+        (refused("", pb::AccountKind::Person, "password1"), Code::InvalidArgument, "name"),
+        (refused(" lead", pb::AccountKind::Person, "password1"), Code::InvalidArgument, "name"),
+        (refused("a\u{202e}b", pb::AccountKind::Person, "password1"), Code::InvalidArgument, "name"),
+        (refused(&"x".repeat(41), pb::AccountKind::Person, "password1"), Code::InvalidArgument, "name"),
+        (refused("Shorty", pb::AccountKind::Person, "short"), Code::InvalidArgument, "password"),
+        (refused("Nokind", pb::AccountKind::Unspecified, ""), Code::InvalidArgument, "kind"),
+    ];
+    for (req, code, needle) in cases {
+        let name = req.name.clone();
+        let e = c.register(req).await.unwrap_err();
+        assert_eq!(e.code(), code, "{name:?}: {e:?}");
+        assert!(e.message().contains(needle), "{name:?}: {e:?}");
+        // Nothing was created: the name is free (or still the first holder's).
+        let profile = c.get_account(pb::GetAccountRequest { name: name.clone() }).await;
+        if name == "paul" {
+            assert_eq!(profile.unwrap().into_inner().account.unwrap().name, "Paul");
+        } else {
+            assert_eq!(profile.unwrap_err().code(), Code::NotFound, "{name:?}");
+        }
+    }
+    // Both first tokens work.
+    assert_eq!(who(&mut c, &paul.token).await.unwrap().account.unwrap().name, "Paul");
+    // A made-up account token: refused by the gate, on every service.
+    let fake = format!("gin_at_{}", "A".repeat(43));
+    let e = who(&mut c, &fake).await.unwrap_err();
+    assert_eq!((e.code(), e.message()), (Code::Unauthenticated, "unknown or revoked account token"));
+    let mut lobby = gin_proto::v1::lobby_service_client::LobbyServiceClient::new(server.channel().await);
+    let e = lobby.list_games(authed(pb::ListGamesRequest::default(), &fake)).await.unwrap_err();
+    assert_eq!(e.code(), Code::Unauthenticated);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn sign_in_answers_alike_for_unknown_names_and_slows_down_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(cfg(&dir.path().join("gin.db"))).await;
+    let mut c = client(&server).await;
+    register(&mut c, "Alice", "alice's password").await;
+    register(&mut c, "Bob", "bob's password").await;
+
+    let s = sign_in(&mut c, "ALICE", "alice's password").await.unwrap();
+    assert!(s.token_info.as_ref().unwrap().session);
+    assert_eq!(who(&mut c, &s.token).await.unwrap().account.unwrap().name, "Alice");
+
+    let wrong = sign_in(&mut c, "alice", "not it at all").await.unwrap_err();
+    let unknown = sign_in(&mut c, "nobody", "not it at all").await.unwrap_err();
+    assert_eq!((wrong.code(), wrong.message()), (Code::Unauthenticated, "wrong name or password"));
+    assert_eq!((unknown.code(), unknown.message()), (wrong.code(), wrong.message()));
+
+    // Alice's name has one failure; four more, then even the right password waits.
+    for _ in 0..4 {
+        assert_eq!(sign_in(&mut c, "alice", "still wrong").await.unwrap_err().code(), Code::Unauthenticated);
+    }
+    let slowed = sign_in(&mut c, "Alice", "alice's password").await.unwrap_err();
+    assert_eq!(slowed.code(), Code::ResourceExhausted, "{slowed:?}");
+    let ms: u64 = slowed.metadata().get("retry-after-ms").unwrap().to_str().unwrap().parse().unwrap();
+    assert!((1..=1001).contains(&ms), "{ms}");
+    // An unknown name is slowed down the same way (the answer tells nothing of the name).
+    for _ in 0..4 {
+        assert_eq!(sign_in(&mut c, "nobody", "x").await.unwrap_err().code(), Code::Unauthenticated);
+    }
+    assert_eq!(sign_in(&mut c, "nobody", "x").await.unwrap_err().code(), Code::ResourceExhausted);
+    // Another name from the same address still signs in.
+    sign_in(&mut c, "bob", "bob's password").await.unwrap();
+    // Once the delay is over, the right password works and resets the name's count.
+    tokio::time::sleep(Duration::from_millis(ms + 50)).await;
+    sign_in(&mut c, "alice", "alice's password").await.unwrap();
+    assert_eq!(sign_in(&mut c, "alice", "wrong again").await.unwrap_err().code(), Code::Unauthenticated);
+    sign_in(&mut c, "alice", "alice's password").await.unwrap();
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn tokens_scopes_revocation_and_password_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(cfg(&dir.path().join("gin.db"))).await;
+    let mut c = client(&server).await;
+    let first = register(&mut c, "Carol", "carol's password").await;
+    let session = sign_in(&mut c, "carol", "carol's password").await.unwrap().token;
+
+    let api = c
+        .create_token(authed(
+            pb::CreateTokenRequest {
+                label: "my bot".into(),
+                scopes: vec![pb::TokenScope::Play as i32, pb::TokenScope::Play as i32],
+            },
+            &first.token,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let info = api.token_info.unwrap();
+    assert_eq!(
+        (info.label.as_str(), info.scopes.clone(), info.session),
+        ("my bot", vec![pb::TokenScope::Play as i32], false)
+    );
+    // The play-only token identifies the account but may not manage it.
+    assert_eq!(who(&mut c, &api.token).await.unwrap().token.unwrap().id, info.id);
+    let denied = c
+        .create_token(authed(pb::CreateTokenRequest { label: "more".into(), scopes: vec![3] }, &api.token))
+        .await
+        .unwrap_err();
+    assert_eq!(denied.code(), Code::PermissionDenied, "{denied:?}");
+    // Bad input: named, nothing made.
+    for (label, scopes, field) in [("", vec![1], "label"), ("x", vec![], "scopes"), ("x", vec![9], "scopes")]
+    {
+        let e = c
+            .create_token(authed(pb::CreateTokenRequest { label: label.into(), scopes }, &first.token))
+            .await
+            .unwrap_err();
+        assert_eq!(e.code(), Code::InvalidArgument);
+        assert!(e.message().starts_with(field), "{e:?}");
+    }
+    let list =
+        c.list_tokens(authed(pb::ListTokensRequest {}, &first.token)).await.unwrap().into_inner().tokens;
+    assert_eq!(list.len(), 3, "{list:?}");
+
+    // Revoked: refused at once.
+    let r = c
+        .revoke_token(authed(pb::RevokeTokenRequest { id: info.id.clone() }, &first.token))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(r.token_info.unwrap().revoked_unix_ms > 0);
+    assert_eq!(who(&mut c, &api.token).await.unwrap_err().code(), Code::Unauthenticated);
+    let e = c
+        .revoke_token(authed(pb::RevokeTokenRequest { id: "tk_nope".into() }, &first.token))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::NotFound);
+    let list =
+        c.list_tokens(authed(pb::ListTokensRequest {}, &first.token)).await.unwrap().into_inner().tokens;
+    assert_eq!(list.last().unwrap().id, info.id, "live ones first");
+
+    // An API token made before the change stays, sessions end.
+    let kept = c
+        .create_token(authed(
+            pb::CreateTokenRequest { label: "kept".into(), scopes: vec![1, 2, 3] },
+            &first.token,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .token;
+    let wrong = c
+        .set_password(authed(
+            pb::SetPasswordRequest {
+                current_password: "nope nope".into(),
+                new_password: "new password".into(),
+            },
+            &kept,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(wrong.code(), Code::Unauthenticated);
+    let set = c
+        .set_password(authed(
+            pb::SetPasswordRequest {
+                current_password: "carol's password".into(),
+                new_password: "new password".into(),
+            },
+            &kept,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(who(&mut c, &session).await.unwrap_err().code(), Code::Unauthenticated);
+    assert_eq!(who(&mut c, &first.token).await.unwrap_err().code(), Code::Unauthenticated, "a session too");
+    who(&mut c, &kept).await.unwrap();
+    who(&mut c, &set.token).await.unwrap();
+    assert_eq!(sign_in(&mut c, "carol", "carol's password").await.unwrap_err().code(), Code::Unauthenticated);
+    sign_in(&mut c, "carol", "new password").await.unwrap();
+    // Sign-out ends the token of the call.
+    c.sign_out(authed(pb::SignOutRequest {}, &set.token)).await.unwrap();
+    assert_eq!(who(&mut c, &set.token).await.unwrap_err().code(), Code::Unauthenticated);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn registrations_per_address_per_hour_are_limited() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(gin_server::Config {
+        registrations_per_hour: 3,
+        ..cfg(&dir.path().join("gin.db"))
+    })
+    .await;
+    let mut c = client(&server).await;
+    // A refused registration takes none.
+    assert!(
+        c.register(pb::RegisterRequest { name: "".into(), kind: 2, ..Default::default() }).await.is_err()
+    );
+    for name in ["One", "Two", "Three"] {
+        register(&mut c, name, "").await;
+    }
+    let e = c
+        .register(pb::RegisterRequest { name: "Four".into(), kind: 2, ..Default::default() })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::ResourceExhausted, "{e:?}");
+    let ms: u64 = e.metadata().get("retry-after-ms").unwrap().to_str().unwrap().parse().unwrap();
+    assert!(ms > 3_500_000, "{ms}");
+    assert_eq!(
+        c.get_account(pb::GetAccountRequest { name: "Four".into() }).await.unwrap_err().code(),
+        Code::NotFound
+    );
+    server.stop().await;
+}
+
+/// Every byte of every file under `dir`.
+fn every_byte(dir: &Path) -> Vec<u8> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(every_byte(&p));
+        } else {
+            out.extend(std::fs::read(&p).unwrap());
+        }
+    }
+    out
+}
+
+fn holds(hay: &[u8], needle: &str) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+#[tokio::test]
+async fn accounts_and_tokens_survive_a_restart_and_no_secret_is_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gin.db");
+    let server = TestServer::start_with(cfg(&db)).await;
+    let mut c = client(&server).await;
+    let password = "a secret passphrase";
+    let dave = register(&mut c, "Dave", password).await;
+    let session = sign_in(&mut c, "dave", password).await.unwrap().token;
+    let api = c
+        .create_token(authed(pb::CreateTokenRequest { label: "api".into(), scopes: vec![1, 3] }, &dave.token))
+        .await
+        .unwrap()
+        .into_inner();
+    let revoked = c
+        .create_token(authed(pb::CreateTokenRequest { label: "gone".into(), scopes: vec![1] }, &dave.token))
+        .await
+        .unwrap()
+        .into_inner();
+    c.revoke_token(authed(pb::RevokeTokenRequest { id: revoked.token_info.unwrap().id }, &dave.token))
+        .await
+        .unwrap();
+    let bot = register(&mut c, "Botty", "").await;
+    server.stop().await;
+
+    let tokens = [&dave.token, &session, &api.token, &revoked.token, &bot.token];
+    let bytes = every_byte(dir.path());
+    assert!(!holds(&bytes, password), "the password is on disk");
+    for t in tokens {
+        assert!(!holds(&bytes, t), "a token is on disk");
+        assert!(!holds(&bytes, t.strip_prefix("gin_at_").unwrap()), "a token's secret part is on disk");
+    }
+
+    let server = TestServer::start_with(cfg(&db)).await;
+    let mut c = client(&server).await;
+    assert_eq!(who(&mut c, &api.token).await.unwrap().account.unwrap().name, "Dave");
+    assert_eq!(who(&mut c, &session).await.unwrap().account.unwrap().name, "Dave");
+    assert_eq!(who(&mut c, &bot.token).await.unwrap().account.unwrap().kind, pb::AccountKind::Bot as i32);
+    assert_eq!(
+        who(&mut c, &revoked.token).await.unwrap_err().code(),
+        Code::Unauthenticated,
+        "revoked stays revoked"
+    );
+    sign_in(&mut c, "Dave", password).await.unwrap();
+    let e = c
+        .register(pb::RegisterRequest { name: "DAVE".into(), kind: 2, ..Default::default() })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::AlreadyExists);
+    // Last uses were written on the way down.
+    let list = c.list_tokens(authed(pb::ListTokensRequest {}, &api.token)).await.unwrap().into_inner().tokens;
+    assert!(list.iter().find(|t| t.label == "api").unwrap().last_used_unix_ms > 0, "{list:?}");
+    server.stop().await;
+}
