@@ -1,5 +1,7 @@
 //! End to end with a real server: `gin-bot account create` makes a bot account whose token
-//! (printed once) signs in as a bot.
+//! (printed once) signs in as a bot, and `gin-bot play --account-token` (and
+//! `GIN_ACCOUNT_TOKEN`) plays a game whose seat is that account's, marked
+//! ACCOUNT_KIND_BOT; the account's games list it, not a guest's.
 
 use std::time::Duration;
 
@@ -37,5 +39,41 @@ async fn account_create_makes_a_bot_account_on_a_real_server() {
     // The name is taken now.
     let (_, err, ok) = gin_bot(&["account", "create", "robo", "--server", &url], &[]).await;
     assert!(!ok && err.starts_with("gin-bot: error: creating bot account robo: "), "{err}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_account_plays_as_itself() {
+    let server = Server::start().await;
+    let url = server.url();
+    let (token, err, ok) = gin_bot(&["account", "create", "Robo", "--server", &url], &[]).await;
+    assert!(ok, "{err}");
+    let token = token.trim().to_string();
+    assert!(gin_sdk::is_account_token(&token), "{token:?}");
+
+    let (out, err, ok) =
+        gin_bot(&["play", "--vs-bot", "simple", "--account-token", &token, "--server", &url], &[]).await;
+    assert!(ok, "stdout:\n{out}\nstderr:\n{err}");
+    let id = out.lines().find(|l| l.starts_with('[')).unwrap().split_whitespace().nth(1).unwrap().to_string();
+    // The game's seat 0 is the bot account's, as anyone sees it.
+    let client = Client::connect(&url).await.unwrap();
+    let snap = client.get_game(&id, "").await.unwrap();
+    let seat = snap.seats.iter().find(|s| s.seat == 0).unwrap();
+    assert_eq!(seat.account, "Robo", "{seat:?}");
+    assert_eq!(seat.account_kind, pb::AccountKind::Bot as i32, "{seat:?}");
+
+    // Through the environment too; both games are the account's.
+    let (out, err, ok) =
+        gin_bot(&["play", "--vs-bot", "random", "--server", &url], &[("GIN_ACCOUNT_TOKEN", &token)]).await;
+    assert!(ok, "stdout:\n{out}\nstderr:\n{err}");
+    let games = client.list_player_games("robo", 0, "").await.unwrap();
+    assert_eq!(games.account.unwrap().kind, pb::AccountKind::Bot as i32);
+    assert_eq!(games.games.len(), 2, "{:?}", games.games);
+    assert!(games.games.iter().any(|g| g.game_id == id));
+    // A guest's game is not.
+    let (_, err, ok) = gin_bot(&["play", "--vs-bot", "random", "--server", &url], &[]).await;
+    assert!(ok, "{err}");
+    assert_eq!(client.list_player_games("robo", 0, "").await.unwrap().games.len(), 2);
+
     server.stop().await;
 }
