@@ -77,3 +77,44 @@ async fn a_bot_account_plays_as_itself() {
 
     server.stop().await;
 }
+
+/// `gin-bot tournament join --token gin_at_…`: the account token is taken as the account's
+/// by its prefix (sent as the bearer, not as an entrant token to re-enter with, which the
+/// server would refuse), and `--account-token` does the same; both entrants play to the
+/// standings.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_account_enters_a_tournament_with_its_token() {
+    let server = Server::start().await;
+    let url = server.url();
+    let (token, err, ok) = gin_bot(&["account", "create", "Robo", "--server", &url], &[]).await;
+    assert!(ok, "{err}");
+    let token = token.trim().to_string();
+    let (id, err, ok) = gin_bot(
+        &[
+            "tournament",
+            "create",
+            "--server",
+            &url,
+            "--entrants",
+            "2",
+            "--games-per-pairing",
+            "1",
+            "--account-token",
+            &token,
+        ],
+        &[],
+    )
+    .await;
+    assert!(ok, "{err}");
+    let id = id.trim().to_string();
+    let (a_args, b_args) = (
+        ["tournament", "join", &id, "--token", &token, "--name", "robo", "--server", &url],
+        ["tournament", "join", &id, "--name", "guest", "--server", &url],
+    );
+    let (a, b) = (gin_bot(&a_args, &[]), gin_bot(&b_args, &[]));
+    let ((a_out, a_err, a_ok), (b_out, b_err, b_ok)) = tokio::join!(a, b);
+    assert!(a_ok, "stdout:\n{a_out}\nstderr:\n{a_err}");
+    assert!(b_ok, "stdout:\n{b_out}\nstderr:\n{b_err}");
+    assert!(a_out.contains("finished") && a_out.lines().any(|l| l.contains(" seat ")), "{a_out}");
+    server.stop().await;
+}
