@@ -305,3 +305,74 @@ async fn password_export_and_delete_keep_the_file_in_step() {
     assert!(!fake.state.lock().unwrap().accounts.contains_key("bob"));
     assert_eq!(kept(), None, "the deleted account's token is forgotten");
 }
+
+/// `gin account create` on a terminal (a pseudo-terminal): the password is asked twice,
+/// without echo; two that differ create nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_terminal_the_password_is_asked_twice_without_echo() {
+    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+    use std::io::{Read, Write};
+    use std::time::{Duration, Instant};
+
+    let fake = Fake::default();
+    let url = fake.start().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("gin");
+    // One run in a pseudo-terminal, typing `answers` at each prompt; all it wrote.
+    let run_pty = |name: &'static str, answers: [&'static str; 2]| {
+        let (url, cfg) = (url.clone(), cfg.clone());
+        tokio::task::spawn_blocking(move || {
+            let pair = native_pty_system()
+                .openpty(PtySize { rows: 24, cols: 100, pixel_width: 0, pixel_height: 0 })
+                .expect("open a pseudo-terminal");
+            let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_gin"));
+            cmd.args(["account", "create", name, "--server", &url]);
+            cmd.env("GIN_CONFIG_DIR", &cfg);
+            let mut child = pair.slave.spawn_command(cmd).expect("start gin");
+            drop(pair.slave);
+            let mut reader = pair.master.try_clone_reader().unwrap();
+            let mut keys = pair.master.take_writer().unwrap();
+            let seen = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+            let s2 = seen.clone();
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = reader.read(&mut buf) {
+                    if n == 0 {
+                        return;
+                    }
+                    s2.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
+                }
+            });
+            let wait_for = |what: &str| {
+                let start = Instant::now();
+                while !seen.lock().unwrap().contains(what) {
+                    assert!(
+                        start.elapsed() < Duration::from_secs(20),
+                        "no {what:?} in {:?}",
+                        seen.lock().unwrap()
+                    );
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            };
+            wait_for(&format!("password for {name}: "));
+            write!(keys, "{}\r", answers[0]).unwrap();
+            wait_for("the same again: ");
+            write!(keys, "{}\r", answers[1]).unwrap();
+            let status = child.wait().unwrap();
+            std::thread::sleep(Duration::from_millis(100));
+            let text = seen.lock().unwrap().clone();
+            drop(pair.master);
+            (status.success(), text)
+        })
+    };
+    let (ok, text) = run_pty("carol", ["pw-one-1234", "pw-one-1234"]).await.unwrap();
+    assert!(ok, "{text}");
+    assert!(text.contains("created carol (person)"), "{text}");
+    assert!(!text.contains("pw-one"), "the password is not echoed: {text:?}");
+    assert_eq!(fake.state.lock().unwrap().accounts["carol"].1, "pw-one-1234");
+
+    let (ok, text) = run_pty("dave", ["pw-two-1234", "pw-other-12"]).await.unwrap();
+    assert!(!ok, "{text}");
+    assert!(text.contains("gin: error: the two passwords differ"), "{text}");
+    assert!(!fake.state.lock().unwrap().accounts.contains_key("dave"));
+}
