@@ -527,3 +527,71 @@ async fn an_account_plays_as_itself_its_games_are_listed_and_deletion_shows_on_i
     assert!(s[0].account_deleted, "an unfinished game's seat too: {:?}", s[0]);
     server.stop().await;
 }
+
+/// Two servers on one PostgreSQL: an account registered at one signs in and plays at the
+/// other at once (an unknown token makes a server read the others' changes), and a token
+/// revoked at one is refused by the other within a second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgresql_two_servers_share_accounts_and_revocations_within_a_second() {
+    use crate::restart::Proc;
+    use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+    let Some(pg) = gin_server::storage::pg_cluster::for_test() else { return };
+    let db = std::path::PathBuf::from(pg.create_database("accounts").unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let lease = ["--lease-ms", "1500"];
+    let a = Proc::start_in_cluster(&db, &dir.path().join("a.log"), &lease).await;
+    let b = Proc::start_in_cluster(&db, &dir.path().join("b.log"), &lease).await;
+    let (ca, cb) = (a.channel().await, b.channel().await);
+    let (mut at_a, mut at_b) = (AccountServiceClient::new(ca.clone()), AccountServiceClient::new(cb.clone()));
+
+    let fay = register(&mut at_a, "Fay", "fay's password").await.token;
+    assert_eq!(who(&mut at_b, &fay).await.unwrap().account.unwrap().name, "Fay", "known at B at once");
+    let session = sign_in(&mut at_b, "fay", "fay's password").await.unwrap();
+    let session_id = session.token_info.unwrap().id;
+    who(&mut at_a, &session.token).await.unwrap();
+    let e = at_b.register(pb::RegisterRequest { name: "FAY".into(), kind: 2, ..Default::default() }).await;
+    assert_eq!(e.unwrap_err().code(), Code::AlreadyExists);
+
+    // Plays at B with the token made at A.
+    let game = LobbyServiceClient::new(cb.clone())
+        .create_game(authed(
+            pb::CreateGameRequest {
+                rules: Some(crate::common::preset("standard")),
+                join: true,
+                house_bot: "simple".into(),
+                seed: 3,
+                ..Default::default()
+            },
+            &fay,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .game_id;
+    let sdk = gin_sdk::Client::from_channel(cb.clone(), crate::house::opts());
+    let o = sdk.play(&game, &fay, &mut gin_strategies::simple::SimpleStrategy::new(2)).await.unwrap();
+    assert_eq!(o.reason, pb::GameEndReason::Target);
+    let listed = at_a
+        .list_player_games(authed(pb::ListPlayerGamesRequest::default(), &fay))
+        .await
+        .unwrap()
+        .into_inner()
+        .games;
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].seats[0].account, "Fay");
+
+    // Revoked at A: refused at B within a second.
+    at_a.revoke_token(authed(pb::RevokeTokenRequest { id: session_id }, &fay)).await.unwrap();
+    let t = std::time::Instant::now();
+    loop {
+        match who(&mut at_b, &session.token).await {
+            Err(e) if e.code() == Code::Unauthenticated => break,
+            Err(e) => panic!("{e:?}"),
+            Ok(_) => {
+                assert!(t.elapsed() < Duration::from_secs(1), "still accepted at B after {:?}", t.elapsed());
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+    }
+    who(&mut at_b, &fay).await.unwrap();
+}
