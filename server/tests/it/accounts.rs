@@ -397,8 +397,11 @@ async fn an_account_plays_as_itself_its_games_are_listed_and_deletion_shows_on_i
     // The account token views and acts for its seat: it sees its hand.
     let mine = crate::common::get_game(&mut gc, &game, &erin).await;
     assert_eq!(mine.viewer_seat, Some(0));
+    assert!(mine.hand.len() >= 10, "the seat's view holds its hand: {:?}", mine.hand);
     let spectator = crate::common::get_game(&mut gc, &game, "").await;
-    assert_ne!(mine, spectator, "the seat's view holds its hand");
+    assert!(spectator.hand.is_empty() && spectator.viewer_seat.is_none());
+    // A guest's seat token for the same seat is unaffected: still returned, and it works.
+    assert_eq!(crate::common::get_game(&mut gc, &game, &created.seat_token).await.hand, mine.hand);
 
     // A whole game played with the account token alone.
     let sdk = gin_sdk::Client::from_channel(ch.clone(), crate::house::opts());
@@ -594,4 +597,40 @@ async fn on_postgresql_two_servers_share_accounts_and_revocations_within_a_secon
         }
     }
     who(&mut at_b, &fay).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quick_match_seats_accounts_as_themselves_and_never_one_account_twice() {
+    use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(cfg(&dir.path().join("gin.db"))).await;
+    let mut c = client(&server).await;
+    let gus = register(&mut c, "Gus", "").await.token;
+    let ask = |ch: Channel, token: String, name: &str| {
+        let req = pb::QuickMatchRequest {
+            rules: Some(crate::common::preset("standard")),
+            name: name.into(),
+            ..Default::default()
+        };
+        async move { LobbyServiceClient::new(ch).quick_match(authed(req, &token)).await.map(|r| r.into_inner()) }
+    };
+    // Two calls of one account (two connections) are not paired with each other: the guest
+    // who comes next is paired with the first.
+    let first = tokio::spawn(ask(server.channel().await, gus.clone(), "x"));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let second = tokio::spawn(ask(server.channel().await, gus.clone(), "y"));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let guest = ask(server.channel().await, String::new(), "hal").await.unwrap();
+    let paired = tokio::time::timeout(Duration::from_secs(5), first).await.unwrap().unwrap().unwrap();
+    assert_eq!(paired.game_id, guest.game_id);
+    second.abort();
+    let mut gc = crate::common::Games::new(server.channel().await);
+    let s = seats(&mut gc, &guest.game_id).await;
+    let (mine, theirs) = (&s[paired.seat as usize], &s[guest.seat as usize]);
+    assert_eq!(
+        (mine.name.as_str(), mine.account.as_str(), mine.account_kind),
+        ("Gus", "Gus", pb::AccountKind::Bot as i32)
+    );
+    assert_eq!((theirs.name.as_str(), theirs.account.as_str()), ("hal", ""));
+    server.stop().await;
 }
