@@ -542,17 +542,7 @@ impl Accounts {
         check_label("label", label)?;
         let name_k = FailKey::Name(name_key(name));
         let addr_k = FailKey::Addr(addr);
-        {
-            let now = tokio::time::Instant::now();
-            let mut f = self.0.failures.lock().expect("lock");
-            let wait = f.0.check(&name_k, now).err().max(f.1.check(&addr_k, now).err());
-            if let Some(ms) = wait {
-                return Err(AccountError::Throttled {
-                    message: "sign-in: too many failures; retry later".into(),
-                    retry_after_ms: ms,
-                });
-            }
-        }
+        self.check_failures(&name_k, Some(&addr_k))?;
         let account = self.by_name(name).filter(|a| a.deleted_ms.is_none());
         let hash = account.as_ref().and_then(|a| a.password_hash.clone());
         let known = hash.is_some();
@@ -562,10 +552,7 @@ impl Accounts {
         let account = match (ok, account) {
             (true, Some(a)) => a,
             _ => {
-                let now = tokio::time::Instant::now();
-                let mut f = self.0.failures.lock().expect("lock");
-                f.0.fail(name_k, now);
-                f.1.fail(addr_k, now);
+                self.count_failure(name_k, Some(addr_k));
                 return Err(AccountError::Unauthenticated(WRONG.into()));
             }
         };
@@ -574,6 +561,49 @@ impl Accounts {
         let _one = self.0.changing.lock().await;
         self.commit(vec![AccountWrite::AddToken(token.row.clone())]).await?;
         Ok((account, token))
+    }
+
+    /// RESOURCE_EXHAUSTED when the failures of `name` (a name's key), or of `addr`, call for
+    /// a wait.
+    fn check_failures(&self, name: &FailKey, addr: Option<&FailKey>) -> Result<(), AccountError> {
+        let now = tokio::time::Instant::now();
+        let mut f = self.0.failures.lock().expect("lock");
+        let by_addr = addr.and_then(|a| f.1.check(a, now).err());
+        match f.0.check(name, now).err().max(by_addr) {
+            Some(ms) => Err(AccountError::Throttled {
+                message: "too many wrong passwords; retry later".into(),
+                retry_after_ms: ms,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Counts a wrong password against `name` (and `addr`).
+    fn count_failure(&self, name: FailKey, addr: Option<FailKey>) {
+        let now = tokio::time::Instant::now();
+        let mut f = self.0.failures.lock().expect("lock");
+        f.0.fail(name, now);
+        if let Some(a) = addr {
+            f.1.fail(a, now);
+        }
+    }
+
+    /// Checks `password` against `a`'s (when it has one), throttled as sign-ins are: a wrong
+    /// one is UNAUTHENTICATED naming `field`.
+    async fn confirm_password(
+        &self,
+        a: &AccountRow,
+        field: &str,
+        password: &str,
+    ) -> Result<(), AccountError> {
+        let Some(hash) = a.password_hash.clone() else { return Ok(()) };
+        let key = FailKey::Name(a.name_key.clone());
+        self.check_failures(&key, None)?;
+        if verify_password(password.to_owned(), hash).await {
+            return Ok(());
+        }
+        self.count_failure(key, None);
+        Err(AccountError::Unauthenticated(format!("{field}: wrong password")))
     }
 
     /// Revokes `token_id` of `account_id`; NOT_FOUND when the account has no such token.
@@ -620,11 +650,7 @@ impl Accounts {
         if a.kind != KIND_PERSON {
             return Err(AccountError::Invalid("new_password: a bot account has none".into()));
         }
-        if let Some(hash) = a.password_hash.clone()
-            && !verify_password(current.to_owned(), hash).await
-        {
-            return Err(AccountError::Unauthenticated("current_password: wrong password".into()));
-        }
+        self.confirm_password(&a, "current_password", current).await?;
         let hash = hash_password(new.to_owned()).await?;
         let token = new_token(account_id, "password set", SCOPE_ALL, true);
         let _one = self.0.changing.lock().await;
@@ -653,11 +679,7 @@ impl Accounts {
         if confirm_name != a.name {
             return Err(AccountError::Invalid("confirm_name: not the account's name".into()));
         }
-        if let Some(hash) = a.password_hash.clone()
-            && !verify_password(password.to_owned(), hash).await
-        {
-            return Err(AccountError::Unauthenticated("password: wrong password".into()));
-        }
+        self.confirm_password(&a, "password", password).await?;
         let _one = self.0.changing.lock().await;
         self.commit(vec![AccountWrite::Delete { account_id: account_id.to_owned(), at_ms: now_ms() }]).await
     }

@@ -444,6 +444,7 @@ mod tests {
         match crate::gate::identify(s, Some(&header))? {
             Some(crate::gate::Identity::Seat(id)) => drop(r.extensions_mut().insert(id)),
             Some(crate::gate::Identity::Claimed(claim)) => drop(r.extensions_mut().insert(claim)),
+            Some(crate::gate::Identity::Account(id)) => drop(r.extensions_mut().insert(id)),
             None => {}
         }
         Ok(r)

@@ -279,6 +279,12 @@ where
                 None if accounts.clustered() => {
                     // Perhaps made on another server a moment ago: read the changes once, then
                     // pass the call on (the service's readiness was checked for this call).
+                    // Counted against the address first: made-up tokens cannot make a caller
+                    // read the store more often than its rate.
+                    let (_, client) = self.layer.caller(&req);
+                    if let Err(s) = self.layer.admit(CallerKey::Peer(client.map(|c| c.ip()))) {
+                        return refuse(s);
+                    }
                     let token = token.to_owned();
                     let accounts = accounts.clone();
                     let layer = self.layer.clone();
@@ -288,7 +294,7 @@ where
                         let Some(id) = accounts.identify_fresh(&token).await else {
                             return Ok(unknown_account_token().into_http());
                         };
-                        match layer.admit_call(&mut req, Some(Identity::Account(id))) {
+                        match layer.admit_call(&mut req, Some(Identity::Account(id)), true) {
                             Ok(()) => inner.call(req).await,
                             Err(s) => Ok(s.into_http()),
                         }
@@ -304,7 +310,7 @@ where
         } else {
             None
         };
-        match self.layer.admit_call(&mut req, identity) {
+        match self.layer.admit_call(&mut req, identity, false) {
             Ok(()) => Either::Left(self.inner.call(req)),
             Err(s) => refuse(s),
         }
@@ -312,9 +318,15 @@ where
 }
 
 impl GateLayer {
-    /// Counts a call of `identity` against its rate (and its address's, for an account), and
-    /// puts the identity and the caller's address in its extensions.
-    fn admit_call<B>(&self, req: &mut Request<B>, identity: Option<Identity>) -> Result<(), Status> {
+    /// Counts a call of `identity` against its rate (and its address's, for an account, unless
+    /// `address_counted` already), and puts the identity and the caller's address in its
+    /// extensions.
+    fn admit_call<B>(
+        &self,
+        req: &mut Request<B>,
+        identity: Option<Identity>,
+        address_counted: bool,
+    ) -> Result<(), Status> {
         // The caller: the TCP peer, or in a cluster the one a call from its proxy (or
         // another of its servers) names. (Kept as an extension only then: elsewhere
         // `ClientAddr::of` reads the TCP peer.)
@@ -327,7 +339,9 @@ impl GateLayer {
             Some(Identity::Seat(id)) => self.admit(CallerKey::Token(id.token_hash))?,
             Some(Identity::Account(id)) => {
                 self.admit(CallerKey::Account(token_hash(&id.account_id)))?;
-                self.admit(peer)?;
+                if !address_counted {
+                    self.admit(peer)?;
+                }
             }
             _ => self.admit(peer)?,
         }

@@ -496,7 +496,7 @@ impl Lobby {
             let mut waiting = self.matches.waiting.lock().expect("lock");
             let queue = waiting.entry(key.clone()).or_default();
             queue.retain(|w| !w.tx.is_closed());
-            let others = others_of(queue, ask.conn, n - 1);
+            let others = others_of(queue, ask.conn, ask.account.as_ref(), n - 1);
             if others.len() == n - 1 {
                 let mut group = take_all(queue, &others);
                 group.push(me);
@@ -533,7 +533,7 @@ impl Lobby {
                 waiting.get_mut(&key).and_then(|queue| {
                     let mine = queue.iter().position(|w| w.ticket == ticket)?;
                     let me = queue.remove(mine);
-                    let others = others_of(queue, ask.conn, n - 1);
+                    let others = others_of(queue, ask.conn, ask.account.as_ref(), n - 1);
                     let mut group = take_all(queue, &others);
                     group.insert(0, me);
                     Some(group)
@@ -555,19 +555,32 @@ impl Lobby {
     }
 }
 
-/// Up to `k` waiters of `queue` another connection than `conn` holds, distinct connections
-/// (one client is never seated twice at a table), first come first: their indices.
-fn others_of(queue: &[Waiter], conn: Option<std::net::SocketAddr>, k: usize) -> Vec<usize> {
+/// Up to `k` waiters of `queue` another connection than `conn` and another account than
+/// `account` hold, distinct connections and accounts (one client, one account, is never
+/// seated twice at a table), first come first: their indices.
+fn others_of(
+    queue: &[Waiter],
+    conn: Option<std::net::SocketAddr>,
+    account: Option<&SeatAccount>,
+    k: usize,
+) -> Vec<usize> {
     let mut seen: Vec<std::net::SocketAddr> = conn.into_iter().collect();
+    let mut accounts: Vec<&str> = account.map(|a| a.id.as_str()).into_iter().collect();
     let mut out = Vec::new();
     for (i, w) in queue.iter().enumerate() {
         if out.len() == k {
             break;
         }
+        if w.account.as_ref().is_some_and(|a| accounts.contains(&a.id.as_str())) {
+            continue;
+        }
         match w.conn {
             Some(c) if seen.contains(&c) => continue,
             Some(c) => seen.push(c),
             None => {}
+        }
+        if let Some(a) = &w.account {
+            accounts.push(&a.id);
         }
         out.push(i);
     }

@@ -353,3 +353,284 @@ async fn accounts_and_tokens_survive_a_restart_and_no_secret_is_stored() {
     assert!(list.iter().find(|t| t.label == "api").unwrap().last_used_unix_ms > 0, "{list:?}");
     server.stop().await;
 }
+
+/// The seats of `game` as a spectator sees them.
+async fn seats(gc: &mut crate::common::Games, game: &str) -> Vec<pb::SeatInfo> {
+    crate::common::get_game(gc, game, "").await.seats
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_account_plays_as_itself_its_games_are_listed_and_deletion_shows_on_its_seats() {
+    use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gin.db");
+    let server = TestServer::start_with(cfg(&db)).await;
+    let ch = server.channel().await;
+    let mut c = client(&server).await;
+    let mut lobby = LobbyServiceClient::new(ch.clone());
+    let mut gc = crate::common::Games::new(ch.clone());
+    let password = "erin's passphrase";
+    let erin = register(&mut c, "Erin", password).await.token;
+    let zed = register(&mut c, "Zed", "").await.token;
+
+    // Signed in, against a house bot: the seat is the account's, named as it.
+    let created = lobby
+        .create_game(authed(
+            pb::CreateGameRequest {
+                rules: Some(crate::common::preset("standard")),
+                join: true,
+                name: "someone else".into(),
+                house_bot: "simple".into(),
+                seed: 7,
+                ..Default::default()
+            },
+            &erin,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let game = created.game_id.clone();
+    let s = seats(&mut gc, &game).await;
+    assert_eq!((s[0].name.as_str(), s[0].account.as_str()), ("Erin", "Erin"));
+    assert_eq!(s[0].account_kind, pb::AccountKind::Person as i32);
+    assert!(s[1].bot && s[1].account.is_empty() && s[1].account_kind == 0, "{:?}", s[1]);
+    // The account token views and acts for its seat: it sees its hand.
+    let mine = crate::common::get_game(&mut gc, &game, &erin).await;
+    assert_eq!(mine.viewer_seat, Some(0));
+    assert!(mine.hand.len() >= 10, "the seat's view holds its hand: {:?}", mine.hand);
+    let spectator = crate::common::get_game(&mut gc, &game, "").await;
+    assert!(spectator.hand.is_empty() && spectator.viewer_seat.is_none());
+    // A guest's seat token for the same seat is unaffected: still returned, and it works.
+    assert_eq!(crate::common::get_game(&mut gc, &game, &created.seat_token).await.hand, mine.hand);
+
+    // A whole game played with the account token alone.
+    let sdk = gin_sdk::Client::from_channel(ch.clone(), crate::house::opts());
+    let mut me = gin_strategies::simple::SimpleStrategy::new(1);
+    let o = sdk.play(&game, &erin, &mut me).await.unwrap();
+    assert_eq!(o.reason, pb::GameEndReason::Target);
+
+    let listed = c
+        .list_player_games(pb::ListPlayerGamesRequest { name: "ERIN".into(), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(listed.games.len(), 1);
+    let g = &listed.games[0];
+    assert_eq!((g.game_id.as_str(), g.seat), (game.as_str(), 0));
+    assert!(g.finished_unix_ms >= g.joined_unix_ms && g.joined_unix_ms > 0, "{g:?}");
+    let out = g.outcome.as_ref().unwrap();
+    assert_eq!(out.won, o.result.winner == Some(0), "{out:?} {:?}", o.result);
+    assert_eq!(out.totals, o.result.totals.iter().map(|t| *t as i32).collect::<Vec<_>>());
+    assert_eq!(out.reason, pb::GameEndReason::Target as i32);
+    assert_eq!(g.seats[0].account, "Erin");
+    assert_eq!(g.format.as_ref().unwrap().kind, "gin");
+    let profile = c.get_account(pb::GetAccountRequest { name: "erin".into() }).await.unwrap().into_inner();
+    assert_eq!(profile.games_finished, 1);
+
+    // A bot account joins a guest's game: marked a bot; the guest's seat names no account.
+    let guest = lobby
+        .create_game(pb::CreateGameRequest { join: true, name: "guest".into(), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner();
+    lobby
+        .join_game(authed(pb::JoinGameRequest { game_id: guest.game_id.clone(), ..Default::default() }, &zed))
+        .await
+        .unwrap();
+    let s = seats(&mut gc, &guest.game_id).await;
+    assert!(s[0].account.is_empty() && s[0].account_kind == 0 && !s[0].account_deleted, "{:?}", s[0]);
+    assert_eq!((s[1].name.as_str(), s[1].account_kind), ("Zed", pb::AccountKind::Bot as i32));
+    // One seat per account in a game.
+    let open = lobby
+        .create_game(authed(pb::CreateGameRequest { join: true, ..Default::default() }, &zed))
+        .await
+        .unwrap()
+        .into_inner();
+    let twice = lobby
+        .join_game(authed(pb::JoinGameRequest { game_id: open.game_id.clone(), ..Default::default() }, &zed))
+        .await
+        .unwrap_err();
+    assert_eq!(twice.code(), Code::FailedPrecondition, "{twice:?}");
+    // The account token acts for its seat (and not in games it holds none of).
+    let e = gc
+        .resign(authed(pb::ResignRequest { game_id: game.clone(), ..Default::default() }, &zed))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    let seq = crate::common::get_game(&mut gc, &guest.game_id, "").await.seq;
+    gc.resign(authed(pb::ResignRequest { game_id: guest.game_id.clone(), expected_seq: seq }, &zed))
+        .await
+        .unwrap();
+    let zed_games = c
+        .list_player_games(authed(pb::ListPlayerGamesRequest::default(), &zed))
+        .await
+        .unwrap()
+        .into_inner()
+        .games;
+    assert_eq!(zed_games.len(), 2);
+    assert!(!zed_games.iter().find(|g| g.game_id == guest.game_id).unwrap().outcome.as_ref().unwrap().won);
+
+    // Export: the account, its games, no secret.
+    let json = c.export_account(authed(pb::ExportAccountRequest {}, &erin)).await.unwrap().into_inner().json;
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["account"]["name"], "Erin");
+    assert_eq!(doc["games"][0]["id"], game.as_str());
+    assert_eq!(doc["tokens"].as_array().unwrap().len(), 1);
+    assert!(!json.contains(&erin) && !json.contains(erin.strip_prefix("gin_at_").unwrap()));
+    assert!(!json.contains("argon2"), "no password hash");
+
+    // Deletion: confirmed by the name exactly; the token ends, the name stays taken, the
+    // seats say deleted.
+    let e = c
+        .delete_account(authed(
+            pb::DeleteAccountRequest { confirm_name: "zed".into(), password: String::new() },
+            &zed,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    who(&mut c, &zed).await.unwrap();
+    c.delete_account(authed(
+        pb::DeleteAccountRequest { confirm_name: "Zed".into(), password: String::new() },
+        &zed,
+    ))
+    .await
+    .unwrap();
+    assert_eq!(who(&mut c, &zed).await.unwrap_err().code(), Code::Unauthenticated);
+    assert_eq!(
+        c.register(pb::RegisterRequest { name: "zed".into(), kind: 2, ..Default::default() })
+            .await
+            .unwrap_err()
+            .code(),
+        Code::AlreadyExists
+    );
+    let s = seats(&mut gc, &guest.game_id).await;
+    assert!(s[1].account_deleted && s[1].account.is_empty(), "{:?}", s[1]);
+    assert_eq!(
+        c.get_account(pb::GetAccountRequest { name: "Zed".into() }).await.unwrap_err().code(),
+        Code::NotFound
+    );
+    server.stop().await;
+
+    // Nothing secret on disk after all that.
+    let bytes = every_byte(dir.path());
+    assert!(!holds(&bytes, password));
+    for t in [&erin, &zed] {
+        assert!(!holds(&bytes, t) && !holds(&bytes, t.strip_prefix("gin_at_").unwrap()));
+    }
+
+    // After a restart: the seats still name their accounts (read back from the store).
+    let server = TestServer::start_with(cfg(&db)).await;
+    let mut gc = crate::common::Games::new(server.channel().await);
+    let s = seats(&mut gc, &game).await;
+    assert_eq!((s[0].account.as_str(), s[0].account_kind), ("Erin", pb::AccountKind::Person as i32));
+    let s = seats(&mut gc, &guest.game_id).await;
+    assert!(s[1].account_deleted, "{:?}", s[1]);
+    let s = seats(&mut gc, &open.game_id).await;
+    assert!(s[0].account_deleted, "an unfinished game's seat too: {:?}", s[0]);
+    server.stop().await;
+}
+
+/// Two servers on one PostgreSQL: an account registered at one signs in and plays at the
+/// other at once (an unknown token makes a server read the others' changes), and a token
+/// revoked at one is refused by the other within a second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgresql_two_servers_share_accounts_and_revocations_within_a_second() {
+    use crate::restart::Proc;
+    use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+    let Some(pg) = gin_server::storage::pg_cluster::for_test() else { return };
+    let db = std::path::PathBuf::from(pg.create_database("accounts").unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let lease = ["--lease-ms", "1500"];
+    let a = Proc::start_in_cluster(&db, &dir.path().join("a.log"), &lease).await;
+    let b = Proc::start_in_cluster(&db, &dir.path().join("b.log"), &lease).await;
+    let (ca, cb) = (a.channel().await, b.channel().await);
+    let (mut at_a, mut at_b) = (AccountServiceClient::new(ca.clone()), AccountServiceClient::new(cb.clone()));
+
+    let fay = register(&mut at_a, "Fay", "fay's password").await.token;
+    assert_eq!(who(&mut at_b, &fay).await.unwrap().account.unwrap().name, "Fay", "known at B at once");
+    let session = sign_in(&mut at_b, "fay", "fay's password").await.unwrap();
+    let session_id = session.token_info.unwrap().id;
+    who(&mut at_a, &session.token).await.unwrap();
+    let e = at_b.register(pb::RegisterRequest { name: "FAY".into(), kind: 2, ..Default::default() }).await;
+    assert_eq!(e.unwrap_err().code(), Code::AlreadyExists);
+
+    // Plays at B with the token made at A.
+    let game = LobbyServiceClient::new(cb.clone())
+        .create_game(authed(
+            pb::CreateGameRequest {
+                rules: Some(crate::common::preset("standard")),
+                join: true,
+                house_bot: "simple".into(),
+                seed: 3,
+                ..Default::default()
+            },
+            &fay,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .game_id;
+    let sdk = gin_sdk::Client::from_channel(cb.clone(), crate::house::opts());
+    let o = sdk.play(&game, &fay, &mut gin_strategies::simple::SimpleStrategy::new(2)).await.unwrap();
+    assert_eq!(o.reason, pb::GameEndReason::Target);
+    let listed = at_a
+        .list_player_games(authed(pb::ListPlayerGamesRequest::default(), &fay))
+        .await
+        .unwrap()
+        .into_inner()
+        .games;
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].seats[0].account, "Fay");
+
+    // Revoked at A: refused at B within a second.
+    at_a.revoke_token(authed(pb::RevokeTokenRequest { id: session_id }, &fay)).await.unwrap();
+    let t = std::time::Instant::now();
+    loop {
+        match who(&mut at_b, &session.token).await {
+            Err(e) if e.code() == Code::Unauthenticated => break,
+            Err(e) => panic!("{e:?}"),
+            Ok(_) => {
+                assert!(t.elapsed() < Duration::from_secs(1), "still accepted at B after {:?}", t.elapsed());
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+    }
+    who(&mut at_b, &fay).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quick_match_seats_accounts_as_themselves_and_never_one_account_twice() {
+    use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(cfg(&dir.path().join("gin.db"))).await;
+    let mut c = client(&server).await;
+    let gus = register(&mut c, "Gus", "").await.token;
+    let ask = |ch: Channel, token: String, name: &str| {
+        let req = pb::QuickMatchRequest {
+            rules: Some(crate::common::preset("standard")),
+            name: name.into(),
+            ..Default::default()
+        };
+        async move { LobbyServiceClient::new(ch).quick_match(authed(req, &token)).await.map(|r| r.into_inner()) }
+    };
+    // Two calls of one account (two connections) are not paired with each other: the guest
+    // who comes next is paired with the first.
+    let first = tokio::spawn(ask(server.channel().await, gus.clone(), "x"));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let second = tokio::spawn(ask(server.channel().await, gus.clone(), "y"));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let guest = ask(server.channel().await, String::new(), "hal").await.unwrap();
+    let paired = tokio::time::timeout(Duration::from_secs(5), first).await.unwrap().unwrap().unwrap();
+    assert_eq!(paired.game_id, guest.game_id);
+    second.abort();
+    let mut gc = crate::common::Games::new(server.channel().await);
+    let s = seats(&mut gc, &guest.game_id).await;
+    let (mine, theirs) = (&s[paired.seat as usize], &s[guest.seat as usize]);
+    assert_eq!(
+        (mine.name.as_str(), mine.account.as_str(), mine.account_kind),
+        ("Gus", "Gus", pb::AccountKind::Bot as i32)
+    );
+    assert_eq!((theirs.name.as_str(), theirs.account.as_str()), ("hal", ""));
+    server.stop().await;
+}

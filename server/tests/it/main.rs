@@ -49,8 +49,10 @@
 //! - `metrics`: `/metrics` scraped by a raw HTTP/1.1 GET before, during and after games.
 //! - `accounts`: registration (names unique without regard to case and confusables), sign-in
 //!   (one answer for a wrong password and an unknown name, failures slowed down), tokens and
-//!   scopes, password changes ending sessions, registrations per hour, no secret on disk, and
-//!   accounts and tokens across a restart.
+//!   scopes, password changes ending sessions, registrations per hour, no secret on disk,
+//!   accounts and tokens across a restart; a whole game played with an account token, its
+//!   seat named, listed with its outcome, export and deletion shown on the seats; two servers
+//!   on one PostgreSQL sharing accounts, a revocation refused by the other within a second.
 //! - `web`, `web_verify`: the page served, and played, watched and verified in Chromium
 //!   (`server/web/test/`).
 
