@@ -176,6 +176,32 @@ async fn tokens_scopes_revocation_and_password_changes() {
         .await
         .unwrap_err();
     assert_eq!(denied.code(), Code::PermissionDenied, "{denied:?}");
+    // A token without `play` creates and joins no game; one without `tournament` enters no
+    // tournament.
+    let manager = c
+        .create_token(authed(
+            pb::CreateTokenRequest { label: "manager".into(), scopes: vec![3] },
+            &first.token,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .token;
+    let mut lobby = gin_proto::v1::lobby_service_client::LobbyServiceClient::new(server.channel().await);
+    let e = lobby
+        .create_game(authed(pb::CreateGameRequest { join: true, ..Default::default() }, &manager))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    let mut tournaments =
+        gin_proto::v1::tournament_service_client::TournamentServiceClient::new(server.channel().await);
+    let e = tournaments
+        .create_tournament(authed(pb::CreateTournamentRequest::default(), &api.token))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    let manager_id = who(&mut c, &manager).await.unwrap().token.unwrap().id;
+    c.revoke_token(authed(pb::RevokeTokenRequest { id: manager_id }, &first.token)).await.unwrap();
     // Bad input: named, nothing made.
     for (label, scopes, field) in [("", vec![1], "label"), ("x", vec![], "scopes"), ("x", vec![9], "scopes")]
     {
@@ -188,7 +214,7 @@ async fn tokens_scopes_revocation_and_password_changes() {
     }
     let list =
         c.list_tokens(authed(pb::ListTokensRequest {}, &first.token)).await.unwrap().into_inner().tokens;
-    assert_eq!(list.len(), 3, "{list:?}");
+    assert_eq!(list.len(), 4, "{list:?}");
 
     // Revoked: refused at once.
     let r = c
