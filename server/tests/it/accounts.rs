@@ -660,3 +660,45 @@ async fn quick_match_seats_accounts_as_themselves_and_never_one_account_twice() 
     assert_eq!((theirs.name.as_str(), theirs.account.as_str()), ("hal", ""));
     server.stop().await;
 }
+
+#[tokio::test]
+async fn an_accounts_games_come_newest_first_a_page_at_a_time() {
+    use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(cfg(&dir.path().join("gin.db"))).await;
+    let mut c = client(&server).await;
+    let mut lobby = LobbyServiceClient::new(server.channel().await);
+    let ivy = register(&mut c, "Ivy", "").await.token;
+    // A guest's game is nobody's.
+    lobby
+        .create_game(pb::CreateGameRequest { join: true, name: "Ivy".into(), ..Default::default() })
+        .await
+        .unwrap();
+    let mut made = Vec::new();
+    for _ in 0..3 {
+        let g = lobby
+            .create_game(authed(pb::CreateGameRequest { join: true, ..Default::default() }, &ivy))
+            .await
+            .unwrap()
+            .into_inner();
+        made.push(g.game_id);
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    made.reverse();
+    let page =
+        |token: String| pb::ListPlayerGamesRequest { name: "ivy".into(), page_size: 2, page_token: token };
+    let first = c.list_player_games(page(String::new())).await.unwrap().into_inner();
+    assert_eq!(first.account.unwrap().name, "Ivy");
+    assert!(!first.next_page_token.is_empty());
+    let second = c.list_player_games(page(first.next_page_token.clone())).await.unwrap().into_inner();
+    assert!(second.next_page_token.is_empty());
+    let ids: Vec<String> = first.games.iter().chain(&second.games).map(|g| g.game_id.clone()).collect();
+    assert_eq!(ids, made);
+    assert!(first.games.iter().all(|g| g.outcome.is_none() && g.finished_unix_ms == 0));
+    let e = c.list_player_games(page("not a token".into())).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(e.message().starts_with("page_token"), "{e:?}");
+    let e = c.list_player_games(pb::ListPlayerGamesRequest::default()).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "no name and not signed in");
+    server.stop().await;
+}
