@@ -806,3 +806,43 @@ impl AccountDirectory for Accounts {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Memory changes only once the store has the change: a write that fails leaves the name
+    /// free and the token unknown.
+    #[tokio::test]
+    async fn nothing_changes_in_memory_unless_the_store_acknowledged_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, mut startup) = Store::open_sqlite(&dir.path().join("gin.db")).unwrap();
+        let accounts = Accounts::open(store.clone(), &mut startup, 0).await.unwrap();
+        let (a, token) = accounts.register("Kim", KIND_BOT, "", "", None).await.unwrap();
+        assert_eq!(accounts.identify(&token.secret).unwrap().account_id, a.id);
+        assert_eq!(accounts.by_name("KIM").unwrap().id, a.id);
+        store.close().await;
+        assert!(matches!(
+            accounts.register("Lee", KIND_BOT, "", "", None).await,
+            Err(AccountError::Storage(StoreError::Closed))
+        ));
+        assert!(accounts.by_name("lee").is_none());
+        assert!(accounts.create_token(&a.id, "more", SCOPE_PLAY).await.is_err());
+        assert_eq!(accounts.tokens(&a.id).len(), 1);
+        assert!(accounts.revoke(&a.id, &token.row.id).await.is_err());
+        assert!(accounts.identify(&token.secret).is_some(), "not revoked: the store never had it");
+    }
+
+    #[test]
+    fn names_keys_and_skeletons() {
+        assert_eq!(name_key("Paul"), name_key("pAUL"));
+        assert_eq!(skeleton("Pau1"), skeleton("paul"));
+        assert_ne!(skeleton("Paula"), skeleton("paul"));
+        assert!(check_name("name", "Łukasz").is_ok());
+        assert!(check_name("name", "").is_err());
+        assert!(check_name("name", "x ").is_err());
+        let (secret, hash) = new_secret();
+        assert!(secret.starts_with(TOKEN_PREFIX) && secret.len() == TOKEN_PREFIX.len() + 43);
+        assert_eq!(hash, hash_token(&secret));
+    }
+}
