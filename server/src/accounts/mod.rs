@@ -71,8 +71,9 @@ pub const FLUSH_EVERY: Duration = Duration::from_secs(60);
 /// The one answer to a wrong password and an unknown name.
 pub const WRONG: &str = "wrong name or password";
 
-/// Who a call with an account token is (request extension set by the gate).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Who a call with an account token is (request extension set by the gate). Its `Debug`
+/// leaves the token's hash out.
+#[derive(Clone, PartialEq, Eq)]
 pub struct AccountIdentity {
     /// The account's id.
     pub account_id: String,
@@ -88,6 +89,19 @@ pub struct AccountIdentity {
     pub session: bool,
     /// SHA-256 of the token.
     pub token_hash: [u8; 32],
+}
+
+impl std::fmt::Debug for AccountIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AccountIdentity")
+            .field("account_id", &self.account_id)
+            .field("name", &self.name)
+            .field("kind", &self.kind)
+            .field("token_id", &self.token_id)
+            .field("scopes", &self.scopes)
+            .field("session", &self.session)
+            .finish_non_exhaustive()
+    }
 }
 
 impl AccountIdentity {
@@ -131,7 +145,7 @@ pub enum AccountError {
     Internal(String),
 }
 
-/// A new token: the secret (shown once) and its row.
+/// A new token: the secret (shown once) and its row. No `Debug`: nothing prints the secret.
 pub struct NewToken {
     /// `gin_at_…`.
     pub secret: String,
