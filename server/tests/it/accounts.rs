@@ -702,3 +702,29 @@ async fn an_accounts_games_come_newest_first_a_page_at_a_time() {
     assert_eq!(e.code(), Code::InvalidArgument, "no name and not signed in");
     server.stop().await;
 }
+
+/// An unknown name costs a password verification too (against a dummy hash): its refusal
+/// takes about as long as a wrong password's, so timing does not tell which names exist.
+#[tokio::test]
+async fn an_unknown_name_takes_about_as_long_as_a_wrong_password() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(cfg(&dir.path().join("gin.db"))).await;
+    let mut c = client(&server).await;
+    register(&mut c, "Jo", "jo's password").await;
+    let mut time = async |name: &str| {
+        let mut best = Duration::MAX;
+        for _ in 0..3 {
+            let t = std::time::Instant::now();
+            assert_eq!(
+                sign_in(&mut c, name, "wrong password").await.unwrap_err().code(),
+                Code::Unauthenticated
+            );
+            best = best.min(t.elapsed());
+        }
+        best
+    };
+    let wrong = time("jo").await;
+    let unknown = time("nobody").await;
+    assert!(unknown * 3 >= wrong, "unknown name {unknown:?}, wrong password {wrong:?}");
+    server.stop().await;
+}
