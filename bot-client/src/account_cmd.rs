@@ -24,7 +24,7 @@ pub enum AccountCmd {
 
 #[derive(clap::Args)]
 pub struct CreateArgs {
-    /// The account's name (1 to 32 characters; unique, without regard to case).
+    /// The account's name (1 to 40 characters; unique, without regard to case).
     #[arg(value_name = "NAME")]
     name: String,
     #[command(flatten)]

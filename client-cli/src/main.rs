@@ -129,7 +129,7 @@ enum AccountCmd {
 
 #[derive(Args, Debug)]
 struct CreateAccountArgs {
-    /// The account's name (1 to 32 characters; unique, without regard to case).
+    /// The account's name (1 to 40 characters; unique, without regard to case).
     #[arg(value_name = "NAME")]
     name: String,
     #[command(flatten)]

@@ -15,8 +15,8 @@
 //!   ago), the only case where the gate awaits anything.
 //! - **Rate** (every `gin.v1` call): [`Config::rate_per_sec`](crate::Config::rate_per_sec)
 //!   per caller with a burst of two seconds' worth: a call with a known seat token counts
-//!   against that seat, one with an account token against the account and its address, any
-//!   other against its peer address. Over it: RESOURCE_EXHAUSTED with
+//!   against that seat, one with an account token against the account (from any address),
+//!   any other against its peer address. Over it: RESOURCE_EXHAUSTED with
 //!   a `retry-after-ms` hint, and the call never reaches its handler. The keyed GCRA limiter
 //!   is `governor`'s, on tokio's clock ([`TokioClock`]); [`GateLayer::prune`] drops the
 //!   callers idle long enough to be full again (the same as none), so that it holds only
@@ -294,7 +294,7 @@ where
                         let Some(id) = accounts.identify_fresh(&token).await else {
                             return Ok(unknown_account_token().into_http());
                         };
-                        match layer.admit_call(&mut req, Some(Identity::Account(id)), true) {
+                        match layer.admit_call(&mut req, Some(Identity::Account(id))) {
                             Ok(()) => inner.call(req).await,
                             Err(s) => Ok(s.into_http()),
                         }
@@ -310,7 +310,7 @@ where
         } else {
             None
         };
-        match self.layer.admit_call(&mut req, identity, false) {
+        match self.layer.admit_call(&mut req, identity) {
             Ok(()) => Either::Left(self.inner.call(req)),
             Err(s) => refuse(s),
         }
@@ -318,15 +318,11 @@ where
 }
 
 impl GateLayer {
-    /// Counts a call of `identity` against its rate (and its address's, for an account, unless
-    /// `address_counted` already), and puts the identity and the caller's address in its
-    /// extensions.
-    fn admit_call<B>(
-        &self,
-        req: &mut Request<B>,
-        identity: Option<Identity>,
-        address_counted: bool,
-    ) -> Result<(), Status> {
+    /// Counts a call of `identity` against its rate: a seat's or an account's own (a signed-in
+    /// program behind an address it shares is not starved by its neighbours, and one account's
+    /// calls from many addresses share its one rate), else its address's; and puts the
+    /// identity and the caller's address in its extensions.
+    fn admit_call<B>(&self, req: &mut Request<B>, identity: Option<Identity>) -> Result<(), Status> {
         // The caller: the TCP peer, or in a cluster the one a call from its proxy (or
         // another of its servers) names. (Kept as an extension only then: elsewhere
         // `ClientAddr::of` reads the TCP peer.)
@@ -337,12 +333,7 @@ impl GateLayer {
         let peer = CallerKey::Peer(client.map(|c| c.ip()));
         match &identity {
             Some(Identity::Seat(id)) => self.admit(CallerKey::Token(id.token_hash))?,
-            Some(Identity::Account(id)) => {
-                self.admit(CallerKey::Account(token_hash(&id.account_id)))?;
-                if !address_counted {
-                    self.admit(peer)?;
-                }
-            }
+            Some(Identity::Account(id)) => self.admit(CallerKey::Account(token_hash(&id.account_id)))?,
             _ => self.admit(peer)?,
         }
         match identity {
