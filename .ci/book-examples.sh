@@ -37,6 +37,8 @@ echo "gin-server on 127.0.0.1:$port (pid $server)"
 step "book examples: the marked blocks of README.md and the book"
 export PATH="$bin:$PATH"
 export GIN_SERVER="http://127.0.0.1:$port"
+# The account tokens `gin account create` and `gin login` keep: this run's, not the machine's.
+export GIN_CONFIG_DIR="$tmp/config"
 before=$(git status --porcelain --untracked-files=all 2>/dev/null || true)
 status=0
 timed python3 .ci/book_examples.py --server-log "$tmp/server.log" "$@" || status=$?
