@@ -728,3 +728,89 @@ async fn an_unknown_name_takes_about_as_long_as_a_wrong_password() {
     assert!(unknown * 3 >= wrong, "unknown name {unknown:?}, wrong password {wrong:?}");
     server.stop().await;
 }
+
+/// A channel to `server` whose calls come from `local` (a loopback address: 127.0.0.2 is
+/// another caller than 127.0.0.1).
+async fn channel_from(server: &TestServer, local: &str) -> Channel {
+    Channel::from_shared(server.url())
+        .unwrap()
+        .local_address(Some(local.parse().unwrap()))
+        .connect()
+        .await
+        .unwrap()
+}
+
+/// A game against the house bot, created by `token`'s account (a guest without a token).
+async fn create_vs_house(ch: &Channel, token: &str) -> Result<pb::CreateGameResponse, tonic::Status> {
+    use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+    let req = pb::CreateGameRequest {
+        rules: Some(crate::common::preset("standard")),
+        join: true,
+        name: "guest".into(),
+        house_bot: "simple".into(),
+        ..Default::default()
+    };
+    LobbyServiceClient::new(ch.clone()).create_game(authed(req, token)).await.map(|r| r.into_inner())
+}
+
+fn quota_cfg(db: &Path, limit: u32) -> gin_server::Config {
+    gin_server::Config { max_open_games_per_caller: limit, ..cfg(db) }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_accounts_unfinished_games_count_from_every_address_and_come_back_at_their_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(quota_cfg(&dir.path().join("gin.db"), 2)).await;
+    let mut c = client(&server).await;
+    let ivy = register(&mut c, "Ivy", "").await.token;
+    let (here, there) = (channel_from(&server, "127.0.0.1").await, channel_from(&server, "127.0.0.2").await);
+
+    // One game from each address: the account's two.
+    let first = create_vs_house(&here, &ivy).await.unwrap();
+    create_vs_house(&there, &ivy).await.unwrap();
+    for ch in [&here, &there] {
+        let e = create_vs_house(ch, &ivy).await.unwrap_err();
+        assert_eq!(e.code(), Code::ResourceExhausted, "the account is at its limit from any address: {e:?}");
+    }
+    // Neither address is: a guest at either creates games.
+    create_vs_house(&there, "").await.unwrap();
+
+    // The account's game ends: its quota comes back, at the other address too.
+    let mut gc = crate::common::Games::new(here.clone());
+    let seq = crate::common::get_game(&mut gc, &first.game_id, "").await.seq;
+    gc.resign(authed(pb::ResignRequest { game_id: first.game_id.clone(), expected_seq: seq }, &ivy))
+        .await
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        match create_vs_house(&there, &ivy).await {
+            Ok(_) => break,
+            Err(e) if e.code() == Code::ResourceExhausted && tokio::time::Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(e) => panic!("the ended game's quota is not given back: {e:?}"),
+        }
+    }
+    let e = create_vs_house(&here, &ivy).await.unwrap_err();
+    assert_eq!(e.code(), Code::ResourceExhausted, "one came back, one taken again: {e:?}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn guests_at_their_addresss_limit_do_not_stop_an_account_behind_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(quota_cfg(&dir.path().join("gin.db"), 1)).await;
+    let mut c = client(&server).await;
+    let jay = register(&mut c, "Jay", "jay's passphrase").await.token;
+    let shared = channel_from(&server, "127.0.0.2").await;
+
+    // The guests behind the address use its one game.
+    create_vs_house(&shared, "").await.unwrap();
+    let e = create_vs_house(&shared, "").await.unwrap_err();
+    assert_eq!(e.code(), Code::ResourceExhausted, "{e:?}");
+    // The account behind it still has its own.
+    create_vs_house(&shared, &jay).await.unwrap();
+    let e = create_vs_house(&shared, &jay).await.unwrap_err();
+    assert_eq!(e.code(), Code::ResourceExhausted, "and no more: {e:?}");
+    server.stop().await;
+}
