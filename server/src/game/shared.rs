@@ -661,14 +661,7 @@ impl Shared {
 
     /// Rebuilds a game from its stored facts and log, its seats' accounts described.
     fn rebuild(&self, sg: &StoredGame) -> Result<GameState, GameError> {
-        let mut st = rebuild(sg)?;
-        for (seated, row) in st.seats.iter_mut().zip(0u8..) {
-            let id = sg.seats.iter().rev().find(|s| s.seat == row).and_then(|s| s.account_id.as_deref());
-            if let (Some(seated), Some(id)) = (seated.as_mut(), id) {
-                seated.account = Some(self.seat_account(id));
-            }
-        }
-        Ok(st)
+        rebuild(sg, |id| self.seat_account(id))
     }
 
     /// Gives taken seat `seat` of game `id` a new token, durably, and returns it: the old one
@@ -857,13 +850,13 @@ pub fn clean_name(name: &str) -> Result<String, GameError> {
     Ok(if n.is_empty() { "player".into() } else { n.to_string() })
 }
 
-/// Rebuilds a game from its stored facts and log.
-fn rebuild(sg: &StoredGame) -> Result<GameState, GameError> {
+/// Rebuilds a game from its stored facts and log; `account` describes a seat's account by its id.
+fn rebuild(sg: &StoredGame, account: impl Fn(&str) -> SeatAccount) -> Result<GameState, GameError> {
     let why = |why: String| GameError::Replay { id: sg.game.id.clone(), why };
-    replay(sg).map_err(why)
+    replay(sg, account).map_err(why)
 }
 
-fn replay(sg: &StoredGame) -> Result<GameState, String> {
+fn replay(sg: &StoredGame, account: impl Fn(&str) -> SeatAccount) -> Result<GameState, String> {
     let g = &sg.game;
     let format = stored_format(&g.rules_json)?;
     let info = GameInfo {
@@ -883,7 +876,8 @@ fn replay(sg: &StoredGame) -> Result<GameState, String> {
         if seat >= st.players() {
             return Err(format!("bad seat {seat}"));
         }
-        let seated = Seated { name: s.name.clone(), account: None, token_hash: s.token_hash, bot: s.bot };
+        let account = s.account_id.as_deref().map(&account);
+        let seated = Seated { name: s.name.clone(), account, token_hash: s.token_hash, bot: s.bot };
         st.seat(seat, seated, s.joined_ms);
     }
     st.pending.clear();

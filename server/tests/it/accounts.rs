@@ -814,3 +814,50 @@ async fn guests_at_their_addresss_limit_do_not_stop_an_account_behind_it() {
     assert_eq!(e.code(), Code::ResourceExhausted, "and no more: {e:?}");
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quick_match_partners_player_joined_names_its_account_and_kind() {
+    use gin_proto::v1::game_event::Kind as K;
+    use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(cfg(&dir.path().join("gin.db"))).await;
+    let mut c = client(&server).await;
+    let kim = register(&mut c, "Kim", "kim's passphrase").await.token;
+    let lex = register(&mut c, "Lex", "").await.token;
+    let ask = |ch: Channel, token: String| {
+        let req = pb::QuickMatchRequest {
+            rules: Some(crate::common::preset("standard")),
+            name: "someone".into(),
+            ..Default::default()
+        };
+        async move { LobbyServiceClient::new(ch).quick_match(authed(req, &token)).await.map(|r| r.into_inner()) }
+    };
+    // Kim waits; Lex, a bot account, pairs.
+    let waiting = tokio::spawn(ask(server.channel().await, kim.clone()));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let pairing = ask(server.channel().await, lex.clone()).await.unwrap();
+    let mine = tokio::time::timeout(Duration::from_secs(5), waiting).await.unwrap().unwrap().unwrap();
+    assert_eq!(mine.game_id, pairing.game_id);
+
+    // Kim's stream after the first seat's join (seq 1): its partner's (the caller who paired
+    // takes seat 1, seq 2) names the account and its kind.
+    assert_eq!((mine.seat, pairing.seat), (0, 1));
+    let mut gc = crate::common::Games::new(server.channel().await);
+    let mut stream = crate::common::watch(&mut gc, &mine.game_id, &mine.seat_token, 1).await;
+    let read = crate::common::read_until(&mut stream, 2, Duration::from_secs(5)).await;
+    let joined: Vec<_> = read
+        .iter()
+        .filter_map(crate::common::event)
+        .filter_map(|e| match &e.kind {
+            Some(K::PlayerJoined(j)) => Some(j.clone()),
+            _ => None,
+        })
+        .collect();
+    let partner = joined.iter().find(|j| j.seat == pairing.seat).expect("the partner's PlayerJoined");
+    assert_eq!(
+        (partner.name.as_str(), partner.account.as_str(), partner.account_kind, partner.account_deleted),
+        ("Lex", "Lex", pb::AccountKind::Bot as i32, false),
+        "{partner:?}"
+    );
+    server.stop().await;
+}
