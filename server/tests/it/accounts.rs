@@ -861,3 +861,32 @@ async fn a_quick_match_partners_player_joined_names_its_account_and_kind() {
     );
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quick_match_counts_the_game_against_the_pairing_account_from_any_address() {
+    use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(quota_cfg(&dir.path().join("gin.db"), 1)).await;
+    let mut c = client(&server).await;
+    let max = register(&mut c, "Max", "").await.token;
+    let ask = |ch: Channel, token: String| {
+        let req = pb::QuickMatchRequest {
+            rules: Some(crate::common::preset("standard")),
+            name: "q".into(),
+            ..Default::default()
+        };
+        async move { LobbyServiceClient::new(ch).quick_match(authed(req, &token)).await.map(|r| r.into_inner()) }
+    };
+    // The account's one game, from 127.0.0.1.
+    create_vs_house(&channel_from(&server, "127.0.0.1").await, &max).await.unwrap();
+    // A guest waits; the account pairs from 127.0.0.2: refused, and the guest waits on.
+    let waiting = tokio::spawn(ask(channel_from(&server, "127.0.0.3").await, String::new()));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let e = ask(channel_from(&server, "127.0.0.2").await, max.clone()).await.unwrap_err();
+    assert_eq!(e.code(), Code::ResourceExhausted, "the account is at its limit from any address: {e:?}");
+    // A guest at 127.0.0.2 is not the account: it pairs.
+    let paired = ask(channel_from(&server, "127.0.0.2").await, String::new()).await.unwrap();
+    let theirs = tokio::time::timeout(Duration::from_secs(5), waiting).await.unwrap().unwrap().unwrap();
+    assert_eq!(paired.game_id, theirs.game_id);
+    server.stop().await;
+}
