@@ -1,7 +1,9 @@
 //! Accounts over the network: registration (names unique without regard to case and
 //! confusables), sign-in (one answer for a wrong password and an unknown name, throttled
 //! failures), tokens and scopes, password changes ending sessions, registrations per hour,
-//! deletion and export, secrets never on disk, and everything surviving a restart.
+//! deletion and export, secrets never on disk, and everything surviving a restart; unfinished
+//! games counted per account from every address (games, quick match, tournaments), and a
+//! seat's account in its `PlayerJoined`.
 
 use std::path::Path;
 use std::time::Duration;
@@ -888,5 +890,48 @@ async fn quick_match_counts_the_game_against_the_pairing_account_from_any_addres
     let paired = ask(channel_from(&server, "127.0.0.2").await, String::new()).await.unwrap();
     let theirs = tokio::time::timeout(Duration::from_secs(5), waiting).await.unwrap().unwrap().unwrap();
     assert_eq!(paired.game_id, theirs.game_id);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournaments_games_count_against_its_creators_account_from_any_address() {
+    use gin_proto::v1::join_tournament_response::Kind as J;
+    use gin_proto::v1::tournament_service_client::TournamentServiceClient;
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(quota_cfg(&dir.path().join("gin.db"), 1)).await;
+    let mut c = client(&server).await;
+    let nia = register(&mut c, "Nia", "").await.token;
+    let (here, there) = (channel_from(&server, "127.0.0.1").await, channel_from(&server, "127.0.0.2").await);
+    let spec = pb::TournamentSpec {
+        parallel: 1,
+        duplicate: false,
+        seed: 0,
+        ..crate::tournament::spec(pb::TournamentFormat::RoundRobin, 2, 1)
+    };
+    let req = pb::CreateTournamentRequest { spec: Some(spec) };
+    let tid = TournamentServiceClient::new(here.clone())
+        .create_tournament(authed(req, &nia))
+        .await
+        .unwrap()
+        .into_inner()
+        .tournament_id;
+    // Two guests enter from a third address: its one game starts.
+    let mut streams =
+        crate::common::enter_tournament(&channel_from(&server, "127.0.0.3").await, &tid, &["a", "b"]).await;
+    let first = &mut streams[0];
+    loop {
+        let m =
+            tokio::time::timeout(Duration::from_secs(5), first.message()).await.unwrap().unwrap().unwrap();
+        if matches!(m.kind, Some(J::Assignment(_))) {
+            break;
+        }
+    }
+    // The game counts against Nia, from any address, and not against the address it created
+    // the tournament from.
+    for ch in [&here, &there] {
+        let e = create_vs_house(ch, &nia).await.unwrap_err();
+        assert_eq!(e.code(), Code::ResourceExhausted, "the tournament's game is the account's: {e:?}");
+    }
+    create_vs_house(&here, "").await.unwrap();
     server.stop().await;
 }
