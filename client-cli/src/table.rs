@@ -272,7 +272,8 @@ impl Table {
             }
             Some(K::PlayerJoined(j)) => {
                 let s = seat(j.seat)?;
-                self.names[s.index()] = shown(&j.name);
+                // Signed in: the account's name (`(bot)` for a program's), as from a snapshot.
+                self.names[s.index()] = shown(&gin_sdk::joined_name(j));
                 self.bots[s.index()] = j.bot;
                 self.entrants[s.index()] = j.entrant;
                 let bot = match (j.bot, j.entrant) {

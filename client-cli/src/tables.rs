@@ -127,7 +127,7 @@ impl TableScreen {
     pub fn describe(&self, ev: &pb::GameEvent) -> Option<String> {
         let n = |s: u32| self.name(s);
         Some(match ev.kind.as_ref()? {
-            K::PlayerJoined(j) => format!("{} took seat {}", shown(&j.name), j.seat),
+            K::PlayerJoined(j) => format!("{} took seat {}", shown(&gin_sdk::joined_name(j)), j.seat),
             K::PlayerLeft(l) => format!("{} left the game", n(l.seat)),
             K::HandDealt(d) => {
                 let at =

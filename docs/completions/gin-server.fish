@@ -7,7 +7,7 @@ complete -c gin-server -l rate-per-sec -d 'Requests per second per caller (seat 
 complete -c gin-server -l registrations-per-hour -d 'Accounts one address may register per hour; 0: no limit' -r
 complete -c gin-server -l request-timeout-secs -d 'Seconds a call may take before it is DEADLINE_EXCEEDED (a stream once started is not timed; a quick match waits up to 60 s)' -r
 complete -c gin-server -l max-calls-per-connection -d 'Calls one connection may have in flight at once' -r
-complete -c gin-server -l max-open-games-per-caller -l max-open-games -d 'Unfinished games one caller (address) may have created at once, the games of its tournaments included' -r
+complete -c gin-server -l max-open-games-per-caller -l max-open-games -d 'Unfinished games one caller (an account, from any address; else an address) may have created at once, the games of its tournaments included' -r
 complete -c gin-server -l open-game-ttl-secs -d 'Seconds a game may wait for a player: then it is cancelled (no winner); 0: forever' -r
 complete -c gin-server -l idle-game-ttl-secs -d 'Seconds the seat to act may do nothing: then it abandons the game and loses; 0: forever' -r
 complete -c gin-server -l stream-buffer -d 'Events buffered per watch stream; a reader further behind is cut off and resumes' -r

@@ -28,8 +28,9 @@ pub struct Config {
     pub request_timeout: Duration,
     /// Calls one connection may have in flight at once.
     pub max_calls_per_connection: usize,
-    /// Unfinished games one caller (peer address) may have created, its tournaments' games
-    /// included.
+    /// Unfinished games one caller may have created, its tournaments' games included: an
+    /// account's from whatever address (a call with an account token), else an address's
+    /// (see `game::shared::QuotaKey`).
     pub max_open_games_per_caller: u32,
     /// A game nobody joined for this long is cancelled (see [`expiry`](crate::game::expiry)); zero: never.
     pub open_game_ttl: Duration,

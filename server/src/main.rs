@@ -62,8 +62,8 @@ struct Flags {
     /// Calls one connection may have in flight at once.
     #[arg(long, env = "GIN_MAX_CALLS_PER_CONNECTION", default_value_t = 1024)]
     max_calls_per_connection: usize,
-    /// Unfinished games one caller (address) may have created at once, the games of its
-    /// tournaments included.
+    /// Unfinished games one caller (an account, from any address; else an address) may have
+    /// created at once, the games of its tournaments included.
     #[arg(long, env = "GIN_MAX_OPEN_GAMES", default_value_t = 100, visible_alias = "max-open-games")]
     max_open_games_per_caller: u32,
     /// Seconds a game may wait for a player: then it is cancelled (no winner); 0: forever.

@@ -54,15 +54,24 @@ impl std::fmt::Debug for Secret {
 /// guest, a house bot, a tournament's entrant). Not escaped: pass it through
 /// [`gin_proto::text::printable`] before showing it.
 pub fn seat_name(s: &pb::SeatInfo) -> String {
-    if s.account_deleted {
+    shown_as(&s.name, &s.account, s.account_kind, s.account_deleted)
+}
+
+/// Who took a seat, from its `PlayerJoined` event, as [`seat_name`] shows it from a snapshot.
+pub fn joined_name(j: &pb::PlayerJoined) -> String {
+    shown_as(&j.name, &j.account, j.account_kind, j.account_deleted)
+}
+
+fn shown_as(name: &str, account: &str, kind: i32, deleted: bool) -> String {
+    if deleted {
         return "deleted".into();
     }
-    if s.account.is_empty() {
-        return s.name.clone();
+    if account.is_empty() {
+        return name.to_owned();
     }
-    match pb::AccountKind::try_from(s.account_kind) {
-        Ok(pb::AccountKind::Bot) => format!("{} (bot)", s.account),
-        _ => s.account.clone(),
+    match pb::AccountKind::try_from(kind) {
+        Ok(pb::AccountKind::Bot) => format!("{account} (bot)"),
+        _ => account.to_owned(),
     }
 }
 
@@ -269,6 +278,22 @@ mod tests {
         assert_eq!(seat_name(&seat("r", "Robo", pb::AccountKind::Bot, false)), "Robo (bot)");
         assert_eq!(seat_name(&seat("pat", "", pb::AccountKind::Unspecified, false)), "pat");
         assert_eq!(seat_name(&seat("x", "", pb::AccountKind::Unspecified, true)), "deleted");
+    }
+
+    #[test]
+    fn a_joined_seat_shows_its_account_as_a_snapshot_would() {
+        let joined = |name: &str, account: &str, kind: pb::AccountKind, deleted| pb::PlayerJoined {
+            seat: 1,
+            name: name.into(),
+            account: account.into(),
+            account_kind: kind as i32,
+            account_deleted: deleted,
+            ..Default::default()
+        };
+        assert_eq!(joined_name(&joined("al", "Alice", pb::AccountKind::Person, false)), "Alice");
+        assert_eq!(joined_name(&joined("r", "Robo", pb::AccountKind::Bot, false)), "Robo (bot)");
+        assert_eq!(joined_name(&joined("pat", "", pb::AccountKind::Unspecified, false)), "pat");
+        assert_eq!(joined_name(&joined("x", "", pb::AccountKind::Unspecified, true)), "deleted");
     }
 
     /// The bearer goes on with the account token, and a client's `Debug` never shows it.

@@ -172,7 +172,8 @@ impl SeatTracker {
             None => return Err("an event with no kind".into()),
             Some(K::PlayerJoined(j)) => {
                 let s = convert::seat(j.seat).map_err(wire)?;
-                self.names[s.index()] = j.name.clone();
+                // Signed in: the account's name, as a snapshot's seat shows it (`seat_name`).
+                self.names[s.index()] = crate::account::joined_name(j);
                 self.bots[s.index()] = j.bot;
                 self.entrants[s.index()] = j.entrant;
             }
@@ -301,6 +302,24 @@ mod tests {
 
     fn ev(seq: u64, kind: K) -> pb::GameEvent {
         pb::GameEvent { seq, time_unix_ms: 0, kind: Some(kind) }
+    }
+
+    /// A seat taken signed in is named as its account, as `seat_name` names it from a snapshot.
+    #[test]
+    fn a_joined_account_is_named_as_the_account() {
+        let mut t = SeatTracker::new(Seat::S0, RuleSet::standard(), 0);
+        let joined = |seat, name: &str, account: &str, kind: pb::AccountKind| {
+            K::PlayerJoined(pb::PlayerJoined {
+                seat,
+                name: name.into(),
+                account: account.into(),
+                account_kind: kind as i32,
+                ..Default::default()
+            })
+        };
+        t.apply(&ev(1, joined(0, "me", "", pb::AccountKind::Unspecified))).unwrap();
+        t.apply(&ev(2, joined(1, "asked as", "Robo", pb::AccountKind::Bot))).unwrap();
+        assert_eq!((t.name(Seat::S0), t.name(Seat::S1)), ("me", "Robo (bot)"));
     }
 
     /// The tracker's decisions equal the engine's own view of the seat, turn after turn,

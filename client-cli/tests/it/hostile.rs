@@ -66,8 +66,13 @@ fn the_table_keeps_the_server_s_text_escaped() {
     assert_eq!(t.rules_name, "\\u{1b}]0;pwned\\u{7}\\u{1b}[2J");
     assert_eq!(t.game_id, "7f3a\\u{1b}]0;pwned\\u{7}\\u{1b}[2J");
     // A seat taken later, by a name with a line separator and an isolate.
-    let joined =
-        pb::PlayerJoined { seat: 1, name: "mallory\u{2028}\u{2067}x".into(), bot: false, entrant: false };
+    let joined = pb::PlayerJoined {
+        seat: 1,
+        name: "mallory\u{2028}\u{2067}x".into(),
+        bot: false,
+        entrant: false,
+        ..Default::default()
+    };
     t.apply(&fixtures::event(s.seq + 1, K::PlayerJoined(joined))).unwrap();
     assert_eq!(t.names[1], "mallory\\u{2028}\\u{2067}x");
     for l in &t.log {

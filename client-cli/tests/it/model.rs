@@ -234,7 +234,13 @@ fn a_tournament_entrant_is_not_called_a_house_bot() {
     let t = gin_client_cli::table::Table::from_snapshot(&s).unwrap();
     assert_eq!((t.bots, t.entrants), ([false; 2], [false, true]));
     let mut t = t;
-    let joined = pb::PlayerJoined { seat: 1, name: "py-entrant".into(), bot: false, entrant: true };
+    let joined = pb::PlayerJoined {
+        seat: 1,
+        name: "py-entrant".into(),
+        bot: false,
+        entrant: true,
+        ..Default::default()
+    };
     t.apply(&fixtures::event(s.seq + 1, pb::game_event::Kind::PlayerJoined(joined))).unwrap();
     assert!(t.log.last().unwrap().contains("py-entrant (entrant) took seat 1"), "{:?}", t.log);
 }
@@ -381,4 +387,22 @@ fn seats_show_their_accounts() {
     s.seats[0] = pb::SeatInfo { account: String::new(), account_kind: 0, ..s.seats[0].clone() };
     let (_, lines) = plain_at(s);
     assert_eq!(lines[1], "you are al (seat 0) against deleted (seat 1)");
+}
+
+/// A seat taken signed in shows its account from its PlayerJoined, as from a snapshot: a bot
+/// account's name with `(bot)`, whatever name the seat was asked for with.
+#[test]
+fn a_seat_joined_by_an_account_shows_the_account() {
+    let s = fixtures::your_turn();
+    let mut t = gin_client_cli::table::Table::from_snapshot(&s).unwrap();
+    let joined = pb::PlayerJoined {
+        seat: 1,
+        name: "whatever".into(),
+        account: "Robo".into(),
+        account_kind: pb::AccountKind::Bot as i32,
+        ..Default::default()
+    };
+    t.apply(&fixtures::event(s.seq + 1, pb::game_event::Kind::PlayerJoined(joined))).unwrap();
+    assert!(t.log.last().unwrap().contains("Robo (bot) took seat 1"), "{:?}", t.log);
+    assert_eq!(t.names[1], "Robo (bot)");
 }

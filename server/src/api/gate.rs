@@ -45,11 +45,11 @@ use tonic::transport::server::{TcpConnectInfo, TlsConnectInfo};
 use tower::{Layer, Service};
 
 use crate::accounts::{AccountIdentity, Accounts, TOKEN_PREFIX};
-use crate::game::shared::{ClaimedToken, SeatIdentity, Shared, token_hash};
+use crate::game::shared::{ClaimedToken, QuotaKey, SeatIdentity, Shared, token_hash};
 
 /// The caller's address (request extension set by the gate in a cluster): the one the proxy
-/// (or a forwarding server) names in `x-gin-client`. Quotas, rate limits and quick match's
-/// "never paired with itself" go by it ([`ClientAddr::of`]).
+/// (or a forwarding server) names in `x-gin-client`. Quotas and rate limits of calls without
+/// an account, and quick match's "never paired with itself", go by it ([`ClientAddr::of`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ClientAddr(pub std::net::SocketAddr);
 
@@ -58,6 +58,17 @@ impl ClientAddr {
     /// peer's.
     pub fn of<T>(req: &tonic::Request<T>) -> Option<std::net::SocketAddr> {
         req.extensions().get::<ClientAddr>().map(|c| c.0).or_else(|| req.remote_addr())
+    }
+}
+
+/// Whom a game created by `req` counts against (`Config::max_open_games_per_caller`): the
+/// account of a call with an account token (the [`AccountIdentity`] the gate put in its
+/// extensions), from whatever address; else the caller's address (see [`ClientAddr::of`]);
+/// `None` if neither is known.
+pub fn quota_key<T>(req: &tonic::Request<T>) -> Option<QuotaKey> {
+    match req.extensions().get::<AccountIdentity>() {
+        Some(id) => Some(QuotaKey::Account(id.account_id.clone())),
+        None => ClientAddr::of(req).map(|a| QuotaKey::Address(a.ip())),
     }
 }
 

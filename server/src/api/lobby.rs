@@ -20,7 +20,6 @@
 //! others forward it: `api::forward`).
 
 use std::collections::HashMap;
-use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -32,12 +31,12 @@ use tokio::sync::oneshot;
 use tonic::{Request, Response, Status};
 
 use super::convert::{self, game_id, in_game};
-use super::gate::ClientAddr;
+use super::gate::{ClientAddr, quota_key};
 use crate::accounts::{AccountIdentity, SCOPE_PLAY};
 use crate::cluster::Peers;
 use crate::game::expiry::call_off;
 use crate::game::house;
-use crate::game::shared::{NewSeat, Shared, clean_name, new_id, new_token, random_seed};
+use crate::game::shared::{NewSeat, QuotaKey, Shared, clean_name, new_id, new_token, random_seed};
 use crate::game::state::SeatAccount;
 
 /// `LobbyService`.
@@ -82,10 +81,6 @@ struct Waiter {
     conn: Option<std::net::SocketAddr>,
 }
 
-fn peer_ip<T>(r: &Request<T>) -> Option<IpAddr> {
-    ClientAddr::of(r).map(|a| a.ip())
-}
-
 /// The account a call takes its seat for: the caller's when signed in (an account token with
 /// the scope `play`: PERMISSION_DENIED without), whose name the seat shows.
 fn playing_as<T>(s: &Shared, req: &Request<T>) -> Result<Option<SeatAccount>, Status> {
@@ -103,7 +98,7 @@ impl LobbyService for Lobby {
         req: Request<pb::CreateGameRequest>,
     ) -> Result<Response<pb::CreateGameResponse>, Status> {
         let s = &self.shared;
-        let ip = peer_ip(&req);
+        let quota = quota_key(&req);
         // An account token may create a game only with the scope `play`; its seat is the
         // account's when it joins.
         let account = playing_as(s, &req)?.filter(|_| req.get_ref().join);
@@ -152,7 +147,9 @@ impl LobbyService for Lobby {
         if r.join {
             clean_name(&r.name)?;
         }
-        let id = s.create_game_dealt_by(format, clock, r.house_bot.clone(), r.seed, first_dealer, ip).await?;
+        let id = s
+            .create_game_dealt_by(format, clock, r.house_bot.clone(), r.seed, first_dealer, quota.as_ref())
+            .await?;
         in_game(&id);
         let mut resp = pb::CreateGameResponse { game_id: id.clone(), seat: None, seat_token: String::new() };
         let cell = s.game(&id).await?;
@@ -241,7 +238,7 @@ impl LobbyService for Lobby {
         req: Request<pb::QuickMatchRequest>,
     ) -> Result<Response<pb::QuickMatchResponse>, Status> {
         let s = self.shared.clone();
-        let ip = peer_ip(&req);
+        let quota = quota_key(&req);
         // The caller's connection (address and port): one client's calls are never paired.
         let conn = ClientAddr::of(&req);
         let account = playing_as(&s, &req)?;
@@ -269,7 +266,8 @@ impl LobbyService for Lobby {
             (true, _) => return Err(Status::invalid_argument("house_bot_after_ms: at most 60000")),
         };
         if let Some(format) = table {
-            let ask = TableAsk { format, clock, name, account, conn, ip, house_bot: r.house_bot, bot_after };
+            let ask =
+                TableAsk { format, clock, name, account, conn, quota, house_bot: r.house_bot, bot_after };
             return self.quick_match_table(ask).await;
         }
         let key = format!(
@@ -306,7 +304,7 @@ impl LobbyService for Lobby {
             };
             let Some(w) = partner else { break };
             // The game counts against the caller who pairs (as any game, against its creator).
-            if let Err(e) = s.reserve(ip) {
+            if let Err(e) = s.reserve(quota.as_ref()) {
                 // Over its limit: the partner waits on for someone else.
                 let mut waiting = self.matches.waiting.lock().expect("lock");
                 waiting.entry(key.clone()).or_default().insert(0, w);
@@ -316,7 +314,7 @@ impl LobbyService for Lobby {
             // that goes away cannot leave the pair half-made.
             let (answer, mine) = oneshot::channel();
             let me = (name.clone(), account.clone());
-            tokio::spawn(seat_pair(s.clone(), rules.clone(), clock, w, me, ip, answer));
+            tokio::spawn(seat_pair(s.clone(), rules.clone(), clock, w, me, quota.clone(), answer));
             match mine.await {
                 Ok(Ok(Some(seat))) => return Ok(take_seat(seat)),
                 // The partner had left: its game was called off. Look again.
@@ -333,7 +331,9 @@ impl LobbyService for Lobby {
             }
             if leave.now() {
                 // Nobody came: the house bot takes seat 1, as in `create_game`.
-                let id = s.create_game(engine::Format::Gin(rules), clock, r.house_bot.clone(), 0, ip).await?;
+                let id = s
+                    .create_game(engine::Format::Gin(rules), clock, r.house_bot.clone(), 0, quota.as_ref())
+                    .await?;
                 let cell = s.game(&id).await?;
                 s.join(&cell, Some(1), house::display_name(&r.house_bot), true, true).await?;
                 let (seat, token) = s.join_as(&cell, Some(0), r.name, false, false, account).await?;
@@ -390,7 +390,7 @@ fn interrupted() -> Status {
 }
 
 /// Seats quick-match waiter `w` (seat 0) and the caller `name` (seat 1) in a new game,
-/// created with both seats in one write and counted against `ip` (reserved already). Each of
+/// created with both seats in one write and counted against `quota` (reserved already). Each of
 /// the two calls gets its seat with an acknowledgment to send in the poll that returns it
 /// ([`paired`]): the waiter first; a waiter gone by then never acknowledges, the game is called
 /// off (it ends cancelled, with no winner) and the caller is told `None` (it looks for another
@@ -402,7 +402,7 @@ async fn seat_pair(
     clock: pb::TurnClock,
     w: Waiter,
     (name, account): (String, Option<SeatAccount>),
-    ip: Option<IpAddr>,
+    quota: Option<QuotaKey>,
     caller: oneshot::Sender<Result<Option<Pairing>, Status>>,
 ) {
     let id = new_id(s.cfg.route_tag.as_deref());
@@ -412,8 +412,16 @@ async fn seat_pair(
         NewSeat { name, token: tokens[1].clone(), bot: false, account },
     ];
     let format = engine::Format::Gin(rules);
-    let created =
-        s.create_seated_game(id.clone(), format, clock, random_seed(), false, seats, String::new(), ip);
+    let created = s.create_seated_game(
+        id.clone(),
+        format,
+        clock,
+        random_seed(),
+        false,
+        seats,
+        String::new(),
+        quota.as_ref(),
+    );
     if let Err(e) = created.await {
         let e = Status::from(e);
         // Both asked for this game.
@@ -477,7 +485,7 @@ struct TableAsk {
     name: String,
     account: Option<SeatAccount>,
     conn: Option<std::net::SocketAddr>,
-    ip: Option<IpAddr>,
+    quota: Option<QuotaKey>,
     house_bot: String,
     bot_after: Option<Duration>,
 }
@@ -513,7 +521,7 @@ impl Lobby {
         };
         let leave = Leave(self.matches.clone(), key.clone(), ticket);
         if let Some(group) = group {
-            if let Err(e) = s.reserve(ask.ip) {
+            if let Err(e) = s.reserve(ask.quota.as_ref()) {
                 // Over its limit: the others wait on for someone else.
                 let mut waiting = self.matches.waiting.lock().expect("lock");
                 let queue = waiting.entry(key).or_default();
@@ -522,7 +530,14 @@ impl Lobby {
                 }
                 return Err(e.into());
             }
-            tokio::spawn(seat_table(s.clone(), ask.format.clone(), ask.clock, group, String::new(), ask.ip));
+            tokio::spawn(seat_table(
+                s.clone(),
+                ask.format.clone(),
+                ask.clock,
+                group,
+                String::new(),
+                ask.quota.clone(),
+            ));
         }
         let mut wait = QUICK_MATCH_WAIT;
         if let Some(after) = ask.bot_after {
@@ -542,8 +557,15 @@ impl Lobby {
                 })
             };
             if let Some(group) = group {
-                s.reserve(ask.ip)?;
-                tokio::spawn(seat_table(s.clone(), ask.format, ask.clock, group, ask.house_bot, ask.ip));
+                s.reserve(ask.quota.as_ref())?;
+                tokio::spawn(seat_table(
+                    s.clone(),
+                    ask.format,
+                    ask.clock,
+                    group,
+                    ask.house_bot,
+                    ask.quota.clone(),
+                ));
             }
             wait = wait.saturating_sub(after).max(Duration::from_secs(5));
         }
@@ -597,7 +619,7 @@ fn take_all(queue: &mut Vec<Waiter>, indices: &[usize]) -> Vec<Waiter> {
 }
 
 /// Seats `group` (seats 0, 1, … in order) and house bots `house_bot` in the seats left, in a
-/// new game of `format` created in one write and counted against `ip` (reserved already).
+/// new game of `format` created in one write and counted against `quota` (reserved already).
 /// Every member gets its seat with an acknowledgment to send in the poll that returns it
 /// ([`paired`]); if one of them is gone by then, the game is called off (it ends cancelled,
 /// with no winner). Runs in a task of its own.
@@ -607,7 +629,7 @@ async fn seat_table(
     clock: pb::TurnClock,
     group: Vec<Waiter>,
     house_bot: String,
-    ip: Option<IpAddr>,
+    quota: Option<QuotaKey>,
 ) {
     let id = new_id(s.cfg.route_tag.as_deref());
     let n = format.players() as usize;
@@ -629,8 +651,16 @@ async fn seat_table(
         })
         .collect();
     let with_bots = if group.len() < n { house_bot.clone() } else { String::new() };
-    let created =
-        s.create_seated_game(id.clone(), format, clock, random_seed(), false, seats, with_bots.clone(), ip);
+    let created = s.create_seated_game(
+        id.clone(),
+        format,
+        clock,
+        random_seed(),
+        false,
+        seats,
+        with_bots.clone(),
+        quota.as_ref(),
+    );
     if let Err(e) = created.await {
         let e = Status::from(e);
         for w in group {

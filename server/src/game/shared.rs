@@ -2,7 +2,8 @@
 //!
 //!
 //! It holds the games map (a [`GameCell`] per game in memory), the seat-token map (hashes
-//! only), the quotas (unfinished games per creator's address: [`Shared::reserve`],
+//! only), the quotas (unfinished games per creator, by [`QuotaKey`]: its account if it called
+//! with one, from whatever address, else its address; [`Shared::reserve`],
 //! [`Shared::reserve_up_to`], given back by [`Shared::game_ended`]), and the hooks
 //! ([`AfterChange`], the trait; [`Shared::set_hooks`], [`Shared::after_change`]). Its std
 //! mutexes guard map lookups only and are never held across `.await`.
@@ -41,6 +42,19 @@ use super::state::{GameInfo, GameState, Seal, SeatAccount, Seated};
 use crate::config::Config;
 use crate::metrics::Metrics;
 use crate::storage::{NewGame, Owner, SeatRow, Startup, Store, StoredGame, Write};
+
+/// Whom a game counts against for [`Config::max_open_games_per_caller`]: the account of a
+/// call made with an account token, from whatever address it comes (so one account cannot
+/// exceed its quota from many addresses, and a signed-in program behind a shared address is
+/// not starved by its neighbours); any other call's address. Built by the api layer, which
+/// knows the call's identity.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum QuotaKey {
+    /// A call without an account: its (client) address.
+    Address(IpAddr),
+    /// A call with an account token: the account's id.
+    Account(String),
+}
 
 /// One game: its state behind an async mutex that serializes the game's changes, including
 /// the wait for the store, so what watchers see is always durable.
@@ -122,10 +136,10 @@ pub struct Inner {
     pub tokens: RwLock<HashMap<[u8; 32], (String, u8)>>,
     /// Games with a free seat, by creation order (for ListGames).
     pub open: Mutex<Vec<(i64, String)>>,
-    /// Unfinished games created by each caller (peer address).
-    pub open_by_caller: Mutex<HashMap<IpAddr, u32>>,
+    /// Unfinished games created by each caller (its account, or its address).
+    pub open_by_caller: Mutex<HashMap<QuotaKey, u32>>,
     /// Creator of each unfinished game.
-    pub creator: Mutex<HashMap<String, IpAddr>>,
+    pub creator: Mutex<HashMap<String, QuotaKey>>,
     /// What runs after every change of a game ([`Shared::set_hooks`]).
     hooks: std::sync::OnceLock<Vec<Arc<dyn AfterChange>>>,
     /// The seals of the games of the tournaments this server holds that are not over, by
@@ -472,10 +486,10 @@ impl Shared {
         }
     }
 
-    /// Counts one more unfinished game against `caller` (a peer address), if it is under
+    /// Counts one more unfinished game against `caller` (see [`QuotaKey`]), if it is under
     /// [`Config::max_open_games_per_caller`]; RESOURCE_EXHAUSTED if not. The game created then
     /// gives it back when it ends; [`Shared::release_caller`] if it was not created.
-    pub fn reserve(&self, caller: Option<IpAddr>) -> Result<(), GameError> {
+    pub fn reserve(&self, caller: Option<&QuotaKey>) -> Result<(), GameError> {
         if self.reserve_up_to(caller, 1) == 1 {
             return Ok(());
         }
@@ -483,24 +497,24 @@ impl Shared {
     }
 
     /// Counts up to `n` more unfinished games against `caller`, as many as its limit allows;
-    /// how many were counted (all of them without an address).
-    pub fn reserve_up_to(&self, caller: Option<IpAddr>, n: u32) -> u32 {
-        let Some(ip) = caller else { return n };
+    /// how many were counted (all of them without a key).
+    pub fn reserve_up_to(&self, caller: Option<&QuotaKey>, n: u32) -> u32 {
+        let Some(key) = caller else { return n };
         let mut m = self.open_by_caller.lock().expect("lock");
-        let used = m.entry(ip).or_insert(0);
+        let used = m.entry(key.clone()).or_insert(0);
         let granted = n.min(self.cfg.max_open_games_per_caller.saturating_sub(*used));
         *used += granted;
         if *used == 0 {
-            m.remove(&ip);
+            m.remove(key);
         }
         granted
     }
 
     /// Registers game `id`, created by `caller` (reserved with [`Shared::reserve`]), so that its
     /// end gives the reservation back.
-    fn charge(&self, id: &str, caller: Option<IpAddr>) {
-        if let Some(ip) = caller {
-            self.creator.lock().expect("lock").insert(id.to_owned(), ip);
+    fn charge(&self, id: &str, caller: Option<&QuotaKey>) {
+        if let Some(key) = caller {
+            self.creator.lock().expect("lock").insert(id.to_owned(), key.clone());
         }
     }
 
@@ -535,7 +549,7 @@ impl Shared {
         clock: pb::TurnClock,
         house_bot: String,
         seed: u64,
-        caller: Option<IpAddr>,
+        caller: Option<&QuotaKey>,
     ) -> Result<String, GameError> {
         self.create_game_dealt_by(format, clock, house_bot, seed, None, caller).await
     }
@@ -549,7 +563,7 @@ impl Shared {
         house_bot: String,
         seed: u64,
         first_dealer: Option<u8>,
-        caller: Option<IpAddr>,
+        caller: Option<&QuotaKey>,
     ) -> Result<String, GameError> {
         self.reserve(caller)?;
         let id = new_id(self.cfg.route_tag.as_deref());
@@ -587,7 +601,7 @@ impl Shared {
         fixed_deals: bool,
         seats: Vec<NewSeat>,
         house_bot: String,
-        reserved_by: Option<IpAddr>,
+        reserved_by: Option<&QuotaKey>,
     ) -> Result<(), GameError> {
         if seats.len() != format.players() as usize {
             return Err(GameError::Internal(format!(
@@ -647,14 +661,7 @@ impl Shared {
 
     /// Rebuilds a game from its stored facts and log, its seats' accounts described.
     fn rebuild(&self, sg: &StoredGame) -> Result<GameState, GameError> {
-        let mut st = rebuild(sg)?;
-        for (seated, row) in st.seats.iter_mut().zip(0u8..) {
-            let id = sg.seats.iter().rev().find(|s| s.seat == row).and_then(|s| s.account_id.as_deref());
-            if let (Some(seated), Some(id)) = (seated.as_mut(), id) {
-                seated.account = Some(self.seat_account(id));
-            }
-        }
-        Ok(st)
+        rebuild(sg, |id| self.seat_account(id))
     }
 
     /// Gives taken seat `seat` of game `id` a new token, durably, and returns it: the old one
@@ -689,13 +696,13 @@ impl Shared {
     }
 
     /// Gives back one game [`Shared::reserve`]d by `caller` that was not created.
-    pub fn release_caller(&self, caller: Option<IpAddr>) {
-        let Some(ip) = caller else { return };
+    pub fn release_caller(&self, caller: Option<&QuotaKey>) {
+        let Some(key) = caller else { return };
         let mut m = self.open_by_caller.lock().expect("lock");
-        if let Some(n) = m.get_mut(&ip) {
+        if let Some(n) = m.get_mut(key) {
             *n = n.saturating_sub(1);
             if *n == 0 {
-                m.remove(&ip);
+                m.remove(key);
             }
         }
     }
@@ -706,7 +713,7 @@ impl Shared {
         let id = &st.info.id;
         self.metrics.games_in_play(st.info.format.kind()).dec();
         let creator = self.creator.lock().expect("lock").remove(id);
-        self.release_caller(creator);
+        self.release_caller(creator.as_ref());
         if st.seats.iter().any(Option::is_none) {
             self.open.lock().expect("lock").retain(|(_, g)| g != id);
         }
@@ -843,13 +850,13 @@ pub fn clean_name(name: &str) -> Result<String, GameError> {
     Ok(if n.is_empty() { "player".into() } else { n.to_string() })
 }
 
-/// Rebuilds a game from its stored facts and log.
-fn rebuild(sg: &StoredGame) -> Result<GameState, GameError> {
+/// Rebuilds a game from its stored facts and log; `account` describes a seat's account by its id.
+fn rebuild(sg: &StoredGame, account: impl Fn(&str) -> SeatAccount) -> Result<GameState, GameError> {
     let why = |why: String| GameError::Replay { id: sg.game.id.clone(), why };
-    replay(sg).map_err(why)
+    replay(sg, account).map_err(why)
 }
 
-fn replay(sg: &StoredGame) -> Result<GameState, String> {
+fn replay(sg: &StoredGame, account: impl Fn(&str) -> SeatAccount) -> Result<GameState, String> {
     let g = &sg.game;
     let format = stored_format(&g.rules_json)?;
     let info = GameInfo {
@@ -869,7 +876,8 @@ fn replay(sg: &StoredGame) -> Result<GameState, String> {
         if seat >= st.players() {
             return Err(format!("bad seat {seat}"));
         }
-        let seated = Seated { name: s.name.clone(), account: None, token_hash: s.token_hash, bot: s.bot };
+        let account = s.account_id.as_deref().map(&account);
+        let seated = Seated { name: s.name.clone(), account, token_hash: s.token_hash, bot: s.bot };
         st.seat(seat, seated, s.joined_ms);
     }
     st.pending.clear();

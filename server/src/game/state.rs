@@ -94,6 +94,8 @@ pub struct Joined {
     pub bot: bool,
     /// A tournament's entrant.
     pub entrant: bool,
+    /// The account that took the seat, if any.
+    pub account: Option<SeatAccount>,
 }
 
 /// A hand dealt (see [`LogEvent::Dealt`]).
@@ -583,7 +585,13 @@ impl GameState {
         if !house {
             self.last_own_ms = self.last_own_ms.max(now);
         }
-        let ev = Joined { seat, name: who.name.clone(), bot: house, entrant: who.bot && !house };
+        let ev = Joined {
+            seat,
+            name: who.name.clone(),
+            bot: house,
+            entrant: who.bot && !house,
+            account: who.account.clone(),
+        };
         self.push(now, LogEvent::Joined(Box::new(ev)));
         self.seats[seat as usize] = Some(who);
         if self.game.is_none() && self.seats.iter().all(Option::is_some) {
@@ -1281,12 +1289,21 @@ pub fn event_for(seq: u64, e: &Entry, viewer: Option<u8>, info: Option<pb::TurnI
     use pb::game_event::Kind as K;
     let s = u32::from;
     let kind = match &e.ev {
-        LogEvent::Joined(j) => K::PlayerJoined(pb::PlayerJoined {
-            seat: s(j.seat),
-            name: j.name.clone(),
-            bot: j.bot,
-            entrant: j.entrant,
-        }),
+        LogEvent::Joined(j) => {
+            let mut seat = pb::SeatInfo::default();
+            if let Some(a) = &j.account {
+                a.describe(&mut seat);
+            }
+            K::PlayerJoined(pb::PlayerJoined {
+                seat: s(j.seat),
+                name: j.name.clone(),
+                bot: j.bot,
+                entrant: j.entrant,
+                account: seat.account,
+                account_kind: seat.account_kind,
+                account_deleted: seat.account_deleted,
+            })
+        }
         LogEvent::Dealt(d) => K::HandDealt(pb::HandDealt {
             hand_number: d.hand_number,
             stage: d.stage,

@@ -44,7 +44,7 @@ impl Tournaments {
                 // Its games count against its creator's unfinished games: one is reserved for
                 // each game started (given back at its end, or if it is not created); the
                 // others wait for a game to end.
-                let granted = self.0.shared.reserve_up_to(st.creator, picked.len() as u32) as usize;
+                let granted = self.0.shared.reserve_up_to(st.creator.as_ref(), picked.len() as u32) as usize;
                 for p in picked.drain(granted..).rev() {
                     st.planned.push_front(p);
                 }
@@ -125,8 +125,8 @@ impl Tournaments {
                             })
                         };
                         // One of its creator's games for it, once one is free.
-                        let creator = cell.state.lock().expect("lock").creator;
-                        let booked = booked.filter(|_| self.0.shared.reserve(creator).is_ok());
+                        let creator = cell.state.lock().expect("lock").creator.clone();
+                        let booked = booked.filter(|_| self.0.shared.reserve(creator.as_ref()).is_ok());
                         if let Some((g, names)) = booked {
                             match self.ensure_game(&cell, &g, names, true).await {
                                 Ok(()) => {
@@ -234,8 +234,8 @@ impl Tournaments {
             .map_err(storage_status);
         if let Err(e) = booking {
             self.0.shared.unseal(std::slice::from_ref(&g.game_id));
-            let creator = cell.state.lock().expect("lock").creator;
-            self.0.shared.release_caller(creator);
+            let creator = cell.state.lock().expect("lock").creator.clone();
+            self.0.shared.release_caller(creator.as_ref());
             return Err(e);
         }
         let booked = g.clone();
@@ -297,18 +297,18 @@ impl Tournaments {
         let sh = &self.0.shared;
         let (format, clock, fixed, creator) = {
             let st = cell.state.lock().expect("lock");
-            (st.spec.game.clone(), st.spec.clock, st.spec.fixed, st.creator)
+            (st.spec.game.clone(), st.spec.clock, st.spec.fixed, st.creator.clone())
         };
         // The creator's reservation for this game, given back if it is not created here.
         let creator = creator.filter(|_| reserved);
         match sh.game(&g.game_id).await {
             Ok(_) => {
-                sh.release_caller(creator);
+                sh.release_caller(creator.as_ref());
                 return Ok(());
             }
             Err(GameError::NotFound(_)) => {}
             Err(e) => {
-                sh.release_caller(creator);
+                sh.release_caller(creator.as_ref());
                 return Err(e.into());
             }
         }
@@ -326,7 +326,7 @@ impl Tournaments {
             fixed,
             seats,
             String::new(),
-            creator,
+            creator.as_ref(),
         )
         .await?;
         let mut st = cell.state.lock().expect("lock");

@@ -23,16 +23,16 @@ use super::export::{export_csv, export_json};
 use super::spec::Spec;
 use super::state::{Entrant, Tournament, TournamentCell};
 use super::{Tournaments, storage_status};
-use crate::game::shared::{new_id, new_token, now_ms, token_hash};
+use crate::game::shared::{QuotaKey, new_id, new_token, now_ms, token_hash};
 use crate::storage::{EntrantRow, NewTournament, TournamentWrite};
 
 impl Tournaments {
-    /// Creates a tournament for `creator` (a peer address), whose unfinished games its games
+    /// Creates a tournament for `creator` (its account or address), whose unfinished games its games
     /// count against: so `parallel` may not be more than that limit.
     async fn create(
         &self,
         spec: pb::TournamentSpec,
-        creator: Option<std::net::IpAddr>,
+        creator: Option<QuotaKey>,
     ) -> Result<pb::CreateTournamentResponse, Status> {
         // Text people see, checked here rather than in `Spec::new`: a spec stored before a
         // stricter check must still load at start.
@@ -163,7 +163,7 @@ impl TournamentService for Tournaments {
         req: Request<pb::CreateTournamentRequest>,
     ) -> Result<Response<pb::CreateTournamentResponse>, Status> {
         may_enter(&req)?;
-        let creator = crate::api::gate::ClientAddr::of(&req).map(|a| a.ip());
+        let creator = crate::api::gate::quota_key(&req);
         let spec = req.into_inner().spec.ok_or_else(|| Status::invalid_argument("spec: required"))?;
         Ok(Response::new(self.create(spec, creator).await?))
     }

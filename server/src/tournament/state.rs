@@ -24,6 +24,7 @@ use tokio::sync::watch;
 
 use super::pairing;
 use super::spec::{MAX_PARALLEL, Planned, Spec};
+use crate::game::shared::QuotaKey;
 use crate::game::state::Seal;
 use crate::storage::StoredTournament;
 
@@ -77,9 +78,10 @@ pub(crate) struct Entrant {
 pub(crate) struct Tournament {
     pub(crate) id: String,
     pub(crate) spec: Spec,
-    /// Who created it (its games count against that address's unfinished games); not
-    /// stored: after a restart its games count against nobody, like every game's.
-    pub(crate) creator: Option<std::net::IpAddr>,
+    /// Who created it (its games count against that account's or address's unfinished
+    /// games, as at its creation); not stored: after a restart its games count against
+    /// nobody, like every game's.
+    pub(crate) creator: Option<QuotaKey>,
     /// When it was created (ms since the epoch).
     pub(crate) created_ms: i64,
     pub(crate) status: pb::TournamentStatus,
@@ -564,12 +566,7 @@ impl Tournament {
     }
 
     /// A new tournament, waiting for its entrants.
-    pub(crate) fn new(
-        id: String,
-        spec: Spec,
-        creator: Option<std::net::IpAddr>,
-        created_ms: i64,
-    ) -> Tournament {
+    pub(crate) fn new(id: String, spec: Spec, creator: Option<QuotaKey>, created_ms: i64) -> Tournament {
         Tournament {
             id,
             spec,

@@ -1,7 +1,9 @@
 //! Accounts over the network: registration (names unique without regard to case and
 //! confusables), sign-in (one answer for a wrong password and an unknown name, throttled
 //! failures), tokens and scopes, password changes ending sessions, registrations per hour,
-//! deletion and export, secrets never on disk, and everything surviving a restart.
+//! deletion and export, secrets never on disk, and everything surviving a restart; unfinished
+//! games counted per account from every address (games, quick match, tournaments), and a
+//! seat's account in its `PlayerJoined`.
 
 use std::path::Path;
 use std::time::Duration;
@@ -726,5 +728,210 @@ async fn an_unknown_name_takes_about_as_long_as_a_wrong_password() {
     let wrong = time("jo").await;
     let unknown = time("nobody").await;
     assert!(unknown * 3 >= wrong, "unknown name {unknown:?}, wrong password {wrong:?}");
+    server.stop().await;
+}
+
+/// A channel to `server` whose calls come from `local` (a loopback address: 127.0.0.2 is
+/// another caller than 127.0.0.1).
+async fn channel_from(server: &TestServer, local: &str) -> Channel {
+    Channel::from_shared(server.url())
+        .unwrap()
+        .local_address(Some(local.parse().unwrap()))
+        .connect()
+        .await
+        .unwrap()
+}
+
+/// A game against the house bot, created by `token`'s account (a guest without a token).
+async fn create_vs_house(ch: &Channel, token: &str) -> Result<pb::CreateGameResponse, tonic::Status> {
+    use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+    let req = pb::CreateGameRequest {
+        rules: Some(crate::common::preset("standard")),
+        join: true,
+        name: "guest".into(),
+        house_bot: "simple".into(),
+        ..Default::default()
+    };
+    LobbyServiceClient::new(ch.clone()).create_game(authed(req, token)).await.map(|r| r.into_inner())
+}
+
+fn quota_cfg(db: &Path, limit: u32) -> gin_server::Config {
+    gin_server::Config { max_open_games_per_caller: limit, ..cfg(db) }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_accounts_unfinished_games_count_from_every_address_and_come_back_at_their_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(quota_cfg(&dir.path().join("gin.db"), 2)).await;
+    let mut c = client(&server).await;
+    let ivy = register(&mut c, "Ivy", "").await.token;
+    let (here, there) = (channel_from(&server, "127.0.0.1").await, channel_from(&server, "127.0.0.2").await);
+
+    // One game from each address: the account's two.
+    let first = create_vs_house(&here, &ivy).await.unwrap();
+    create_vs_house(&there, &ivy).await.unwrap();
+    for ch in [&here, &there] {
+        let e = create_vs_house(ch, &ivy).await.unwrap_err();
+        assert_eq!(e.code(), Code::ResourceExhausted, "the account is at its limit from any address: {e:?}");
+    }
+    // Neither address is: a guest at either creates games.
+    create_vs_house(&there, "").await.unwrap();
+
+    // The account's game ends: its quota comes back, at the other address too.
+    let mut gc = crate::common::Games::new(here.clone());
+    let seq = crate::common::get_game(&mut gc, &first.game_id, "").await.seq;
+    gc.resign(authed(pb::ResignRequest { game_id: first.game_id.clone(), expected_seq: seq }, &ivy))
+        .await
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        match create_vs_house(&there, &ivy).await {
+            Ok(_) => break,
+            Err(e) if e.code() == Code::ResourceExhausted && tokio::time::Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(e) => panic!("the ended game's quota is not given back: {e:?}"),
+        }
+    }
+    let e = create_vs_house(&here, &ivy).await.unwrap_err();
+    assert_eq!(e.code(), Code::ResourceExhausted, "one came back, one taken again: {e:?}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn guests_at_their_addresss_limit_do_not_stop_an_account_behind_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(quota_cfg(&dir.path().join("gin.db"), 1)).await;
+    let mut c = client(&server).await;
+    let jay = register(&mut c, "Jay", "jay's passphrase").await.token;
+    let shared = channel_from(&server, "127.0.0.2").await;
+
+    // The guests behind the address use its one game.
+    create_vs_house(&shared, "").await.unwrap();
+    let e = create_vs_house(&shared, "").await.unwrap_err();
+    assert_eq!(e.code(), Code::ResourceExhausted, "{e:?}");
+    // The account behind it still has its own.
+    create_vs_house(&shared, &jay).await.unwrap();
+    let e = create_vs_house(&shared, &jay).await.unwrap_err();
+    assert_eq!(e.code(), Code::ResourceExhausted, "and no more: {e:?}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quick_match_partners_player_joined_names_its_account_and_kind() {
+    use gin_proto::v1::game_event::Kind as K;
+    use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(cfg(&dir.path().join("gin.db"))).await;
+    let mut c = client(&server).await;
+    let kim = register(&mut c, "Kim", "kim's passphrase").await.token;
+    let lex = register(&mut c, "Lex", "").await.token;
+    let ask = |ch: Channel, token: String| {
+        let req = pb::QuickMatchRequest {
+            rules: Some(crate::common::preset("standard")),
+            name: "someone".into(),
+            ..Default::default()
+        };
+        async move { LobbyServiceClient::new(ch).quick_match(authed(req, &token)).await.map(|r| r.into_inner()) }
+    };
+    // Kim waits; Lex, a bot account, pairs.
+    let waiting = tokio::spawn(ask(server.channel().await, kim.clone()));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let pairing = ask(server.channel().await, lex.clone()).await.unwrap();
+    let mine = tokio::time::timeout(Duration::from_secs(5), waiting).await.unwrap().unwrap().unwrap();
+    assert_eq!(mine.game_id, pairing.game_id);
+
+    // Kim's stream after the first seat's join (seq 1): its partner's (the caller who paired
+    // takes seat 1, seq 2) names the account and its kind.
+    assert_eq!((mine.seat, pairing.seat), (0, 1));
+    let mut gc = crate::common::Games::new(server.channel().await);
+    let mut stream = crate::common::watch(&mut gc, &mine.game_id, &mine.seat_token, 1).await;
+    let read = crate::common::read_until(&mut stream, 2, Duration::from_secs(5)).await;
+    let joined: Vec<_> = read
+        .iter()
+        .filter_map(crate::common::event)
+        .filter_map(|e| match &e.kind {
+            Some(K::PlayerJoined(j)) => Some(j.clone()),
+            _ => None,
+        })
+        .collect();
+    let partner = joined.iter().find(|j| j.seat == pairing.seat).expect("the partner's PlayerJoined");
+    assert_eq!(
+        (partner.name.as_str(), partner.account.as_str(), partner.account_kind, partner.account_deleted),
+        ("Lex", "Lex", pb::AccountKind::Bot as i32, false),
+        "{partner:?}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quick_match_counts_the_game_against_the_pairing_account_from_any_address() {
+    use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(quota_cfg(&dir.path().join("gin.db"), 1)).await;
+    let mut c = client(&server).await;
+    let max = register(&mut c, "Max", "").await.token;
+    let ask = |ch: Channel, token: String| {
+        let req = pb::QuickMatchRequest {
+            rules: Some(crate::common::preset("standard")),
+            name: "q".into(),
+            ..Default::default()
+        };
+        async move { LobbyServiceClient::new(ch).quick_match(authed(req, &token)).await.map(|r| r.into_inner()) }
+    };
+    // The account's one game, from 127.0.0.1.
+    create_vs_house(&channel_from(&server, "127.0.0.1").await, &max).await.unwrap();
+    // A guest waits; the account pairs from 127.0.0.2: refused, and the guest waits on.
+    let waiting = tokio::spawn(ask(channel_from(&server, "127.0.0.3").await, String::new()));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let e = ask(channel_from(&server, "127.0.0.2").await, max.clone()).await.unwrap_err();
+    assert_eq!(e.code(), Code::ResourceExhausted, "the account is at its limit from any address: {e:?}");
+    // A guest at 127.0.0.2 is not the account: it pairs.
+    let paired = ask(channel_from(&server, "127.0.0.2").await, String::new()).await.unwrap();
+    let theirs = tokio::time::timeout(Duration::from_secs(5), waiting).await.unwrap().unwrap().unwrap();
+    assert_eq!(paired.game_id, theirs.game_id);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournaments_games_count_against_its_creators_account_from_any_address() {
+    use gin_proto::v1::join_tournament_response::Kind as J;
+    use gin_proto::v1::tournament_service_client::TournamentServiceClient;
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(quota_cfg(&dir.path().join("gin.db"), 1)).await;
+    let mut c = client(&server).await;
+    let nia = register(&mut c, "Nia", "").await.token;
+    let (here, there) = (channel_from(&server, "127.0.0.1").await, channel_from(&server, "127.0.0.2").await);
+    let spec = pb::TournamentSpec {
+        parallel: 1,
+        duplicate: false,
+        seed: 0,
+        ..crate::tournament::spec(pb::TournamentFormat::RoundRobin, 2, 1)
+    };
+    let req = pb::CreateTournamentRequest { spec: Some(spec) };
+    let tid = TournamentServiceClient::new(here.clone())
+        .create_tournament(authed(req, &nia))
+        .await
+        .unwrap()
+        .into_inner()
+        .tournament_id;
+    // Two guests enter from a third address: its one game starts.
+    let mut streams =
+        crate::common::enter_tournament(&channel_from(&server, "127.0.0.3").await, &tid, &["a", "b"]).await;
+    let first = &mut streams[0];
+    loop {
+        let m =
+            tokio::time::timeout(Duration::from_secs(5), first.message()).await.unwrap().unwrap().unwrap();
+        if matches!(m.kind, Some(J::Assignment(_))) {
+            break;
+        }
+    }
+    // The game counts against Nia, from any address, and not against the address it created
+    // the tournament from.
+    for ch in [&here, &there] {
+        let e = create_vs_house(ch, &nia).await.unwrap_err();
+        assert_eq!(e.code(), Code::ResourceExhausted, "the tournament's game is the account's: {e:?}");
+    }
+    create_vs_house(&here, "").await.unwrap();
     server.stop().await;
 }
