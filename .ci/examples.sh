@@ -6,8 +6,10 @@
 # back (GetRecord): the Python bot, the TypeScript bot, and `gin-bot bridge` with the
 # example script of examples/bridge/. Then the Python and TypeScript bots each play a
 # three-player rummy game and a four-player team game against house bots, checking the
-# result and the table record. Any failure fails the script; the server is stopped in every
-# case.
+# result and the table record, and each plays signed in: it registers a fresh bot account
+# (--register), plays a game as it, then another with the token it printed, checking that
+# its seat names the account (a bot) and that the account's ListPlayerGames lists the game.
+# Any failure fails the script; the server is stopped in every case.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GAMES=${GAMES:-3}
@@ -80,6 +82,37 @@ timed timeout 300 node examples/typescript/dist/bot.js \
 timed timeout 300 node examples/typescript/dist/bot.js \
   --server "127.0.0.1:$port" --vs-bot simple --format "$TEAMS" --stale-first-action || fail
 
+step "examples: the Python and TypeScript bots signed in: each registers a fresh bot account (--register) and plays a game as it, then another with its token (GIN_ACCOUNT_TOKEN, --account-token); after each game their seat in GetGame names the account, a bot, and the account's ListPlayerGames lists the game"
+# One signed-in run: the bot's output in $tmp/$1.out and .err; the summary must say it
+# played as bot account $2 (the bot itself checks each seat and ListPlayerGames).
+signed_run() {
+  local log=$1 name=$2; shift 2
+  if ! timeout 120 "$@" >"$tmp/$log.out" 2>"$tmp/$log.err"; then
+    cat "$tmp/$log.out" "$tmp/$log.err"; return 1
+  fi
+  cat "$tmp/$log.out"
+  grep -q "signed in as bot account $name: every seat its, every game in its ListPlayerGames" "$tmp/$log.out" ||
+    { echo "$log: not signed in as $name"; return 1; }
+}
+# The token --register printed (once, to stderr).
+token_of() { sed -n 's/^registered bot account .*; its token, shown this once: \(gin_at_[^ ]*\)$/\1/p' "$tmp/$1.err"; }
+signed_in() {
+  local run="$$-$RANDOM" tok
+  local py=(examples/python/.venv/bin/python examples/python/bot.py --server "127.0.0.1:$port" --vs-bot simple)
+  local ts=(node examples/typescript/dist/bot.js --server "127.0.0.1:$port" --vs-bot simple)
+  # Python: registered, seated by QuickMatch; then by CreateGame with GIN_ACCOUNT_TOKEN.
+  signed_run py-register "py-ci-$run" "${py[@]}" --register "py-ci-$run" --quick-wait-ms 200 || return 1
+  tok=$(token_of py-register)
+  [ -n "$tok" ] || { echo "python: no token printed by --register"; cat "$tmp/py-register.err"; return 1; }
+  signed_run py-token "py-ci-$run" env GIN_ACCOUNT_TOKEN="$tok" "${py[@]}" || return 1
+  # TypeScript: registered; then with --account-token.
+  signed_run ts-register "ts-ci-$run" "${ts[@]}" --register "ts-ci-$run" || return 1
+  tok=$(token_of ts-register)
+  [ -n "$tok" ] || { echo "typescript: no token printed by --register"; cat "$tmp/ts-register.err"; return 1; }
+  signed_run ts-token "ts-ci-$run" "${ts[@]}" --account-token "$tok" || return 1
+}
+timed signed_in || fail
+
 step "examples: the Python and TypeScript bots through the local cluster (examples/cluster/local-cluster.sh --respawn, its own directory), the servers of their games frozen (SIGSTOP) for twice the lease: they retry and resume, every game ends"
 cport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 GIN_SERVER_BIN="$bin/gin-server" examples/cluster/local-cluster.sh --port "$cport" --lease-ms 1500 --respawn \
@@ -133,4 +166,5 @@ timed frozen_cluster || { cat "$tmp/cluster.log"; exit 1; }
 
 echo
 echo "examples: every example played $GAMES complete games; the Python and TypeScript bots also a"
-echo "three-player rummy game and a team game; results checked against GetRecord"
+echo "three-player rummy game and a team game, and two games each as a bot account (seat and"
+echo "ListPlayerGames checked); results checked against GetRecord"

@@ -9,10 +9,16 @@ the server sends with each of its turns (with expected_seq, resyncing on ABORTED
 over. After each game it reads the record back (GetRecord) and checks that it agrees with
 the game-over event: the same result, the target reached, the winners and places those of
 the totals, and (at a table) the record's own result, our moves and one reveal per hand.
-Exit status 0 only if every game finished and every check passed.
+Signed in (--account-token, GIN_ACCOUNT_TOKEN, or --register NAME: a new bot account), the
+lobby calls carry the account token, so each seat is the account's; after each game it also
+checks that GetGame names the account (a bot) at our seat and that the account's
+ListPlayerGames lists the game. Exit status 0 only if every game finished and every check
+passed.
 
     python bot.py --server 127.0.0.1:50051 --vs-bot simple --games 3
     python bot.py --format '{"kind":"rummy","players":3,"end":{"hands":3}}' --vs-bot simple
+    python bot.py --register my-python-bot   # the token goes to stderr, once
+    GIN_ACCOUNT_TOKEN=gin_at_... python bot.py --games 3
 """
 
 import argparse
@@ -24,7 +30,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROTO_ROOT = os.path.normpath(os.path.join(HERE, "..", "..", "proto"))
 GEN = os.path.join(HERE, "gen")
-PROTOS = ["gin/v1/types.proto", "gin/v1/game.proto", "gin/v1/lobby.proto", "gin/v1/tournament.proto"]
+PROTOS = ["gin/v1/types.proto", "gin/v1/game.proto", "gin/v1/lobby.proto", "gin/v1/tournament.proto",
+          "gin/v1/account.proto"]
 
 
 def generate_stubs():
@@ -47,6 +54,7 @@ sys.path.insert(0, GEN)
 
 import grpc  # noqa: E402
 from google.protobuf import text_format  # noqa: E402
+from gin.v1 import account_pb2, account_pb2_grpc  # noqa: E402
 from gin.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc, types_pb2  # noqa: E402
 
 K = types_pb2  # ActionKind, DrawSource, … values
@@ -320,6 +328,48 @@ def check_table(games, game_id, seat, result, snap, hands, actions):
     return ours, len(rec.reveals)
 
 
+ACCOUNT_TOKEN_PREFIX = "gin_at_"
+
+
+def register(channel, name):
+    """Registers a bot account (AccountService.Register, ACCOUNT_KIND_BOT) and returns its
+    first token, printed once to stderr: the server keeps only its hash, so keep it (as
+    GIN_ACCOUNT_TOKEN or --account-token) to play as the account again. Sent again only when
+    nothing was done (the account may exist although the answer was lost)."""
+    accounts = account_pb2_grpc.AccountServiceStub(channel)
+    r = call(accounts.Register, account_pb2.RegisterRequest(name=name, kind=K.ACCOUNT_KIND_BOT,
+                                                            token_label="python-example"), timeout=20, once=True)
+    print(f"registered bot account {r.account.name}; its token, shown this once: {r.token}", file=sys.stderr)
+    return r.token
+
+
+def check_account(games, accounts, game_id, seat, md):
+    """Signed in: our seat in GetGame names the account, marked a bot (ACCOUNT_KIND_BOT), and
+    the account's ListPlayerGames lists the game at our seat, finished. Returns the name."""
+    snap = call(games.GetGame, game_pb2.GetGameRequest(game_id=game_id), metadata=md, timeout=20).snapshot
+    mine = snap.seats[seat]
+    problems = []
+    if not mine.account:
+        problems.append(f"GetGame names no account at our seat {seat}")
+    if mine.account_kind != K.ACCOUNT_KIND_BOT:
+        problems.append(f"our seat's account kind is {K.AccountKind.Name(mine.account_kind)}, not ACCOUNT_KIND_BOT")
+    listed = call(accounts.ListPlayerGames, account_pb2.ListPlayerGamesRequest(), metadata=md, timeout=20)
+    if listed.account.name != mine.account:
+        problems.append(f"the token's account is {listed.account.name!r}, the seat's {mine.account!r}")
+    if listed.account.kind != K.ACCOUNT_KIND_BOT:
+        problems.append(f"ListPlayerGames: the account's kind is {K.AccountKind.Name(listed.account.kind)}")
+    ours = [g for g in listed.games if g.game_id == game_id]  # newest first: on the first page
+    if not ours:
+        problems.append(f"ListPlayerGames of {listed.account.name!r} does not list the game "
+                        f"(it lists {[g.game_id for g in listed.games]})")
+    elif ours[0].seat != seat or ours[0].finished_unix_ms == 0:
+        problems.append(f"ListPlayerGames lists the game at seat {ours[0].seat} (ours: {seat}), "
+                        f"finished at {ours[0].finished_unix_ms}")
+    if problems:
+        raise CheckFailed(f"game {game_id}, signed in: " + "; ".join(problems))
+    return mine.account
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--server", default=os.environ.get("GIN_SERVER", "127.0.0.1:50051"),
@@ -337,7 +387,15 @@ def main():
                         "many ms, else the --vs-bot house bot (house bots in every empty seat)")
     p.add_argument("--stale-first-action", action="store_true",
                    help="send each game's first action with a stale expected_seq, to show the ABORTED resync")
+    signin = p.add_mutually_exclusive_group()
+    signin.add_argument("--account-token", default=os.environ.get("GIN_ACCOUNT_TOKEN") or None, metavar="TOKEN",
+                        help="play as this account (gin_at_…; default GIN_ACCOUNT_TOKEN): its token goes "
+                             "with the lobby calls, so each seat is the account's")
+    signin.add_argument("--register", metavar="NAME",
+                        help="register a bot account NAME, print its token once to stderr, play as it")
     a = p.parse_args()
+    if a.account_token and not a.account_token.startswith(ACCOUNT_TOKEN_PREFIX):
+        p.error(f"--account-token: not an account token (those start with {ACCOUNT_TOKEN_PREFIX})")
     if a.players and not a.format:
         p.error("--players needs --format (two-player gin has two)")
     # Two-player gin takes `rules`; another format takes `format` and `players` (not both).
@@ -347,6 +405,12 @@ def main():
     grpc.channel_ready_future(channel).result(timeout=15)
     lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
     games = game_pb2_grpc.GameServiceStub(channel)
+    accounts = account_pb2_grpc.AccountServiceStub(channel)
+    token = register(channel, a.register) if a.register else a.account_token
+    # Signed in: the account token goes with the lobby calls (the seat is the account's) and
+    # with the checks; the seat token still plays the seat.
+    account_md = [("authorization", f"Bearer {token}")] if token else []
+    account = None
     won = 0
     started = time.time()
     for i in range(a.games):
@@ -354,6 +418,7 @@ def main():
             created = call(
                 lobby.CreateGame,
                 lobby_pb2.CreateGameRequest(**table, join=True, name=a.name, house_bot=a.vs_bot),
+                metadata=account_md,
                 timeout=20,
                 once=True,
             )
@@ -362,16 +427,21 @@ def main():
                 lobby.QuickMatch,
                 lobby_pb2.QuickMatchRequest(**table, name=a.name, house_bot=a.vs_bot,
                                             house_bot_after_ms=a.quick_wait_ms),
+                metadata=account_md,
                 timeout=70,
                 once=True,
             )
             if created.house_bot != a.vs_bot:
                 raise CheckFailed(f"quick match: paired with {created.house_bot or 'a person'}, "
                                   f"expected the {a.vs_bot} house bot (nobody else is asking)")
-        game_id, seat, token = created.game_id, created.seat, created.seat_token
+        game_id, seat, seat_token = created.game_id, created.seat, created.seat_token
         snap = call(games.GetGame, game_pb2.GetGameRequest(game_id=game_id), timeout=20).snapshot
-        result, hands, actions, aborted = play(games, game_id, seat, token, a.stale_first_action,
+        result, hands, actions, aborted = play(games, game_id, seat, seat_token, a.stale_first_action,
                                                team_play=snap.format.kind == "teams")
+        signed = ""
+        if token:
+            account = check_account(games, accounts, game_id, seat, account_md)
+            signed = f"; account {account} (bot) checked"
         if snap.format.kind not in ("", "gin"):
             moves, reveals = check_table(games, game_id, seat, result, snap, hands, actions)
             won += seat in result.winners
@@ -381,16 +451,17 @@ def main():
             print(f"[{i + 1}/{a.games}] {game_id} seat {seat} of {f.players} ({f.kind}{team}) vs house bots "
                   f"{a.vs_bot}: {'won' if seat in result.winners else 'lost'}, place {result.places[seat]}, "
                   f"totals {list(result.table_totals)}{teams} ({hands} hands, {actions} actions, {aborted} "
-                  f"aborted; record checked: {moves} moves of seat {seat}, {reveals} deal reveals)", flush=True)
+                  f"aborted; record checked: {moves} moves of seat {seat}, {reveals} deal reveals{signed})", flush=True)
             continue
         reveals = check(games, game_id, seat, result, snap.rules)
         verdict = "drew" if not result.HasField("winner") else "won" if result.winner == seat else "lost"
         won += verdict == "won"
         print(f"[{i + 1}/{a.games}] {game_id} seat {seat} vs house bot {a.vs_bot}: {verdict} "
               f"{result.totals[seat]}-{result.totals[1 - seat]} ({hands} hands, {actions} actions, "
-              f"{aborted} aborted; record checked, {reveals} deal reveals)", flush=True)
-    print(f"{a.games} games: {won} won, {a.games - won} lost or drawn; every result checked against GetRecord; "
-          f"{time.time() - started:.1f} s")
+              f"{aborted} aborted; record checked, {reveals} deal reveals{signed})", flush=True)
+    signed = f"; signed in as bot account {account}: every seat its, every game in its ListPlayerGames" if account else ""
+    print(f"{a.games} games: {won} won, {a.games - won} lost or drawn; every result checked against GetRecord"
+          f"{signed}; {time.time() - started:.1f} s")
 
 
 if __name__ == "__main__":

@@ -7,11 +7,16 @@
 // sends with each of its turns (with expected_seq, resyncing on ABORTED), to game over. After
 // each game it reads the record back (GetRecord) and checks that it agrees with the game-over
 // event: the same result, the target reached, the winners and places those of the totals,
-// and (at a table) the record's own result, our moves and one reveal per hand. Exit status 0
-// only if every game finished and every check passed.
+// and (at a table) the record's own result, our moves and one reveal per hand. Signed in
+// (--account-token, GIN_ACCOUNT_TOKEN, or --register NAME: a new bot account), the lobby calls
+// carry the account token, so each seat is the account's; after each game it also checks that
+// GetGame names the account (a bot) at our seat and that the account's ListPlayerGames lists
+// the game. Exit status 0 only if every game finished and every check passed.
 //
 //     node dist/bot.js --server 127.0.0.1:50051 --vs-bot simple --games 3
 //     node dist/bot.js --format '{"kind":"teams","target":50}' --vs-bot simple
+//     node dist/bot.js --register my-ts-bot          # the token goes to stderr, once
+//     GIN_ACCOUNT_TOKEN=gin_at_... node dist/bot.js --games 3
 
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
@@ -19,14 +24,18 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
+import type { ProtoGrpcType as AccountProto } from "./generated/account.js";
 import type { ProtoGrpcType as GameProto } from "./generated/game.js";
 import type { ProtoGrpcType as LobbyProto } from "./generated/lobby.js";
+import type { AccountServiceClient } from "./generated/gin/v1/AccountService.js";
 import type { GameServiceClient } from "./generated/gin/v1/GameService.js";
 import type { LobbyServiceClient } from "./generated/gin/v1/LobbyService.js";
 import type { GameResult__Output as GameResult } from "./generated/gin/v1/GameResult.js";
 import type { GameSnapshot__Output as GameSnapshot } from "./generated/gin/v1/GameSnapshot.js";
 import type { GetRecordResponse__Output as GetRecordResponse } from "./generated/gin/v1/GetRecordResponse.js";
 import type { LegalAction__Output as LegalAction } from "./generated/gin/v1/LegalAction.js";
+import type { ListPlayerGamesResponse__Output as ListPlayerGamesResponse } from "./generated/gin/v1/ListPlayerGamesResponse.js";
+import type { RegisterResponse__Output as RegisterResponse } from "./generated/gin/v1/RegisterResponse.js";
 import type { TurnInfo__Output as TurnInfo } from "./generated/gin/v1/TurnInfo.js";
 import type { WatchGameResponse__Output as WatchGameResponse } from "./generated/gin/v1/WatchGameResponse.js";
 
@@ -342,6 +351,51 @@ async function checkTable(
   return { moves, reveals: rec.reveals.length };
 }
 
+const ACCOUNT_TOKEN_PREFIX = "gin_at_";
+
+/** Registers a bot account (AccountService.Register, ACCOUNT_KIND_BOT) and returns its first
+ * token, printed once to stderr: the server keeps only its hash, so keep it (as
+ * GIN_ACCOUNT_TOKEN or --account-token) to play as the account again. Sent again only when
+ * nothing was done (the account may exist although the answer was lost). */
+async function register(accounts: AccountServiceClient, name: string): Promise<string> {
+  const r = await unary<object, RegisterResponse>(accounts as unknown as grpc.Client, "Register",
+    { name, kind: "ACCOUNT_KIND_BOT", token_label: "typescript-example" }, new grpc.Metadata(), true);
+  console.error(`registered bot account ${r.account?.name}; its token, shown this once: ${r.token}`);
+  return r.token;
+}
+
+/** Signed in: our seat in GetGame names the account, marked a bot (ACCOUNT_KIND_BOT), and the
+ * account's ListPlayerGames lists the game at our seat, finished. Returns the account's name. */
+async function checkAccount(
+  games: GameServiceClient, accounts: AccountServiceClient, gameId: string, seat: number, md: grpc.Metadata,
+): Promise<string> {
+  const { snapshot: snap } = await unary<object, { snapshot: GameSnapshot }>(
+    games as unknown as grpc.Client, "GetGame", { game_id: gameId }, md);
+  const mine = snap.seats[seat];
+  const problems: string[] = [];
+  if (!mine.account) problems.push(`GetGame names no account at our seat ${seat}`);
+  if (mine.account_kind !== "ACCOUNT_KIND_BOT") {
+    problems.push(`our seat's account kind is ${mine.account_kind}, not ACCOUNT_KIND_BOT`);
+  }
+  const listed = await unary<object, ListPlayerGamesResponse>(
+    accounts as unknown as grpc.Client, "ListPlayerGames", {}, md);
+  if (listed.account?.name !== mine.account) {
+    problems.push(`the token's account is ${JSON.stringify(listed.account?.name)}, the seat's ${JSON.stringify(mine.account)}`);
+  }
+  if (listed.account?.kind !== "ACCOUNT_KIND_BOT") {
+    problems.push(`ListPlayerGames: the account's kind is ${listed.account?.kind}`);
+  }
+  const ours = listed.games.find((g) => g.game_id === gameId); // newest first: on the first page
+  if (!ours) {
+    problems.push(`ListPlayerGames of ${JSON.stringify(listed.account?.name)} does not list the game ` +
+      `(it lists ${JSON.stringify(listed.games.map((g) => g.game_id))})`);
+  } else if (ours.seat !== seat || ours.finished_unix_ms === "0") {
+    problems.push(`ListPlayerGames lists the game at seat ${ours.seat} (ours: ${seat}), finished at ${ours.finished_unix_ms}`);
+  }
+  if (problems.length > 0) throw new CheckFailed(`game ${gameId}, signed in: ${problems.join("; ")}`);
+  return mine.account;
+}
+
 async function main() {
   const { values: a } = parseArgs({
     options: {
@@ -356,8 +410,22 @@ async function main() {
       name: { type: "string", default: "typescript-example" },
       // Send each game's first action with a stale expected_seq, to show the ABORTED resync.
       "stale-first-action": { type: "boolean", default: false },
+      // Play as this account (gin_at_…; default GIN_ACCOUNT_TOKEN): its token goes with the
+      // lobby calls, so each seat is the account's.
+      "account-token": { type: "string" },
+      // Register a bot account NAME, print its token once to stderr, and play as it.
+      register: { type: "string" },
     },
   });
+  if (a["account-token"] !== undefined && a.register !== undefined) {
+    console.error("--account-token and --register: one or the other");
+    process.exit(2);
+  }
+  const accountToken = a["account-token"] ?? (process.env.GIN_ACCOUNT_TOKEN || undefined);
+  if (accountToken !== undefined && !accountToken.startsWith(ACCOUNT_TOKEN_PREFIX)) {
+    console.error(`--account-token: not an account token (those start with ${ACCOUNT_TOKEN_PREFIX})`);
+    process.exit(2);
+  }
   const target = a.server.replace(/^http:\/\//, "");
   const games = Number(a.games);
   const players = Number(a.players);
@@ -367,24 +435,36 @@ async function main() {
   }
   // Two-player gin takes `rules`; another format takes `format` and `players` (not both).
   const table = a.format ? { format: a.format, players } : { rules: { preset: a.rules } };
-  const def = protoLoader.loadSync(["gin/v1/game.proto", "gin/v1/lobby.proto"], LOADER_OPTIONS);
-  const pkg = grpc.loadPackageDefinition(def) as unknown as GameProto & LobbyProto;
+  const def = protoLoader.loadSync(["gin/v1/game.proto", "gin/v1/lobby.proto", "gin/v1/account.proto"], LOADER_OPTIONS);
+  const pkg = grpc.loadPackageDefinition(def) as unknown as GameProto & LobbyProto & AccountProto;
   const creds = grpc.credentials.createInsecure();
   const lobby: LobbyServiceClient = new pkg.gin.v1.LobbyService(target, creds);
   const game: GameServiceClient = new pkg.gin.v1.GameService(target, creds);
+  const accounts: AccountServiceClient = new pkg.gin.v1.AccountService(target, creds);
   await new Promise<void>((resolve, reject) =>
     lobby.waitForReady(Date.now() + 15_000, (e) => (e ? reject(e) : resolve())));
+  const token = a.register !== undefined ? await register(accounts, a.register) : accountToken;
+  // Signed in: the account token goes with the lobby calls (the seat is the account's) and
+  // with the checks; the seat token still plays the seat.
+  const accountMd = new grpc.Metadata();
+  if (token) accountMd.set("authorization", `Bearer ${token}`);
+  let account: string | null = null;
   const started = Date.now();
   let won = 0;
   for (let i = 0; i < games; i++) {
     const created = await unary<object, { game_id: string; seat: number; seat_token: string }>(
       lobby as unknown as grpc.Client, "CreateGame",
-      { ...table, join: true, name: a.name, house_bot: a["vs-bot"] }, new grpc.Metadata(), true);
-    const { game_id: gameId, seat, seat_token: token } = created;
+      { ...table, join: true, name: a.name, house_bot: a["vs-bot"] }, accountMd, true);
+    const { game_id: gameId, seat, seat_token: seatToken } = created;
     const { snapshot: snap } = await unary<object, { snapshot: GameSnapshot }>(
       game as unknown as grpc.Client, "GetGame", { game_id: gameId });
-    const p = await play(game, gameId, seat, token, a["stale-first-action"], snap.format?.kind === "teams");
+    const p = await play(game, gameId, seat, seatToken, a["stale-first-action"], snap.format?.kind === "teams");
     const r = p.result;
+    let signed = "";
+    if (token) {
+      account = await checkAccount(game, accounts, gameId, seat, accountMd);
+      signed = `; account ${account} (bot) checked`;
+    }
     const f = snap.format;
     if (f && f.kind !== "gin") {
       const c = await checkTable(game, gameId, seat, r, snap, p);
@@ -397,7 +477,7 @@ async function main() {
           `totals [${r.table_totals.join(", ")}]` +
           `${r.team_totals.length > 0 ? `, team totals [${r.team_totals.join(", ")}]` : ""} ` +
           `(${p.hands} hands, ${p.actions} actions, ${p.aborted} aborted; ` +
-          `record checked: ${c.moves} moves of seat ${seat}, ${c.reveals} deal reveals)`,
+          `record checked: ${c.moves} moves of seat ${seat}, ${c.reveals} deal reveals${signed})`,
       );
       continue;
     }
@@ -407,15 +487,18 @@ async function main() {
     console.log(
       `[${i + 1}/${games}] ${gameId} seat ${seat} vs house bot ${a["vs-bot"]}: ${verdict} ` +
         `${r.totals[seat]}-${r.totals[1 - seat]} (${p.hands} hands, ${p.actions} actions, ${p.aborted} aborted; ` +
-        `record checked, ${reveals} deal reveals)`,
+        `record checked, ${reveals} deal reveals${signed})`,
     );
   }
+  const signed = account === null ? "" :
+    `; signed in as bot account ${account}: every seat its, every game in its ListPlayerGames`;
   console.log(
-    `${games} games: ${won} won, ${games - won} lost or drawn; every result checked against GetRecord; ` +
+    `${games} games: ${won} won, ${games - won} lost or drawn; every result checked against GetRecord${signed}; ` +
       `${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
   lobby.close();
   game.close();
+  accounts.close();
 }
 
 main().catch((e) => {
