@@ -7,7 +7,7 @@
 //! registry, built from [`gin_server::storage::Startup`] after this, adds its own time.
 //! Nothing is asserted (a benchmark reports).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, anyhow};
@@ -84,7 +84,7 @@ fn sha(tag: &[u8], i: usize) -> [u8; 32] {
 fn account(i: usize) -> (AccountRow, TokenRow) {
     let id = format!("acct{i:07}");
     let name = format!("Player{i}");
-    let bot = i % 10 == 0;
+    let bot = i.is_multiple_of(10);
     let row = AccountRow {
         id: id.clone(),
         name_key: name.to_lowercase(),
@@ -111,7 +111,7 @@ fn account(i: usize) -> (AccountRow, TokenRow) {
 }
 
 /// Fills the store `db` names: `games` games, then `accounts` accounts with a token each.
-async fn fill(db: &PathBuf, games: usize, accounts: usize) -> anyhow::Result<()> {
+async fn fill(db: &Path, games: usize, accounts: usize) -> anyhow::Result<()> {
     let (store, _) = off_runtime(|| Store::open(db)).map_err(|e| anyhow!("opening {}: {e}", db.display()))?;
     let mut i = 0;
     while i < games {
@@ -168,10 +168,10 @@ impl Opens {
     }
 }
 
-async fn opens(db: &PathBuf, runs: u32) -> anyhow::Result<Opens> {
+async fn opens(db: &Path, runs: u32) -> anyhow::Result<Opens> {
     let mut out = Opens { secs: Vec::new(), accounts: 0, tokens: 0, live_games: 0 };
     for _ in 0..runs {
-        let db2 = db.clone();
+        let db2 = db.to_path_buf();
         let t = Instant::now();
         let (store, startup) = tokio::task::spawn_blocking(move || Store::open(&db2))
             .await?
