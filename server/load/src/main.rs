@@ -57,6 +57,7 @@ use tonic::metadata::AsciiMetadataValue;
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Request, Response, Status};
 
+mod accounts_startup;
 mod tournament;
 
 // The same allocator as gin-server (mimalloc), for the echo and the actions clients alike.
@@ -105,6 +106,9 @@ enum Cmd {
     /// Measures tournament throughput: starts a gin-server and two `gin-bot tournament join`
     /// processes on this machine, plays a two-entrant tournament, prints games/s.
     Tournament(tournament::TournamentArgs),
+    /// Measures how long the store (SQLite, or PostgreSQL with `--postgres`) takes to load
+    /// a database of many accounts and tokens at start, against the same without accounts.
+    AccountsStartup(accounts_startup::AccountsStartupArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -329,6 +333,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
             Cmd::All(a) => all(&a).await,
             Cmd::Tournament(a) => tournament::run(&a).await,
+            Cmd::AccountsStartup(a) => accounts_startup::run(&a).await,
         }
     })
 }

@@ -1,6 +1,7 @@
 //! `gin-load`, the load benchmark, end to end: its client plays whole games against a real
 //! server and its report counts them; its echo client measures its echo server; `all` runs
-//! the real `gin-server`; `tournament` runs it with two `gin-bot` entrants.
+//! the real `gin-server`; `tournament` runs it with two `gin-bot` entrants; `accounts-startup`
+//! times the store's opens of a database of accounts.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -232,4 +233,28 @@ async fn gin_load_tournament_plays_a_round_with_two_bot_processes() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("/nonexistent/gin-bot not found"), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gin_load_accounts_startup_times_opens_of_a_database_of_accounts() {
+    let r = gin_load(
+        "accounts-startup --accounts 2000 --games 30 --runs 3".split_whitespace().map(String::from).collect(),
+    )
+    .await;
+    assert_eq!(r["backend"], "sqlite", "{r}");
+    assert_eq!(r["runs"], 3, "{r}");
+    let with = &r["with_accounts"];
+    assert_eq!(with["accounts_loaded"], 2000, "{r}");
+    assert_eq!(with["tokens_loaded"], 2000, "{r}");
+    assert_eq!(with["live_games_loaded"], 30, "{r}");
+    let without = &r["without_accounts"];
+    assert_eq!(without["accounts_loaded"], 0, "{r}");
+    assert_eq!(without["live_games_loaded"], 30, "{r}");
+    for opens in [with, without] {
+        let mut runs: Vec<f64> =
+            opens["runs_s"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+        assert_eq!(runs.len(), 3, "{r}");
+        runs.sort_by(f64::total_cmp);
+        assert_eq!(opens["median_s"].as_f64(), Some(runs[1]), "{r}");
+    }
 }

@@ -21,6 +21,8 @@
 //!
 //! Nothing here is logged: the rows hold password hashes and token hashes.
 
+use std::fmt;
+
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
@@ -63,8 +65,8 @@ CREATE TABLE IF NOT EXISTS account_counter (n INTEGER NOT NULL);
 INSERT INTO account_counter (n) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM account_counter);
 ";
 
-/// An account.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// An account. Its `Debug` leaves out the password's hash (no secret may reach a log).
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AccountRow {
     /// Its id (unique).
     pub id: String,
@@ -84,8 +86,9 @@ pub struct AccountRow {
     pub deleted_ms: Option<i64>,
 }
 
-/// An account's token (an API token, or a sign-in's session).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// An account's token (an API token, or a sign-in's session). Its `Debug` leaves out the
+/// token's hash.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TokenRow {
     /// Its id (unique; not secret).
     pub id: String,
@@ -108,8 +111,8 @@ pub struct TokenRow {
 }
 
 /// One write to the accounts' rows. Its serde form is the journal's row record (inside
-/// `{"account": …}`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// `{"account": …}`). Its `Debug` leaves out password hashes.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AccountWrite {
     /// Creates an account; refused if its id, `name_key` or `skeleton` exists (deleted
@@ -143,6 +146,71 @@ pub enum AccountWrite {
         /// When, in Unix milliseconds.
         at_ms: i64,
     },
+}
+
+// Hand-written `Debug`s: a password's hash and a token's hash are secrets (the hash is
+// what a stolen database would be attacked with, and a token's is its lookup key), and a
+// `{:?}` may reach a log. They print whether a hash is set, never its bytes.
+
+impl fmt::Debug for AccountRow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AccountRow")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("name_key", &self.name_key)
+            .field("skeleton", &self.skeleton)
+            .field("kind", &self.kind)
+            .field("created_ms", &self.created_ms)
+            .field("password_hash", &self.password_hash.as_ref().map(|_| Redacted("<set>")))
+            .field("deleted_ms", &self.deleted_ms)
+            .finish()
+    }
+}
+
+impl fmt::Debug for TokenRow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TokenRow")
+            .field("id", &self.id)
+            .field("account_id", &self.account_id)
+            .field("hash", &Redacted("<sha-256>"))
+            .field("label", &self.label)
+            .field("scopes", &self.scopes)
+            .field("session", &self.session)
+            .field("created_ms", &self.created_ms)
+            .field("last_used_ms", &self.last_used_ms)
+            .field("revoked_ms", &self.revoked_ms)
+            .finish()
+    }
+}
+
+impl fmt::Debug for AccountWrite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AccountWrite::Create(a) => f.debug_tuple("Create").field(a).finish(),
+            AccountWrite::SetPassword { account_id, password_hash: _ } => f
+                .debug_struct("SetPassword")
+                .field("account_id", account_id)
+                .field("password_hash", &Redacted("<set>"))
+                .finish(),
+            AccountWrite::AddToken(t) => f.debug_tuple("AddToken").field(t).finish(),
+            AccountWrite::RevokeToken { token_id, at_ms } => {
+                f.debug_struct("RevokeToken").field("token_id", token_id).field("at_ms", at_ms).finish()
+            }
+            AccountWrite::TouchTokens(t) => f.debug_tuple("TouchTokens").field(t).finish(),
+            AccountWrite::Delete { account_id, at_ms } => {
+                f.debug_struct("Delete").field("account_id", account_id).field("at_ms", at_ms).finish()
+            }
+        }
+    }
+}
+
+/// A placeholder printed in a secret's place, without quotes.
+struct Redacted(&'static str);
+
+impl fmt::Debug for Redacted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
 }
 
 impl AccountWrite {
@@ -515,4 +583,54 @@ pub(super) fn account_game_ids(
     };
     let rows = stmt.query_map(params![account_id, joined, game, limit], |r| r.get::<_, String>(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+#[cfg(test)]
+mod debug_tests {
+    use super::*;
+
+    #[test]
+    fn debug_never_prints_a_hash() {
+        let account = AccountRow {
+            id: "a1".into(),
+            name: "Ann".into(),
+            name_key: "ann".into(),
+            skeleton: "ann".into(),
+            kind: KIND_PERSON,
+            created_ms: 1,
+            password_hash: Some("$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$SECRETHASH".into()),
+            deleted_ms: None,
+        };
+        let shown = format!("{account:?}");
+        assert!(!shown.contains("SECRETHASH") && !shown.contains("argon2"), "{shown}");
+        assert!(shown.contains("password_hash: Some(<set>)") && shown.contains("\"Ann\""), "{shown}");
+        let none = format!("{:?}", AccountRow { password_hash: None, ..account.clone() });
+        assert!(none.contains("password_hash: None"), "{none}");
+
+        let token = TokenRow {
+            id: "t1".into(),
+            account_id: "a1".into(),
+            hash: [0x5a; 32],
+            label: "laptop".into(),
+            scopes: 3,
+            session: false,
+            created_ms: 1,
+            last_used_ms: 2,
+            revoked_ms: None,
+        };
+        let shown = format!("{token:?} {token:#?}");
+        // Neither the bytes (90, 90, …) nor hex.
+        assert!(!shown.contains("90") && !shown.to_lowercase().contains("5a5a"), "{shown}");
+        assert!(shown.contains("hash: <sha-256>") && shown.contains("\"laptop\""), "{shown}");
+
+        let writes = format!(
+            "{:?}",
+            [
+                AccountWrite::Create(account),
+                AccountWrite::AddToken(token),
+                AccountWrite::SetPassword { account_id: "a1".into(), password_hash: "$NEWSECRET".into() },
+            ]
+        );
+        assert!(!writes.contains("SECRET") && !writes.contains("90"), "{writes}");
+    }
 }

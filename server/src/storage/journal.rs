@@ -369,6 +369,22 @@ impl Journal {
         std::mem::take(&mut self.rows)
     }
 
+    /// Starts a new segment now, holding the live games' records alone, and deletes every
+    /// older one, their row records with them: for a caller that has made every row record
+    /// durable elsewhere (SQLite, synced), so that the next start need not apply them again.
+    pub fn compact(&mut self) -> Result<(), JournalError> {
+        if let Some(why) = &self.broken {
+            return Err(JournalError::Io(format!("journal broken by an earlier error: {why}")));
+        }
+        if let Some(disk) = &mut self.disk {
+            if let Err(e) = disk.rotate(&self.live, &[]) {
+                self.broken = Some(e.to_string());
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
     /// The game has finished (its actions are now stored elsewhere): they need not be kept or
     /// carried over at the next rotation. Until then they stay in the newest segment; a game
     /// forgotten and then appended to again starts over at index 0.

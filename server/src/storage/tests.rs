@@ -587,12 +587,10 @@ async fn duplicate_index_fails_only_its_request(db: Db) {
 /// records give back at the next start.
 #[test]
 fn rows_sqlite_lost_come_back_from_the_journal() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("gin.db");
     let end = Finished { result_json: "{\"winner\":1}".to_owned(), finished_ms: 99 };
     let played: Vec<ActionRow> = (0..3).map(|i| action(i, ActionKind::Play)).collect();
-    let mut before = {
-        let mut b = SqliteBackend::open(&path).unwrap();
+    let written = |path: &Path| {
+        let mut b = SqliteBackend::open(path).unwrap();
         b.commit(&[create(&new_game("g", 7)), take("g", &seat(0, "ann", false))]).unwrap();
         b.commit(&[take("g", &seat(1, "bot", true)), create(&new_game("h", 8))]).unwrap();
         let acts: Vec<Write> = played.iter().map(|a| act("g", a)).collect();
@@ -606,15 +604,20 @@ fn rows_sqlite_lost_come_back_from_the_journal() {
         assert!(matches!(refused, StoreError::Refused(_)), "{refused:?}");
         b.load_all().unwrap()
     };
-    assert_eq!(before.len(), 2);
-    assert_eq!(before[1].seats[0].token_hash, [9; 32], "the new token's hash replaced the old");
-    assert_eq!(before[0].finished.as_ref(), Some(&end));
-    // As if none of SQLite's commits had reached the disk, then some of them.
+    // As if none of SQLite's commits had reached the disk, then some of them: each on a
+    // database of its own (a start that applied the rows again leaves them synced in SQLite
+    // and the journal without them).
     for lost in [
         "DELETE FROM seats; DELETE FROM games;",
         "UPDATE games SET finished_ms = NULL, \
         result_json = NULL, actions_json = NULL; DELETE FROM seats WHERE name = 'cy';",
     ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gin.db");
+        let before = written(&path);
+        assert_eq!(before.len(), 2);
+        assert_eq!(before[1].seats[0].token_hash, [9; 32], "the new token's hash replaced the old");
+        assert_eq!(before[0].finished.as_ref(), Some(&end));
         let c = Connection::open(&path).unwrap();
         c.execute_batch(lost).unwrap();
         drop(c);
@@ -624,8 +627,7 @@ fn rows_sqlite_lost_come_back_from_the_journal() {
         if lost.starts_with("DELETE") {
             b.commit(&[act("h", &action(1, ActionKind::Play))]).unwrap();
             b.commit(&[act("h", &action(1, ActionKind::Play))]).unwrap_err();
-            before = b.load_all().unwrap();
-            assert_eq!(before[1].actions.len(), 2);
+            assert_eq!(b.load_all().unwrap()[1].actions.len(), 2);
         }
     }
 }
@@ -1507,9 +1509,6 @@ fn account_rows(b: &mut dyn Backend) -> (Startup, Vec<AccountGame>) {
 /// SQLite's commits do not sync: the account rows it lost, the journal gives back at start.
 #[test]
 fn account_rows_sqlite_lost_come_back_from_the_journal() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("gin.db");
-    let (startup, games) = account_rows(&mut SqliteBackend::open(&path).unwrap());
     let accounts_of = |s: &Startup| (s.accounts.clone(), s.tokens.clone());
     for lost in [
         "DELETE FROM account_tokens; DELETE FROM accounts; DELETE FROM seats; DELETE FROM games;",
@@ -1520,6 +1519,11 @@ fn account_rows_sqlite_lost_come_back_from_the_journal() {
              password_hash = '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$' || id WHERE kind = 1; \
          DELETE FROM seats;",
     ] {
+        // A database of its own each time: a start that applied the journal's rows again leaves
+        // them durable in SQLite and the journal without them (`Journal::compact`).
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gin.db");
+        let (startup, games) = account_rows(&mut SqliteBackend::open(&path).unwrap());
         let c = Connection::open(&path).unwrap();
         c.execute_batch(lost).unwrap();
         drop(c);
@@ -1527,6 +1531,31 @@ fn account_rows_sqlite_lost_come_back_from_the_journal() {
         assert_eq!(accounts_of(&b.load_startup().unwrap()), accounts_of(&startup), "after {lost}");
         assert_eq!(b.account_games("a1", None, 10).unwrap(), games, "after {lost}");
     }
+}
+
+/// A start applies the journal's row records to SQLite again (they may be lost from it) and
+/// then starts the journal over without them, the unfinished games' actions carried: the next
+/// start has none to apply (100,000 accounts' registrations had made every start take
+/// seconds), and what the rows hold is all still there.
+#[test]
+fn a_start_leaves_the_journal_without_the_rows_it_applied_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gin.db");
+    let mut first = SqliteBackend::open(&path).unwrap();
+    let (_, games) = account_rows(&mut first);
+    first.commit(&[act("g", &action(0, ActionKind::Play)), act("g", &action(1, ActionKind::Play))]).unwrap();
+    let startup = first.load_startup().unwrap();
+    drop(first);
+    assert_eq!(startup.live[0].actions.len(), 2, "an unfinished game with actions");
+    let rows_in_journal = || Journal::open(&journal_dir(&path), 64 << 20).unwrap().0.take_rows().len();
+    assert!(rows_in_journal() > 0, "the commits' rows are in the journal until a start applies them");
+    drop(SqliteBackend::open(&path).unwrap());
+    assert_eq!(rows_in_journal(), 0, "the start left them in the journal");
+    let mut b = SqliteBackend::open(&path).unwrap();
+    let again = b.load_startup().unwrap();
+    assert_eq!((again.accounts, again.tokens), (startup.accounts, startup.tokens));
+    assert_eq!(again.live, startup.live, "the unfinished games and their actions");
+    assert_eq!(b.account_games("a1", None, 10).unwrap(), games);
 }
 
 #[test]
