@@ -17,6 +17,11 @@
 //!   `--server-exe`) and `gin-load echo-server` as child processes on free ports with a
 //!   temporary database, runs echo, actions and idle-memory (on a fresh server) and prints
 //!   the table of the targets.
+//!   `actions --accounts`: the same with signed-in players (two bot accounts per slot,
+//!   registered first; every call carries an account token).
+//! * `gin-load signed-in --pairs 3 --seconds 20`: starts `gin-server` and alternates
+//!   anonymous and signed-in `actions` windows on it; prints actions/s and server CPU per
+//!   action of each, the medians and the ratio (issue 38's target: within 5%).
 //! * `gin-load tournament --games 1000 --parallel 150`: a tournament's throughput: starts
 //!   `gin-server` and two `gin-bot tournament join` processes (both next to this executable,
 //!   or `--server-exe`, `--bot-exe`), plays a two-entrant duplicate round robin, prints the
@@ -48,6 +53,7 @@ use gin_proto::bench as bpb;
 use gin_proto::bench::echo_service_client::EchoServiceClient;
 use gin_proto::bench::echo_service_server::{EchoService, EchoServiceServer};
 use gin_proto::v1 as pb;
+use gin_proto::v1::account_service_client::AccountServiceClient;
 use gin_proto::v1::game_service_client::GameServiceClient;
 use gin_proto::v1::lobby_service_client::LobbyServiceClient;
 use gin_server::storage::pg_cluster::LocalPostgres;
@@ -103,6 +109,10 @@ enum Cmd {
     /// Starts the servers as child processes, runs echo, actions and idle-memory, prints
     /// the table of the targets.
     All(AllArgs),
+    /// Starts one gin-server and alternates `actions` windows of anonymous and of signed-in
+    /// players (`actions --accounts`) on it; prints each window's actions/s and server CPU
+    /// per action, their medians and the ratio signed-in/anonymous.
+    SignedIn(SignedInArgs),
     /// Measures tournament throughput: starts a gin-server and two `gin-bot tournament join`
     /// processes on this machine, plays a two-entrant tournament, prints games/s.
     Tournament(tournament::TournamentArgs),
@@ -139,7 +149,41 @@ struct ActionsArgs {
     /// The server's process id: reports its CPU use over the window.
     #[arg(long)]
     server_pid: Option<u32>,
+    /// Signed-in players: registers two bot accounts per slot (AccountService.Register, no
+    /// password) before the run and plays every game with their account tokens (the lobby
+    /// calls, the streams and the actions), so every call passes the gate's account path.
+    /// The server must allow the registrations (`gin-server --registrations-per-hour 0`).
+    #[arg(long)]
+    accounts: bool,
     /// Print a JSON object (the summary line goes to stderr).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+struct SignedInArgs {
+    /// Anonymous and signed-in windows: this many of each, alternating on one server.
+    #[arg(long, default_value_t = 3)]
+    pairs: u32,
+    /// Length of each measurement window, in seconds.
+    #[arg(long, default_value_t = 20.0)]
+    seconds: f64,
+    /// Warm-up before each window, in seconds.
+    #[arg(long, default_value_t = 2.0)]
+    warmup: f64,
+    /// Games in play at once.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    parallel: u64,
+    /// The games' target score (0: the standard 100).
+    #[arg(long, default_value_t = 0)]
+    target: u32,
+    /// HTTP/2 connections shared by the games.
+    #[arg(long, default_value_t = 4)]
+    connections: usize,
+    /// The gin-server executable (default: next to this one).
+    #[arg(long, value_name = "FILE")]
+    server_exe: Option<PathBuf>,
+    /// Print a JSON object after the table.
     #[arg(long)]
     json: bool,
 }
@@ -332,6 +376,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 Ok(())
             }
             Cmd::All(a) => all(&a).await,
+            Cmd::SignedIn(a) => signed_in(&a).await,
             Cmd::Tournament(a) => tournament::run(&a).await,
             Cmd::AccountsStartup(a) => accounts_startup::run(&a).await,
         }
@@ -663,6 +708,8 @@ struct GameCounts {
 struct ActionsReport {
     games: u64,
     connections: usize,
+    /// With `--accounts`: the accounts' names, slot by slot (seat 0's, seat 1's).
+    account_names: Vec<String>,
     window: Window,
     actions_in_window: u64,
     actions_total: u64,
@@ -685,8 +732,9 @@ impl ActionsReport {
 
     fn summary(&self) -> String {
         let mut s = format!(
-            "actions: {:.0} actions/s over {:.1} s ({} games in flight, {} connections); latency {}; \
+            "actions{}: {:.0} actions/s over {:.1} s ({} games in flight, {} connections); latency {}; \
              refused {}; games over {} ({} in the window), created {}; stream errors {}, order errors {}; {}",
+            if self.account_names.is_empty() { "" } else { " (signed in)" },
             self.rate(),
             self.window.secs,
             self.games,
@@ -713,6 +761,9 @@ impl ActionsReport {
             "window_secs": self.window.secs,
             "games_in_flight": self.games,
             "connections": self.connections,
+            "signed_in": !self.account_names.is_empty(),
+            "accounts": self.account_names,
+            "server_cpu_us_per_action": self.cpu_per_action(),
             "actions_in_window": self.actions_in_window,
             "actions_total": self.actions_total,
             "latency_ms": self.lat.json(),
@@ -731,6 +782,12 @@ impl ActionsReport {
             "server_rss_window_end": self.window.server_rss.map(|r| r.1),
             "server_rss_growth_per_action": self.rss_per_action(),
         })
+    }
+
+    /// The server's CPU time per action over the window, in microseconds.
+    fn cpu_per_action(&self) -> Option<f64> {
+        let cores = self.window.server_cores?;
+        (self.actions_in_window > 0).then(|| cores * self.window.secs * 1e6 / self.actions_in_window as f64)
     }
 
     /// The server's RSS growth over the window per action, in bytes.
@@ -766,6 +823,8 @@ struct Play {
     counts: GameCounts,
     /// The games' rules (`None`: the server's default, standard).
     rules: Option<pb::Rules>,
+    /// With `--accounts`: each slot's two account tokens (seat 0's, seat 1's), by slot.
+    accounts: Option<Vec<(AsciiMetadataValue, AsciiMetadataValue)>>,
 }
 
 /// One action of the policy.
@@ -982,22 +1041,36 @@ fn bearer(token: &str) -> anyhow::Result<AsciiMetadataValue> {
     format!("Bearer {token}").parse().map_err(|e| anyhow!("seat token is not ASCII: {e}"))
 }
 
+/// `msg` for seat `seat` (0 or 1): with its account token when signed in.
+fn as_seat<T>(signed: &Option<(AsciiMetadataValue, AsciiMetadataValue)>, msg: T, seat: usize) -> Request<T> {
+    match signed {
+        Some(t) => authed(msg, if seat == 0 { &t.0 } else { &t.1 }),
+        None => Request::new(msg),
+    }
+}
+
 /// One slot: plays games one after another until the run stops.
 async fn slot(play: Arc<Play>, chan: Channel, slot: u64, seed_base: u64) -> anyhow::Result<()> {
     let mut lobby = LobbyServiceClient::new(chan.clone());
+    // Signed in: the lobby calls carry the seat's account token (the seat is the account's).
+    let signed = play.accounts.as_ref().map(|a| a[slot as usize].clone());
     for j in 0u64.. {
         if play.meter.stopped() {
             return Ok(());
         }
         let seed = seed_base.wrapping_add(slot << 32).wrapping_add(j).max(1);
         let created = lobby
-            .create_game(pb::CreateGameRequest {
-                join: true,
-                name: format!("load{slot}a"),
-                seed,
-                rules: play.rules.clone(),
-                ..Default::default()
-            })
+            .create_game(as_seat(
+                &signed,
+                pb::CreateGameRequest {
+                    join: true,
+                    name: format!("load{slot}a"),
+                    seed,
+                    rules: play.rules.clone(),
+                    ..Default::default()
+                },
+                0,
+            ))
             .await;
         let created = match created {
             Ok(r) => r.into_inner(),
@@ -1010,13 +1083,17 @@ async fn slot(play: Arc<Play>, chan: Channel, slot: u64, seed_base: u64) -> anyh
             bail!("CreateGame with join: seat {:?}, expected 0", created.seat);
         }
         let joined = lobby
-            .join_game(pb::JoinGameRequest {
-                game_id: created.game_id.clone(),
-                name: format!("load{slot}b"),
-                seat: Some(1),
-                // Its own seeded game (reproducible runs): it accepts its own deals.
-                accept_fixed_deals: true,
-            })
+            .join_game(as_seat(
+                &signed,
+                pb::JoinGameRequest {
+                    game_id: created.game_id.clone(),
+                    name: format!("load{slot}b"),
+                    seat: Some(1),
+                    // Its own seeded game (reproducible runs): it accepts its own deals.
+                    accept_fixed_deals: true,
+                },
+                1,
+            ))
             .await;
         let joined = match joined {
             Ok(r) => r.into_inner(),
@@ -1027,7 +1104,10 @@ async fn slot(play: Arc<Play>, chan: Channel, slot: u64, seed_base: u64) -> anyh
         };
         play.counts.created.fetch_add(1, Ordering::Relaxed);
         let id = created.game_id.as_str();
-        let (a0, a1) = (bearer(&created.seat_token)?, bearer(&joined.seat_token)?);
+        let (a0, a1) = match &signed {
+            Some(t) => t.clone(),
+            None => (bearer(&created.seat_token)?, bearer(&joined.seat_token)?),
+        };
         let r = tokio::try_join!(
             play_seat(&play, chan.clone(), id, 0, a0),
             play_seat(&play, chan.clone(), id, 1, a1)
@@ -1046,6 +1126,47 @@ async fn slot(play: Arc<Play>, chan: Channel, slot: u64, seed_base: u64) -> anyh
     Ok(())
 }
 
+/// Registers two bot accounts for each of `games` slots (no password): their names (the
+/// run's own prefix: a server keeps every name it gave) and account tokens, by slot.
+async fn register_accounts(
+    server: &str,
+    games: u64,
+) -> anyhow::Result<(Vec<String>, Vec<(AsciiMetadataValue, AsciiMetadataValue)>)> {
+    let chan = connect(server, 1).await?.remove(0);
+    let mut client = AccountServiceClient::new(chan);
+    let run = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let prefix = format!("ld{:x}{:x}", run.as_millis() % (1 << 40), std::process::id() % 4096);
+    let (mut names, mut tokens) = (Vec::new(), Vec::new());
+    for slot in 0..games {
+        let mut pair = Vec::with_capacity(2);
+        for seat in ["a", "b"] {
+            let name = format!("{prefix}-{slot}{seat}");
+            let r = client
+                .register(pb::RegisterRequest {
+                    name: name.clone(),
+                    kind: pb::AccountKind::Bot as i32,
+                    token_label: "gin-load".into(),
+                    ..Default::default()
+                })
+                .await
+                .map_err(|e| {
+                    anyhow!(
+                        "AccountService.Register {name}: {:?}: {} (start the server with \
+                         --registrations-per-hour 0)",
+                        e.code(),
+                        e.message()
+                    )
+                })?
+                .into_inner();
+            pair.push(bearer(&r.token)?);
+            names.push(name);
+        }
+        let b = pair.pop().expect("two");
+        tokens.push((pair.pop().expect("two"), b));
+    }
+    Ok((names, tokens))
+}
+
 async fn actions(a: &ActionsArgs, shards: usize) -> anyhow::Result<ActionsReport> {
     let (connections, games, seed) = (a.connections.max(1), a.parallel, a.seed);
     let shards = shards.min(connections).min(games.max(1) as usize);
@@ -1055,7 +1176,16 @@ async fn actions(a: &ActionsArgs, shards: usize) -> anyhow::Result<ActionsReport
         let r = engine::RuleSet { name: "short".into(), target: a.target, ..engine::RuleSet::standard() };
         pb::Rules { kind: Some(pb::rules::Kind::Custom(gin_proto::rules::to_pb(&r))) }
     });
-    let play = Arc::new(Play { meter: Arc::new(Meter::new()), counts: GameCounts::default(), rules });
+    // Before the warm-up and the window: the registrations are not measured.
+    let (account_names, accounts) = match a.accounts {
+        true => {
+            let (names, tokens) = register_accounts(&a.server, games).await?;
+            (names, Some(tokens))
+        }
+        false => (Vec::new(), None),
+    };
+    let play =
+        Arc::new(Play { meter: Arc::new(Meter::new()), counts: GameCounts::default(), rules, accounts });
     let clients = on_shards(shards, &a.server, connections, play.meter.clone(), {
         let play = play.clone();
         move |shard, chans, set| {
@@ -1073,6 +1203,7 @@ async fn actions(a: &ActionsArgs, shards: usize) -> anyhow::Result<ActionsReport
     Ok(ActionsReport {
         games: a.parallel,
         connections: a.connections.max(1),
+        account_names,
         window,
         actions_in_window: s.window_ok,
         actions_total: s.total_ok,
@@ -1587,6 +1718,9 @@ async fn start_gin_server(
         "0",
         "--max-open-games-per-caller",
         "100000",
+        // `actions --accounts` registers two accounts per game slot from one address.
+        "--registrations-per-hour",
+        "0",
     ]);
     let mut child = spawn("gin-server", cmd, dir.join(format!("gin-server-{tag}.log")))?;
     let url = format!("http://127.0.0.1:{port}");
@@ -1693,6 +1827,101 @@ async fn all(a: &AllArgs) -> anyhow::Result<()> {
     }
     if a.check && (ratio < TARGET_RATIO || p99 > TARGET_P99_MS || idle > TARGET_IDLE_BYTES) {
         bail!("a target was missed (see the table)");
+    }
+    Ok(())
+}
+
+/// `signed-in`: anonymous and signed-in `actions` windows, alternating on one server (in
+/// the order A S S A A S …, so that a drift of the machine's load falls on both alike).
+async fn signed_in(a: &SignedInArgs) -> anyhow::Result<()> {
+    let exe = std::env::current_exe().context("locating this executable")?;
+    let gin_server = a.server_exe.clone().unwrap_or_else(|| exe.with_file_name("gin-server"));
+    if !gin_server.is_file() {
+        bail!("no gin-server at {} (build it: cargo build --release -p gin-server)", gin_server.display());
+    }
+    let tmp = TempDir::new(false)?;
+    let (mut server, url) = start_gin_server(&gin_server, &tmp.path, "signed-in", None).await?;
+    let mut windows: Vec<(bool, Value)> = Vec::new();
+    for pair in 0..a.pairs {
+        let order = if pair % 2 == 0 { [false, true] } else { [true, false] };
+        for signed in order {
+            eprintln!(
+                "window {} of {}: {} players ({} s)...",
+                windows.len() + 1,
+                2 * a.pairs,
+                if signed { "signed-in" } else { "anonymous" },
+                a.seconds
+            );
+            let mut args = vec![
+                format!("--server={url}"),
+                format!("--server-pid={}", server.pid()),
+                format!("--parallel={}", a.parallel),
+                format!("--target={}", a.target),
+                format!("--connections={}", a.connections),
+                format!("--seconds={}", a.seconds),
+                format!("--warmup={}", a.warmup),
+                format!("--seed={}", 1 + pair as u64),
+            ];
+            if signed {
+                args.push("--accounts".into());
+            }
+            let mut report = measure(&exe, "actions", &args)?;
+            // The accounts' names are the window's own business: not repeated here.
+            if let Some(o) = report.as_object_mut() {
+                o.remove("accounts");
+            }
+            windows.push((signed, report));
+            server.check_alive()?;
+        }
+    }
+    drop(server);
+    let of = |signed: bool, key: &str| {
+        let mut v: Vec<f64> =
+            windows.iter().filter(|w| w.0 == signed).filter_map(|w| num(&w.1, &[key])).collect();
+        v.sort_by(f64::total_cmp);
+        median(&v)
+    };
+    let show = |x: Option<f64>, d: usize| x.map_or("?".to_string(), |x| format!("{x:.d$}"));
+    println!();
+    println!(
+        "{:<8} {:<10} {:>10} {:>16} {:>12}",
+        "window", "players", "actions/s", "server CPU/action", "p99 (ms)"
+    );
+    for (i, (signed, w)) in windows.iter().enumerate() {
+        println!(
+            "{:<8} {:<10} {:>10} {:>14} µs {:>12}",
+            i + 1,
+            if *signed { "signed-in" } else { "anonymous" },
+            show(num(w, &["actions_per_sec"]), 0),
+            show(num(w, &["server_cpu_us_per_action"]), 1),
+            show(num(w, &["latency_ms", "p99"]), 2),
+        );
+    }
+    let (rate_a, rate_s) = (of(false, "actions_per_sec"), of(true, "actions_per_sec"));
+    let (cpu_a, cpu_s) = (of(false, "server_cpu_us_per_action"), of(true, "server_cpu_us_per_action"));
+    let rate_ratio = rate_s.zip(rate_a).map(|(s, a)| s / a);
+    let cpu_ratio = cpu_s.zip(cpu_a).map(|(s, a)| s / a);
+    println!(
+        "medians: anonymous {} actions/s, {} µs server CPU per action; signed-in {} actions/s, {} µs",
+        show(rate_a, 0),
+        show(cpu_a, 1),
+        show(rate_s, 0),
+        show(cpu_s, 1)
+    );
+    println!(
+        "ratio signed-in/anonymous: actions/s {}, server CPU per action {} (target: actions/s >= 0.95)",
+        show(rate_ratio, 3),
+        show(cpu_ratio, 3)
+    );
+    if a.json {
+        let j = json!({
+            "windows": windows.iter().map(|(s, w)| json!({ "signed_in": s, "actions": w })).collect::<Vec<_>>(),
+            "anonymous": { "actions_per_sec": rate_a, "server_cpu_us_per_action": cpu_a },
+            "signed_in": { "actions_per_sec": rate_s, "server_cpu_us_per_action": cpu_s },
+            "ratio_actions_per_sec": rate_ratio,
+            "ratio_server_cpu_per_action": cpu_ratio,
+        });
+        println!("{j}");
     }
     Ok(())
 }

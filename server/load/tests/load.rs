@@ -19,8 +19,14 @@ struct TestServer {
 
 impl TestServer {
     async fn start(db: &Path) -> TestServer {
-        let cfg =
-            gin_server::Config { db: db.to_path_buf(), rate_per_sec: 0, ..gin_server::Config::default() };
+        // As `gin-load all` starts its servers: no rate limit, registrations unlimited
+        // (`actions --accounts` registers two accounts per slot from one address).
+        let cfg = gin_server::Config {
+            db: db.to_path_buf(),
+            rate_per_sec: 0,
+            registrations_per_hour: 0,
+            ..gin_server::Config::default()
+        };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, rx) = oneshot::channel::<()>();
@@ -110,6 +116,80 @@ async fn gin_load_actions_plays_whole_games_on_two_client_threads() {
     assert_eq!(r["errors"].as_array().unwrap().len(), 0, "{r}");
     assert_eq!(r["connections"], 3, "{r}");
     server.stop().await;
+}
+
+/// `actions --accounts`: every game is played by two registered bot accounts with their
+/// account tokens; the games are the accounts' own (ListPlayerGames lists them).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gin_load_actions_with_accounts_plays_as_signed_in_players() {
+    use gin_proto::v1 as pb;
+    binaries();
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(&dir.path().join("g.db")).await;
+    let args =
+        "actions --accounts --threads 2 --parallel 4 --target 10 --connections 2 --warmup 0.2 --seconds 3";
+    let mut args: Vec<String> = args.split_whitespace().map(String::from).collect();
+    args.extend(["--server".into(), server.url()]);
+    let r = gin_load(args).await;
+    assert_eq!(r["signed_in"], true, "{r}");
+    let names: Vec<&str> = r["accounts"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    assert_eq!(names.len(), 8, "two accounts per slot: {r}");
+    assert!(r["actions_in_window"].as_u64().unwrap() > 50, "{r}");
+    assert!(r["games_over"].as_u64().unwrap() > 0, "{r}");
+    assert_eq!((r["refused"].as_u64(), r["lobby_errors"].as_u64()), (Some(0), Some(0)), "{r}");
+    // Slot 0's accounts: seat 0's and seat 1's of every game of that slot.
+    let mut accounts =
+        gin_proto::v1::account_service_client::AccountServiceClient::connect(server.url()).await.unwrap();
+    for (seat, name) in names[..2].iter().enumerate() {
+        let listed = accounts
+            .list_player_games(pb::ListPlayerGamesRequest {
+                name: name.to_string(),
+                page_size: 100,
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(!listed.games.is_empty(), "{name} has no game: {r}");
+        for g in &listed.games {
+            assert_eq!(g.seat, seat as u32, "{name}: {g:?}");
+            let other = &g.seats[1 - seat];
+            assert_eq!(other.account, names[1 - seat], "{name}: {g:?}");
+        }
+    }
+    server.stop().await;
+}
+
+/// `signed-in` alternates anonymous and signed-in windows on one server it starts, and
+/// reports each window and the ratio.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gin_load_signed_in_alternates_anonymous_and_signed_in_windows() {
+    binaries();
+    let mut args: Vec<String> =
+        "signed-in --pairs 1 --seconds 1 --warmup 0.2 --parallel 4 --target 10 --connections 2 --server-exe"
+            .split_whitespace()
+            .map(String::from)
+            .collect();
+    args.push(binaries().server.display().to_string());
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_gin-load")).args(&args).arg("--json").stdin(Stdio::null()).output()
+    })
+    .await
+    .unwrap()
+    .expect("gin-load runs");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "gin-load signed-in failed ({}): {stderr}", out.status);
+    assert!(stdout.contains("ratio signed-in/anonymous: actions/s "), "{stdout}");
+    let r: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let windows = r["windows"].as_array().unwrap();
+    let kinds: Vec<bool> = windows.iter().map(|w| w["signed_in"].as_bool().unwrap()).collect();
+    assert_eq!(kinds, [false, true], "{r}");
+    for w in windows {
+        assert_eq!(w["actions"]["signed_in"], w["signed_in"], "{r}");
+        assert!(w["actions"]["actions_per_sec"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(w["actions"]["server_cpu_us_per_action"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    assert!(r["ratio_actions_per_sec"].as_f64().unwrap() > 0.0, "{r}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -367,7 +367,16 @@ impl Accounts {
                 token_hash: hash,
             }
         };
-        self.0.used.lock().expect("lock").insert(id.token_id.clone(), now_ms());
+        // A token already noted since the last flush (the usual case): no key allocated.
+        let now = now_ms();
+        let mut used = self.0.used.lock().expect("lock");
+        match used.get_mut(&id.token_id) {
+            Some(at) => *at = now,
+            None => {
+                used.insert(id.token_id.clone(), now);
+            }
+        }
+        drop(used);
         Some(id)
     }
 
