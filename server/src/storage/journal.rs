@@ -376,11 +376,11 @@ impl Journal {
         if let Some(why) = &self.broken {
             return Err(JournalError::Io(format!("journal broken by an earlier error: {why}")));
         }
-        if let Some(disk) = &mut self.disk {
-            if let Err(e) = disk.rotate(&self.live, &[]) {
-                self.broken = Some(e.to_string());
-                return Err(e);
-            }
+        if let Some(disk) = &mut self.disk
+            && let Err(e) = disk.rotate(&self.live, &[])
+        {
+            self.broken = Some(e.to_string());
+            return Err(e);
         }
         Ok(())
     }
