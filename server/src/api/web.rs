@@ -63,7 +63,7 @@ use std::sync::LazyLock;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use futures_util::future::Either;
+use futures_util::future::{BoxFuture, Either};
 use http::{HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::Full;
 use sha2::{Digest, Sha256};
@@ -71,6 +71,7 @@ use tonic::body::Body;
 use tower::{Layer, Service};
 
 use super::gate::GateLayer;
+use super::session;
 
 /// One embedded file.
 struct File {
@@ -254,16 +255,31 @@ pub struct Web<S> {
 impl<S, B> Service<Request<B>> for Web<S>
 where
     S: Service<Request<B>, Response = Response<Body>>,
+    S::Error: Send + 'static,
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     type Response = Response<Body>;
     type Error = S::Error;
-    type Future = Either<std::future::Ready<Result<Response<Body>, S::Error>>, S::Future>;
+    type Future = Either<
+        std::future::Ready<Result<Response<Body>, S::Error>>,
+        Either<BoxFuture<'static, Result<Response<Body>, S::Error>>, S::Future>,
+    >;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, req: Request<B>) -> Self::Future {
+    fn call(&mut self, mut req: Request<B>) -> Self::Future {
+        if session::is_session_request(&req) {
+            if let Err(ms) = self.gate.admit_page(&req) {
+                return Either::Left(std::future::ready(Ok(too_many(ms))));
+            }
+            let gate = self.gate.clone();
+            return Either::Right(Either::Left(Box::pin(
+                async move { Ok(session::answer(gate, req).await) },
+            )));
+        }
         if is_page_request(&req) {
             let answer = match self.gate.admit_page(&req) {
                 Ok(()) => answer(&req),
@@ -271,7 +287,8 @@ where
             };
             Either::Left(std::future::ready(Ok(answer)))
         } else {
-            Either::Right(self.inner.call(req))
+            session::carry_cookie(&self.gate, &mut req);
+            Either::Right(Either::Right(self.inner.call(req)))
         }
     }
 }

@@ -11,7 +11,7 @@ use gin_proto::v1::lobby_service_client::LobbyServiceClient;
 use crate::common::TestServer;
 
 /// One HTTP/1.1 request on a fresh connection: (status, headers lower-cased, body).
-fn http(addr: std::net::SocketAddr, request: &str) -> (u16, Vec<(String, String)>, Vec<u8>) {
+pub(crate) fn http(addr: std::net::SocketAddr, request: &str) -> (u16, Vec<(String, String)>, Vec<u8>) {
     let mut conn = std::net::TcpStream::connect(addr).unwrap();
     conn.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     conn.write_all(request.as_bytes()).unwrap();
@@ -29,7 +29,7 @@ fn http(addr: std::net::SocketAddr, request: &str) -> (u16, Vec<(String, String)
     (status, headers, body)
 }
 
-fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+pub(crate) fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
     headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
 }
 
