@@ -71,8 +71,9 @@ pub const FLUSH_EVERY: Duration = Duration::from_secs(60);
 /// The one answer to a wrong password and an unknown name.
 pub const WRONG: &str = "wrong name or password";
 
-/// Who a call with an account token is (request extension set by the gate).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Who a call with an account token is (request extension set by the gate). Its `Debug`
+/// leaves the token's hash out.
+#[derive(Clone, PartialEq, Eq)]
 pub struct AccountIdentity {
     /// The account's id.
     pub account_id: String,
@@ -88,6 +89,19 @@ pub struct AccountIdentity {
     pub session: bool,
     /// SHA-256 of the token.
     pub token_hash: [u8; 32],
+}
+
+impl std::fmt::Debug for AccountIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AccountIdentity")
+            .field("account_id", &self.account_id)
+            .field("name", &self.name)
+            .field("kind", &self.kind)
+            .field("token_id", &self.token_id)
+            .field("scopes", &self.scopes)
+            .field("session", &self.session)
+            .finish_non_exhaustive()
+    }
 }
 
 impl AccountIdentity {
@@ -131,7 +145,7 @@ pub enum AccountError {
     Internal(String),
 }
 
-/// A new token: the secret (shown once) and its row.
+/// A new token: the secret (shown once) and its row. No `Debug`: nothing prints the secret.
 pub struct NewToken {
     /// `gin_at_…`.
     pub secret: String,
@@ -804,5 +818,45 @@ impl AccountDirectory for Accounts {
             kind: a.as_ref().map_or(0, |a| a.kind),
             deleted: self.deleted_flag(id, deleted),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Memory changes only once the store has the change: a write that fails leaves the name
+    /// free and the token unknown.
+    #[tokio::test]
+    async fn nothing_changes_in_memory_unless_the_store_acknowledged_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, mut startup) = Store::open_sqlite(&dir.path().join("gin.db")).unwrap();
+        let accounts = Accounts::open(store.clone(), &mut startup, 0).await.unwrap();
+        let (a, token) = accounts.register("Kim", KIND_BOT, "", "", None).await.unwrap();
+        assert_eq!(accounts.identify(&token.secret).unwrap().account_id, a.id);
+        assert_eq!(accounts.by_name("KIM").unwrap().id, a.id);
+        store.close().await;
+        assert!(matches!(
+            accounts.register("Lee", KIND_BOT, "", "", None).await,
+            Err(AccountError::Storage(StoreError::Closed))
+        ));
+        assert!(accounts.by_name("lee").is_none());
+        assert!(accounts.create_token(&a.id, "more", SCOPE_PLAY).await.is_err());
+        assert_eq!(accounts.tokens(&a.id).len(), 1);
+        assert!(accounts.revoke(&a.id, &token.row.id).await.is_err());
+        assert!(accounts.identify(&token.secret).is_some(), "not revoked: the store never had it");
+    }
+
+    #[test]
+    fn names_keys_and_skeletons() {
+        assert_eq!(name_key("Paul"), name_key("pAUL"));
+        assert_eq!(skeleton("Pau1"), skeleton("paul"));
+        assert_ne!(skeleton("Paula"), skeleton("paul"));
+        assert!(check_name("name", "Łukasz").is_ok());
+        assert!(check_name("name", "").is_err());
+        assert!(check_name("name", "x ").is_err());
+        let (secret, hash) = new_secret();
+        assert!(secret.starts_with(TOKEN_PREFIX) && secret.len() == TOKEN_PREFIX.len() + 43);
+        assert_eq!(hash, hash_token(&secret));
     }
 }

@@ -104,7 +104,9 @@ impl LobbyService for Lobby {
     ) -> Result<Response<pb::CreateGameResponse>, Status> {
         let s = &self.shared;
         let ip = peer_ip(&req);
-        let account = if req.get_ref().join { playing_as(s, &req)? } else { None };
+        // An account token may create a game only with the scope `play`; its seat is the
+        // account's when it joins.
+        let account = playing_as(s, &req)?.filter(|_| req.get_ref().join);
         let mut r = req.into_inner();
         if let Some(a) = &account {
             r.name = a.name.clone();

@@ -145,12 +145,24 @@ fn tournament_id(id: &str) -> Result<&str, Status> {
     Ok(id)
 }
 
+/// PERMISSION_DENIED for a call with an account token without the scope `tournament`
+/// (tournaments are entered as before, by name; the account is not recorded).
+fn may_enter<T>(req: &Request<T>) -> Result<(), Status> {
+    match req.extensions().get::<crate::accounts::AccountIdentity>() {
+        Some(id) if !id.may(crate::accounts::SCOPE_TOURNAMENT) => {
+            Err(Status::permission_denied("this token lacks the scope tournament"))
+        }
+        _ => Ok(()),
+    }
+}
+
 #[tonic::async_trait]
 impl TournamentService for Tournaments {
     async fn create_tournament(
         &self,
         req: Request<pb::CreateTournamentRequest>,
     ) -> Result<Response<pb::CreateTournamentResponse>, Status> {
+        may_enter(&req)?;
         let creator = crate::api::gate::ClientAddr::of(&req).map(|a| a.ip());
         let spec = req.into_inner().spec.ok_or_else(|| Status::invalid_argument("spec: required"))?;
         Ok(Response::new(self.create(spec, creator).await?))
@@ -162,6 +174,7 @@ impl TournamentService for Tournaments {
         &self,
         req: Request<pb::JoinTournamentRequest>,
     ) -> Result<Response<Self::JoinTournamentStream>, Status> {
+        may_enter(&req)?;
         let r = req.into_inner();
         let cell = self.find(tournament_id(&r.tournament_id)?).await?;
         let (entrant, token) = if r.entrant_token.is_empty() {

@@ -176,6 +176,32 @@ async fn tokens_scopes_revocation_and_password_changes() {
         .await
         .unwrap_err();
     assert_eq!(denied.code(), Code::PermissionDenied, "{denied:?}");
+    // A token without `play` creates and joins no game; one without `tournament` enters no
+    // tournament.
+    let manager = c
+        .create_token(authed(
+            pb::CreateTokenRequest { label: "manager".into(), scopes: vec![3] },
+            &first.token,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .token;
+    let mut lobby = gin_proto::v1::lobby_service_client::LobbyServiceClient::new(server.channel().await);
+    let e = lobby
+        .create_game(authed(pb::CreateGameRequest { join: true, ..Default::default() }, &manager))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    let mut tournaments =
+        gin_proto::v1::tournament_service_client::TournamentServiceClient::new(server.channel().await);
+    let e = tournaments
+        .create_tournament(authed(pb::CreateTournamentRequest::default(), &api.token))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    let manager_id = who(&mut c, &manager).await.unwrap().token.unwrap().id;
+    c.revoke_token(authed(pb::RevokeTokenRequest { id: manager_id }, &first.token)).await.unwrap();
     // Bad input: named, nothing made.
     for (label, scopes, field) in [("", vec![1], "label"), ("x", vec![], "scopes"), ("x", vec![9], "scopes")]
     {
@@ -188,7 +214,7 @@ async fn tokens_scopes_revocation_and_password_changes() {
     }
     let list =
         c.list_tokens(authed(pb::ListTokensRequest {}, &first.token)).await.unwrap().into_inner().tokens;
-    assert_eq!(list.len(), 3, "{list:?}");
+    assert_eq!(list.len(), 4, "{list:?}");
 
     // Revoked: refused at once.
     let r = c
@@ -632,5 +658,73 @@ async fn quick_match_seats_accounts_as_themselves_and_never_one_account_twice() 
         ("Gus", "Gus", pb::AccountKind::Bot as i32)
     );
     assert_eq!((theirs.name.as_str(), theirs.account.as_str()), ("hal", ""));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_accounts_games_come_newest_first_a_page_at_a_time() {
+    use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(cfg(&dir.path().join("gin.db"))).await;
+    let mut c = client(&server).await;
+    let mut lobby = LobbyServiceClient::new(server.channel().await);
+    let ivy = register(&mut c, "Ivy", "").await.token;
+    // A guest's game is nobody's.
+    lobby
+        .create_game(pb::CreateGameRequest { join: true, name: "Ivy".into(), ..Default::default() })
+        .await
+        .unwrap();
+    let mut made = Vec::new();
+    for _ in 0..3 {
+        let g = lobby
+            .create_game(authed(pb::CreateGameRequest { join: true, ..Default::default() }, &ivy))
+            .await
+            .unwrap()
+            .into_inner();
+        made.push(g.game_id);
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    made.reverse();
+    let page =
+        |token: String| pb::ListPlayerGamesRequest { name: "ivy".into(), page_size: 2, page_token: token };
+    let first = c.list_player_games(page(String::new())).await.unwrap().into_inner();
+    assert_eq!(first.account.unwrap().name, "Ivy");
+    assert!(!first.next_page_token.is_empty());
+    let second = c.list_player_games(page(first.next_page_token.clone())).await.unwrap().into_inner();
+    assert!(second.next_page_token.is_empty());
+    let ids: Vec<String> = first.games.iter().chain(&second.games).map(|g| g.game_id.clone()).collect();
+    assert_eq!(ids, made);
+    assert!(first.games.iter().all(|g| g.outcome.is_none() && g.finished_unix_ms == 0));
+    let e = c.list_player_games(page("not a token".into())).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(e.message().starts_with("page_token"), "{e:?}");
+    let e = c.list_player_games(pb::ListPlayerGamesRequest::default()).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "no name and not signed in");
+    server.stop().await;
+}
+
+/// An unknown name costs a password verification too (against a dummy hash): its refusal
+/// takes about as long as a wrong password's, so timing does not tell which names exist.
+#[tokio::test]
+async fn an_unknown_name_takes_about_as_long_as_a_wrong_password() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(cfg(&dir.path().join("gin.db"))).await;
+    let mut c = client(&server).await;
+    register(&mut c, "Jo", "jo's password").await;
+    let mut time = async |name: &str| {
+        let mut best = Duration::MAX;
+        for _ in 0..3 {
+            let t = std::time::Instant::now();
+            assert_eq!(
+                sign_in(&mut c, name, "wrong password").await.unwrap_err().code(),
+                Code::Unauthenticated
+            );
+            best = best.min(t.elapsed());
+        }
+        best
+    };
+    let wrong = time("jo").await;
+    let unknown = time("nobody").await;
+    assert!(unknown * 3 >= wrong, "unknown name {unknown:?}, wrong password {wrong:?}");
     server.stop().await;
 }
