@@ -31,10 +31,8 @@ fn over_tls<B>(req: &Request<B>) -> bool {
 /// Whether `req` is from the page's own origin as far as the browser says: `Sec-Fetch-Site`,
 /// when sent, is `same-origin`, and `Origin`, when sent, names the host the request is for.
 pub fn same_origin<B>(req: &Request<B>) -> bool {
-    if let Some(site) = req.headers().get("sec-fetch-site") {
-        if site.as_bytes() != b"same-origin" {
-            return false;
-        }
+    if req.headers().get("sec-fetch-site").is_some_and(|site| site.as_bytes() != b"same-origin") {
+        return false;
     }
     let Some(origin) = req.headers().get(header::ORIGIN) else { return true };
     let Ok(origin) = origin.to_str() else { return false };
@@ -157,10 +155,10 @@ where
     let path = req.uri().path().to_owned();
     match (req.method().clone(), path.as_str()) {
         (Method::DELETE, "/session") => {
-            if let Some(id) = cookie_token(&req).and_then(|t| accounts.identify(&t)) {
-                if let Err(e) = accounts.revoke(&id.account_id, &id.token_id).await {
-                    return account_error(e);
-                }
+            if let Some(id) = cookie_token(&req).and_then(|t| accounts.identify(&t))
+                && let Err(e) = accounts.revoke(&id.account_id, &id.token_id).await
+            {
+                return account_error(e);
             }
             let mut r = Response::builder()
                 .status(StatusCode::NO_CONTENT)
