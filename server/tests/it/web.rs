@@ -504,27 +504,34 @@ async fn a_person_registers_plays_finds_the_game_on_the_profile_and_signs_out() 
     let server = TestServer::start(&dir.path().join("g.db")).await;
     let ch = server.channel().await;
     let url = format!("{}/", server.url());
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("web-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let shots_arg = shots.display().to_string();
     let session = std::sync::Mutex::new(None::<String>);
-    let (ok, stdout, stderr) =
-        node_script(&web, &["test/account.mjs", &url, "ada", "correct horse battery"], &[], |line| {
-            let ch = ch.clone();
-            let session = &session;
-            async move {
-                let token = line.strip_prefix("session cookie ")?.to_string();
-                // While signed in, the cookie's value is the account's token.
-                let me = AccountServiceClient::new(ch)
-                    .who_am_i(crate::common::authed(pb::WhoAmIRequest {}, &token))
-                    .await
-                    .unwrap()
-                    .into_inner();
-                assert_eq!(me.account.unwrap().name, "ada");
-                *session.lock().unwrap() = Some(token);
-                None
-            }
-        })
-        .await;
+    let args = ["test/account.mjs", &url, "ada", "correct horse battery", &shots_arg];
+    let (ok, stdout, stderr) = node_script(&web, &args, &[], |line| {
+        let ch = ch.clone();
+        let session = &session;
+        async move {
+            let token = line.strip_prefix("session cookie ")?.to_string();
+            // While signed in, the cookie's value is the account's token.
+            let me = AccountServiceClient::new(ch)
+                .who_am_i(crate::common::authed(pb::WhoAmIRequest {}, &token))
+                .await
+                .unwrap()
+                .into_inner();
+            assert_eq!(me.account.unwrap().name, "ada");
+            *session.lock().unwrap() = Some(token);
+            None
+        }
+    })
+    .await;
     assert!(ok && stdout.contains("account test passed"), "{stdout}\n{stderr}");
     eprintln!("{stdout}");
+    for shot in ["signin", "profile"] {
+        let len = std::fs::metadata(shots.join(format!("{shot}.png"))).map(|m| m.len()).unwrap_or(0);
+        assert!(len > 1000, "screenshot {shot}.png: {len} bytes");
+    }
     let token = session.into_inner().unwrap().expect("the script printed the session cookie");
     let refused = AccountServiceClient::new(ch.clone())
         .who_am_i(crate::common::authed(pb::WhoAmIRequest {}, &token))

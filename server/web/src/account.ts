@@ -83,7 +83,7 @@ export function renderProfile(root: HTMLElement, name: string, signedOut: () => 
     h("h2", { id: "player-name" }, name),
     about,
     mine && h("div", { class: "row" }, h("button", { type: "button", id: "sign-out", onclick: () => void signOut() }, "Sign out")),
-    h("table", { class: "sheet", "aria-label": "games" },
+    h("table", { class: "games", "aria-label": "games" },
       h("thead", {}, h("tr", {}, ["date", "game", "opponents", "result", ""].map((c) => h("th", { scope: "col" }, c)))),
       rows),
     h("div", { class: "row" }, more),
@@ -92,7 +92,7 @@ export function renderProfile(root: HTMLElement, name: string, signedOut: () => 
     const a = r.account;
     if (!a) return;
     const kind = a.kind === AccountKind.BOT ? "a bot" : "a person";
-    fill(about, `${kind} · since ${new Date(Number(a.createdUnixMs)).toLocaleDateString()} · ${r.gamesFinished} games finished`);
+    fill(about, `${kind} · since ${new Date(Number(a.createdUnixMs)).toLocaleDateString()} · ${r.gamesFinished} ${r.gamesFinished === 1n ? "game" : "games"} finished`);
   }, (e) => fill(about, api.explain(e)));
   let token = "";
   const page = async () => {

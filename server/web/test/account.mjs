@@ -5,10 +5,13 @@
 //   3. opens its profile from the header and finds that game listed with its opponent;
 //   4. signs out: the header says Sign in again and the cookie is gone. The caller checks
 //      the cookie's old value is refused by the server (printed as "session cookie VALUE").
-// Usage: node test/account.mjs URL NAME PASSWORD
-import { POLL, fail, launch } from "./chromium.mjs";
+// Usage: node test/account.mjs URL NAME PASSWORD [SCREENSHOT_DIR]
+import { POLL, fail, launch, shot as chromeShot } from "./chromium.mjs";
 
-const [url, name, password] = process.argv.slice(2);
+const [url, name, password, shots] = process.argv.slice(2);
+const shot = async (p, what) => {
+  if (shots) await chromeShot(p, shots, what);
+};
 if (!url || !name || !password) {
   console.error("usage: node test/account.mjs URL NAME PASSWORD");
   process.exit(2);
@@ -30,6 +33,7 @@ try {
   await page.waitForSelector("#sign-in");
   await page.click("#sign-in");
   await page.waitForSelector("#account-name");
+  await shot(page, "signin");
   await page.type("#account-name", name);
   await page.type("#account-password", password);
   await page.click("#register");
@@ -47,6 +51,7 @@ try {
 
   // 2. A whole game against the random house bot, by clicks.
   await page.waitForSelector("#play-bot");
+  if ((await page.$eval("#name", (e) => [e.value, e.disabled].join())) !== `${name},true`) fail("the lobby does not play as the account");
   await page.select("#bot", "random");
   await page.click("#play-bot");
   await page.waitForFunction(() => location.hash.startsWith("#/play/"), POLL);
@@ -112,6 +117,7 @@ try {
   if (!listed[2]?.includes("(bot)")) fail(`the game's opponent reads ${listed[2]}`);
   if (!["won", "lost", "drawn"].includes(listed[3] ?? "")) fail(`the game's result reads ${listed[3]}`);
   if (!(await page.$(`${row} a[href="#/watch/${gameId}"]`))) fail("the game is not linked");
+  await shot(page, "profile");
   console.log(`profile lists game ${gameId} against ${listed[2]}: ${listed[3]}`);
 
   // 4. Sign out.
