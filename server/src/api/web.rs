@@ -39,11 +39,13 @@
 //!   dropped, the page then a guest's. The `cookie` header never goes further in.
 //! - Cross-site safety: the cookie is `SameSite=Strict` (a cross-site request does not carry
 //!   it); it is taken only on `application/grpc-web…` calls (not a CORS-simple type: another
-//!   origin cannot send one without a preflight, which the server never grants); and both it
-//!   and every `/session` request need the browser's `Sec-Fetch-Site`, when sent, to be
-//!   `same-origin` and `Origin`, when sent, to name the request's own host (else 403, nothing
-//!   done); `POST`s must be `application/json` (else 415). The token never reaches the page's
-//!   script, `localStorage` or a URL; the page learns who is signed in from `WhoAmI`.
+//!   origin cannot send one without a preflight, which the server never grants) whose
+//!   browser headers say same origin: `Sec-Fetch-Site`, when sent, is `same-origin`, and
+//!   `Origin`, when sent, names the request's own host (else the call goes on as a guest's).
+//!   Every `/session` request must pass the same check (else 403, nothing done), and its
+//!   `POST`s must be `application/json` (else 415). A reverse proxy in front must pass `Host`
+//!   on as the browser sent it. The token never reaches the page's script, `localStorage` or
+//!   a URL; the page learns who is signed in from `WhoAmI`.
 //! - Tests: `tests/it/web_session.rs` (the endpoints, the cookie's attributes under TLS,
 //!   cross-site refusals, sign-out) and `test/account.mjs` in Chromium
 //!   (`web::a_person_registers_plays_finds_the_game_on_the_profile_and_signs_out`).
