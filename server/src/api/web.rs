@@ -13,7 +13,7 @@
 //! SHA-256) and `cache-control: no-cache`, so a browser revalidates and a new build is seen
 //! at once; `If-None-Match` gets 304. A client that accepts gzip (`Accept-Encoding`, as every
 //! browser does) gets each file gzipped (compressed once, at the first request: the script,
-//! ~177 KiB, goes in under a third of that), with its own ETag and `Vary: Accept-Encoding`.
+//! ~188 KiB, goes in under a third of that), with its own ETag and `Vary: Accept-Encoding`.
 //!
 //!
 //! Paths: `/`, `/index.html`, `/app.js`, `/app.css`, `/favicon.svg` (also at `/favicon.ico`),
@@ -52,14 +52,14 @@
 //!
 //! # The page's sources (`server/web/`, TypeScript)
 //!
-//! `src/main.ts` (hash routes `#/`, `#/play/ID`, `#/watch/ID`, `#/join/ID`,
-//! `#/tournament/ID`, `#/signin`, `#/player/NAME`); `account.ts` (the header's account link,
-//! the sign-in and registration form, a player's profile: `GetAccount`, `ListPlayerGames`
-//! paged, Sign out on one's own); `home.ts` (the lobby: house bot, quick match, create and
-//! share, open games, tournaments); `game.ts` (`GameView`: one game played or watched; a `WatchGame`
-//! stream resumed after its last seq when it drops, every change drawn from a fresh `GetGame`
-//! snapshot of what this viewer may see (one in flight, coalesced), moves from the snapshot's
-//! legal actions with `expected_seq`, sent again on `UNAVAILABLE` with the same one
+//! `src/main.ts` (hash routes `#/`, `#/play/ID`, `#/watch/ID`, `#/join/ID`, `#/tournament/ID`,
+//! `#/signin`, `#/player/NAME`); `account.ts` (the header's account link, the sign-in and
+//! registration form, a player's profile: `GetAccount`, `ListPlayerGames` paged, Sign out on
+//! one's own); `home.ts` (the lobby: house bot, quick match, create and share, open games,
+//! tournaments); `game.ts` (`GameView`: one game played or watched; a `WatchGame` stream
+//! resumed after its last seq when it drops, every change drawn from a fresh `GetGame` snapshot
+//! of what this viewer may see (one in flight, coalesced), moves from the snapshot's legal
+//! actions with `expected_seq`, sent again on `UNAVAILABLE` with the same one
 //! (`api.sendRetrying`); a finished hand's result held in place of the table until Continue;
 //! the hand grouped by the server's last `TurnInfo.best` melds; a card it may not discard says
 //! why from `taken_from_pile`; drag onto the pile by pointer events); `tournament.ts`
@@ -71,9 +71,9 @@
 //! `api.ts` (the gRPC-Web clients on the page's origin; the session (`/session` by `fetch`,
 //! `WhoAmI`) and a seat's holder in words (`seatTag`); `follow`: a server stream read to its
 //! end, opened again after a drop with a backoff; seat tokens in `localStorage` per game;
-//! refusals in words as `gin` says them); `cards.ts`, `dom.ts`. `src/gen/` is generated
-//! (`npm run gen`: `buf generate` with `protoc-gen-es`), not committed. `build.mjs` bundles
-//! with esbuild into `dist/`, committed.
+//! refusals in words as `gin` says them); `cards.ts`, `dom.ts`. `src/gen/` is generated (`npm
+//! run gen`: `buf generate` with `protoc-gen-es`), not committed. `build.mjs` bundles with
+//! esbuild into `dist/`, committed.
 //!
 //! The page knows no rules: what a seat may do comes from the snapshot's legal actions, what
 //! it sees from its own snapshot, so it cannot show a hidden card or offer an illegal move.
@@ -81,9 +81,10 @@
 //! Tests (Debian's Chromium driven by puppeteer-core, `test/chromium.mjs`): `test/browser.mjs`
 //! plays a whole game by clicks while a second page watches, then verifies its deals (and
 //! catches a tampered commitment); `test/account.mjs` registers, plays a house bot as the
-//! account, finds the game on its profile and signs out; `test/person.mjs` plays as a person
-//! on a phone by touch and gin-7 at a desktop; `test/tournament.mjs` follows a tournament live; `test/verify_formats.mjs`
-//! verifies a game of every format and size (`tests/it/web_verify.rs`).
+//! account, finds the game on its profile and signs out; `test/person.mjs` plays as a person on
+//! a phone by touch and gin-7 at a desktop; `test/tournament.mjs` follows a tournament live;
+//! `test/verify_formats.mjs` verifies a game of every format and size
+//! (`tests/it/web_verify.rs`).
 //!
 //! **Why the bundle is committed, not built by `build.rs`.** The Rust build must work without
 //! Node, and a `build.rs` that builds only when Node is there would make two machines embed
