@@ -24,7 +24,8 @@
 //! in `api::status`). [`cluster`] (what a server knows of the others) sits above the game
 //! layer, which knows nothing of it; [`metrics`] is recorded where the numbers arise.
 //!
-//! A call meets, from the outside in: `api::web::WebLayer` (a plain GET is the web page),
+//! A call meets, from the outside in: `api::web::WebLayer` (a plain GET is the web page,
+//! `/session` its sign-in; the page's session cookie becomes the call's bearer),
 //! gRPC-Web, `api::gate::GateLayer` (identity, rate), `api::framing::FramingLayer`,
 //! `api::deadline::DeadlineLayer`, then in a cluster `api::forward::ForwardLayer`, then the
 //! service.

@@ -236,6 +236,17 @@ impl GateLayer {
         (named, named.or(tcp))
     }
 
+    /// The account registry the gate identifies account tokens in, if any.
+    pub fn accounts(&self) -> Option<&Accounts> {
+        self.accounts.as_ref()
+    }
+
+    /// The address `req` counts against (see `caller`): a trusted proxy's `x-gin-client`,
+    /// else the TCP peer's.
+    pub fn client_ip<B>(&self, req: &Request<B>) -> Option<IpAddr> {
+        self.caller(req).1.map(|c| c.ip())
+    }
+
     /// Counts a request for the web page against its caller's address, as a call without a
     /// seat token is: over the rate, the milliseconds to wait (the page answers 429).
     pub fn admit_page<B>(&self, req: &Request<B>) -> Result<(), u64> {

@@ -21,5 +21,6 @@ pub mod framing;
 pub mod games;
 pub mod gate;
 pub mod lobby;
+pub mod session;
 pub mod status;
 pub mod web;

@@ -13,22 +13,53 @@
 //! SHA-256) and `cache-control: no-cache`, so a browser revalidates and a new build is seen
 //! at once; `If-None-Match` gets 304. A client that accepts gzip (`Accept-Encoding`, as every
 //! browser does) gets each file gzipped (compressed once, at the first request: the script,
-//! ~177 KiB, goes in under a third of that), with its own ETag and `Vary: Accept-Encoding`.
+//! ~188 KiB, goes in under a third of that), with its own ETag and `Vary: Accept-Encoding`.
 //!
 //!
 //! Paths: `/`, `/index.html`, `/app.js`, `/app.css`, `/favicon.svg` (also at `/favicon.ico`),
 //! from `FILES`; any other plain GET is 404 (`web::page_requests_are_under_the_rate_limit`
-//! tests the rate). Served by the gRPC server itself, so one address serves both and no CORS
-//! is involved.
+//! tests the rate); `/session` and `/session/register` are the sessions' (below). Served
+//! by the gRPC server itself, so one address serves both and no CORS is involved.
+//!
+//! # Sessions: a person signed in in the browser (`api::session`)
+//!
+//! - `POST /session` with `application/json` `{"name": …, "password": …}` signs in
+//!   (`Accounts::sign_in`, its throttling included): 200 `{"name", "kind"}` and `Set-Cookie:
+//!   gin_session=<a new session token>; Path=/; HttpOnly; SameSite=Strict` (`; Secure` over
+//!   TLS). A wrong password and an unknown name get the same 401 `{"error": "wrong name or
+//!   password"}`. `POST /session/register` (same body, a password required) creates a
+//!   person's account and signs it in. `DELETE /session` revokes the cookie's token and
+//!   clears the cookie (204). Answers carry `cache-control: no-store`; each request counts
+//!   against the caller's address as a page request does.
+//! - The page's gRPC-Web calls carry the cookie (same origin): this layer, outside gRPC-Web's,
+//!   turns it into `authorization: Bearer <token>` when the call sends no `authorization`
+//!   (a seat token wins: the page keeps using it for a game's calls), so the gate and every
+//!   service see the account exactly as for any client, and a lobby seat taken is the
+//!   account's. A cookie whose token the registry no longer knows (outside a cluster) is
+//!   dropped, the page then a guest's. The `cookie` header never goes further in.
+//! - Cross-site safety: the cookie is `SameSite=Strict` (a cross-site request does not carry
+//!   it); it is taken only on `application/grpc-web…` calls (not a CORS-simple type: another
+//!   origin cannot send one without a preflight, which the server never grants) whose
+//!   browser headers say same origin: `Sec-Fetch-Site`, when sent, is `same-origin`, and
+//!   `Origin`, when sent, names the request's own host (else the call goes on as a guest's).
+//!   Every `/session` request must pass the same check (else 403, nothing done), and its
+//!   `POST`s must be `application/json` (else 415). A reverse proxy in front must pass `Host`
+//!   on as the browser sent it. The token never reaches the page's script, `localStorage` or
+//!   a URL; the page learns who is signed in from `WhoAmI`.
+//! - Tests: `tests/it/web_session.rs` (the endpoints, the cookie's attributes under TLS,
+//!   cross-site refusals, sign-out) and `test/account.mjs` in Chromium
+//!   (`web::a_person_registers_plays_finds_the_game_on_the_profile_and_signs_out`).
 //!
 //! # The page's sources (`server/web/`, TypeScript)
 //!
-//! `src/main.ts` (hash routes `#/`, `#/play/ID`, `#/watch/ID`, `#/join/ID`,
-//! `#/tournament/ID`); `home.ts` (the lobby: house bot, quick match, create and share, open
-//! games, tournaments); `game.ts` (`GameView`: one game played or watched; a `WatchGame`
-//! stream resumed after its last seq when it drops, every change drawn from a fresh `GetGame`
-//! snapshot of what this viewer may see (one in flight, coalesced), moves from the snapshot's
-//! legal actions with `expected_seq`, sent again on `UNAVAILABLE` with the same one
+//! `src/main.ts` (hash routes `#/`, `#/play/ID`, `#/watch/ID`, `#/join/ID`, `#/tournament/ID`,
+//! `#/signin`, `#/player/NAME`); `account.ts` (the header's account link, the sign-in and
+//! registration form, a player's profile: `GetAccount`, `ListPlayerGames` paged, Sign out on
+//! one's own); `home.ts` (the lobby: house bot, quick match, create and share, open games,
+//! tournaments); `game.ts` (`GameView`: one game played or watched; a `WatchGame` stream
+//! resumed after its last seq when it drops, every change drawn from a fresh `GetGame` snapshot
+//! of what this viewer may see (one in flight, coalesced), moves from the snapshot's legal
+//! actions with `expected_seq`, sent again on `UNAVAILABLE` with the same one
 //! (`api.sendRetrying`); a finished hand's result held in place of the table until Continue;
 //! the hand grouped by the server's last `TurnInfo.best` melds; a card it may not discard says
 //! why from `taken_from_pile`; drag onto the pile by pointer events); `tournament.ts`
@@ -37,20 +68,23 @@
 //! (SHA-256 and the engine's ChaCha8 deck shuffle in TypeScript: a finished game's seed and
 //! reveals checked against their commitments, those published at the deal (noted in
 //! `localStorage` while the page follows the game) and the record's decks; every format);
-//! `api.ts` (the gRPC-Web clients on the page's origin; `follow`: a server stream read to its
+//! `api.ts` (the gRPC-Web clients on the page's origin; the session (`/session` by `fetch`,
+//! `WhoAmI`) and a seat's holder in words (`seatTag`); `follow`: a server stream read to its
 //! end, opened again after a drop with a backoff; seat tokens in `localStorage` per game;
-//! refusals in words as `gin` says them); `cards.ts`, `dom.ts`. `src/gen/` is generated
-//! (`npm run gen`: `buf generate` with `protoc-gen-es`), not committed. `build.mjs` bundles
-//! with esbuild into `dist/`, committed.
+//! refusals in words as `gin` says them); `cards.ts`, `dom.ts`. `src/gen/` is generated (`npm
+//! run gen`: `buf generate` with `protoc-gen-es`), not committed. `build.mjs` bundles with
+//! esbuild into `dist/`, committed.
 //!
 //! The page knows no rules: what a seat may do comes from the snapshot's legal actions, what
 //! it sees from its own snapshot, so it cannot show a hidden card or offer an illegal move.
 //!
 //! Tests (Debian's Chromium driven by puppeteer-core, `test/chromium.mjs`): `test/browser.mjs`
 //! plays a whole game by clicks while a second page watches, then verifies its deals (and
-//! catches a tampered commitment); `test/person.mjs` plays as a person on a phone by touch and
-//! gin-7 at a desktop; `test/tournament.mjs` follows a tournament live; `test/verify_formats.mjs`
-//! verifies a game of every format and size (`tests/it/web_verify.rs`).
+//! catches a tampered commitment); `test/account.mjs` registers, plays a house bot as the
+//! account, finds the game on its profile and signs out; `test/person.mjs` plays as a person on
+//! a phone by touch and gin-7 at a desktop; `test/tournament.mjs` follows a tournament live;
+//! `test/verify_formats.mjs` verifies a game of every format and size
+//! (`tests/it/web_verify.rs`).
 //!
 //! **Why the bundle is committed, not built by `build.rs`.** The Rust build must work without
 //! Node, and a `build.rs` that builds only when Node is there would make two machines embed
@@ -63,7 +97,7 @@ use std::sync::LazyLock;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use futures_util::future::Either;
+use futures_util::future::{BoxFuture, Either};
 use http::{HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::Full;
 use sha2::{Digest, Sha256};
@@ -71,6 +105,7 @@ use tonic::body::Body;
 use tower::{Layer, Service};
 
 use super::gate::GateLayer;
+use super::session;
 
 /// One embedded file.
 struct File {
@@ -254,16 +289,31 @@ pub struct Web<S> {
 impl<S, B> Service<Request<B>> for Web<S>
 where
     S: Service<Request<B>, Response = Response<Body>>,
+    S::Error: Send + 'static,
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     type Response = Response<Body>;
     type Error = S::Error;
-    type Future = Either<std::future::Ready<Result<Response<Body>, S::Error>>, S::Future>;
+    type Future = Either<
+        std::future::Ready<Result<Response<Body>, S::Error>>,
+        Either<BoxFuture<'static, Result<Response<Body>, S::Error>>, S::Future>,
+    >;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, req: Request<B>) -> Self::Future {
+    fn call(&mut self, mut req: Request<B>) -> Self::Future {
+        if session::is_session_request(&req) {
+            if let Err(ms) = self.gate.admit_page(&req) {
+                return Either::Left(std::future::ready(Ok(too_many(ms))));
+            }
+            let gate = self.gate.clone();
+            return Either::Right(Either::Left(Box::pin(
+                async move { Ok(session::answer(gate, req).await) },
+            )));
+        }
         if is_page_request(&req) {
             let answer = match self.gate.admit_page(&req) {
                 Ok(()) => answer(&req),
@@ -271,7 +321,8 @@ where
             };
             Either::Left(std::future::ready(Ok(answer)))
         } else {
-            Either::Right(self.inner.call(req))
+            session::carry_cookie(&self.gate, &mut req);
+            Either::Right(Either::Right(self.inner.call(req)))
         }
     }
 }

@@ -75,4 +75,5 @@ mod text;
 mod tls;
 mod tournament;
 mod web;
+mod web_session;
 mod web_verify;

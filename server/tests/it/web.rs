@@ -11,7 +11,7 @@ use gin_proto::v1::lobby_service_client::LobbyServiceClient;
 use crate::common::TestServer;
 
 /// One HTTP/1.1 request on a fresh connection: (status, headers lower-cased, body).
-fn http(addr: std::net::SocketAddr, request: &str) -> (u16, Vec<(String, String)>, Vec<u8>) {
+pub(crate) fn http(addr: std::net::SocketAddr, request: &str) -> (u16, Vec<(String, String)>, Vec<u8>) {
     let mut conn = std::net::TcpStream::connect(addr).unwrap();
     conn.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     conn.write_all(request.as_bytes()).unwrap();
@@ -29,7 +29,7 @@ fn http(addr: std::net::SocketAddr, request: &str) -> (u16, Vec<(String, String)
     (status, headers, body)
 }
 
-fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+pub(crate) fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
     headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
 }
 
@@ -489,5 +489,64 @@ async fn a_browser_follows_a_tournament_live_to_its_standings() {
         assert!(lines.contains(name), "{lines}");
     }
     assert!(std::fs::metadata(shots.join("tournament-finished.png")).is_ok_and(|m| m.len() > 1000));
+    server.stop().await;
+}
+
+/// Accounts in the page (`server/web/test/account.mjs`): an account created from the page
+/// (its session an HttpOnly cookie the script cannot read), a whole game against a house bot
+/// played by clicks as that account, the game on its profile with its opponent, then a sign-out
+/// after which the server refuses the cookie's old value.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_registers_plays_finds_the_game_on_the_profile_and_signs_out() {
+    use gin_proto::v1::account_service_client::AccountServiceClient;
+    let Some(web) = browser_parts() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(&dir.path().join("g.db")).await;
+    let ch = server.channel().await;
+    let url = format!("{}/", server.url());
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("web-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let shots_arg = shots.display().to_string();
+    let session = std::sync::Mutex::new(None::<String>);
+    let args = ["test/account.mjs", &url, "ada", "correct horse battery", &shots_arg];
+    let (ok, stdout, stderr) = node_script(&web, &args, &[], |line| {
+        let ch = ch.clone();
+        let session = &session;
+        async move {
+            let token = line.strip_prefix("session cookie ")?.to_string();
+            // While signed in, the cookie's value is the account's token.
+            let me = AccountServiceClient::new(ch)
+                .who_am_i(crate::common::authed(pb::WhoAmIRequest {}, &token))
+                .await
+                .unwrap()
+                .into_inner();
+            assert_eq!(me.account.unwrap().name, "ada");
+            *session.lock().unwrap() = Some(token);
+            None
+        }
+    })
+    .await;
+    assert!(ok && stdout.contains("account test passed"), "{stdout}\n{stderr}");
+    eprintln!("{stdout}");
+    for shot in ["signin", "profile"] {
+        let len = std::fs::metadata(shots.join(format!("{shot}.png"))).map(|m| m.len()).unwrap_or(0);
+        assert!(len > 1000, "screenshot {shot}.png: {len} bytes");
+    }
+    let token = session.into_inner().unwrap().expect("the script printed the session cookie");
+    let refused = AccountServiceClient::new(ch.clone())
+        .who_am_i(crate::common::authed(pb::WhoAmIRequest {}, &token))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::Unauthenticated, "the session outlived the sign-out");
+    // The game is the account's, against the house bot, finished.
+    let games = AccountServiceClient::new(ch)
+        .list_player_games(pb::ListPlayerGamesRequest { name: "ada".into(), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner()
+        .games;
+    assert_eq!(games.len(), 1, "{games:?}");
+    assert!(games[0].finished_unix_ms > 0 && games[0].seats.iter().any(|s| s.bot), "{games:?}");
+    assert!(stdout.contains(&format!("profile lists game {} against ", games[0].game_id)), "{stdout}");
     server.stop().await;
 }

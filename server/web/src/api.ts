@@ -3,15 +3,66 @@
 
 import { Code, ConnectError, createClient, type CallOptions, type Client } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
+import { AccountService, type Account } from "./gen/gin/v1/account_pb.js";
 import { GameService } from "./gen/gin/v1/game_pb.js";
 import { LobbyService } from "./gen/gin/v1/lobby_pb.js";
 import { TournamentService } from "./gen/gin/v1/tournament_pb.js";
+import { AccountKind, type SeatInfo } from "./gen/gin/v1/types_pb.js";
 
 const transport = createGrpcWebTransport({ baseUrl: location.origin });
 
 export const game: Client<typeof GameService> = createClient(GameService, transport);
 export const lobby: Client<typeof LobbyService> = createClient(LobbyService, transport);
 export const tournaments: Client<typeof TournamentService> = createClient(TournamentService, transport);
+export const accounts: Client<typeof AccountService> = createClient(AccountService, transport);
+
+// The session: the server keeps it in an HttpOnly cookie set by `POST /session` (the page
+// never sees the token) and takes it as the account on the page's gRPC-Web calls.
+
+/** Who is signed in here (`undefined`: a guest), as WhoAmI last said. */
+export let me: Account | undefined;
+
+/** Asks the server who the session is (a guest without one, or once it is revoked). */
+export async function whoAmI(): Promise<Account | undefined> {
+  try {
+    me = (await accounts.whoAmI({})).account;
+  } catch (e) {
+    if (ConnectError.from(e).code !== Code.Unauthenticated) throw e;
+    me = undefined;
+  }
+  return me;
+}
+
+/** Signs in (`register`: makes a person's account first); throws the server's words. */
+export async function signIn(name: string, password: string, register = false): Promise<Account | undefined> {
+  const r = await fetch(register ? "/session/register" : "/session", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name, password }),
+    credentials: "same-origin",
+  });
+  if (!r.ok) {
+    const body = (await r.json().catch(() => ({}))) as { error?: string };
+    throw new Error(body.error ?? `HTTP ${r.status}`);
+  }
+  return whoAmI();
+}
+
+/** Ends the session at the server (its token revoked, the cookie cleared). */
+export async function signOut(): Promise<void> {
+  const r = await fetch("/session", { method: "DELETE", credentials: "same-origin" });
+  if (!r.ok) throw new Error(`HTTP ${r.status}`);
+  me = undefined;
+}
+
+/** What a seat's holder is, after its name: an account's kind, a guest, a deleted account. */
+export function seatTag(x: SeatInfo): string {
+  if (!x.taken) return "";
+  if (x.accountDeleted) return " (deleted)";
+  if (x.bot || x.accountKind === AccountKind.BOT) return " (bot)";
+  if (x.entrant) return " (entrant)";
+  return x.account ? "" : " (guest)";
+}
 
 /** A seat this browser holds: the token the server gave when it seated us. */
 export interface Seat {

@@ -488,7 +488,8 @@ export class GameView {
       h("h2", {}, `Game ${this.id}`, h("span", { class: "tag" }, kind)),
       h("p", { class: "seats" }, s.seats.map((x) =>
         h("span", { class: "seat" + (x.taken ? "" : " empty") + (x.seat === s.viewerSeat ? " mine" : "") + (s.seatsToAct.includes(x.seat) || s.seatToAct === x.seat ? " acting" : "") },
-          `${x.seat}: ${x.taken ? this.name(x.seat) : "(free)"}${x.bot ? " (bot)" : x.entrant ? " (entrant)" : ""}${x.team !== undefined ? ` team ${x.team}` : ""}`))),
+          `${x.seat}: `, x.account ? h("a", { href: `#/player/${encodeURIComponent(x.account)}` }, this.name(x.seat)) : x.taken ? this.name(x.seat) : "(free)",
+          `${api.seatTag(x)}${x.team !== undefined ? ` team ${x.team}` : ""}`))),
       open && h("p", { class: "share" }, "Share this link: ",
         h("input", { id: "share-link", readonly: true, value: link, "aria-label": "link to join this game", size: 40 }),
         h("button", { type: "button", onclick: () => void navigator.clipboard?.writeText(link) }, "Copy")),

@@ -35,7 +35,8 @@ const CHOICES: Choice[] = [
 ];
 
 export function renderHome(root: HTMLElement, go: (hash: string) => void): void {
-  const name = h("input", { id: "name", value: api.playerName(), maxlength: 32, autocomplete: "nickname" });
+  // Signed in, the server seats the account under its own name.
+  const name = h("input", { id: "name", value: api.me?.name ?? api.playerName(), maxlength: 32, autocomplete: "nickname", disabled: !!api.me, title: api.me ? "signed in: you play as your account" : undefined });
   const kind = h("select", { id: "format" }, CHOICES.map((c, i) => h("option", { value: i }, c.label)));
   const players = h("select", { id: "players" });
   const bot = h("select", { id: "bot" });
@@ -62,7 +63,7 @@ export function renderHome(root: HTMLElement, go: (hash: string) => void): void 
       : { rules: { kind: { case: "preset" as const, value: c.preset } } };
   };
   const start = async (what: string, call: () => Promise<{ gameId: string; seat: number; seatToken: string }>) => {
-    api.keepName(name.value.trim());
+    if (!api.me) api.keepName(name.value.trim());
     busy(true);
     fill(message, what + "…");
     try {

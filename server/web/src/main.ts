@@ -1,6 +1,7 @@
 // The page's entry: a hash router over the lobby, a game (played or watched) and joining by
-// link. Everything is drawn in #app; the server serves this bundle at `/`.
+// link, signing in (#/signin) and a player's profile (#/player/NAME). Everything is drawn in #app; the server serves this bundle at `/`.
 
+import { renderAccountLink, renderProfile, renderSignIn } from "./account.js";
 import * as api from "./api.js";
 import { fill, h } from "./dom.js";
 import { GameView } from "./game.js";
@@ -8,6 +9,8 @@ import { renderHome } from "./home.js";
 import { TournamentView } from "./tournament.js";
 
 const root = document.getElementById("app") as HTMLElement;
+const nav = document.getElementById("account") as HTMLElement;
+const accountChanged = () => renderAccountLink(nav);
 let current: { close(): void } | undefined;
 
 function go(hash: string): void {
@@ -35,6 +38,17 @@ async function route(): Promise<void> {
       current = view;
       view.start();
       document.title = `Gin · tournament ${id}`;
+      return;
+    }
+    case "signin":
+      document.title = "Gin · sign in";
+      renderSignIn(root, go, accountChanged);
+      return;
+    case "player": {
+      if (!id) break;
+      const name = decodeURIComponent(id);
+      document.title = `Gin · ${name}`;
+      renderProfile(root, name, accountChanged);
       return;
     }
     case "join": {
@@ -69,4 +83,5 @@ async function route(): Promise<void> {
 }
 
 window.addEventListener("hashchange", () => void route());
-void route();
+// Who is signed in (the session is an HttpOnly cookie: only the server can say).
+void api.whoAmI().then(accountChanged, accountChanged).finally(() => void route());
