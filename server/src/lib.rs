@@ -23,6 +23,8 @@
 //! registered by `game::open`), and knows nothing of gRPC statuses (`GameError`, mapped once
 //! in `api::status`). [`cluster`] (what a server knows of the others) sits above the game
 //! layer, which knows nothing of it; [`metrics`] is recorded where the numbers arise.
+//! [`ladder`] (the rated ladder's queues and pairing) is pure, like the tournaments' pairings:
+//! no clock, I/O or storage; its caller passes the time in.
 //!
 //! A call meets, from the outside in: `api::web::WebLayer` (a plain GET is the web page,
 //! `/session` its sign-in; the page's session cookie becomes the call's bearer),
@@ -54,6 +56,7 @@ pub mod api;
 pub mod cluster;
 pub mod config;
 pub mod game;
+pub mod ladder;
 pub mod metrics;
 pub mod storage;
 pub mod tournament;

@@ -1,0 +1,154 @@
+//! The greedy sweep behind [`super::Ladder::pair`], on one pool's queue sorted by rating
+//! (the idea and its cost: the parent module's docs, "The algorithm and its cost").
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// The most entrants at one table.
+const MAX_SEATS: usize = 6;
+
+/// One waiting entrant, as the sweep sees it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Cand {
+    /// Its rating (the candidates come sorted by it).
+    pub rating: f64,
+    /// Its window now (± points).
+    pub window: f64,
+    /// Whether it has waited long enough for a repeating table.
+    pub seasoned: bool,
+}
+
+/// A table formed: positions in the sorted queue, ascending.
+#[derive(Clone, Debug)]
+pub(super) struct Formed {
+    pub members: Vec<usize>,
+    pub spread: f64,
+    pub repeat: bool,
+}
+
+/// The tables formed among `c` (sorted by rating), `n` at a table, closest first: first those
+/// that repeat for nobody, then, among those left, repeating ones of seasoned entrants.
+/// `last[i]`: the positions of the others of `i`'s last game, when they all wait.
+pub(super) fn sweep(c: &[Cand], n: usize, last: &[Option<Vec<usize>>]) -> Vec<Formed> {
+    debug_assert!((2..=MAX_SEATS).contains(&n));
+    debug_assert!(c.windows(2).all(|w| w[0].rating <= w[1].rating));
+    let mut alive = Alive::new(c.len());
+    let mut out = Vec::new();
+    phase(c, n, &mut alive, &mut out, |g| !repeats(g, last), last);
+    if alive.count >= n && c.iter().any(|x| x.seasoned) {
+        phase(c, n, &mut alive, &mut out, |g| !repeats(g, last) || g.iter().all(|&m| c[m].seasoned), last);
+    }
+    out
+}
+
+/// Whether the table `g` seats one of its entrants with exactly the others of its last game.
+fn repeats(g: &[usize], last: &[Option<Vec<usize>>]) -> bool {
+    g.iter().any(|&m| matches!(&last[m], Some(l) if !l.is_empty() && l.iter().all(|o| g.contains(o))))
+}
+
+/// One greedy pass: each alive entrant's candidate table in a min-heap by spread; the
+/// smallest whose entrants all still wait is formed, a stale one swept again.
+fn phase(
+    c: &[Cand],
+    n: usize,
+    alive: &mut Alive,
+    out: &mut Vec<Formed>,
+    allow: impl Fn(&[usize]) -> bool,
+    last: &[Option<Vec<usize>>],
+) {
+    let mut tables = vec![[0usize; MAX_SEATS]; c.len()];
+    let mut heap = BinaryHeap::new();
+    let mut i = alive.next(0);
+    while i < c.len() {
+        if let Some((spread, g)) = candidate(c, n, i, alive, &allow) {
+            tables[i] = g;
+            heap.push(Reverse((spread.to_bits(), i)));
+        }
+        i = alive.next(i + 1);
+    }
+    // A spread is ≥ 0 (a higher rating minus a lower one), and the bits of non-negative
+    // floats order as their values: the heap orders by spread, then by lowest position.
+    while let Some(Reverse((bits, i))) = heap.pop() {
+        if !alive.is(i) {
+            continue;
+        }
+        let g = &tables[i][..n];
+        if g.iter().all(|&m| alive.is(m)) {
+            for &m in g {
+                alive.kill(m);
+            }
+            out.push(Formed { members: g.to_vec(), spread: f64::from_bits(bits), repeat: repeats(g, last) });
+        } else if let Some((spread, g)) = candidate(c, n, i, alive, &allow) {
+            tables[i] = g;
+            heap.push(Reverse((spread.to_bits(), i)));
+        }
+    }
+}
+
+/// The table of `n` with `i` lowest found by sweeping up from `i`: each alive entrant above
+/// whose window holds its distance to `i` joins, until the table is full (a full table that
+/// `allow` refuses gives its last seat to the next one up) or the distance leaves the
+/// narrowest window taken. Its spread and members.
+fn candidate(
+    c: &[Cand],
+    n: usize,
+    i: usize,
+    alive: &mut Alive,
+    allow: &impl Fn(&[usize]) -> bool,
+) -> Option<(f64, [usize; MAX_SEATS])> {
+    let mut g = [i; MAX_SEATS];
+    let mut len = 1;
+    let mut narrowest = c[i].window;
+    let mut j = alive.next(i + 1);
+    while j < c.len() {
+        let gap = c[j].rating - c[i].rating;
+        if gap > narrowest {
+            return None;
+        }
+        if gap <= c[j].window {
+            g[len] = j;
+            if len + 1 == n {
+                if allow(&g[..n]) {
+                    return Some((gap, g));
+                }
+            } else {
+                len += 1;
+                narrowest = narrowest.min(c[j].window);
+            }
+        }
+        j = alive.next(j + 1);
+    }
+    None
+}
+
+/// Which positions still wait: `next(x)` is the first alive position ≥ `x` (or the length),
+/// through a path-halved "next" array.
+struct Alive {
+    next: Vec<usize>,
+    count: usize,
+}
+
+impl Alive {
+    fn new(len: usize) -> Alive {
+        Alive { next: (0..=len).collect(), count: len }
+    }
+
+    fn is(&self, x: usize) -> bool {
+        self.next[x] == x
+    }
+
+    fn kill(&mut self, x: usize) {
+        debug_assert!(self.is(x));
+        self.next[x] = x + 1;
+        self.count -= 1;
+    }
+
+    fn next(&mut self, mut x: usize) -> usize {
+        while self.next[x] != x {
+            let up = self.next[self.next[x]];
+            self.next[x] = up;
+            x = up;
+        }
+        x
+    }
+}
