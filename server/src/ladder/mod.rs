@@ -72,9 +72,10 @@
 //! Cost: O(n log n) for the sort and the heap, plus the sweeps, each over the entrants it
 //! skips (those whose window is too narrow for the distance, or whose table would repeat):
 //! O(n log n) in practice, O(n × w) at worst, `w` the entrants within one window. Memory
-//! O(n). The bench (`cargo bench -p gin-server --bench ladder`) pairs 1,000 entrants
-//! arriving at once, and times one call of `pair` with 1,000 waiting: the figures are in its
-//! module docs.
+//! O(n). The bench (`cargo bench -p gin-server --bench ladder`; the method and figures in
+//! its module docs): 1,000 entrants arriving within a second are joined and paired in 0.8 ms
+//! (median, one core), and one call of `pair` with 1,000 waiting takes 0.6 ms, 36 µs when it
+//! seats nobody.
 //!
 //! ## The expected wait
 //!

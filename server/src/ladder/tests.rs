@@ -115,8 +115,30 @@ fn the_same_two_never_play_twice_in_a_row_while_a_third_waits() {
 
 #[test]
 fn a_repeat_is_allowed_once_both_waited_the_stated_time_and_nobody_else_is_in_reach() {
+    // Only the two of them.
     let mut l = ladder();
     let after = l.config().repeat_after_ms;
+    join_all(&mut l, "gin", Seats::Two, 0, &[("a", 1500.0), ("b", 1510.0)]);
+    assert_eq!(tables(&l.pair(0)), [["a", "b"]]);
+    join_all(&mut l, "gin", Seats::Two, 2_000, &[("a", 1500.0), ("b", 1510.0)]);
+    assert!(l.pair(2_000).is_empty());
+    assert!(l.pair(2_000 + after - 1).is_empty());
+    let m = l.pair(2_000 + after);
+    assert_eq!(tables(&m), [["a", "b"]]);
+    assert!(m[0].repeat);
+
+    // The same table of three again, alone, after the same wait.
+    let seats = Seats::Table(3);
+    let three = [("x", 1500.0), ("y", 1600.0), ("z", 1700.0)];
+    join_all(&mut l, "t", seats, 0, &three);
+    assert!(!l.pair_pool("t", 10_000)[0].repeat);
+    join_all(&mut l, "t", seats, 10_000, &three);
+    assert!(l.pair_pool("t", 10_000 + after - 1).is_empty());
+    let m = l.pair_pool("t", 10_000 + after);
+    assert_eq!(tables(&m), [["x", "y", "z"]]);
+    assert!(m[0].repeat);
+
+    let mut l = ladder();
     join_all(&mut l, "gin", Seats::Two, 0, &[("a", 1500.0), ("b", 1510.0), ("far", 2600.0)]);
     assert_eq!(tables(&l.pair(0)), [["a", "b"]]);
     l.join("gin", Seats::Two, entrant("a", 1500.0, 0.0, 1_000)).expect("rejoin");
