@@ -57,20 +57,25 @@
 //!
 //! A call sorts a pool's queue by rating (ties: arrival, then account id: the order, and so
 //! every result, depends on nothing but the inputs). For each entrant `i`, its *candidate*
-//! is the table found by sweeping up the ratings from `i`: the entrants above it, in order,
-//! whose window holds their distance to `i`, until the table is full (a full table that
-//! repeats for someone is dropped for the next one up) or the distance leaves the smallest
-//! window taken so far. A min-heap holds each entrant's candidate by spread; the smallest is
-//! formed, its entrants removed, and an entrant whose candidate lost a member has its
-//! candidate swept again when it comes out of the heap (lazy deletion; removed entrants are
-//! skipped through a path-compressed "next alive" array, near O(1) each). For two seats this
-//! is exact: the closest acceptable pair of the queue is always some entrant's candidate, so
-//! the pairs come out closest first, and when the call returns no acceptable pair is left.
-//! For tables of more it is a greedy approximation (a sweep takes the nearest entrants that
-//! fit, and does not try every subset).
+//! is the acceptable table of smallest spread with `i` lowest, found by sweeping up the
+//! ratings from `i`: at each entrant `j` above, the entrants passed whose window still holds
+//! the distance from `i` to `j` are usable (a narrower one is dropped for good, as the
+//! distance only grows: a newcomer's narrow window does not block the others); once `j`'s
+//! window holds it too and enough are usable, the first of them with `j` are the table. The
+//! sweep stops where the distance leaves `i`'s window; a table that repeats for someone is
+//! passed over for the next one up. A min-heap holds each entrant's candidate by spread; the
+//! smallest is formed, its entrants removed, and an entrant whose candidate lost a member has
+//! its candidate swept again when it comes out of the heap (lazy deletion: removals only make
+//! a candidate wider; removed entrants are skipped through a path-compressed "next alive"
+//! array, near O(1) each). So the first table formed is the closest acceptable table of the
+//! queue, the next the closest among those left, and so on, and when the call returns no
+//! acceptable table is left. Two caveats for tables of more than two: when the closest table
+//! repeats for someone, the sweep tries the next `j` up rather than every other subset of the
+//! usable entrants; and greedy closest-first is not a partition of the queue minimising the
+//! total spread (neither is it for two seats; it is what "closest first" asks).
 //!
 //! Cost: O(n log n) for the sort and the heap, plus the sweeps, each over the entrants it
-//! skips (those whose window is too narrow for the distance, or whose table would repeat):
+//! passes (those whose window is too narrow for the distance, or whose table would repeat):
 //! O(n log n) in practice, O(n × w) at worst, `w` the entrants within one window. Memory
 //! O(n). The bench (`cargo bench -p gin-server --bench ladder`; the method and figures in
 //! its module docs): 1,000 entrants arriving within a second are joined and paired in 0.8 ms

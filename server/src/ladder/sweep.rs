@@ -85,10 +85,12 @@ fn phase(
     }
 }
 
-/// The table of `n` with `i` lowest found by sweeping up from `i`: each alive entrant above
-/// whose window holds its distance to `i` joins, until the table is full (a full table that
-/// `allow` refuses gives its last seat to the next one up) or the distance leaves the
-/// narrowest window taken. Its spread and members.
+/// The table of `n` of smallest spread with `i` lowest, found by sweeping up from `i`: at
+/// each entrant `j` above, at distance `gap`, the entrants passed whose window still holds
+/// `gap` are usable (a narrower one is dropped for good: the distances only grow); once `j`'s
+/// window holds `gap` too and enough are usable, the first of them with `j` make the table,
+/// of spread `gap`. A table `allow` refuses is passed over (`j` stays usable for a wider
+/// one). It stops where `gap` leaves `i`'s window. Its spread and members, ascending.
 fn candidate(
     c: &[Cand],
     n: usize,
@@ -96,24 +98,25 @@ fn candidate(
     alive: &mut Alive,
     allow: &impl Fn(&[usize]) -> bool,
 ) -> Option<(f64, [usize; MAX_SEATS])> {
-    let mut g = [i; MAX_SEATS];
-    let mut len = 1;
-    let mut narrowest = c[i].window;
+    let mut usable: Vec<usize> = Vec::new();
     let mut j = alive.next(i + 1);
     while j < c.len() {
         let gap = c[j].rating - c[i].rating;
-        if gap > narrowest {
+        if gap > c[i].window {
             return None;
         }
-        if gap <= c[j].window {
-            g[len] = j;
-            if len + 1 == n {
+        if c[j].window >= gap {
+            usable.retain(|&k| c[k].window >= gap);
+            if usable.len() >= n - 2 {
+                let mut g = [i; MAX_SEATS];
+                g[1..n - 1].copy_from_slice(&usable[..n - 2]);
+                g[n - 1] = j;
                 if allow(&g[..n]) {
                     return Some((gap, g));
                 }
-            } else {
-                len += 1;
-                narrowest = narrowest.min(c[j].window);
+            }
+            if n > 2 {
+                usable.push(j);
             }
         }
         j = alive.next(j + 1);

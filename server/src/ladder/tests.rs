@@ -197,6 +197,20 @@ fn tables_of_three_to_six_and_teams_form_with_their_size_and_close_ratings() {
 }
 
 #[test]
+fn a_newcomer_s_narrow_window_does_not_keep_a_table_from_the_others() {
+    let mut l = ladder();
+    let seats = Seats::Table(3);
+    join_all(&mut l, "t", seats, 0, &[("x", 1500.0), ("y", 1700.0), ("z", 1800.0)]);
+    join_all(&mut l, "t", seats, 20_000, &[("new", 1600.0)]);
+    // x, y, z have waited 20 s (windows ±1,000); new's is ±100, too narrow for any table of
+    // three here, and passed over: x, y, z (300).
+    let m = l.pair(20_000);
+    assert_eq!(tables(&m), [["x", "y", "z"]]);
+    assert_eq!(m[0].spread, 300.0);
+    assert!(l.is_waiting("t", "new"));
+}
+
+#[test]
 fn a_table_does_not_seat_the_same_players_again_while_another_waits() {
     let mut l = ladder();
     let seats = Seats::Table(3);
@@ -382,6 +396,19 @@ fn repeats(group: &[&str], last: &HashMap<String, Vec<String>>) -> bool {
         .any(|a| last.get(*a).is_some_and(|l| !l.is_empty() && l.iter().all(|o| group.contains(&o.as_str()))))
 }
 
+/// Calls `f` with every `n`-subset of `0..len` (ascending) that extends `cur`.
+fn subsets(len: usize, n: usize, cur: &mut Vec<usize>, f: &mut dyn FnMut(&[usize])) {
+    if cur.len() == n {
+        return f(cur);
+    }
+    let from = cur.last().map_or(0, |&k| k + 1);
+    for k in from..len {
+        cur.push(k);
+        subsets(len, n, cur, f);
+        cur.pop();
+    }
+}
+
 /// Plays `ops` on a ladder, checking every call against a model of the queues and the last
 /// games; the matches, for the determinism check.
 fn check(ops: &[Op]) -> Result<Vec<Match>, TestCaseError> {
@@ -413,21 +440,31 @@ fn check(ops: &[Op]) -> Result<Vec<Match>, TestCaseError> {
                 now += after_ms;
                 let window = |e: &Entrant| cfg.window(e.deviation, now - e.arrived_ms);
                 let seasoned = |e: &Entrant| now - e.arrived_ms >= cfg.repeat_after_ms;
-                // Two seats: the closest acceptable pair that repeats for nobody, before.
-                let two = POOLS.iter().position(|p| p.1 == Seats::Two).expect("a two-seat pool");
-                let q: Vec<&Entrant> = queues[two].values().collect();
-                let mut closest: Option<f64> = None;
-                for (i, x) in q.iter().enumerate() {
-                    for y in &q[i + 1..] {
-                        let gap = (x.rating - y.rating).abs();
-                        let fits = gap <= window(x).min(window(y));
-                        if fits && !repeats(&[&x.account, &y.account], &last[two]) {
-                            closest = Some(closest.map_or(gap, |c| c.min(gap)));
-                        }
+                // Per pool, before: the closest acceptable table that repeats for nobody
+                // (checked for two seats always; for more only where no table could repeat,
+                // as the sweep passes over a refused table without trying every other).
+                let mut closest: Vec<Option<f64>> = vec![None; POOLS.len()];
+                for (pool, (_, seats)) in POOLS.iter().enumerate() {
+                    let mut q: Vec<&Entrant> = queues[pool].values().collect();
+                    q.sort_by(|a, b| a.rating.total_cmp(&b.rating));
+                    let may_repeat = q.iter().any(|e| {
+                        last[pool]
+                            .get(&e.account)
+                            .is_some_and(|l| l.iter().all(|o| queues[pool].contains_key(o)))
+                    });
+                    if *seats != Seats::Two && may_repeat {
+                        continue;
                     }
+                    subsets(q.len(), seats.size(), &mut Vec::new(), &mut |g| {
+                        let spread = q[g[g.len() - 1]].rating - q[g[0]].rating;
+                        let ids: Vec<&str> = g.iter().map(|&k| q[k].account.as_str()).collect();
+                        if g.iter().all(|&k| spread <= window(q[k])) && !repeats(&ids, &last[pool]) {
+                            closest[pool] = Some(closest[pool].map_or(spread, |c: f64| c.min(spread)));
+                        }
+                    });
                 }
                 let matches = l.pair(now);
-                let mut first_of_two = None;
+                let mut first: Vec<Option<f64>> = vec![None; POOLS.len()];
                 let mut seen = HashSet::new();
                 for m in &matches {
                     let pool = POOLS.iter().position(|p| p.0 == m.pool).expect("a known pool");
@@ -459,12 +496,19 @@ fn check(ops: &[Op]) -> Result<Vec<Match>, TestCaseError> {
                     if m.repeat {
                         prop_assert!(m.entrants.iter().all(seasoned), "a repeat before its time");
                     }
-                    if pool == two && first_of_two.is_none() {
-                        first_of_two = Some(m.spread);
+                    if first[pool].is_none() {
+                        first[pool] = Some(m.spread);
                     }
                 }
-                if closest.is_some() {
-                    prop_assert_eq!(first_of_two, closest, "the closest pair first");
+                for pool in 0..POOLS.len() {
+                    if closest[pool].is_some() {
+                        prop_assert_eq!(
+                            first[pool],
+                            closest[pool],
+                            "the closest table first in {}",
+                            POOLS[pool].0
+                        );
+                    }
                 }
                 for m in &matches {
                     let pool = POOLS.iter().position(|p| p.0 == m.pool).expect("a known pool");
@@ -474,15 +518,31 @@ fn check(ops: &[Op]) -> Result<Vec<Match>, TestCaseError> {
                         last[pool].insert(e.account.clone(), others.map(|o| o.account.clone()).collect());
                     }
                 }
-                // Two seats: no acceptable pair is left that the rules allow now.
-                let q: Vec<&Entrant> = queues[two].values().collect();
-                for (i, x) in q.iter().enumerate() {
-                    for y in &q[i + 1..] {
-                        let fits = (x.rating - y.rating).abs() <= window(x).min(window(y));
-                        let allowed =
-                            !repeats(&[&x.account, &y.account], &last[two]) || (seasoned(x) && seasoned(y));
-                        prop_assert!(!(fits && allowed), "{} and {} left waiting", x.account, y.account);
+                // No acceptable table is left that the rules allow now (for more than two
+                // seats: where no table could repeat).
+                for (pool, (key, seats)) in POOLS.iter().enumerate() {
+                    let q: Vec<&Entrant> = queues[pool].values().collect();
+                    let may_repeat = q.iter().any(|e| {
+                        last[pool]
+                            .get(&e.account)
+                            .is_some_and(|l| l.iter().all(|o| queues[pool].contains_key(o)))
+                    });
+                    if *seats != Seats::Two && may_repeat {
+                        continue;
                     }
+                    let mut left = None;
+                    subsets(q.len(), seats.size(), &mut Vec::new(), &mut |g| {
+                        let (lo, hi) = g.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &k| {
+                            (lo.min(q[k].rating), hi.max(q[k].rating))
+                        });
+                        let ids: Vec<&str> = g.iter().map(|&k| q[k].account.as_str()).collect();
+                        let fits = g.iter().all(|&k| hi - lo <= window(q[k]));
+                        let allowed = !repeats(&ids, &last[pool]) || g.iter().all(|&k| seasoned(q[k]));
+                        if fits && allowed {
+                            left = Some(ids.join(" "));
+                        }
+                    });
+                    prop_assert_eq!(left, None, "a table left waiting in {}", key);
                 }
                 for (pool, (key, _)) in POOLS.iter().enumerate() {
                     prop_assert_eq!(l.len(key), queues[pool].len());
