@@ -22,10 +22,11 @@
 //!
 //! One core of the machine, the system allocator (the server's binary uses mimalloc).
 //! `cargo bench -p gin-server --bench ladder`, then `python3 .ci/bench-medians.py`.
-//! Medians on 2026-11-28 (AMD EPYC, 2 cores shared with other builds, load about 1):
-//! arrive and pair all 0.80 ms (six: 0.93 ms), one by one 0.73 ms, one call with 1,000
-//! waiting 0.58 ms (about 40 % of it allocating and freeing: the matches' entrants, the
-//! repeat memory), one that seats nobody 36 µs (the sort and the sweeps).
+//! Medians on 2026-11-28, two runs (AMD EPYC, 2 cores shared with other builds, load 0.5
+//! to 1.3): arrive and pair all 0.75–0.80 ms (six: 0.93–0.96 ms), one by one 0.71–0.73 ms,
+//! one call with 1,000 waiting 0.58 ms (about 40 % of it allocating and freeing: the
+//! matches' entrants, the repeat memory), one that seats nobody 36–37 µs (the sort and the
+//! sweeps).
 
 use std::hint::black_box;
 
