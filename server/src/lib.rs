@@ -58,6 +58,7 @@ pub mod config;
 pub mod game;
 pub mod ladder;
 pub mod metrics;
+pub mod ratings;
 pub mod storage;
 pub mod tournament;
 
