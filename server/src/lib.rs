@@ -70,6 +70,7 @@ use std::time::Duration;
 use gin_proto::v1::account_service_server::AccountServiceServer;
 use gin_proto::v1::game_service_server::GameServiceServer;
 use gin_proto::v1::lobby_service_server::LobbyServiceServer;
+use gin_proto::v1::rating_service_server::RatingServiceServer;
 use gin_proto::v1::tournament_service_server::TournamentServiceServer;
 use tokio::net::TcpListener;
 use tokio_stream::StreamExt;
@@ -106,6 +107,10 @@ pub async fn run(
     // The accounts and their tokens, in memory (the gate looks bearers up there).
     let accounts = accounts::Accounts::open(store.clone(), &mut startup, cfg.registrations_per_hour).await?;
     accounts.spawn_tasks();
+    // The ratings (the store rates a game at its end; the leaderboards are kept here).
+    let ratings =
+        ratings::Ratings::open(store.clone(), &mut startup).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+    ratings.spawn_poll();
     let directory: std::sync::Arc<dyn game::shared::AccountDirectory> = std::sync::Arc::new(accounts.clone());
     let shared = game::open_with(cfg.clone(), store.clone(), startup, Some(directory))?;
     store.observe(shared.metrics.clone());
@@ -122,6 +127,7 @@ pub async fn run(
     health.set_serving::<LobbyServiceServer<api::lobby::Lobby>>().await;
     health.set_serving::<TournamentServiceServer<tournament::Tournaments>>().await;
     health.set_serving::<AccountServiceServer<api::accounts::AccountApi>>().await;
+    health.set_serving::<RatingServiceServer<api::ratings::RatingApi>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(gin_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -149,6 +155,10 @@ pub async fn run(
         .add_service(TournamentServiceServer::new(tournaments.clone()).max_decoding_message_size(max))
         .add_service(
             AccountServiceServer::new(api::accounts::AccountApi::new(accounts.clone(), store.clone()))
+                .max_decoding_message_size(max),
+        )
+        .add_service(
+            RatingServiceServer::new(api::ratings::RatingApi::new(ratings.clone(), accounts.clone()))
                 .max_decoding_message_size(max),
         );
     let routes = routes.routes();

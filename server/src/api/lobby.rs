@@ -101,7 +101,14 @@ impl LobbyService for Lobby {
         let quota = quota_key(&req);
         // An account token may create a game only with the scope `play`; its seat is the
         // account's when it joins.
-        let account = playing_as(s, &req)?.filter(|_| req.get_ref().join);
+        let signed_in = playing_as(s, &req)?;
+        let rated = req.get_ref().rated;
+        if rated && signed_in.is_none() {
+            return Err(Status::unauthenticated(
+                "rated: a rated game is created with an account token (metadata `authorization: Bearer gin_at_…`)",
+            ));
+        }
+        let account = signed_in.filter(|_| req.get_ref().join);
         let mut r = req.into_inner();
         if let Some(a) = &account {
             r.name = a.name.clone();
@@ -147,9 +154,29 @@ impl LobbyService for Lobby {
         if r.join {
             clean_name(&r.name)?;
         }
-        let id = s
-            .create_game_dealt_by(format, clock, r.house_bot.clone(), r.seed, first_dealer, quota.as_ref())
-            .await?;
+        let id = if rated {
+            // A rated game: a named preset's pool, the server's seed and first dealer, accounts
+            // only (no house bot until house bots are rated accounts).
+            let refuse = |field: &str, why: &str| Err(Status::invalid_argument(format!("{field}: {why}")));
+            if r.seed != 0 {
+                return refuse("seed", "a rated game's deals are the server's: no seed");
+            }
+            if !r.house_bot.is_empty() {
+                return refuse("house_bot", "a rated game seats accounts only");
+            }
+            if first_dealer.is_some() {
+                return refuse("first_dealer", "a rated game's first dealer is drawn");
+            }
+            let pool = crate::ratings::Pool::of(&format).ok_or_else(|| {
+                Status::invalid_argument(
+                    "rated: only a named preset is rated (a pool per preset and table size); custom rules are casual",
+                )
+            })?;
+            s.create_rated_game(format, clock, pool.id().to_owned(), quota.as_ref()).await?
+        } else {
+            s.create_game_dealt_by(format, clock, r.house_bot.clone(), r.seed, first_dealer, quota.as_ref())
+                .await?
+        };
         in_game(&id);
         let mut resp = pb::CreateGameResponse { game_id: id.clone(), seat: None, seat_token: String::new() };
         let cell = s.game(&id).await?;

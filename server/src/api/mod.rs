@@ -21,6 +21,7 @@ pub mod framing;
 pub mod games;
 pub mod gate;
 pub mod lobby;
+pub mod ratings;
 pub mod session;
 pub mod status;
 pub mod web;

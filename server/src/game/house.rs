@@ -504,6 +504,7 @@ mod tests {
             created_ms: 0,
             fixed_deals: false,
             first_dealer: None,
+            rated_pool: None,
         }
     }
 

@@ -537,6 +537,7 @@ impl Shared {
             created_ms: now_ms(),
             fixed_deals,
             first_dealer: None,
+            rated_pool: None,
         }
     }
 
@@ -554,6 +555,19 @@ impl Shared {
         self.create_game_dealt_by(format, clock, house_bot, seed, None, caller).await
     }
 
+    /// Creates a rated game of the pool `pool` (checked by the caller: a layer above knows the
+    /// pools): the server's seed, no house bot; only accounts take its seats
+    /// ([`GameInfo::rated_pool`]).
+    pub async fn create_rated_game(
+        &self,
+        format: engine::Format,
+        clock: pb::TurnClock,
+        pool: String,
+        caller: Option<&QuotaKey>,
+    ) -> Result<String, GameError> {
+        self.create_game_with(format, clock, String::new(), 0, None, Some(pool), caller).await
+    }
+
     /// [`Shared::create_game`] with the first dealer chosen (two-player gin; checked by the
     /// caller).
     pub async fn create_game_dealt_by(
@@ -565,11 +579,28 @@ impl Shared {
         first_dealer: Option<u8>,
         caller: Option<&QuotaKey>,
     ) -> Result<String, GameError> {
+        self.create_game_with(format, clock, house_bot, seed, first_dealer, None, caller).await
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn create_game_with(
+        &self,
+        format: engine::Format,
+        clock: pb::TurnClock,
+        house_bot: String,
+        seed: u64,
+        first_dealer: Option<u8>,
+        rated_pool: Option<String>,
+        caller: Option<&QuotaKey>,
+    ) -> Result<String, GameError> {
         self.reserve(caller)?;
         let id = new_id(self.cfg.route_tag.as_deref());
         let (seed, fixed) = if seed == 0 { (random_seed(), false) } else { (seed, true) };
-        let info =
-            GameInfo { first_dealer, ..Shared::new_info(id.clone(), format, clock, house_bot, seed, fixed) };
+        let info = GameInfo {
+            first_dealer,
+            rated_pool,
+            ..Shared::new_info(id.clone(), format, clock, house_bot, seed, fixed)
+        };
         if let Err(e) = self.store.write(vec![Write::CreateGame(new_game(&info))]).await {
             self.release_caller(caller);
             return Err(e.into());
@@ -775,6 +806,11 @@ impl Shared {
         if st.info.fixed_deals && !accept_fixed_deals {
             return Err(GameError::FixedDeals);
         }
+        if st.info.rated_pool.is_some() && account.is_none() {
+            return Err(GameError::Refused(
+                "a rated game seats signed-in accounts only: join with an account token".into(),
+            ));
+        }
         if let Some(a) = &account
             && st.seats.iter().flatten().any(|s| s.account.as_ref().is_some_and(|b| b.id == a.id))
         {
@@ -825,6 +861,7 @@ fn new_game(info: &GameInfo) -> NewGame {
         created_ms: info.created_ms,
         fixed_deals: info.fixed_deals,
         first_dealer: info.first_dealer,
+        rated_pool: info.rated_pool.clone(),
     }
 }
 
@@ -869,6 +906,7 @@ fn replay(sg: &StoredGame, account: impl Fn(&str) -> SeatAccount) -> Result<Game
         created_ms: g.created_ms,
         fixed_deals: g.fixed_deals,
         first_dealer: g.first_dealer,
+        rated_pool: g.rated_pool.clone(),
     };
     let mut st = GameState::new(info);
     for s in &sg.seats {

@@ -309,6 +309,9 @@ pub struct GameInfo {
     pub fixed_deals: bool,
     /// Two-player gin: the first dealer its creator chose (`None`: drawn from the seed).
     pub first_dealer: Option<u8>,
+    /// A rated game's pool (`None`: casual): only accounts take its seats, and its end rates
+    /// them ([`Write::Rate`], in the same write as the end).
+    pub rated_pool: Option<String>,
 }
 
 /// How a game ends before a seat reaches the target. A game that has not started (a seat is
@@ -1026,7 +1029,37 @@ impl GameState {
             finished_ms: now,
             actions: std::mem::take(&mut self.action_rows),
         });
+        if let Some(rate) = self.rating(&r, now) {
+            self.pending.push(Write::Rate(rate));
+        }
         tracing::info!(game = %self.info.id, winner = ?r.winner, reason = r.reason, "game over");
+    }
+
+    /// A rated game's rating at its end `r`: every seat's account and place (0 first), or
+    /// `None` for a casual game, a cancelled one, or one without an account at every seat.
+    /// Two players: the winner first (a seat that resigned, forfeited or abandoned loses);
+    /// tables: the result's places; teams: by team.
+    fn rating(&self, r: &pb::GameResult, now: i64) -> Option<crate::storage::RateGame> {
+        let pool = self.info.rated_pool.clone()?;
+        if r.reason == pb::GameEndReason::Cancelled as i32 {
+            return None;
+        }
+        let n = usize::from(self.players());
+        let places: Vec<u8> = if self.two_player() {
+            let w = r.winner? as usize;
+            (0..n).map(|s| u8::from(s != w)).collect()
+        } else if r.places.len() == n {
+            r.places.iter().map(|&p| u8::try_from(p.saturating_sub(1)).unwrap_or(u8::MAX)).collect()
+        } else {
+            return None;
+        };
+        let seats = self
+            .seats
+            .iter()
+            .zip(places)
+            .map(|(s, place)| Some((s.as_ref()?.account.as_ref()?.id.clone(), place)))
+            .collect::<Option<Vec<_>>>()?;
+        Some(crate::storage::RateGame { game_id: self.info.id.clone(), pool, seats, at_ms: now })
     }
 
     fn log_action(&mut self, seat: u8, kind: ActionKind, action: String, now: i64) {
@@ -1501,6 +1534,7 @@ mod table_tests {
             created_ms: 0,
             fixed_deals: false,
             first_dealer: None,
+            rated_pool: None,
         });
         for seat in 0..4 {
             st.seat(

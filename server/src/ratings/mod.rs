@@ -20,8 +20,10 @@
 //! Only a named preset is rated ([`Pool::of`]): custom rule sets are casual.
 
 mod board;
+mod registry;
 
 pub use board::{Board, BoardEntry};
+pub use registry::{Ratings, Shown, rate_stored};
 
 use engine::{Format, Kind, PRESETS};
 use skillratings::glicko2::{Glicko2Config, Glicko2Rating, glicko2_rating_period};

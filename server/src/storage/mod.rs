@@ -61,6 +61,7 @@ mod accounts;
 pub mod journal;
 pub mod pg_cluster;
 mod postgres;
+mod ratings;
 mod records;
 mod sqlite;
 #[cfg(test)]
@@ -73,6 +74,7 @@ use rusqlite::types::FromSqlError;
 pub use accounts::{AccountChanges, AccountGame, AccountRow, AccountWrite, KIND_BOT, KIND_PERSON, TokenRow};
 pub use journal::{Journal, JournalError};
 pub use postgres::{Claimed, Owner, PostgresBackend, is_postgres_url, redacted};
+pub use ratings::{HistoryLine, RateFn, RateGame, Rated, RatedSeat, RatingChanges, RatingRow, RatingValue};
 pub use sqlite::{SqliteBackend, journal_dir};
 pub use tournaments::{BookedRow, EntrantRow, NewTournament, ResultRow, StoredTournament, TournamentWrite};
 pub use writer::{Ack, CommitObserver, Store};
@@ -104,6 +106,8 @@ pub struct NewGame {
     pub fixed_deals: bool,
     /// Two-player gin: the first dealer its creator chose (`None`: drawn from the seed).
     pub first_dealer: Option<u8>,
+    /// A rated game's pool (`None`: casual).
+    pub rated_pool: Option<String>,
 }
 
 /// A taken seat.
@@ -215,6 +219,10 @@ pub enum Write {
     Tournament(TournamentWrite),
     /// A write to the accounts' rows (accounts, tokens).
     Account(AccountWrite),
+    /// Rates a game that ends in the same batch (after its [`Write::Finish`]): refused if a seat's
+    /// account is there twice, if the rating function refuses, or if the store has none
+    /// ([`Store::set_rater`]); nothing happens if the game was rated already.
+    Rate(RateGame),
 }
 
 /// A game's action log as stored in a finished game's row: a JSON array of
@@ -272,7 +280,7 @@ pub struct Finished {
 /// What the server needs at start: every unfinished game in full. (A finished game is read
 /// back when asked for, [`Backend::load_game`], its seats with it: their tokens identify
 /// their players then, nothing of it is kept in memory before.)
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Startup {
     /// Every unfinished game, in creation order.
     pub live: Vec<StoredGame>,
@@ -285,6 +293,8 @@ pub struct Startup {
     /// The largest change of the account and token rows loaded: where
     /// [`Backend::account_changes`] goes on from.
     pub account_cursor: i64,
+    /// Every rating, and the cursor [`Backend::rating_changes`] goes on from.
+    pub ratings: RatingChanges,
 }
 
 /// Why the store did not make writes durable (or could not read).
@@ -436,6 +446,22 @@ pub trait Backend: Send + 'static {
     /// The account and token rows created or changed after the change `after` (0: all), and
     /// the cursor to go on from.
     fn account_changes(&mut self, after: i64) -> Result<AccountChanges, StoreError>;
+
+    /// Gives the backend the server's rating function ([`Write::Rate`] is refused before).
+    fn set_rater(&mut self, rate: RateFn);
+
+    /// The rating rows changed after the change `after` (0: all), and the cursor to go on from.
+    fn rating_changes(&mut self, after: i64) -> Result<RatingChanges, StoreError>;
+
+    /// A page of an account's rating history in a pool, newest first, strictly before `before`
+    /// (a line's `at_ms` and game id), at most `limit` lines.
+    fn rating_history(
+        &mut self,
+        account_id: &str,
+        pool: &str,
+        before: Option<(i64, String)>,
+        limit: usize,
+    ) -> Result<Vec<HistoryLine>, StoreError>;
 }
 
 impl Backend for Box<dyn Backend> {
@@ -494,6 +520,24 @@ impl Backend for Box<dyn Backend> {
         limit: usize,
     ) -> Result<Vec<AccountGame>, StoreError> {
         (**self).account_games(account_id, before, limit)
+    }
+
+    fn set_rater(&mut self, rate: RateFn) {
+        (**self).set_rater(rate)
+    }
+
+    fn rating_changes(&mut self, after: i64) -> Result<RatingChanges, StoreError> {
+        (**self).rating_changes(after)
+    }
+
+    fn rating_history(
+        &mut self,
+        account_id: &str,
+        pool: &str,
+        before: Option<(i64, String)>,
+        limit: usize,
+    ) -> Result<Vec<HistoryLine>, StoreError> {
+        (**self).rating_history(account_id, pool, before, limit)
     }
 
     fn account_changes(&mut self, after: i64) -> Result<AccountChanges, StoreError> {

@@ -44,6 +44,10 @@
 //!   cluster commit one at a time, in the order of their `change` values: `account_changes`
 //!   after a cursor never misses a row that commits later with a smaller value. Their
 //!   refusals name the constraint, never the key's values.
+//! - Version 3: ratings (`ratings`, `rating_history`, `rating_change_seq`, `games.rated_pool`).
+//!   A batch that rates a game holds `RATING_LOCK` until it commits: its seats' ratings are
+//!   read, computed and written in its transaction, one rated game at a time across the
+//!   cluster, their `change` values committing in order (as the accounts').
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -55,14 +59,18 @@ use super::tournaments::{
 };
 use super::{
     AccountChanges, AccountGame, AccountRow, AccountWrite, ActionKind, ActionRow, Backend, Finished,
-    MAX_TEXT_BYTES, NewGame, SeatRow, Startup, StoreError, StoredGame, TokenRow, Write, decode_actions,
-    encode_actions,
+    HistoryLine, MAX_TEXT_BYTES, NewGame, RateFn, RateGame, RatingChanges, RatingRow, RatingValue, SeatRow,
+    Startup, StoreError, StoredGame, TokenRow, Write, decode_actions, encode_actions,
 };
 
 /// The schema version this code writes and reads (the one row of `gin_schema`).
 ///
 /// 2: accounts (`accounts`, `account_tokens`, `account_change_seq`, `seats.account_id`).
-pub const SCHEMA_VERSION: i32 = 2;
+/// 3: ratings (`ratings`, `rating_history`, `rating_change_seq`, `games.rated_pool`).
+pub const SCHEMA_VERSION: i32 = 3;
+
+/// The advisory lock every batch that rates a game holds until it commits.
+const RATING_LOCK: i64 = 0x6769_6e5f_7261; // "gin_ra"
 
 /// The advisory lock every batch with an account write holds until it commits (see
 /// `accounts`: changes commit in counter order; an account's checks see every account write
@@ -201,6 +209,38 @@ CREATE INDEX account_tokens_change ON account_tokens (change);
 CREATE INDEX account_tokens_account ON account_tokens (account_id);
 ";
 
+/// Version 2 to 3: ratings, and a rated game's pool.
+const SCHEMA_V3: &str = "
+ALTER TABLE games ADD COLUMN rated_pool TEXT;
+-- Every insert and update of a rating row takes its next value (`change`).
+CREATE SEQUENCE rating_change_seq;
+CREATE TABLE ratings (
+    account_id TEXT             NOT NULL,
+    pool       TEXT             NOT NULL,
+    rating     DOUBLE PRECISION NOT NULL,
+    deviation  DOUBLE PRECISION NOT NULL,
+    volatility DOUBLE PRECISION NOT NULL,
+    games      BIGINT           NOT NULL,
+    change     BIGINT           NOT NULL,
+    PRIMARY KEY (account_id, pool)
+);
+CREATE INDEX ratings_change ON ratings (change);
+CREATE TABLE rating_history (
+    game_id          TEXT             NOT NULL,
+    account_id       TEXT             NOT NULL,
+    pool             TEXT             NOT NULL,
+    seat             SMALLINT         NOT NULL,
+    place            SMALLINT         NOT NULL,
+    at_ms            BIGINT           NOT NULL,
+    before_rating    DOUBLE PRECISION NOT NULL,
+    before_deviation DOUBLE PRECISION NOT NULL,
+    after_rating     DOUBLE PRECISION NOT NULL,
+    after_deviation  DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (game_id, seat)
+);
+CREATE INDEX rating_history_account ON rating_history (account_id, pool, at_ms);
+";
+
 /// The statements of a batch, prepared once per connection.
 struct Prepared {
     insert_game: Statement,
@@ -222,7 +262,8 @@ impl Prepared {
         Ok(Prepared {
             insert_game: c.prepare(
                 "INSERT INTO games (id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, \
-                 created_ms, fixed_deals, first_dealer, owner) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                 created_ms, fixed_deals, first_dealer, owner, rated_pool) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
             )?,
             insert_seat: c.prepare(
                 "INSERT INTO seats (game_id, seat, name, token_hash, bot, joined_ms, account_id, join_order) \
@@ -296,6 +337,8 @@ pub struct PostgresBackend {
     member: Option<i64>,
     /// Its lease's length.
     ttl: Duration,
+    /// The server's rating function ([`Backend::set_rater`]).
+    rater: Option<RateFn>,
 }
 
 /// Integrity (class 23: unique, foreign key, check) and data (class 22: a NUL in a text) errors
@@ -343,7 +386,8 @@ impl PostgresBackend {
             config.connect_timeout(Duration::from_secs(10));
         }
         config.application_name("gin-server");
-        let mut backend = PostgresBackend { config, conn: None, member: None, ttl: Duration::ZERO };
+        let mut backend =
+            PostgresBackend { config, conn: None, member: None, ttl: Duration::ZERO, rater: None };
         backend.conn().map_err(|e| e.context(redacted(url)))?;
         Ok(backend)
     }
@@ -579,11 +623,15 @@ fn migrate(client: &mut Client) -> Result<(), StoreError> {
         None => {
             tx.batch_execute(SCHEMA_V1).map_err(pg_error)?;
             tx.batch_execute(SCHEMA_V2).map_err(pg_error)?;
+            tx.batch_execute(SCHEMA_V3).map_err(pg_error)?;
             tx.execute("INSERT INTO gin_schema (version) VALUES ($1)", &[&SCHEMA_VERSION])
                 .map_err(pg_error)?;
         }
-        Some(1) => {
-            tx.batch_execute(SCHEMA_V2).map_err(pg_error)?;
+        Some(v @ (1 | 2)) => {
+            if v == 1 {
+                tx.batch_execute(SCHEMA_V2).map_err(pg_error)?;
+            }
+            tx.batch_execute(SCHEMA_V3).map_err(pg_error)?;
             tx.execute("UPDATE gin_schema SET version = $1", &[&SCHEMA_VERSION]).map_err(pg_error)?;
         }
         Some(SCHEMA_VERSION) => {}
@@ -725,6 +773,7 @@ fn apply(tx: &mut Transaction<'_>, st: &Prepared, write: &Write, me: Option<i64>
                     &g.fixed_deals,
                     &g.first_dealer.map(i16::from),
                     &me,
+                    &g.rated_pool,
                 ],
             )
             .map(drop)
@@ -763,6 +812,8 @@ fn apply(tx: &mut Transaction<'_>, st: &Prepared, write: &Write, me: Option<i64>
         }
         Write::Tournament(w) => apply_tournament(tx, st, w, me),
         Write::Account(w) => apply_account(tx, w),
+        // Rated by `commit` (`rate_game`).
+        Write::Rate(_) => Ok(()),
     }
 }
 
@@ -884,6 +935,7 @@ impl Backend for PostgresBackend {
             return Ok(());
         }
         let me = self.member;
+        let rater = self.rater;
         self.with(|Conn { client, st }| {
             // Actions only (the hot path): one statement, its own transaction, one round trip.
             if batch.iter().all(|w| matches!(w, Write::Action { .. })) {
@@ -915,9 +967,22 @@ impl Backend for PostgresBackend {
                     }
                     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&ACCOUNT_LOCK]).map_err(pg_error)?;
                 }
+                // Rated games: one at a time across the cluster, until the commit.
+                if batch.iter().any(|w| matches!(w, Write::Rate(_))) {
+                    if rater.is_none() {
+                        return Err(StoreError::Refused(
+                            "rating a game: this store has no rating function".into(),
+                        ));
+                    }
+                    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&RATING_LOCK]).map_err(pg_error)?;
+                }
                 for write in batch {
                     match write {
                         Write::Action { game_id, action } => run.push(game_id, action)?,
+                        Write::Rate(w) => {
+                            run.flush(&mut tx, st)?;
+                            rate_game(&mut tx, w, rater.expect("checked above"))?;
+                        }
                         other => {
                             // The actions before it first: a game's end follows its last action.
                             run.flush(&mut tx, st)?;
@@ -950,6 +1015,8 @@ impl Backend for PostgresBackend {
             let live = load_games(&mut tx, me.map_or(Which::Unfinished, Which::Owned))?;
             let tournaments = load_tournaments(&mut tx, me, None)?;
             let accounts = account_changes(&mut tx, i64::MIN)?;
+            let mut ratings = rating_changes(&mut tx, i64::MIN)?;
+            ratings.cursor = ratings.cursor.max(0);
             tx.commit().map_err(pg_error)?;
             Ok(Startup {
                 live,
@@ -957,6 +1024,7 @@ impl Backend for PostgresBackend {
                 accounts: accounts.accounts,
                 tokens: accounts.tokens,
                 account_cursor: accounts.cursor.max(0),
+                ratings,
             })
         })
     }
@@ -1006,6 +1074,145 @@ impl Backend for PostgresBackend {
             Ok(changes)
         })
     }
+
+    fn set_rater(&mut self, rate: RateFn) {
+        self.rater = Some(rate);
+    }
+
+    fn rating_changes(&mut self, after: i64) -> Result<RatingChanges, StoreError> {
+        self.with(|c| {
+            let mut tx = snapshot(&mut c.client)?;
+            let changes = rating_changes(&mut tx, after)?;
+            tx.commit().map_err(pg_error)?;
+            Ok(changes)
+        })
+    }
+
+    fn rating_history(
+        &mut self,
+        account_id: &str,
+        pool: &str,
+        before: Option<(i64, String)>,
+        limit: usize,
+    ) -> Result<Vec<HistoryLine>, StoreError> {
+        let (at, game) = before.unwrap_or((i64::MAX, String::new()));
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.with(|c| {
+            let mut tx = snapshot(&mut c.client)?;
+            let rows = tx
+                .query(
+                    "SELECT h.game_id, h.at_ms, h.place, h.before_rating, h.before_deviation, h.after_rating, \
+                     h.after_deviation, ARRAY(SELECT o.account_id FROM rating_history AS o \
+                         WHERE o.game_id = h.game_id AND o.seat <> h.seat ORDER BY o.seat) \
+                     FROM rating_history AS h WHERE h.account_id = $1 AND h.pool = $2 \
+                     AND (h.at_ms < $3 OR (h.at_ms = $3 AND $4 <> '' AND h.game_id < $4)) \
+                     ORDER BY h.at_ms DESC, h.game_id DESC LIMIT $5",
+                    &[&account_id, &pool, &at, &game, &limit],
+                )
+                .map_err(pg_error)?;
+            tx.commit().map_err(pg_error)?;
+            Ok(rows
+                .iter()
+                .map(|r| HistoryLine {
+                    game_id: r.get(0),
+                    at_ms: r.get(1),
+                    place: u8::try_from(r.get::<_, i16>(2)).unwrap_or(u8::MAX),
+                    before: (r.get(3), r.get(4)),
+                    after: (r.get(5), r.get(6)),
+                    opponents: r.get(7),
+                })
+                .collect())
+        })
+    }
+}
+
+/// Rates game `w.game_id` inside the open transaction (which holds [`RATING_LOCK`]): its
+/// seats' ratings read, computed by `rate`, written with the history; nothing if it was rated
+/// already.
+fn rate_game(tx: &mut Transaction<'_>, w: &RateGame, rate: RateFn) -> Result<(), StoreError> {
+    let done = tx
+        .query_opt("SELECT 1 FROM rating_history WHERE game_id = $1 LIMIT 1", &[&w.game_id])
+        .map_err(pg_error)?
+        .is_some();
+    if done {
+        return Ok(());
+    }
+    let mut current: HashMap<String, RatingValue> = HashMap::new();
+    let accounts: Vec<&str> = w.seats.iter().map(|(a, _)| a.as_str()).collect();
+    for r in tx
+        .query(
+            "SELECT account_id, rating, deviation, volatility, games FROM ratings \
+             WHERE pool = $1 AND account_id = ANY($2) FOR UPDATE",
+            &[&w.pool, &accounts],
+        )
+        .map_err(pg_error)?
+    {
+        let games = u32::try_from(r.get::<_, i64>(4)).unwrap_or(u32::MAX);
+        current.insert(
+            r.get(0),
+            RatingValue { rating: r.get(1), deviation: r.get(2), volatility: r.get(3), games },
+        );
+    }
+    let Some(rated) =
+        super::ratings::or_skip(w, super::ratings::compute(w, rate, |a| Ok(current.get(a).copied())))?
+    else {
+        return Ok(());
+    };
+    for (seat, s) in rated.seats.iter().enumerate() {
+        let (a, b) = (s.after, s.before);
+        tx.execute(
+            "INSERT INTO ratings (account_id, pool, rating, deviation, volatility, games, change) \
+             VALUES ($1, $2, $3, $4, $5, $6, nextval('rating_change_seq')) ON CONFLICT (account_id, pool) \
+             DO UPDATE SET rating = excluded.rating, deviation = excluded.deviation, \
+             volatility = excluded.volatility, games = excluded.games, change = excluded.change",
+            &[&s.account_id, &rated.pool, &a.rating, &a.deviation, &a.volatility, &i64::from(a.games)],
+        )
+        .map_err(pg_error)?;
+        tx.execute(
+            "INSERT INTO rating_history (game_id, account_id, pool, seat, place, at_ms, before_rating, \
+             before_deviation, after_rating, after_deviation) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+            &[
+                &w.game_id,
+                &s.account_id,
+                &rated.pool,
+                &(seat as i16),
+                &i16::from(s.place),
+                &rated.at_ms,
+                &b.rating,
+                &b.deviation,
+                &a.rating,
+                &a.deviation,
+            ],
+        )
+        .map_err(pg_error)?;
+    }
+    Ok(())
+}
+
+/// The rating rows changed after `after`.
+fn rating_changes(tx: &mut Transaction<'_>, after: i64) -> Result<RatingChanges, StoreError> {
+    let mut out = RatingChanges { cursor: after, ..RatingChanges::default() };
+    let rows = tx
+        .query(
+            "SELECT account_id, pool, rating, deviation, volatility, games, change FROM ratings \
+             WHERE change > $1 ORDER BY change",
+            &[&after],
+        )
+        .map_err(pg_error)?;
+    for r in &rows {
+        out.cursor = out.cursor.max(r.get(6));
+        out.rows.push(RatingRow {
+            account_id: r.get(0),
+            pool: r.get(1),
+            value: RatingValue {
+                rating: r.get(2),
+                deviation: r.get(3),
+                volatility: r.get(4),
+                games: u32::try_from(r.get::<_, i64>(5)).unwrap_or(u32::MAX),
+            },
+        });
+    }
+    Ok(out)
 }
 
 /// Applies one account write inside the open transaction (which holds [`ACCOUNT_LOCK`]).
@@ -1242,7 +1449,7 @@ fn load_games(tx: &mut Transaction<'_>, which: Which<'_>) -> Result<Vec<StoredGa
         .query(
             &format!(
                 "SELECT id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, created_ms, \
-                 result_json, finished_ms, {actions}, fixed_deals, first_dealer \
+                 result_json, finished_ms, {actions}, fixed_deals, first_dealer, rated_pool \
                  FROM games {games_where} ORDER BY created_seq",
                 actions = if matches!(which, Which::Facts(_)) { "NULL::text" } else { "actions_json" }
             ),
@@ -1279,6 +1486,7 @@ fn load_games(tx: &mut Transaction<'_>, which: Which<'_>) -> Result<Vec<StoredGa
                     .get::<_, Option<i16>>(12)
                     .map(|d| u8::try_from(d).map_err(|_| corrupt("first dealer")))
                     .transpose()?,
+                rated_pool: r.get(13),
             },
             seats: Vec::new(),
             actions,

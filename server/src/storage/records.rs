@@ -7,14 +7,15 @@
 //! (a tournament's rows, [`TournamentWrite`]), both since 2026-11-24, `{"account": {…}}` (the
 //! accounts' rows, [`AccountWrite`], since 2026-11-28; many touches of tokens are split into
 //! several records); a field added later has a default for the records before it (a seat's
-//! `account_id`, since 2026-11-28).
+//! `account_id`, since 2026-11-28); `{"rated": {…}}` (a rated game's new ratings, as computed,
+//! [`Rated`], since 2026-11-28; the record's id is the game's).
 
 use serde::{Deserialize, Serialize};
 
-use super::{AccountWrite, NewGame, SeatRow, TournamentWrite, Write};
+use super::{AccountWrite, NewGame, Rated, SeatRow, TournamentWrite, Write};
 
 /// One row record (the game's id is the journal record's, not in here).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RowRecord {
     /// A game created.
@@ -31,6 +32,8 @@ pub enum RowRecord {
     /// A write to the accounts' rows (since 2026-11-28; the journal record's id is the
     /// account's, see [`AccountWrite::record_id`]).
     Account(AccountWrite),
+    /// A rated game's ratings, computed (since 2026-11-28).
+    Rated(Rated),
 }
 
 /// A seat's new token: its hash.
@@ -58,6 +61,9 @@ pub struct Created {
     /// Since 2026-11-24 (a nullable column, no new schema version).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     first_dealer: Option<u8>,
+    /// Since 2026-11-28 (a nullable column, no new schema version).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rated_pool: Option<String>,
 }
 
 /// A seat taken: [`SeatRow`].
@@ -99,6 +105,7 @@ impl RowRecord {
                     created_ms: g.created_ms,
                     fixed_deals: g.fixed_deals,
                     first_dealer: g.first_dealer,
+                    rated_pool: g.rated_pool.clone(),
                 }),
             ),
             Write::TakeSeat { game_id, seat: s } => (
@@ -121,7 +128,8 @@ impl RowRecord {
             }
             Write::Tournament(w) => (w.tournament_id(), RowRecord::Tournament(w.clone())),
             Write::Account(w) => (w.record_id(), RowRecord::Account(w.clone())),
-            Write::Action { .. } => return None,
+            // The journal's own record; a rating's is computed by the backend (`Rated`).
+            Write::Action { .. } | Write::Rate(_) => return None,
         })
     }
 
@@ -150,6 +158,7 @@ impl Created {
             created_ms: self.created_ms,
             fixed_deals: self.fixed_deals,
             first_dealer: self.first_dealer,
+            rated_pool: self.rated_pool,
         }
     }
 }

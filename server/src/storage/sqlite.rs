@@ -52,7 +52,8 @@ CREATE TABLE IF NOT EXISTS games (
     finished_ms  INTEGER,
     actions_json TEXT,
     fixed_deals  INTEGER NOT NULL DEFAULT 0,
-    first_dealer INTEGER
+    first_dealer INTEGER,
+    rated_pool   TEXT
 );
 CREATE TABLE IF NOT EXISTS seats (
     game_id    TEXT    NOT NULL REFERENCES games (id),
@@ -77,8 +78,8 @@ CREATE TABLE IF NOT EXISTS actions (
 ";
 
 const INSERT_GAME: &str = "INSERT INTO games \
-    (id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, created_ms, fixed_deals, first_dealer) \
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+    (id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, created_ms, fixed_deals, first_dealer, \
+    rated_pool) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
 const INSERT_SEAT: &str = "INSERT INTO seats \
     (game_id, seat, name, token_hash, bot, joined_ms, account_id, join_order) \
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, \
@@ -107,6 +108,8 @@ pub struct SqliteBackend {
     /// Keeps the checkpointer thread running (when dropped, after the writer's connection: it
     /// checkpoints once more and is waited for, so a closed store's files no longer change).
     _checkpointer: Option<Checkpointer>,
+    /// The server's rating function ([`Backend::set_rater`]).
+    rater: Option<super::RateFn>,
 }
 
 /// The checkpointer thread: stopped and joined on drop.
@@ -227,6 +230,7 @@ impl SqliteBackend {
         // row records are applied again below.
         super::tournaments::prepare(&tx)?;
         super::accounts::prepare(&tx)?;
+        super::ratings::prepare(&tx)?;
         tx.commit().map_err(context)?;
         if created {
             sync_parent_dir(path)?;
@@ -276,7 +280,7 @@ impl SqliteBackend {
         // `commit`); SQLite's commits need not sync (its checkpoints still do).
         conn.pragma_update(None, "synchronous", "NORMAL").map_err(context)?;
         let path = (!in_memory).then(|| path.to_owned());
-        Ok(SqliteBackend { conn, path, journal, unfinished, _checkpointer: checkpointer })
+        Ok(SqliteBackend { conn, path, journal, unfinished, _checkpointer: checkpointer, rater: None })
     }
 }
 
@@ -364,7 +368,8 @@ fn insert_game(conn: &Connection, sql: &str, g: &NewGame) -> rusqlite::Result<us
         g.house_bot,
         g.created_ms,
         g.fixed_deals,
-        g.first_dealer
+        g.first_dealer,
+        g.rated_pool
     ])
 }
 
@@ -394,6 +399,8 @@ fn apply(conn: &Connection, write: &Write) -> Result<(), StoreError> {
         Write::Action { .. } => Ok(()),
         Write::Tournament(w) => super::tournaments::apply(conn, w, false).map(drop),
         Write::Account(w) => super::accounts::apply(conn, w, false).map(drop),
+        // Computed and applied by `SqliteBackend::commit`.
+        Write::Rate(_) => Ok(()),
         Write::Finish { game_id, result_json, finished_ms, actions } => {
             let changed = conn
                 .prepare_cached(FINISH_GAME)?
@@ -432,6 +439,35 @@ fn game_slot(
 }
 
 impl SqliteBackend {
+    /// The new ratings of the games `batch` rates, in order (a game rated already: none).
+    fn rate<'b>(&self, batch: &'b [Write]) -> Result<Vec<(&'b str, super::Rated)>, StoreError> {
+        let mut out: Vec<(&str, super::Rated)> = Vec::new();
+        for write in batch {
+            let Write::Rate(w) = write else { continue };
+            let rate = self.rater.ok_or_else(|| {
+                StoreError::Refused(format!("rating game {}: this store has no rating function", w.game_id))
+            })?;
+            if super::ratings::is_rated(&self.conn, &w.game_id)? || out.iter().any(|(id, _)| *id == w.game_id)
+            {
+                continue;
+            }
+            let computed = super::ratings::compute(w, rate, |account| {
+                let earlier = out
+                    .iter()
+                    .rev()
+                    .flat_map(|(_, r)| (r.pool == w.pool).then_some(r.seats.iter()).into_iter().flatten());
+                match earlier.into_iter().find(|s| s.account_id == account) {
+                    Some(s) => Ok(Some(s.after)),
+                    None => super::ratings::rating_of(&self.conn, account, &w.pool),
+                }
+            });
+            if let Some(r) = super::ratings::or_skip(w, computed)? {
+                out.push((&w.game_id, r));
+            }
+        }
+        Ok(out)
+    }
+
     /// Makes every committed SQLite transaction durable: syncs the WAL, then the database
     /// file (a checkpoint may have moved frames into it).
     fn sync_sqlite(&self) -> Result<(), StoreError> {
@@ -480,6 +516,7 @@ fn replay_rows(
             RowRecord::Token(t) => tx.execute(UPDATE_TOKEN, params![game, t.seat, t.token_hash])?,
             RowRecord::Tournament(w) => super::tournaments::apply(&tx, &w, true)?,
             RowRecord::Account(w) => super::accounts::apply(&tx, &w, true)?,
+            RowRecord::Rated(r) => super::ratings::apply(&tx, game, &r)?,
             RowRecord::Finish(f) => tx.execute(
                 "UPDATE games SET result_json = ?2, finished_ms = ?3, actions_json = ?4 \
                  WHERE id = ?1 AND finished_ms IS NULL",
@@ -526,7 +563,9 @@ impl Backend for SqliteBackend {
                     }
                     actions.push((game_id.as_str(), action));
                 }
-                Write::TakeSeat { .. } | Write::SeatToken { .. } | Write::Tournament(_) => others = true,
+                Write::TakeSeat { .. } | Write::SeatToken { .. } | Write::Tournament(_) | Write::Rate(_) => {
+                    others = true
+                }
                 Write::Account(w) => {
                     w.check()?;
                     others = true;
@@ -547,9 +586,17 @@ impl Backend for SqliteBackend {
         if self.journal.rotation_due() {
             self.sync_sqlite()?;
         }
+        // A rated game's new ratings, computed here from SQLite's rows (every earlier batch is
+        // applied there) and this batch's earlier ratings, then kept in its row record.
+        let rated = self.rate(batch)?;
         let mut records: Vec<(&str, String)> = Vec::new();
         for write in batch {
             match write {
+                Write::Rate(w) => {
+                    if let Some(r) = rated.iter().find(|(id, _)| *id == w.game_id) {
+                        records.push((&w.game_id, RowRecord::Rated(r.1.clone()).to_json()));
+                    }
+                }
                 // Touches of many tokens in several records, each fitting the record format.
                 Write::Account(w) => records.extend(
                     w.in_record_parts()
@@ -564,6 +611,9 @@ impl Backend for SqliteBackend {
             let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             for write in batch {
                 apply(&tx, write)?;
+            }
+            for (game_id, r) in &rated {
+                super::ratings::apply(&tx, game_id, r)?;
             }
             Some(tx)
         } else {
@@ -598,6 +648,8 @@ impl Backend for SqliteBackend {
         let live = load_games(&tx, &self.journal, Which::Unfinished)?;
         let tournaments = super::tournaments::load(&tx)?;
         let accounts = super::accounts::changes(&tx, i64::MIN)?;
+        let mut ratings = super::ratings::changes(&tx, i64::MIN)?;
+        ratings.cursor = ratings.cursor.max(0);
         tx.commit()?;
         Ok(Startup {
             live,
@@ -605,6 +657,7 @@ impl Backend for SqliteBackend {
             accounts: accounts.accounts,
             tokens: accounts.tokens,
             account_cursor: accounts.cursor.max(0),
+            ratings,
         })
     }
 
@@ -653,6 +706,27 @@ impl Backend for SqliteBackend {
         let changes = super::accounts::changes(&tx, after)?;
         tx.commit()?;
         Ok(changes)
+    }
+
+    fn set_rater(&mut self, rate: super::RateFn) {
+        self.rater = Some(rate);
+    }
+
+    fn rating_changes(&mut self, after: i64) -> Result<super::RatingChanges, StoreError> {
+        super::ratings::changes(&self.conn, after)
+    }
+
+    fn rating_history(
+        &mut self,
+        account_id: &str,
+        pool: &str,
+        before: Option<(i64, String)>,
+        limit: usize,
+    ) -> Result<Vec<super::HistoryLine>, StoreError> {
+        let tx = self.conn.transaction()?;
+        let lines = super::ratings::history(&tx, account_id, pool, before, limit)?;
+        tx.commit()?;
+        Ok(lines)
     }
 }
 
@@ -707,7 +781,8 @@ fn load_games(tx: &Connection, journal: &Journal, which: Which<'_>) -> Result<Ve
     {
         let mut stmt = tx.prepare(&format!(
             "SELECT id, rules_json, seed, secret, clock_millis, clock_policy, house_bot, created_ms, \
-             result_json, finished_ms, {actions}, fixed_deals, first_dealer FROM games {games_where} ORDER BY rowid",
+             result_json, finished_ms, {actions}, fixed_deals, first_dealer, rated_pool FROM games {games_where} \
+             ORDER BY rowid",
             actions = if matches!(which, Which::Facts(_)) { "NULL" } else { "actions_json" }
         ))?;
         let mut rows = stmt.query(id_param.as_slice())?;
@@ -733,6 +808,7 @@ fn load_games(tx: &Connection, journal: &Journal, which: Which<'_>) -> Result<Ve
                     created_ms: row.get(7)?,
                     fixed_deals: row.get(11)?,
                     first_dealer: row.get(12)?,
+                    rated_pool: row.get(13)?,
                 },
                 seats: Vec::new(),
                 actions: Vec::new(),

@@ -24,6 +24,8 @@ fn new_game(id: &str, seed: u64) -> NewGame {
         fixed_deals: seed % 2 == 1,
         // Some games chose their first dealer (a nullable column, read back as written).
         first_dealer: seed.is_multiple_of(3).then_some((seed % 2) as u8),
+        // Some games are rated (a nullable column, read back as written).
+        rated_pool: seed.is_multiple_of(5).then(|| "gin/standard".to_owned()),
     }
 }
 
@@ -504,6 +506,24 @@ impl Backend for Gated {
 
     fn account_changes(&mut self, after: i64) -> Result<AccountChanges, StoreError> {
         self.inner.account_changes(after)
+    }
+
+    fn set_rater(&mut self, rate: RateFn) {
+        self.inner.set_rater(rate)
+    }
+
+    fn rating_changes(&mut self, after: i64) -> Result<RatingChanges, StoreError> {
+        self.inner.rating_changes(after)
+    }
+
+    fn rating_history(
+        &mut self,
+        account_id: &str,
+        pool: &str,
+        before: Option<(i64, String)>,
+        limit: usize,
+    ) -> Result<Vec<HistoryLine>, StoreError> {
+        self.inner.rating_history(account_id, pool, before, limit)
     }
 }
 
@@ -1717,4 +1737,113 @@ fn postgres_account_writes_wait_for_the_accounts_lock() {
         finished.recv_timeout(std::time::Duration::from_secs(10)).unwrap().unwrap();
     });
     assert_eq!(db.backend().account_changes(0).unwrap().tokens, vec![token("t1", "a1", 1)]);
+}
+
+/// A rating function for the store's tests: the first place gains 10 per game it plays, the
+/// others lose 10; a newcomer starts at 1000. Refuses the pool "refused".
+fn test_rater(
+    pool: &str,
+    before: &[Option<RatingValue>],
+    places: &[u8],
+) -> Result<Vec<(RatingValue, RatingValue)>, String> {
+    if pool == "refused" {
+        return Err("no such pool".into());
+    }
+    Ok(before
+        .iter()
+        .zip(places)
+        .map(|(b, &p)| {
+            let b = b.unwrap_or(RatingValue { rating: 1000.0, deviation: 300.0, volatility: 0.06, games: 0 });
+            let delta = if p == 0 { 10.0 } else { -10.0 };
+            (
+                b,
+                RatingValue {
+                    rating: b.rating + delta,
+                    deviation: b.deviation - 1.0,
+                    games: b.games + 1,
+                    ..b
+                },
+            )
+        })
+        .collect())
+}
+
+/// A game `id` whose seats are the accounts `a` and `b`, ended, and rated in `pool` with `a`
+/// first.
+fn rated_game(id: &str, a: &str, b: &str, pool: &str, at: i64) -> Vec<Write> {
+    let mut g = new_game(id, 1);
+    g.rated_pool = Some(pool.to_owned());
+    let mut sa = seat(0, a, false);
+    sa.account_id = Some(a.to_owned());
+    let mut sb = seat(1, b, false);
+    sb.account_id = Some(b.to_owned());
+    vec![
+        create(&g),
+        take(id, &sa),
+        take(id, &sb),
+        finish(id, &Finished { result_json: "{}".into(), finished_ms: at }, &[]),
+        Write::Rate(RateGame {
+            game_id: id.to_owned(),
+            pool: pool.to_owned(),
+            seats: vec![(a.to_owned(), 0), (b.to_owned(), 1)],
+            at_ms: at,
+        }),
+    ]
+}
+
+on_every_backend!(
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    a_rated_game_is_rated_once_with_its_end_and_read_back_from_a_cursor
+);
+async fn a_rated_game_is_rated_once_with_its_end_and_read_back_from_a_cursor(db: Db) {
+    let (store, _) = db.store();
+    // Without the server's rating function a rating is refused, and its batch with it.
+    let e = store.write(rated_game("g0", "a", "b", "p", 10)).await.unwrap_err();
+    assert!(matches!(e, StoreError::Refused(_)), "{e:?}");
+    assert!(store.load_game("g0").await.unwrap().is_none(), "nothing of the batch was written");
+    store.set_rater(test_rater).await.unwrap();
+    // Two games in one batch: the second starts from the first's ratings.
+    let mut batch = rated_game("g1", "a", "b", "p", 20);
+    batch.extend(rated_game("g2", "b", "a", "p", 30));
+    store.write(batch).await.unwrap();
+    let all = store.rating_changes(0).await.unwrap();
+    let value = |rows: &[RatingRow], who: &str| rows.iter().rfind(|r| r.account_id == who).unwrap().value;
+    assert_eq!((value(&all.rows, "a").rating, value(&all.rows, "a").games), (1000.0, 2));
+    assert_eq!((value(&all.rows, "b").rating, value(&all.rows, "b").games), (1000.0, 2));
+    // Rated again (a second end is refused with its batch; a rating alone changes nothing).
+    assert!(store.write(rated_game("g1", "a", "b", "p", 40)).await.is_err());
+    store
+        .write(vec![Write::Rate(RateGame {
+            game_id: "g1".into(),
+            pool: "p".into(),
+            seats: vec![("a".into(), 0), ("b".into(), 1)],
+            at_ms: 50,
+        })])
+        .await
+        .unwrap();
+    let again = store.rating_changes(all.cursor).await.unwrap();
+    assert!(again.rows.is_empty(), "rated twice: {again:?}");
+    assert_eq!(again.cursor, all.cursor);
+    // A game the function refuses ends all the same, unrated.
+    store.write(rated_game("g3", "a", "c", "refused", 60)).await.unwrap();
+    assert!(store.load_game("g3").await.unwrap().unwrap().finished.is_some());
+    assert!(store.rating_changes(all.cursor).await.unwrap().rows.is_empty());
+    // The history, newest first, with the opponents; paged by (at_ms, game).
+    let h = store.rating_history("a", "p", None, 10).await.unwrap();
+    let games: Vec<&str> = h.iter().map(|l| l.game_id.as_str()).collect();
+    assert_eq!(games, ["g2", "g1"]);
+    assert_eq!((h[0].place, h[0].before, h[0].after), (1, (1010.0, 299.0), (1000.0, 298.0)));
+    assert_eq!(h[1].opponents, ["b"]);
+    let next = store.rating_history("a", "p", Some((30, "g2".into())), 10).await.unwrap();
+    assert_eq!(next.len(), 1);
+    assert_eq!(next[0].game_id, "g1");
+    assert!(store.rating_history("a", "other", None, 10).await.unwrap().is_empty());
+    // The rated pool of a game is kept with it.
+    assert_eq!(store.load_game("g1").await.unwrap().unwrap().game.rated_pool.as_deref(), Some("p"));
+    store.close().await;
+    // Every rating at start.
+    let (store, startup) = db.store();
+    assert_eq!(startup.ratings.rows.len(), 2);
+    assert_eq!(startup.ratings.cursor, all.cursor);
+    store.close().await;
 }

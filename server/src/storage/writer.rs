@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
 use super::{
-    AccountChanges, AccountGame, Backend, Claimed, Owner, PostgresBackend, SqliteBackend, Startup,
-    StoreError, StoredGame, StoredTournament, Write, is_postgres_url,
+    AccountChanges, AccountGame, Backend, Claimed, HistoryLine, Owner, PostgresBackend, RateFn,
+    RatingChanges, SqliteBackend, Startup, StoreError, StoredGame, StoredTournament, Write, is_postgres_url,
 };
 
 /// At most this many writes are gathered into one transaction (one request is never split, so a
@@ -68,7 +68,16 @@ enum Ask {
     AccountGames(AccountPage, oneshot::Sender<Result<Vec<AccountGame>, StoreError>>),
     /// The account and token rows changed after a cursor ([`Backend::account_changes`]).
     AccountChanges(i64, oneshot::Sender<Result<AccountChanges, StoreError>>),
+    /// The server's rating function ([`Backend::set_rater`]).
+    SetRater(RateFn, oneshot::Sender<Result<(), StoreError>>),
+    /// The rating rows changed after a cursor ([`Backend::rating_changes`]).
+    RatingChanges(i64, oneshot::Sender<Result<RatingChanges, StoreError>>),
+    /// A page of an account's rating history ([`Backend::rating_history`]).
+    RatingHistory(HistoryPage, oneshot::Sender<Result<Vec<HistoryLine>, StoreError>>),
 }
+
+/// Which page of a rating history: the account, the pool, the cursor, the limit.
+type HistoryPage = (String, String, Option<(i64, String)>, usize);
 
 /// Which page of an account's games: the account, the cursor, the limit.
 type AccountPage = (String, Option<(i64, String)>, usize);
@@ -88,6 +97,14 @@ impl Ask {
                 drop(reply.send(backend.account_games(&id, before, limit)))
             }
             Ask::AccountChanges(after, reply) => drop(reply.send(backend.account_changes(after))),
+            Ask::SetRater(rate, reply) => {
+                backend.set_rater(rate);
+                drop(reply.send(Ok(())))
+            }
+            Ask::RatingChanges(after, reply) => drop(reply.send(backend.rating_changes(after))),
+            Ask::RatingHistory((account, pool, before, limit), reply) => {
+                drop(reply.send(backend.rating_history(&account, &pool, before, limit)))
+            }
         }
     }
 }
@@ -348,6 +365,30 @@ impl Store {
     /// [`Backend::account_changes`]. In turn with the writes queued before.
     pub async fn account_changes(&self, after: i64) -> Result<AccountChanges, StoreError> {
         self.ask(|reply| Ask::AccountChanges(after, reply)).await
+    }
+
+    /// Gives the backend the server's rating function: before any [`Write::Rate`](super::Write::Rate) (refused
+    /// until then).
+    pub async fn set_rater(&self, rate: RateFn) -> Result<(), StoreError> {
+        self.ask(|reply| Ask::SetRater(rate, reply)).await
+    }
+
+    /// The rating rows changed after the change `after` ([`Startup::ratings`]' cursor, then
+    /// each answer's): see [`Backend::rating_changes`]. In turn with the writes queued before.
+    pub async fn rating_changes(&self, after: i64) -> Result<RatingChanges, StoreError> {
+        self.ask(|reply| Ask::RatingChanges(after, reply)).await
+    }
+
+    /// A page of an account's rating history in a pool: see [`Backend::rating_history`].
+    pub async fn rating_history(
+        &self,
+        account_id: &str,
+        pool: &str,
+        before: Option<(i64, String)>,
+        limit: usize,
+    ) -> Result<Vec<HistoryLine>, StoreError> {
+        let page = (account_id.to_owned(), pool.to_owned(), before, limit);
+        self.ask(|reply| Ask::RatingHistory(page, reply)).await
     }
 
     /// Asks the writer, in turn with the writes queued before.

@@ -67,6 +67,7 @@ mod house;
 mod leaks;
 mod malformed;
 mod metrics;
+mod ratings;
 mod restart;
 mod resume;
 mod table_tournament;
