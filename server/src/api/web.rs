@@ -28,7 +28,13 @@
 //!   gin_session=<a new session token>; Path=/; HttpOnly; SameSite=Strict` (`; Secure` over
 //!   TLS). A wrong password and an unknown name get the same 401 `{"error": "wrong name or
 //!   password"}`. `POST /session/register` (same body, a password required) creates a
-//!   person's account and signs it in. `DELETE /session` revokes the cookie's token and
+//!   person's account and signs it in. The cookie's `Max-Age` is the session's lifetime
+//!   (`Config::session_lifetime`, 30 days), which the server enforces too: the token is
+//!   refused from its creation plus that on. `POST /session/password` with
+//!   `{"current_password": …, "new_password": …}` and the cookie changes the password
+//!   (`Accounts::set_password`: every session ends) and sets the cookie to the new session,
+//!   so the page stays signed in and its script never holds a token (401 without a live
+//!   session, 401 for a wrong current password). `DELETE /session` revokes the cookie's token and
 //!   clears the cookie (204). Answers carry `cache-control: no-store`; each request counts
 //!   against the caller's address as a page request does.
 //! - The page's gRPC-Web calls carry the cookie (same origin): this layer, outside gRPC-Web's,
@@ -47,7 +53,8 @@
 //!   on as the browser sent it. The token never reaches the page's script, `localStorage` or
 //!   a URL; the page learns who is signed in from `WhoAmI`.
 //! - Tests: `tests/it/web_session.rs` (the endpoints, the cookie's attributes under TLS,
-//!   cross-site refusals, sign-out) and `test/account.mjs` in Chromium
+//!   cross-site refusals of `/session` and of the account's gRPC-Web calls, the password
+//!   change, the session's end after its lifetime, sign-out) and `test/account.mjs` in Chromium
 //!   (`web::a_person_registers_plays_finds_the_game_on_the_profile_and_signs_out`).
 //!
 //! # The page's sources (`server/web/`, TypeScript)
