@@ -18,7 +18,7 @@
 //!
 //! Paths: `/`, `/index.html`, `/app.js`, `/app.css`, `/favicon.svg` (also at `/favicon.ico`),
 //! from `FILES`; any other plain GET is 404 (`web::page_requests_are_under_the_rate_limit`
-//! tests the rate); `/session` and `/session/register` are the sessions' (below). Served
+//! tests the rate); `/session`, `/session/register`, `/session/password` are the sessions' (below). Served
 //! by the gRPC server itself, so one address serves both and no CORS is involved.
 //!
 //! # Sessions: a person signed in in the browser (`api::session`)
