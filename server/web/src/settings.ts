@@ -62,7 +62,7 @@ export function renderSettings(root: HTMLElement, changed: () => void): void {
       const live = r.tokens.filter((t) => !t.session && !t.revokedUnixMs);
       const sessions = r.tokens.filter((t) => t.session && !t.revokedUnixMs).length;
       fill(rows, live.length ? live.map(row) : h("tr", {}, h("td", { colspan: 5 }, "No API tokens.")));
-      fill(sessionsLine, `Signed in ${sessions === 1 ? "once (here)" : `${sessions} times (in browsers and clients)`}.`);
+      fill(sessionsLine, sessions === 1 ? "Signed in here only." : `${sessions} sign-ins are active (browsers and clients, this page's included).`);
     } catch (e) {
       fill(tokenMessage, words(e));
     }
