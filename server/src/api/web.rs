@@ -60,9 +60,11 @@
 //! # The page's sources (`server/web/`, TypeScript)
 //!
 //! `src/main.ts` (hash routes `#/`, `#/play/ID`, `#/watch/ID`, `#/join/ID`, `#/tournament/ID`,
-//! `#/signin`, `#/player/NAME`); `account.ts` (the header's account link, the sign-in and
-//! registration form, a player's profile: `GetAccount`, `ListPlayerGames` paged, Sign out on
-//! one's own); `home.ts` (the lobby: house bot, quick match, create and share, open games,
+//! `#/signin`, `#/player/NAME`, `#/account`); `account.ts` (the header's account links, the
+//! sign-in and registration form, a player's profile: `GetAccount`, `ListPlayerGames` paged,
+//! Sign out on one's own); `settings.ts` (one's own account page: the password changed by
+//! `POST /session/password`, API tokens by `ListTokens`, `CreateToken` (shown once),
+//! `RevokeToken`, `ExportAccount` downloaded as a file, `DeleteAccount` then signed out); `home.ts` (the lobby: house bot, quick match, create and share, open games,
 //! tournaments); `game.ts` (`GameView`: one game played or watched; a `WatchGame` stream
 //! resumed after its last seq when it drops, every change drawn from a fresh `GetGame` snapshot
 //! of what this viewer may see (one in flight, coalesced), moves from the snapshot's legal
@@ -88,7 +90,10 @@
 //! Tests (Debian's Chromium driven by puppeteer-core, `test/chromium.mjs`): `test/browser.mjs`
 //! plays a whole game by clicks while a second page watches, then verifies its deals (and
 //! catches a tampered commitment); `test/account.mjs` registers, plays a house bot as the
-//! account, finds the game on its profile and signs out; `test/person.mjs` plays as a person on
+//! account, finds the game on its profile and signs out; `test/settings.mjs` signs in, makes,
+//! lists and revokes an API token, changes the password (still signed in), downloads the
+//! account's data and deletes the account
+//! (`web::a_person_manages_the_account_from_the_page_and_deletes_it`); `test/person.mjs` plays as a person on
 //! a phone by touch and gin-7 at a desktop; `test/tournament.mjs` follows a tournament live;
 //! `test/verify_formats.mjs` verifies a game of every format and size
 //! (`tests/it/web_verify.rs`).
