@@ -355,14 +355,13 @@ async fn a_cross_site_page_cannot_use_the_cookie_on_account_calls() {
             let req: String = req.iter().map(|&b| b as char).collect();
             assert!(req.is_ascii());
             let (_, headers, body) = tokio::task::spawn_blocking(move || http(addr, &req)).await.unwrap();
-            let status = header(&headers, "grpc-status").map(str::to_owned).unwrap_or_else(|| {
+            header(&headers, "grpc-status").map(str::to_owned).unwrap_or_else(|| {
                 let text = String::from_utf8_lossy(&body).to_string();
                 text.split("grpc-status:")
                     .nth(1)
                     .map(|s| s.trim().chars().take_while(char::is_ascii_digit).collect())
                     .unwrap_or_default()
-            });
-            status
+            })
         }
     };
     let cookie_h = format!("Cookie: gin_session={token}\r\n");
