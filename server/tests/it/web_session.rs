@@ -211,10 +211,23 @@ async fn the_session_cookie_is_secure_under_tls() {
 /// creation time), on the page's calls too, while an API token made with it goes on.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cookie_lasts_the_session_lifetime_and_the_server_ends_the_session_then() {
-    use std::time::Duration;
     let dir = tempfile::tempdir().unwrap();
+    session_lifetime_on(dir.path().join("g.db")).await;
+}
+
+/// The same on PostgreSQL: the session's end comes from the creation time stored there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgresql_the_server_ends_a_session_after_its_lifetime() {
+    let Some(pg) = gin_server::storage::pg_cluster::for_test() else { return };
+    session_lifetime_on(std::path::PathBuf::from(pg.create_database("sessions").unwrap())).await;
+}
+
+/// A session made under a week's lifetime, over two restarts of the server on `db`: alive
+/// under the same lifetime, refused under one it has outlived.
+async fn session_lifetime_on(db: std::path::PathBuf) {
+    use std::time::Duration;
     let cfg = |life: Duration| gin_server::Config {
-        db: dir.path().join("g.db"),
+        db: db.clone(),
         rate_per_sec: 0,
         session_lifetime: life,
         ..gin_server::Config::default()
