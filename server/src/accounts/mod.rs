@@ -420,6 +420,19 @@ impl Accounts {
         Some(id)
     }
 
+    /// Whether the registry knows `token` and it can act no more: revoked, a session past its
+    /// end, or its account deleted (a token it does not know may be another server's).
+    pub fn known_dead(&self, token: &str) -> bool {
+        let hash = hash_token(token);
+        let now = now_ms();
+        let reg = self.0.reg.read().expect("lock");
+        reg.tokens.get(&hash).is_some_and(|t| {
+            t.revoked_ms.is_some()
+                || self.ends_ms(t).is_some_and(|end| now >= end)
+                || reg.accounts.get(&t.account_id).is_none_or(|a| a.deleted_ms.is_some())
+        })
+    }
+
     /// The account of `id` (deleted ones too).
     pub fn get(&self, id: &str) -> Option<AccountRow> {
         self.0.reg.read().expect("lock").accounts.get(id).cloned()

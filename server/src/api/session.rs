@@ -60,8 +60,8 @@ pub fn cookie_token<B>(req: &Request<B>) -> Option<String> {
         .map(|(_, v)| v.to_owned())
 }
 
-/// A gRPC-Web call from the page: its session cookie (if the registry knows it, or might in
-/// a cluster) becomes `authorization: Bearer <token>` when the call sends none, and only
+/// A gRPC-Web call from the page: its session cookie (if the registry knows it live, or in a
+/// cluster does not know it dead) becomes `authorization: Bearer <token>` when the call sends none, and only
 /// when the call is gRPC-Web (`application/grpc-web…`, a type a cross-site page cannot send
 /// without a preflight) from the same origin. The `cookie` header never goes further.
 pub fn carry_cookie<B>(gate: &GateLayer, req: &mut Request<B>) {
@@ -76,9 +76,12 @@ pub fn carry_cookie<B>(gate: &GateLayer, req: &mut Request<B>) {
     if !grpc_web || req.headers().contains_key(header::AUTHORIZATION) || !same_origin(req) {
         return;
     }
-    // A stale cookie (signed out elsewhere, revoked) leaves the page a guest rather than
-    // refusing its every call.
-    let known = gate.accounts().is_some_and(|a| a.clustered() || a.identify(&token).is_some());
+    // A stale cookie (signed out elsewhere, revoked, expired) leaves the page a guest rather
+    // than refusing its every call; in a cluster a token this server does not know yet may be
+    // another's new one, so only one it knows dead is dropped.
+    let known = gate
+        .accounts()
+        .is_some_and(|a| a.identify(&token).is_some() || (a.clustered() && !a.known_dead(&token)));
     if let (true, Ok(v)) = (known, HeaderValue::from_str(&format!("Bearer {token}"))) {
         req.headers_mut().insert(header::AUTHORIZATION, v);
     }

@@ -41,8 +41,9 @@
 //!   turns it into `authorization: Bearer <token>` when the call sends no `authorization`
 //!   (a seat token wins: the page keeps using it for a game's calls), so the gate and every
 //!   service see the account exactly as for any client, and a lobby seat taken is the
-//!   account's. A cookie whose token the registry no longer knows (outside a cluster) is
-//!   dropped, the page then a guest's. The `cookie` header never goes further in.
+//!   account's. A cookie whose token the registry does not know live is dropped (in a
+//!   cluster: one it knows revoked, expired or deleted; an unknown one may be another
+//!   server's new session), the page then a guest's. The `cookie` header never goes further in.
 //! - Cross-site safety: the cookie is `SameSite=Strict` (a cross-site request does not carry
 //!   it); it is taken only on `application/grpc-web…` calls (not a CORS-simple type: another
 //!   origin cannot send one without a preflight, which the server never grants) whose

@@ -402,3 +402,52 @@ async fn a_cross_site_page_cannot_use_the_cookie_on_account_calls() {
     assert_eq!(who_am_i(&server, &token).await.unwrap_err().code(), Code::Unauthenticated);
     server.stop().await;
 }
+
+/// The status of a gRPC-Web call to `path` (an empty request) as the page sends it, with
+/// `extra` headers (its cookie).
+async fn grpc_web_status(addr: SocketAddr, path: &str, extra: &str) -> String {
+    let req = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/grpc-web+proto\r\nX-Grpc-Web: 1\r\n{extra}Content-Length: 5\r\nConnection: close\r\n\r\n\0\0\0\0\0"
+    );
+    let (_, headers, body) = tokio::task::spawn_blocking(move || http(addr, &req)).await.unwrap();
+    header(&headers, "grpc-status").map(str::to_owned).unwrap_or_else(|| {
+        let text = String::from_utf8_lossy(&body).to_string();
+        text.split("grpc-status:")
+            .nth(1)
+            .map(|s| s.trim().chars().take_while(char::is_ascii_digit).collect())
+            .unwrap_or_default()
+    })
+}
+
+/// In a cluster, a cookie signed out at one server is, at another once it knows, a guest's on
+/// the page's calls (not a bearer refused on every one of them, as it was).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_a_cluster_a_cookie_signed_out_at_one_server_is_a_guests_at_another() {
+    use crate::restart::Proc;
+    let Some(pg) = gin_server::storage::pg_cluster::for_test() else { return };
+    let db = std::path::PathBuf::from(pg.create_database("cookies").unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let a = Proc::start_in_cluster(&db, &dir.path().join("a.log"), &[]).await;
+    let b = Proc::start_in_cluster(&db, &dir.path().join("b.log"), &[]).await;
+    let made = send(a.addr(), "POST", "/session/register", JSON, &creds("ada", "correct horse")).await;
+    assert_eq!(made.0, 200, "{}", String::from_utf8_lossy(&made.2));
+    let (token, _) = cookie(&made);
+    let with = format!("Cookie: gin_session={token}\r\n");
+    let mine = who_am_i_web(b.addr(), &with).await;
+    assert!(mine.windows(3).any(|w| w == b"ada"), "the account at B");
+    assert_eq!(send(a.addr(), "DELETE", "/session", &with, "").await.0, 204);
+    // B learns of it within a second.
+    let mut at_b = AccountServiceClient::new(b.channel().await);
+    let t = std::time::Instant::now();
+    while at_b.who_am_i(authed(pb::WhoAmIRequest {}, &token)).await.is_ok() {
+        assert!(t.elapsed() < std::time::Duration::from_secs(5), "B still takes the token");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        grpc_web_status(b.addr(), "/gin.v1.LobbyService/ListGames", &with).await,
+        "0",
+        "a guest's call"
+    );
+    let who = grpc_web_status(b.addr(), "/gin.v1.AccountService/WhoAmI", &with).await;
+    assert_eq!(who, "16");
+}
