@@ -5,6 +5,7 @@ complete -c gin-server -l tls-key -d 'TLS private key (PEM)' -r -F
 complete -c gin-server -l max-message-bytes -d 'Largest request accepted, in bytes' -r
 complete -c gin-server -l rate-per-sec -d 'Requests per second per caller (seat token, or address without one); 0: unlimited' -r
 complete -c gin-server -l registrations-per-hour -d 'Accounts one address may register per hour; 0: no limit' -r
+complete -c gin-server -l session-days -d 'Days a sign-in (the web page\'s session cookie included) lasts; API tokens do not expire' -r
 complete -c gin-server -l request-timeout-secs -d 'Seconds a call may take before it is DEADLINE_EXCEEDED (a stream once started is not timed; a quick match waits up to 60 s)' -r
 complete -c gin-server -l max-calls-per-connection -d 'Calls one connection may have in flight at once' -r
 complete -c gin-server -l max-open-games-per-caller -l max-open-games -d 'Unfinished games one caller (an account, from any address; else an address) may have created at once, the games of its tournaments included' -r

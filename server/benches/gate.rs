@@ -76,7 +76,9 @@ fn setup(rt: &tokio::runtime::Runtime, dir: &std::path::Path) -> (GateLayer, Acc
             revoked_ms: None,
         });
     }
-    let accounts = rt.block_on(Accounts::open(store.clone(), &mut startup, 0)).expect("accounts");
+    let accounts = rt
+        .block_on(Accounts::open(store.clone(), &mut startup, 0, gin_server::accounts::SESSION_LIFETIME))
+        .expect("accounts");
     let shared = Shared::new(cfg, store.clone(), startup).expect("shared");
     {
         let mut tokens = shared.tokens.write().expect("lock");

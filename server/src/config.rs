@@ -23,6 +23,10 @@ pub struct Config {
     pub rate_per_sec: u32,
     /// Accounts one address may register per hour (`AccountService.Register`); 0: no limit.
     pub registrations_per_hour: u32,
+    /// How long a sign-in's session token lasts (the web page's cookie, `Max-Age` too) from
+    /// its creation; then it is refused as a revoked one (see
+    /// [`accounts`](crate::accounts)). API tokens do not expire.
+    pub session_lifetime: Duration,
     /// A call whose handler has not answered by then is DEADLINE_EXCEEDED (a client's
     /// shorter `grpc-timeout` wins).
     pub request_timeout: Duration,
@@ -79,6 +83,7 @@ impl Default for Config {
             max_message_bytes: 64 * 1024,
             rate_per_sec: 200,
             registrations_per_hour: 10,
+            session_lifetime: crate::accounts::SESSION_LIFETIME,
             request_timeout: Duration::from_secs(120),
             max_calls_per_connection: 1024,
             max_open_games_per_caller: 100,

@@ -105,7 +105,13 @@ pub async fn run(
     let (store, mut startup) = opened.map_err(|e| anyhow::anyhow!("{e}"))?;
     let found_tournaments = std::mem::take(&mut startup.tournaments);
     // The accounts and their tokens, in memory (the gate looks bearers up there).
-    let accounts = accounts::Accounts::open(store.clone(), &mut startup, cfg.registrations_per_hour).await?;
+    let accounts = accounts::Accounts::open(
+        store.clone(),
+        &mut startup,
+        cfg.registrations_per_hour,
+        cfg.session_lifetime,
+    )
+    .await?;
     accounts.spawn_tasks();
     // The ratings (the store rates a game at its end; the leaderboards are kept here).
     let ratings =

@@ -55,6 +55,10 @@ struct Flags {
     /// Accounts one address may register per hour; 0: no limit.
     #[arg(long, env = "GIN_REGISTRATIONS_PER_HOUR", default_value_t = 10)]
     registrations_per_hour: u32,
+    /// Days a sign-in (the web page's session cookie included) lasts; API tokens do not
+    /// expire.
+    #[arg(long, env = "GIN_SESSION_DAYS", default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=3650))]
+    session_days: u32,
     /// Seconds a call may take before it is DEADLINE_EXCEEDED (a stream once started is not
     /// timed; a quick match waits up to 60 s).
     #[arg(long, env = "GIN_REQUEST_TIMEOUT_SECS", default_value_t = 120)]
@@ -188,6 +192,7 @@ async fn serve(f: Flags) -> anyhow::Result<()> {
         max_message_bytes: f.max_message_bytes,
         rate_per_sec: f.rate_per_sec,
         registrations_per_hour: f.registrations_per_hour,
+        session_lifetime: Duration::from_secs(u64::from(f.session_days) * 24 * 3600),
         request_timeout: Duration::from_secs(f.request_timeout_secs.max(1)),
         max_calls_per_connection: f.max_calls_per_connection.max(1),
         max_open_games_per_caller: f.max_open_games_per_caller,

@@ -19,6 +19,12 @@
 //! - **Sign-in**: an unknown name and a wrong password get the same error in about the same
 //!   time (an unknown name is verified against a dummy hash made at start); failures slow the
 //!   name's key down (known or not) and the address ([`throttle`]).
+//! - **Sessions end**: a session token (a sign-in's, the web page's cookie) lasts the
+//!   registry's session lifetime from its stored `created_ms` (`Config::session_lifetime`,
+//!   30 days by default; the page's cookie gets the same `Max-Age`), then is refused as a
+//!   revoked one is, and listed as revoked at that moment. The time is the stored creation
+//!   time, so the end survives a restart and needs no column of its own on either backend.
+//!   API tokens do not expire.
 //! - **Last use**: kept in memory and written as `TouchTokens` at most once a minute
 //!   ([`Accounts::flush_uses`]).
 //! - **Cluster**: [`Accounts::poll`] applies the rows other servers changed
@@ -65,6 +71,8 @@ pub const LABEL_MAX: usize = 64;
 pub const ADDRESS_FAILURES_ALLOWED: u32 = 4 * FAILURES_ALLOWED;
 /// How often a cluster member reads the other servers' account changes.
 pub const POLL_EVERY: Duration = Duration::from_millis(250);
+/// How long a session token lasts by default (see the module docs).
+pub const SESSION_LIFETIME: Duration = Duration::from_secs(30 * 24 * 3600);
 /// How often the tokens' last uses are written.
 pub const FLUSH_EVERY: Duration = Duration::from_secs(60);
 
@@ -206,6 +214,8 @@ struct Inner {
     cursor: tokio::sync::Mutex<i64>,
     /// Each account's deletion flag, shared with the seats it holds (`SeatAccount::deleted`).
     deleted: Mutex<HashMap<String, Arc<AtomicBool>>>,
+    /// How long a session token lasts, in milliseconds.
+    session_ms: i64,
 }
 
 /// The account registry (a cheap `Clone` handle): see the module docs.
@@ -318,11 +328,12 @@ fn new_token(account_id: &str, label: &str, scopes: u32, session: bool) -> NewTo
 impl Accounts {
     /// The registry of what the store loaded at start (`startup.accounts`, `tokens`,
     /// `account_cursor`, taken out of it); registrations limited to `registrations_per_hour`
-    /// per address.
+    /// per address; session tokens last `session_lifetime` from their creation.
     pub async fn open(
         store: Store,
         startup: &mut Startup,
         registrations_per_hour: u32,
+        session_lifetime: Duration,
     ) -> anyhow::Result<Accounts> {
         let mut reg = Registry::default();
         for a in std::mem::take(&mut startup.accounts) {
@@ -346,16 +357,46 @@ impl Accounts {
             changing: tokio::sync::Mutex::new(()),
             cursor: tokio::sync::Mutex::new(startup.account_cursor),
             deleted: Mutex::new(HashMap::new()),
+            session_ms: i64::try_from(session_lifetime.as_millis()).unwrap_or(i64::MAX),
         })))
     }
 
+    /// How long a session token lasts (the web page's cookie's `Max-Age`).
+    pub fn session_lifetime(&self) -> Duration {
+        Duration::from_millis(u64::try_from(self.0.session_ms).unwrap_or(0))
+    }
+
+    /// When session token `t` ends (`None`: an API token, which does not).
+    fn ends_ms(&self, t: &TokenRow) -> Option<i64> {
+        t.session.then(|| t.created_ms.saturating_add(self.0.session_ms))
+    }
+
+    /// `t` as it stands at `now`: a session past its end is revoked at its end.
+    fn as_of(&self, mut t: TokenRow, now: i64) -> TokenRow {
+        if t.revoked_ms.is_none()
+            && let Some(end) = self.ends_ms(&t).filter(|end| now >= *end)
+        {
+            t.revoked_ms = Some(end);
+        }
+        t
+    }
+
     /// The identity a bearer `token` (starting `gin_at_`) gives: `None` when it is unknown,
-    /// revoked, or its account deleted. One hash and one map lookup; its use is noted.
+    /// revoked, a session past its end, or its account deleted. One hash and one map lookup;
+    /// its use is noted.
     pub fn identify(&self, token: &str) -> Option<AccountIdentity> {
+        self.identify_at(token, now_ms())
+    }
+
+    /// [`Accounts::identify`] at `now` (Unix milliseconds).
+    fn identify_at(&self, token: &str, now: i64) -> Option<AccountIdentity> {
         let hash = hash_token(token);
         let id = {
             let reg = self.0.reg.read().expect("lock");
-            let t = reg.tokens.get(&hash).filter(|t| t.revoked_ms.is_none())?;
+            let t = reg
+                .tokens
+                .get(&hash)
+                .filter(|t| t.revoked_ms.is_none() && self.ends_ms(t).is_none_or(|end| now < end))?;
             let a = reg.accounts.get(&t.account_id).filter(|a| a.deleted_ms.is_none())?;
             AccountIdentity {
                 account_id: a.id.clone(),
@@ -368,7 +409,6 @@ impl Accounts {
             }
         };
         // A token already noted since the last flush (the usual case): no key allocated.
-        let now = now_ms();
         let mut used = self.0.used.lock().expect("lock");
         match used.get_mut(&id.token_id) {
             Some(at) => *at = now,
@@ -378,6 +418,19 @@ impl Accounts {
         }
         drop(used);
         Some(id)
+    }
+
+    /// Whether the registry knows `token` and it can act no more: revoked, a session past its
+    /// end, or its account deleted (a token it does not know may be another server's).
+    pub fn known_dead(&self, token: &str) -> bool {
+        let hash = hash_token(token);
+        let now = now_ms();
+        let reg = self.0.reg.read().expect("lock");
+        reg.tokens.get(&hash).is_some_and(|t| {
+            t.revoked_ms.is_some()
+                || self.ends_ms(t).is_some_and(|end| now >= end)
+                || reg.accounts.get(&t.account_id).is_none_or(|a| a.deleted_ms.is_some())
+        })
     }
 
     /// The account of `id` (deleted ones too).
@@ -391,20 +444,26 @@ impl Accounts {
         reg.by_key.get(&name_key(name)).and_then(|id| reg.accounts.get(id)).cloned()
     }
 
-    /// The token of `id`, with its last use as known now.
+    /// The token of `id`, with its last use as known now (a session past its end revoked).
     pub fn token(&self, id: &str) -> Option<TokenRow> {
         let mut t = self.0.reg.read().expect("lock").token_by_id(id).cloned()?;
         if let Some(at) = self.0.used.lock().expect("lock").get(id) {
             t.last_used_ms = t.last_used_ms.max(*at);
         }
-        Some(t)
+        Some(self.as_of(t, now_ms()))
     }
 
-    /// The tokens of `account_id`: live ones first, newest first.
+    /// The tokens of `account_id`: live ones first, newest first (sessions past their end
+    /// revoked).
     pub fn tokens(&self, account_id: &str) -> Vec<TokenRow> {
+        let now = now_ms();
         let mut out: Vec<TokenRow> = {
             let reg = self.0.reg.read().expect("lock");
-            reg.tokens.values().filter(|t| t.account_id == account_id).cloned().collect()
+            reg.tokens
+                .values()
+                .filter(|t| t.account_id == account_id)
+                .map(|t| self.as_of(t.clone(), now))
+                .collect()
         };
         {
             let used = self.0.used.lock().expect("lock");
@@ -840,7 +899,7 @@ mod tests {
     async fn nothing_changes_in_memory_unless_the_store_acknowledged_it() {
         let dir = tempfile::tempdir().unwrap();
         let (store, mut startup) = Store::open_sqlite(&dir.path().join("gin.db")).unwrap();
-        let accounts = Accounts::open(store.clone(), &mut startup, 0).await.unwrap();
+        let accounts = Accounts::open(store.clone(), &mut startup, 0, SESSION_LIFETIME).await.unwrap();
         let (a, token) = accounts.register("Kim", KIND_BOT, "", "", None).await.unwrap();
         assert_eq!(accounts.identify(&token.secret).unwrap().account_id, a.id);
         assert_eq!(accounts.by_name("KIM").unwrap().id, a.id);
@@ -854,6 +913,34 @@ mod tests {
         assert_eq!(accounts.tokens(&a.id).len(), 1);
         assert!(accounts.revoke(&a.id, &token.row.id).await.is_err());
         assert!(accounts.identify(&token.secret).is_some(), "not revoked: the store never had it");
+    }
+
+    /// A session token is refused from its creation plus the lifetime on (not a millisecond
+    /// before), and listed as revoked then; an API token lasts.
+    #[tokio::test]
+    async fn a_session_ends_after_its_lifetime_and_an_api_token_does_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, mut startup) = Store::open_sqlite(&dir.path().join("gin.db")).unwrap();
+        let life = Duration::from_secs(3600);
+        let accounts = Accounts::open(store.clone(), &mut startup, 0, life).await.unwrap();
+        assert_eq!(accounts.session_lifetime(), life);
+        let (a, session) = accounts.register("Kim", KIND_PERSON, "correct horse", "", None).await.unwrap();
+        assert!(session.row.session);
+        let api = accounts.create_token(&a.id, "bot", SCOPE_PLAY).await.unwrap();
+        let end = session.row.created_ms + 3_600_000;
+        assert!(accounts.identify_at(&session.secret, end - 1).is_some());
+        assert!(accounts.identify_at(&session.secret, end).is_none());
+        assert!(accounts.identify_at(&api.secret, end + 10 * 365 * 86_400_000).is_some());
+        let listed = accounts.as_of(accounts.token(&session.row.id).unwrap(), end);
+        assert_eq!(listed.revoked_ms, Some(end));
+        assert_eq!(accounts.as_of(accounts.token(&session.row.id).unwrap(), end - 1).revoked_ms, None);
+        // Opened again with a lifetime already past: refused now, from the stored creation time.
+        store.close().await;
+        let (store, mut startup) = Store::open_sqlite(&dir.path().join("gin.db")).unwrap();
+        let short = Accounts::open(store, &mut startup, 0, Duration::ZERO).await.unwrap();
+        assert!(short.identify(&session.secret).is_none());
+        assert!(short.identify(&api.secret).is_some());
+        assert_eq!(short.token(&session.row.id).unwrap().revoked_ms, Some(session.row.created_ms));
     }
 
     #[test]

@@ -148,7 +148,7 @@ fn account_of(accounts: &Accounts, identity: &AccountIdentity) -> Result<Account
     accounts
         .get(&identity.account_id)
         .filter(|a| a.deleted_ms.is_none())
-        .ok_or_else(|| Status::unauthenticated("unknown or revoked account token"))
+        .ok_or_else(|| Status::unauthenticated("unknown, revoked or expired account token"))
 }
 
 /// The wire kind of a request's account kind.

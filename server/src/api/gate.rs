@@ -9,10 +9,11 @@
 //!   the extensions to the handler.
 //! - **Accounts** (every `gin.v1` call): a bearer starting `gin_at_` is an account token,
 //!   looked up in the registry in memory (`Accounts::identify`: one hash, one map lookup);
-//!   known and live, an [`AccountIdentity`] goes in the extensions; unknown or revoked:
-//!   UNAUTHENTICATED "unknown or revoked account token". In a cluster an unknown one makes the
-//!   registry read the other servers' changes once first (a token made elsewhere a moment
-//!   ago), the only case where the gate awaits anything.
+//!   known and live, an [`AccountIdentity`] goes in the extensions; unknown, revoked or
+//!   expired (a session past its lifetime): UNAUTHENTICATED "unknown, revoked or expired
+//!   account token". In a cluster an unknown one makes the registry read the other servers'
+//!   changes once first (a token made elsewhere a moment ago), the only case where the gate
+//!   awaits anything.
 //! - **Rate** (every `gin.v1` call): [`Config::rate_per_sec`](crate::Config::rate_per_sec)
 //!   per caller with a burst of two seconds' worth: a call with a known seat token counts
 //!   against that seat, one with an account token against the account (from any address),
@@ -111,7 +112,7 @@ fn account_key(account_id: &str) -> u64 {
 
 /// The refusal of an account token the registry does not know, or knows revoked.
 pub fn unknown_account_token() -> Status {
-    Status::unauthenticated("unknown or revoked account token")
+    Status::unauthenticated("unknown, revoked or expired account token")
 }
 
 /// The identity `authorization` (a header's value) gives against the server's seat tokens;

@@ -9,7 +9,7 @@ use tonic::body::Body;
 use tonic::transport::server::{TcpConnectInfo, TlsConnectInfo};
 
 use super::gate::GateLayer;
-use crate::accounts::{AccountError, TOKEN_PREFIX};
+use crate::accounts::{AccountError, SCOPE_ACCOUNT, TOKEN_PREFIX};
 use crate::storage::{KIND_BOT, KIND_PERSON};
 
 /// The session cookie's name.
@@ -20,7 +20,7 @@ const BODY_MAX: usize = 4096;
 
 /// Whether `req` is for the session endpoints.
 pub fn is_session_request<B>(req: &Request<B>) -> bool {
-    matches!(req.uri().path(), "/session" | "/session/register")
+    matches!(req.uri().path(), "/session" | "/session/register" | "/session/password")
 }
 
 /// Whether `req` came over TLS (its cookie is then `Secure`).
@@ -60,8 +60,8 @@ pub fn cookie_token<B>(req: &Request<B>) -> Option<String> {
         .map(|(_, v)| v.to_owned())
 }
 
-/// A gRPC-Web call from the page: its session cookie (if the registry knows it, or might in
-/// a cluster) becomes `authorization: Bearer <token>` when the call sends none, and only
+/// A gRPC-Web call from the page: its session cookie (if the registry knows it live, or in a
+/// cluster does not know it dead) becomes `authorization: Bearer <token>` when the call sends none, and only
 /// when the call is gRPC-Web (`application/grpc-web…`, a type a cross-site page cannot send
 /// without a preflight) from the same origin. The `cookie` header never goes further.
 pub fn carry_cookie<B>(gate: &GateLayer, req: &mut Request<B>) {
@@ -76,9 +76,12 @@ pub fn carry_cookie<B>(gate: &GateLayer, req: &mut Request<B>) {
     if !grpc_web || req.headers().contains_key(header::AUTHORIZATION) || !same_origin(req) {
         return;
     }
-    // A stale cookie (signed out elsewhere, revoked) leaves the page a guest rather than
-    // refusing its every call.
-    let known = gate.accounts().is_some_and(|a| a.clustered() || a.identify(&token).is_some());
+    // A stale cookie (signed out elsewhere, revoked, expired) leaves the page a guest rather
+    // than refusing its every call; in a cluster a token this server does not know yet may be
+    // another's new one, so only one it knows dead is dropped.
+    let known = gate
+        .accounts()
+        .is_some_and(|a| a.identify(&token).is_some() || (a.clustered() && !a.known_dead(&token)));
     if let (true, Ok(v)) = (known, HeaderValue::from_str(&format!("Bearer {token}"))) {
         req.headers_mut().insert(header::AUTHORIZATION, v);
     }
@@ -99,12 +102,11 @@ fn refuse(status: StatusCode, message: &str) -> Response<Body> {
     json(status, serde_json::json!({ "error": message }))
 }
 
-/// The `Set-Cookie` value holding `token` (empty with `Max-Age=0`: the cookie cleared).
-fn set_cookie(token: &str, tls: bool) -> HeaderValue {
-    let mut v = format!("{COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict");
-    if token.is_empty() {
-        v.push_str("; Max-Age=0");
-    }
+/// The `Set-Cookie` value holding `token` for `max_age` seconds (the session's lifetime;
+/// an empty token with `Max-Age=0`: the cookie cleared).
+fn set_cookie(token: &str, tls: bool, max_age: u64) -> HeaderValue {
+    let max_age = if token.is_empty() { 0 } else { max_age };
+    let mut v = format!("{COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict; Max-Age={max_age}");
     if tls {
         v.push_str("; Secure");
     }
@@ -138,6 +140,43 @@ struct Credentials {
     password: String,
 }
 
+/// What `/session/password` reads.
+#[derive(serde::Deserialize)]
+struct NewPassword {
+    current_password: String,
+    new_password: String,
+}
+
+/// The body of a `POST` as JSON of type `T`, or the refusal to send.
+async fn json_body<B, T>(req: Request<B>, shape: &str) -> Result<T, Response<Body>>
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    T: serde::de::DeserializeOwned,
+{
+    let json_type = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.starts_with("application/json"));
+    if !json_type {
+        return Err(refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, "content-type: application/json"));
+    }
+    let body = match Limited::new(req.into_body(), BODY_MAX).collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(_) => return Err(refuse(StatusCode::PAYLOAD_TOO_LARGE, "body: too large or cut")),
+    };
+    serde_json::from_slice::<T>(&body).map_err(|_| refuse(StatusCode::BAD_REQUEST, shape))
+}
+
+/// 200 `{"name", "kind"}` of `account`, setting the cookie to `token`.
+fn signed_in(account: &crate::storage::AccountRow, token: &str, tls: bool, max_age: u64) -> Response<Body> {
+    let kind = if account.kind == KIND_BOT { "bot" } else { "person" };
+    let mut r = json(StatusCode::OK, serde_json::json!({ "name": account.name, "kind": kind }));
+    r.headers_mut().insert(header::SET_COOKIE, set_cookie(token, tls, max_age));
+    r
+}
+
 /// Answers a request for `/session` (see [`super::web`]'s module docs).
 pub async fn answer<B>(gate: GateLayer, req: Request<B>) -> Response<Body>
 where
@@ -151,6 +190,7 @@ where
         return refuse(StatusCode::NOT_FOUND, "this server has no accounts");
     };
     let tls = over_tls(&req);
+    let max_age = accounts.session_lifetime().as_secs();
     let addr = gate.client_ip(&req);
     let path = req.uri().path().to_owned();
     match (req.method().clone(), path.as_str()) {
@@ -165,24 +205,13 @@ where
                 .header(header::CACHE_CONTROL, "no-store")
                 .body(Body::empty())
                 .expect("a static response is valid");
-            r.headers_mut().insert(header::SET_COOKIE, set_cookie("", tls));
+            r.headers_mut().insert(header::SET_COOKIE, set_cookie("", tls, 0));
             r
         }
         (Method::POST, "/session" | "/session/register") => {
-            let json_body = req
-                .headers()
-                .get(header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .is_some_and(|ct| ct.starts_with("application/json"));
-            if !json_body {
-                return refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, "content-type: application/json");
-            }
-            let body = match Limited::new(req.into_body(), BODY_MAX).collect().await {
-                Ok(b) => b.to_bytes(),
-                Err(_) => return refuse(StatusCode::PAYLOAD_TOO_LARGE, "body: too large or cut"),
-            };
-            let Ok(c) = serde_json::from_slice::<Credentials>(&body) else {
-                return refuse(StatusCode::BAD_REQUEST, "body: {\"name\": …, \"password\": …}");
+            let c: Credentials = match json_body(req, "body: {\"name\": …, \"password\": …}").await {
+                Ok(c) => c,
+                Err(r) => return r,
             };
             let done = if path == "/session" {
                 accounts.sign_in(&c.name, &c.password, "web", addr).await
@@ -192,13 +221,29 @@ where
                 accounts.register(&c.name, KIND_PERSON, &c.password, "web", addr).await
             };
             match done {
-                Ok((account, token)) => {
-                    let kind = if account.kind == KIND_BOT { "bot" } else { "person" };
-                    let mut r =
-                        json(StatusCode::OK, serde_json::json!({ "name": account.name, "kind": kind }));
-                    r.headers_mut().insert(header::SET_COOKIE, set_cookie(&token.secret, tls));
-                    r
-                }
+                Ok((account, token)) => signed_in(&account, &token.secret, tls, max_age),
+                Err(e) => account_error(e),
+            }
+        }
+        (Method::POST, "/session/password") => {
+            // The cookie's session changes the password; every session ends, and the cookie
+            // becomes the new one, which the page's script never sees.
+            let Some(id) = cookie_token(&req).and_then(|t| accounts.identify(&t)) else {
+                return refuse(StatusCode::UNAUTHORIZED, "sign in first");
+            };
+            if !id.may(SCOPE_ACCOUNT) {
+                return refuse(StatusCode::FORBIDDEN, "this session may not manage the account");
+            }
+            let p: NewPassword =
+                match json_body(req, "body: {\"current_password\": …, \"new_password\": …}").await {
+                    Ok(p) => p,
+                    Err(r) => return r,
+                };
+            match accounts.set_password(&id.account_id, &p.current_password, &p.new_password).await {
+                Ok(token) => match accounts.get(&id.account_id) {
+                    Some(account) => signed_in(&account, &token.secret, tls, max_age),
+                    None => refuse(StatusCode::INTERNAL_SERVER_ERROR, "the account vanished"),
+                },
                 Err(e) => account_error(e),
             }
         }

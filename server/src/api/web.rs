@@ -18,7 +18,7 @@
 //!
 //! Paths: `/`, `/index.html`, `/app.js`, `/app.css`, `/favicon.svg` (also at `/favicon.ico`),
 //! from `FILES`; any other plain GET is 404 (`web::page_requests_are_under_the_rate_limit`
-//! tests the rate); `/session` and `/session/register` are the sessions' (below). Served
+//! tests the rate); `/session`, `/session/register`, `/session/password` are the sessions' (below). Served
 //! by the gRPC server itself, so one address serves both and no CORS is involved.
 //!
 //! # Sessions: a person signed in in the browser (`api::session`)
@@ -28,15 +28,22 @@
 //!   gin_session=<a new session token>; Path=/; HttpOnly; SameSite=Strict` (`; Secure` over
 //!   TLS). A wrong password and an unknown name get the same 401 `{"error": "wrong name or
 //!   password"}`. `POST /session/register` (same body, a password required) creates a
-//!   person's account and signs it in. `DELETE /session` revokes the cookie's token and
+//!   person's account and signs it in. The cookie's `Max-Age` is the session's lifetime
+//!   (`Config::session_lifetime`, 30 days), which the server enforces too: the token is
+//!   refused from its creation plus that on. `POST /session/password` with
+//!   `{"current_password": …, "new_password": …}` and the cookie changes the password
+//!   (`Accounts::set_password`: every session ends) and sets the cookie to the new session,
+//!   so the page stays signed in and its script never holds a token (401 without a live
+//!   session, 401 for a wrong current password). `DELETE /session` revokes the cookie's token and
 //!   clears the cookie (204). Answers carry `cache-control: no-store`; each request counts
 //!   against the caller's address as a page request does.
 //! - The page's gRPC-Web calls carry the cookie (same origin): this layer, outside gRPC-Web's,
 //!   turns it into `authorization: Bearer <token>` when the call sends no `authorization`
 //!   (a seat token wins: the page keeps using it for a game's calls), so the gate and every
 //!   service see the account exactly as for any client, and a lobby seat taken is the
-//!   account's. A cookie whose token the registry no longer knows (outside a cluster) is
-//!   dropped, the page then a guest's. The `cookie` header never goes further in.
+//!   account's. A cookie whose token the registry does not know live is dropped (in a
+//!   cluster: one it knows revoked, expired or deleted; an unknown one may be another
+//!   server's new session), the page then a guest's. The `cookie` header never goes further in.
 //! - Cross-site safety: the cookie is `SameSite=Strict` (a cross-site request does not carry
 //!   it); it is taken only on `application/grpc-web…` calls (not a CORS-simple type: another
 //!   origin cannot send one without a preflight, which the server never grants) whose
@@ -47,15 +54,18 @@
 //!   on as the browser sent it. The token never reaches the page's script, `localStorage` or
 //!   a URL; the page learns who is signed in from `WhoAmI`.
 //! - Tests: `tests/it/web_session.rs` (the endpoints, the cookie's attributes under TLS,
-//!   cross-site refusals, sign-out) and `test/account.mjs` in Chromium
+//!   cross-site refusals of `/session` and of the account's gRPC-Web calls, the password
+//!   change, the session's end after its lifetime, sign-out) and `test/account.mjs` in Chromium
 //!   (`web::a_person_registers_plays_finds_the_game_on_the_profile_and_signs_out`).
 //!
 //! # The page's sources (`server/web/`, TypeScript)
 //!
 //! `src/main.ts` (hash routes `#/`, `#/play/ID`, `#/watch/ID`, `#/join/ID`, `#/tournament/ID`,
-//! `#/signin`, `#/player/NAME`); `account.ts` (the header's account link, the sign-in and
-//! registration form, a player's profile: `GetAccount`, `ListPlayerGames` paged, Sign out on
-//! one's own); `home.ts` (the lobby: house bot, quick match, create and share, open games,
+//! `#/signin`, `#/player/NAME`, `#/account`); `account.ts` (the header's account links, the
+//! sign-in and registration form, a player's profile: `GetAccount`, `ListPlayerGames` paged,
+//! Sign out on one's own); `settings.ts` (one's own account page: the password changed by
+//! `POST /session/password`, API tokens by `ListTokens`, `CreateToken` (shown once),
+//! `RevokeToken`, `ExportAccount` downloaded as a file, `DeleteAccount` then signed out); `home.ts` (the lobby: house bot, quick match, create and share, open games,
 //! tournaments); `game.ts` (`GameView`: one game played or watched; a `WatchGame` stream
 //! resumed after its last seq when it drops, every change drawn from a fresh `GetGame` snapshot
 //! of what this viewer may see (one in flight, coalesced), moves from the snapshot's legal
@@ -81,7 +91,10 @@
 //! Tests (Debian's Chromium driven by puppeteer-core, `test/chromium.mjs`): `test/browser.mjs`
 //! plays a whole game by clicks while a second page watches, then verifies its deals (and
 //! catches a tampered commitment); `test/account.mjs` registers, plays a house bot as the
-//! account, finds the game on its profile and signs out; `test/person.mjs` plays as a person on
+//! account, finds the game on its profile and signs out; `test/settings.mjs` signs in, makes,
+//! lists and revokes an API token, changes the password (still signed in), downloads the
+//! account's data and deletes the account
+//! (`web::a_person_manages_the_account_from_the_page_and_deletes_it`); `test/person.mjs` plays as a person on
 //! a phone by touch and gin-7 at a desktop; `test/tournament.mjs` follows a tournament live;
 //! `test/verify_formats.mjs` verifies a game of every format and size
 //! (`tests/it/web_verify.rs`).

@@ -100,7 +100,7 @@ async fn names_are_unique_without_regard_to_case_and_confusables_and_bad_input_c
     // A made-up account token: refused by the gate, on every service.
     let fake = format!("gin_at_{}", "A".repeat(43));
     let e = who(&mut c, &fake).await.unwrap_err();
-    assert_eq!((e.code(), e.message()), (Code::Unauthenticated, "unknown or revoked account token"));
+    assert_eq!((e.code(), e.message()), (Code::Unauthenticated, "unknown, revoked or expired account token"));
     let mut lobby = gin_proto::v1::lobby_service_client::LobbyServiceClient::new(server.channel().await);
     let e = lobby.list_games(authed(pb::ListGamesRequest::default(), &fake)).await.unwrap_err();
     assert_eq!(e.code(), Code::Unauthenticated);

@@ -89,6 +89,11 @@ impl Proc {
         Channel::from_shared(format!("http://{}", self.addr)).unwrap().connect().await.unwrap()
     }
 
+    /// Its address.
+    pub fn addr(&self) -> std::net::SocketAddr {
+        self.addr.parse().unwrap()
+    }
+
     /// SIGKILL, and reap.
     pub fn kill(&mut self) {
         self.child.kill().unwrap();

@@ -550,3 +550,93 @@ async fn a_person_registers_plays_finds_the_game_on_the_profile_and_signs_out() 
     assert!(stdout.contains(&format!("profile lists game {} against ", games[0].game_id)), "{stdout}");
     server.stop().await;
 }
+
+/// One's own account in the page (`server/web/test/settings.mjs`): signed in, an API token made
+/// (it works while listed, and not once revoked), the password changed (the old cookie and
+/// password refused, the new cookie the account: the page still signed in), the data
+/// exported as the server keeps it, and the account deleted (then nobody by that name).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_manages_the_account_from_the_page_and_deletes_it() {
+    use gin_proto::v1::account_service_client::AccountServiceClient;
+    use tonic::Code;
+    let Some(web) = browser_parts() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(&dir.path().join("g.db")).await;
+    let ch = server.channel().await;
+    let mut accounts = AccountServiceClient::new(ch.clone());
+    accounts
+        .register(pb::RegisterRequest {
+            name: "ada".into(),
+            kind: pb::AccountKind::Person as i32,
+            password: "correct horse".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let url = format!("{}/", server.url());
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("web-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let downloads = dir.path().join("downloads");
+    let (shots_arg, downloads_arg) = (shots.display().to_string(), downloads.display().to_string());
+    let args =
+        ["test/settings.mjs", &url, "ada", "correct horse", "battery staple", &downloads_arg, &shots_arg];
+    let seen = std::sync::Mutex::new(Vec::<&str>::new());
+    let api = std::sync::Mutex::new(String::new());
+    let who = |token: String| {
+        let ch = ch.clone();
+        async move {
+            AccountServiceClient::new(ch)
+                .who_am_i(crate::common::authed(pb::WhoAmIRequest {}, &token))
+                .await
+                .map(|r| r.into_inner().account.unwrap().name)
+                .map_err(|s| s.code())
+        }
+    };
+    let (ok, stdout, stderr) = node_script(&web, &args, &[], |line| {
+        let (seen, api, who) = (&seen, &api, &who);
+        async move {
+            if let Some(token) = line.strip_prefix("api token ") {
+                // Shown once, it is the account's.
+                assert_eq!(who(token.to_string()).await, Ok("ada".to_string()));
+                *api.lock().unwrap() = token.to_string();
+                seen.lock().unwrap().push("token");
+            } else if line == "revoked api token" {
+                let token = api.lock().unwrap().clone();
+                assert_eq!(who(token).await, Err(Code::Unauthenticated), "revoked from the page");
+                seen.lock().unwrap().push("revoked");
+            } else if let Some(pair) = line.strip_prefix("session cookie ") {
+                let (old, new) = pair.split_once(" -> ").unwrap();
+                assert_eq!(who(old.to_string()).await, Err(Code::Unauthenticated), "the old session");
+                assert_eq!(who(new.to_string()).await, Ok("ada".to_string()), "the new session");
+                seen.lock().unwrap().push("renewed");
+            } else if let Some(path) = line.strip_prefix("exported ") {
+                let data: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+                assert_eq!(data["account"]["name"], "ada");
+                assert_eq!(data["account"]["kind"], "ACCOUNT_KIND_PERSON");
+                seen.lock().unwrap().push("exported");
+            }
+            None
+        }
+    })
+    .await;
+    assert!(ok && stdout.contains("settings test passed"), "{stdout}\n{stderr}");
+    eprintln!("{stdout}");
+    assert_eq!(*seen.lock().unwrap(), ["token", "revoked", "renewed", "exported"]);
+    for shot in ["account-token", "account-delete"] {
+        let len = std::fs::metadata(shots.join(format!("{shot}.png"))).map(|m| m.len()).unwrap_or(0);
+        assert!(len > 1000, "screenshot {shot}.png: {len} bytes");
+    }
+    // The old password is refused; the account is gone.
+    let gone = accounts.get_account(pb::GetAccountRequest { name: "ada".into() }).await.unwrap_err();
+    assert_eq!(gone.code(), Code::NotFound, "{gone:?}");
+    let signed = accounts
+        .sign_in(pb::SignInRequest {
+            name: "ada".into(),
+            password: "battery staple".into(),
+            label: String::new(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(signed.code(), Code::Unauthenticated);
+    server.stop().await;
+}

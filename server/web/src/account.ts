@@ -9,11 +9,12 @@ import { AccountKind } from "./gen/gin/v1/types_pb.js";
 
 const PAGE = 20;
 
-/** The header's account link: one's own profile, or Sign in. */
+/** The header's account links: one's own profile and account page, or Sign in. */
 export function renderAccountLink(nav: HTMLElement): void {
   const me = api.me;
   fill(nav, me
-    ? h("a", { id: "me", href: `#/player/${encodeURIComponent(me.name)}`, "aria-label": `your profile: ${me.name}` }, me.name)
+    ? [h("a", { id: "me", href: `#/player/${encodeURIComponent(me.name)}`, "aria-label": `your profile: ${me.name}` }, me.name),
+      " · ", h("a", { id: "my-account", href: "#/account" }, "Account")]
     : h("a", { id: "sign-in", href: "#/signin" }, "Sign in"));
 }
 
@@ -82,7 +83,9 @@ export function renderProfile(root: HTMLElement, name: string, signedOut: () => 
   fill(root, h("section", { class: "panel", "aria-labelledby": "player-name" },
     h("h2", { id: "player-name" }, name),
     about,
-    mine && h("div", { class: "row" }, h("button", { type: "button", id: "sign-out", onclick: () => void signOut() }, "Sign out")),
+    mine && h("div", { class: "row" },
+      h("button", { type: "button", id: "sign-out", onclick: () => void signOut() }, "Sign out"),
+      h("a", { href: "#/account", id: "profile-account" }, "Password, API tokens, your data")),
     h("table", { class: "games", "aria-label": "games" },
       h("thead", {}, h("tr", {}, ["date", "game", "opponents", "result", ""].map((c) => h("th", { scope: "col" }, c)))),
       rows),

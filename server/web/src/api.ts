@@ -48,6 +48,25 @@ export async function signIn(name: string, password: string, register = false): 
   return whoAmI();
 }
 
+/**
+ * Changes the password (`POST /session/password`): the server ends every session and sets the
+ * cookie to a new one, so the page stays signed in without ever seeing a token. Throws the
+ * server's words.
+ */
+export async function changePassword(current: string, next: string): Promise<void> {
+  const r = await fetch("/session/password", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ current_password: current, new_password: next }),
+    credentials: "same-origin",
+  });
+  if (!r.ok) {
+    const body = (await r.json().catch(() => ({}))) as { error?: string };
+    throw new Error(body.error ?? `HTTP ${r.status}`);
+  }
+  await whoAmI();
+}
+
 /** Ends the session at the server (its token revoked, the cookie cleared). */
 export async function signOut(): Promise<void> {
   const r = await fetch("/session", { method: "DELETE", credentials: "same-origin" });

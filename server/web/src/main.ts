@@ -1,11 +1,13 @@
 // The page's entry: a hash router over the lobby, a game (played or watched) and joining by
-// link, signing in (#/signin) and a player's profile (#/player/NAME). Everything is drawn in #app; the server serves this bundle at `/`.
+// link, signing in (#/signin), a player's profile (#/player/NAME) and one's own account
+// (#/account). Everything is drawn in #app; the server serves this bundle at `/`.
 
 import { renderAccountLink, renderProfile, renderSignIn } from "./account.js";
 import * as api from "./api.js";
 import { fill, h } from "./dom.js";
 import { GameView } from "./game.js";
 import { renderHome } from "./home.js";
+import { renderSettings } from "./settings.js";
 import { TournamentView } from "./tournament.js";
 
 const root = document.getElementById("app") as HTMLElement;
@@ -43,6 +45,10 @@ async function route(): Promise<void> {
     case "signin":
       document.title = "Gin · sign in";
       renderSignIn(root, go, accountChanged);
+      return;
+    case "account":
+      document.title = "Gin · your account";
+      renderSettings(root, accountChanged);
       return;
     case "player": {
       if (!id) break;
