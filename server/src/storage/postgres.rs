@@ -66,7 +66,8 @@ use super::{
 /// The schema version this code writes and reads (the one row of `gin_schema`).
 ///
 /// 2: accounts (`accounts`, `account_tokens`, `account_change_seq`, `seats.account_id`).
-/// 3: ratings (`ratings`, `rating_history`, `rating_change_seq`, `games.rated_pool`).
+/// 3: ratings (`ratings`, `rating_history`, `rating_change_seq`, `games.rated_pool`), and
+/// `tournament_entrants.account_id`.
 pub const SCHEMA_VERSION: i32 = 3;
 
 /// The advisory lock every batch that rates a game holds until it commits.
@@ -212,6 +213,8 @@ CREATE INDEX account_tokens_account ON account_tokens (account_id);
 /// Version 2 to 3: ratings, and a rated game's pool.
 const SCHEMA_V3: &str = "
 ALTER TABLE games ADD COLUMN rated_pool TEXT;
+-- The account a tournament's entrant entered as.
+ALTER TABLE tournament_entrants ADD COLUMN account_id TEXT;
 -- Every insert and update of a rating row takes its next value (`change`).
 CREATE SEQUENCE rating_change_seq;
 CREATE TABLE ratings (
@@ -306,7 +309,8 @@ impl Prepared {
                 "INSERT INTO tournaments (id, spec, created_ms, status, fixed_deals, owner) VALUES ($1, $2, $3, $4, $5, $6)",
             )?,
             insert_entrant: c.prepare(
-                "INSERT INTO tournament_entrants (tournament_id, idx, name, token_hash) VALUES ($1, $2, $3, $4)",
+                "INSERT INTO tournament_entrants (tournament_id, idx, name, token_hash, account_id) \
+                 VALUES ($1, $2, $3, $4, $5)",
             )?,
             update_status: c.prepare("UPDATE tournaments SET status = $2 WHERE id = $1")?,
             insert_booked: c.prepare(
@@ -853,7 +857,7 @@ fn apply_tournament(
             .execute(&st.insert_tournament, &[&t.id, &t.spec, &t.created_ms, &t.status, &t.fixed_deals, &me]),
         TournamentWrite::Entrant { tournament_id, entrant: e } => tx.execute(
             &st.insert_entrant,
-            &[tournament_id, &i64::from(e.idx), &e.name, &e.token_hash.as_slice()],
+            &[tournament_id, &i64::from(e.idx), &e.name, &e.token_hash.as_slice(), &e.account_id],
         ),
         TournamentWrite::Status { tournament_id, status } => {
             tx.execute(&st.update_status, &[tournament_id, status])
@@ -1591,7 +1595,7 @@ fn load_tournaments(
     let u32_of = |v: i64, what: &str| u32::try_from(v).map_err(|_| corrupt(what));
     for r in tx
         .query(
-            "SELECT tournament_id, idx, name, token_hash FROM tournament_entrants \
+            "SELECT tournament_id, idx, name, token_hash, account_id FROM tournament_entrants \
              WHERE tournament_id IN (SELECT id FROM tournaments \
                  WHERE ($1::int8 IS NULL OR owner = $1) AND ($2::text IS NULL OR id = $2)) \
              ORDER BY tournament_id, idx",
@@ -1605,6 +1609,7 @@ fn load_tournaments(
             idx: u32_of(r.get(1), "entrant number")?,
             name: r.get(2),
             token_hash: hash.try_into().map_err(|_| corrupt("entrant token hash"))?,
+            account_id: r.get(4),
         });
     }
     for r in tx

@@ -672,7 +672,12 @@ fn tournament_rows(b: &mut dyn Backend) -> Startup {
         b.commit(&[Write::Tournament(T::Create(t))]).unwrap();
         let entrant = |idx, name: &str| T::Entrant {
             tournament_id: tid(),
-            entrant: EntrantRow { idx, name: name.into(), token_hash: [idx as u8; 32] },
+            entrant: EntrantRow {
+                idx,
+                name: name.into(),
+                token_hash: [idx as u8; 32],
+                account_id: (idx == 1).then(|| "acc-1".to_owned()),
+            },
         };
         b.commit(&[
             Write::Tournament(entrant(0, "ann")),
@@ -701,7 +706,7 @@ fn tournament_rows(b: &mut dyn Backend) -> Startup {
             T::Book { tournament_id: tid(), game: booked(1, vec![0, 1]) },
             T::Entrant {
                 tournament_id: "nope".into(),
-                entrant: EntrantRow { idx: 0, name: "x".into(), token_hash: [0; 32] },
+                entrant: EntrantRow { idx: 0, name: "x".into(), token_hash: [0; 32], account_id: None },
             },
             T::Status { tournament_id: "nope".into(), status: 2 },
             T::Result {
@@ -721,8 +726,11 @@ fn tournament_rows(b: &mut dyn Backend) -> Startup {
             (1, true, &[1u8, 2, 3][..])
         );
         assert_eq!(
-            t.entrants.iter().map(|e| (e.idx, e.name.as_str(), e.token_hash[0])).collect::<Vec<_>>(),
-            [(0, "ann", 0), (1, "bo", 1)]
+            t.entrants
+                .iter()
+                .map(|e| (e.idx, e.name.as_str(), e.token_hash[0], e.account_id.as_deref()))
+                .collect::<Vec<_>>(),
+            [(0, "ann", 0, None), (1, "bo", 1, Some("acc-1"))]
         );
         assert_eq!(
             t.games,

@@ -25,6 +25,7 @@ CREATE TABLE IF NOT EXISTS tournament_entrants (
     idx           INTEGER NOT NULL,
     name          TEXT    NOT NULL,
     token_hash    BLOB    NOT NULL CHECK (length(token_hash) = 32),
+    account_id    TEXT,
     PRIMARY KEY (tournament_id, idx)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tournament_games (
@@ -53,8 +54,7 @@ CREATE TABLE IF NOT EXISTS tournament_games (
 
 const INSERT_TOURNAMENT: &str =
     "INSERT INTO tournaments (id, spec, created_ms, status, fixed_deals) VALUES (?1, ?2, ?3, ?4, ?5)";
-const INSERT_ENTRANT: &str =
-    "INSERT INTO tournament_entrants (tournament_id, idx, name, token_hash) VALUES (?1, ?2, ?3, ?4)";
+const INSERT_ENTRANT: &str = "INSERT INTO tournament_entrants (tournament_id, idx, name, token_hash, account_id) VALUES (?1, ?2, ?3, ?4, ?5)";
 const UPDATE_STATUS: &str = "UPDATE tournaments SET status = ?2 WHERE id = ?1";
 const INSERT_BOOKED: &str = "INSERT INTO tournament_games \
     (tournament_id, number, round, game_id, seat0, seat1, token0, token1, deal_seed, done, seats) \
@@ -86,6 +86,10 @@ pub struct EntrantRow {
     pub name: String,
     /// SHA-256 of its entrant token.
     pub token_hash: [u8; 32],
+    /// The account it entered as (signed in), if any (since 2026-11-28: a nullable column; a
+    /// record before it has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account_id: Option<String>,
 }
 
 /// A booked game of a tournament (the game itself is a game's rows).
@@ -208,6 +212,9 @@ pub(super) fn prepare(conn: &Connection) -> Result<(), StoreError> {
     if conn.prepare("SELECT fixed_deals FROM tournaments LIMIT 0").is_err() {
         conn.execute_batch("ALTER TABLE tournaments ADD COLUMN fixed_deals INTEGER NOT NULL DEFAULT 0")?;
     }
+    if conn.prepare("SELECT account_id FROM tournament_entrants LIMIT 0").is_err() {
+        conn.execute_batch("ALTER TABLE tournament_entrants ADD COLUMN account_id TEXT")?;
+    }
     if conn.prepare("SELECT seats FROM tournament_games LIMIT 0").is_err() {
         conn.execute_batch(
             "ALTER TABLE tournament_games ADD COLUMN seats TEXT; \
@@ -249,7 +256,7 @@ pub(super) fn apply(conn: &Connection, w: &TournamentWrite, replay: bool) -> Res
         ]),
         TournamentWrite::Entrant { tournament_id, entrant: e } => conn
             .prepare_cached(&insert(INSERT_ENTRANT))?
-            .execute(params![tournament_id, e.idx, e.name, e.token_hash]),
+            .execute(params![tournament_id, e.idx, e.name, e.token_hash, e.account_id]),
         TournamentWrite::Status { tournament_id, status } => {
             conn.prepare_cached(UPDATE_STATUS)?.execute(params![tournament_id, status])
         }
@@ -306,7 +313,7 @@ pub(super) fn load(conn: &Connection) -> Result<Vec<StoredTournament>, StoreErro
         out.push(StoredTournament { tournament: t?, entrants: Vec::new(), games: Vec::new() });
     }
     let mut entrants = conn.prepare(
-        "SELECT idx, name, token_hash FROM tournament_entrants WHERE tournament_id = ?1 ORDER BY idx",
+        "SELECT idx, name, token_hash, account_id FROM tournament_entrants WHERE tournament_id = ?1 ORDER BY idx",
     )?;
     let mut games = conn.prepare(
         "SELECT number, round, game_id, seat0, seat1, deal_seed, done, winner, total0, total1, \
@@ -316,12 +323,12 @@ pub(super) fn load(conn: &Connection) -> Result<Vec<StoredTournament>, StoreErro
         let id = &t.tournament.id;
         for e in entrants.query_map([id], |r| {
             let hash: Vec<u8> = r.get(2)?;
-            Ok((r.get(0)?, r.get(1)?, hash))
+            Ok((r.get(0)?, r.get(1)?, hash, r.get(3)?))
         })? {
-            let (idx, name, hash) = e?;
+            let (idx, name, hash, account_id) = e?;
             let token_hash = <[u8; 32]>::try_from(hash)
                 .map_err(|_| StoreError::Corrupt(format!("tournament {id}: an entrant's token hash")))?;
-            t.entrants.push(EntrantRow { idx, name, token_hash });
+            t.entrants.push(EntrantRow { idx, name, token_hash, account_id });
         }
         for g in games.query_map([id], |r| {
             let seats = from_json_column(r.get(10)?, "seats")?;

@@ -295,9 +295,14 @@ impl Tournaments {
         reserved: bool,
     ) -> Result<(), Status> {
         let sh = &self.0.shared;
-        let (format, clock, fixed, creator) = {
+        let (format, clock, fixed, creator, accounts) = {
             let st = cell.state.lock().expect("lock");
-            (st.spec.game.clone(), st.spec.clock, st.spec.fixed, st.creator.clone())
+            let accounts: Vec<Option<String>> = g
+                .seats
+                .iter()
+                .map(|&e| st.entrants.get(e as usize).and_then(|x| x.account.clone()))
+                .collect();
+            (st.spec.game.clone(), st.spec.clock, st.spec.fixed, st.creator.clone(), accounts)
         };
         // The creator's reservation for this game, given back if it is not created here.
         let creator = creator.filter(|_| reserved);
@@ -313,10 +318,18 @@ impl Tournaments {
             }
         }
         let tokens: Vec<String> = g.tokens.iter().map(|t| t.clone().unwrap_or_else(new_token)).collect();
+        // An entrant that entered signed in holds its seats as its account (named and marked as
+        // it, in its history).
         let seats = names
             .into_iter()
             .zip(&tokens)
-            .map(|(name, token)| NewSeat { name, token: token.clone(), bot: true, account: None })
+            .zip(accounts)
+            .map(|((name, token), account)| NewSeat {
+                name,
+                token: token.clone(),
+                bot: true,
+                account: account.map(|id| sh.seat_account(&id)),
+            })
             .collect();
         sh.create_seated_game(
             g.game_id.clone(),

@@ -67,21 +67,38 @@ impl Tournaments {
     }
 
     /// Adds an entrant (durably); starts the tournament when it is the last one needed.
-    async fn enter(&self, cell: &Arc<TournamentCell>, name: String) -> Result<(u32, String), Status> {
+    /// Signed in (`account`: its id and name), the entrant is the account: named as it, once
+    /// per tournament, its games' seats the account's.
+    async fn enter(
+        &self,
+        cell: &Arc<TournamentCell>,
+        name: String,
+        account: Option<(String, String)>,
+    ) -> Result<(u32, String), Status> {
         let name = name.trim().to_string();
         gin_proto::text::check("name", &name, gin_proto::text::NAME_MAX)?;
-        let name = if name.is_empty() { "entrant".to_string() } else { name };
+        let name = match &account {
+            Some((_, account_name)) if !account_name.is_empty() => account_name.clone(),
+            _ if name.is_empty() => "entrant".to_string(),
+            _ => name,
+        };
+        let account_id = account.map(|(id, _)| id);
         let token = new_token();
         let hash = token_hash(&token);
         // Reserve the index under the lock, then write; roll back on a storage failure.
         let (idx, tid, starts) = {
             let mut st = cell.state.lock().expect("lock");
+            if account_id.is_some() && st.entrants.iter().any(|e| e.account == account_id) {
+                return Err(Status::already_exists(
+                    "this account has entered this tournament already; re-enter with its entrant_token",
+                ));
+            }
             if st.status != pb::TournamentStatus::Waiting || st.entrants.len() as u32 >= st.spec.entrants {
                 return Err(Status::failed_precondition(
                     "the tournament has all its entrants; re-enter with your entrant_token",
                 ));
             }
-            st.entrants.push(Entrant { name: name.clone(), token_hash: hash });
+            st.entrants.push(Entrant { name: name.clone(), token_hash: hash, account: account_id.clone() });
             let idx = st.entrants.len() as u32 - 1;
             let starts = st.entrants.len() as u32 == st.spec.entrants;
             if starts {
@@ -92,7 +109,7 @@ impl Tournaments {
         };
         let mut writes = vec![TournamentWrite::Entrant {
             tournament_id: tid.clone(),
-            entrant: EntrantRow { idx, name, token_hash: hash },
+            entrant: EntrantRow { idx, name, token_hash: hash, account_id },
         }];
         if starts {
             writes.push(TournamentWrite::Status {
@@ -145,14 +162,15 @@ fn tournament_id(id: &str) -> Result<&str, Status> {
     Ok(id)
 }
 
-/// PERMISSION_DENIED for a call with an account token without the scope `tournament`
-/// (tournaments are entered as before, by name; the account is not recorded).
-fn may_enter<T>(req: &Request<T>) -> Result<(), Status> {
+/// PERMISSION_DENIED for a call with an account token without the scope `tournament`; else
+/// the caller's account id, if signed in.
+fn may_enter<T>(req: &Request<T>) -> Result<Option<String>, Status> {
     match req.extensions().get::<crate::accounts::AccountIdentity>() {
         Some(id) if !id.may(crate::accounts::SCOPE_TOURNAMENT) => {
             Err(Status::permission_denied("this token lacks the scope tournament"))
         }
-        _ => Ok(()),
+        Some(id) => Ok(Some(id.account_id.clone())),
+        None => Ok(None),
     }
 }
 
@@ -174,9 +192,14 @@ impl TournamentService for Tournaments {
         &self,
         req: Request<pb::JoinTournamentRequest>,
     ) -> Result<Response<Self::JoinTournamentStream>, Status> {
-        may_enter(&req)?;
+        let account = may_enter(&req)?;
         let r = req.into_inner();
         let cell = self.find(tournament_id(&r.tournament_id)?).await?;
+        // Signed in: the entrant is the account, named as it.
+        let account = account.map(|id| {
+            let name = self.0.shared.seat_account(&id).name;
+            (id, name)
+        });
         let (entrant, token) = if r.entrant_token.is_empty() {
             if cell.state.lock().expect("lock").spec.fixed && !r.accept_fixed_deals {
                 return Err(Status::failed_precondition(
@@ -184,7 +207,7 @@ impl TournamentService for Tournaments {
                      hand; enter with accept_fixed_deals if you agree",
                 ));
             }
-            self.enter(&cell, r.name).await?
+            self.enter(&cell, r.name, account).await?
         } else {
             let hash = token_hash(r.entrant_token.trim());
             let st = cell.state.lock().expect("lock");

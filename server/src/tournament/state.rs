@@ -72,6 +72,8 @@ pub(crate) struct BookedGame {
 pub(crate) struct Entrant {
     pub(crate) name: String,
     pub(crate) token_hash: [u8; 32],
+    /// The account it entered as (signed in): its games' seats are the account's.
+    pub(crate) account: Option<String>,
 }
 
 /// One tournament in memory: its spec, entrants, booked games, what is still to play.
@@ -513,8 +515,11 @@ impl Tournament {
             .map_err(|e| anyhow::anyhow!("tournament storage: tournament {id}: {}", e.message()))?;
         // The stored spec has its seed filled in: whether its creator chose it is stored apart.
         spec.fixed = t.fixed_deals;
-        let entrants =
-            s.entrants.into_iter().map(|e| Entrant { name: e.name, token_hash: e.token_hash }).collect();
+        let entrants = s
+            .entrants
+            .into_iter()
+            .map(|e| Entrant { name: e.name, token_hash: e.token_hash, account: e.account_id })
+            .collect();
         let games: Vec<BookedGame> = s
             .games
             .into_iter()
@@ -620,7 +625,7 @@ mod tests {
     fn booked(spec: Spec) -> Tournament {
         let mut t = Tournament::new("t".into(), spec, None, 1);
         for e in 0..t.spec.entrants {
-            t.entrants.push(Entrant { name: format!("e{e}"), token_hash: [0; 32] });
+            t.entrants.push(Entrant { name: format!("e{e}"), token_hash: [0; 32], account: None });
         }
         t.status = pb::TournamentStatus::Running;
         t.plan_round(1);

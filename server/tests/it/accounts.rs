@@ -964,3 +964,100 @@ async fn a_tournaments_games_count_against_its_creators_account_from_any_address
     create_vs_house(&here, "").await.unwrap();
     server.stop().await;
 }
+
+#[tokio::test]
+async fn an_account_enters_a_tournament_as_itself_once_and_its_games_are_its() {
+    use gin_proto::v1::tournament_service_client::TournamentServiceClient;
+    use gin_sdk::entrant::{Entry, play_tournament};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gin.db");
+    let server = TestServer::start_with(cfg(&db)).await;
+    let ch = server.channel().await;
+    let mut c = client(&server).await;
+    let tia = register(&mut c, "Tia", "").await.token;
+    let spec = |seed| pb::TournamentSpec {
+        parallel: 1,
+        duplicate: false,
+        seed,
+        ..crate::tournament::spec(pb::TournamentFormat::RoundRobin, 2, 2)
+    };
+
+    // Once per tournament: a second entry of the account is refused, the first stands.
+    let once = crate::common::create_tournament(&ch, spec(5)).await;
+    let mut t = TournamentServiceClient::new(ch.clone());
+    let join = |name: &str| pb::JoinTournamentRequest {
+        tournament_id: once.clone(),
+        name: name.into(),
+        accept_fixed_deals: true,
+        ..Default::default()
+    };
+    let mut first = t.join_tournament(authed(join("someone"), &tia)).await.unwrap().into_inner();
+    let Some(pb::join_tournament_response::Kind::Entered(e)) = first.message().await.unwrap().unwrap().kind
+    else {
+        panic!("not entered")
+    };
+    assert_eq!((e.entrant, e.joined), (0, 1));
+    let again = t.join_tournament(authed(join("Tia"), &tia)).await.unwrap_err();
+    assert_eq!(again.code(), Code::AlreadyExists, "{again:?}");
+    let state = t
+        .get_tournament(pb::GetTournamentRequest { tournament_id: once.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .state
+        .unwrap();
+    let rows = state.standings.unwrap().rows;
+    assert_eq!(rows.len(), 1, "the refused entry added nobody: {rows:?}");
+    assert_eq!(rows[0].name, "Tia", "the entrant is named as its account");
+    drop(first);
+
+    // A tournament played by the account (entering with its token, as `gin-bot tournament
+    // join --token gin_at_…` does) and a guest: its games' seats are the account's.
+    let tid = crate::common::create_tournament(&ch, spec(9)).await;
+    let sdk = gin_sdk::Client::from_channel(ch.clone(), crate::house::opts());
+    let entry = |name: &str, token: Option<String>| Entry {
+        tournament_id: tid.clone(),
+        name: name.into(),
+        token,
+        accept_fixed_deals: true,
+    };
+    let (a, b) = tokio::join!(
+        play_tournament(&sdk, entry("not my name", Some(tia.clone())), "simple", 1, |_| {}),
+        play_tournament(&sdk, entry("guest", None), "random", 2, |_| {}),
+    );
+    let standings = a.unwrap();
+    b.unwrap();
+    let names: Vec<&str> = standings.rows.iter().map(|r| r.name.as_str()).collect();
+    assert!(names.contains(&"Tia") && names.contains(&"guest"), "{names:?}");
+    let games = c
+        .list_player_games(pb::ListPlayerGamesRequest { name: "tia".into(), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner()
+        .games;
+    assert_eq!(games.len(), 2, "both tournament games are in the account's history: {games:?}");
+    for g in &games {
+        let mine = &g.seats[g.seat as usize];
+        assert_eq!((mine.account.as_str(), mine.account_kind), ("Tia", pb::AccountKind::Bot as i32));
+        let other = &g.seats[1 - g.seat as usize];
+        assert!(other.account.is_empty() && other.name == "guest", "{other:?}");
+        assert!(g.finished_unix_ms > 0);
+    }
+    server.stop().await;
+
+    // Kept across a restart: the entrant is still the account's.
+    let server = TestServer::start_with(cfg(&db)).await;
+    let state = TournamentServiceClient::new(server.channel().await)
+        .get_tournament(pb::GetTournamentRequest { tournament_id: once.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .state
+        .unwrap();
+    let rows = state.standings.unwrap().rows;
+    assert_eq!(rows.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["Tia"]);
+    let mut t = TournamentServiceClient::new(server.channel().await);
+    let again = t.join_tournament(authed(join("Tia"), &tia)).await.unwrap_err();
+    assert_eq!(again.code(), Code::AlreadyExists, "after a restart too: {again:?}");
+    server.stop().await;
+}
