@@ -914,7 +914,15 @@ fn replay(sg: &StoredGame, account: impl Fn(&str) -> SeatAccount) -> Result<Game
         if seat >= st.players() {
             return Err(format!("bad seat {seat}"));
         }
-        let account = s.account_id.as_deref().map(&account);
+        // An account this server has not learnt of yet (registered at another server of a
+        // cluster a moment ago): the seat's own name is the account's (a seat taken signed in
+        // is named as its account); its kind comes with the registry's next poll.
+        let account = s.account_id.as_deref().map(&account).map(|mut a| {
+            if a.name.is_empty() {
+                a.name = s.name.clone();
+            }
+            a
+        });
         let seated = Seated { name: s.name.clone(), account, token_hash: s.token_hash, bot: s.bot };
         st.seat(seat, seated, s.joined_ms);
     }
@@ -950,5 +958,50 @@ mod tests {
         assert_eq!(rest.len(), 16);
         assert!(rest.bytes().all(|b| b.is_ascii_hexdigit()), "{tagged}");
         assert_ne!(new_id(Some("s2")), tagged, "random");
+    }
+
+    /// A game rebuilt where the account registry does not know a seat's account yet (a
+    /// take-over right after the account registered at another server) shows the account by
+    /// the seat's own name, not an empty one; a known account by its registered name.
+    #[test]
+    fn a_seat_of_an_account_not_known_yet_is_named_as_its_seat() {
+        use crate::game::state::SeatAccount;
+        use crate::storage::{NewGame, SeatRow, StoredGame};
+        let seat = |n: u8, name: &str, account: &str| SeatRow {
+            seat: n,
+            name: name.into(),
+            token_hash: [n; 32],
+            bot: false,
+            joined_ms: 1,
+            account_id: Some(account.into()),
+        };
+        let sg = StoredGame {
+            game: NewGame {
+                id: "g".into(),
+                rules_json: serde_json::to_string(&engine::RuleSet::standard()).unwrap(),
+                seed: 5,
+                secret: [0; 32],
+                clock_millis: 0,
+                clock_policy: 0,
+                house_bot: String::new(),
+                created_ms: 1,
+                fixed_deals: false,
+                first_dealer: None,
+                rated_pool: None,
+            },
+            seats: vec![seat(0, "Ann", "known"), seat(1, "Newcomer", "unknown")],
+            actions: Vec::new(),
+            finished: None,
+        };
+        let directory = |id: &str| SeatAccount {
+            id: id.into(),
+            name: if id == "known" { "Ann".into() } else { String::new() },
+            kind: if id == "known" { 2 } else { 0 },
+            deleted: Default::default(),
+        };
+        let st = super::replay(&sg, directory).unwrap();
+        let named: Vec<String> =
+            st.seats.iter().map(|s| s.as_ref().unwrap().account.as_ref().unwrap().name.clone()).collect();
+        assert_eq!(named, ["Ann", "Newcomer"]);
     }
 }
