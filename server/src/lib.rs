@@ -96,14 +96,25 @@ pub async fn run(
         Some(addr) => Some(metrics::http::bind(addr).await?),
         None => None,
     };
+    // The start's stages are logged with their times (`gin-load accounts-startup` reads them).
+    let started = std::time::Instant::now();
     let opened = match &cfg.cluster_addr {
         Some(addr) => storage::Store::open_cluster(&cfg.db, addr, cfg.lease),
         None => storage::Store::open(&cfg.db),
     };
     let (store, mut startup) = opened.map_err(|e| anyhow::anyhow!("{e}"))?;
+    tracing::info!(
+        took_ms = started.elapsed().as_millis() as u64,
+        accounts = startup.accounts.len(),
+        tokens = startup.tokens.len(),
+        unfinished_games = startup.live.len(),
+        "start: store opened and loaded"
+    );
     let found_tournaments = std::mem::take(&mut startup.tournaments);
     // The accounts and their tokens, in memory (the gate looks bearers up there).
+    let registry = std::time::Instant::now();
     let accounts = accounts::Accounts::open(store.clone(), &mut startup, cfg.registrations_per_hour).await?;
+    tracing::info!(took_ms = registry.elapsed().as_millis() as u64, "start: the accounts' registry built");
     accounts.spawn_tasks();
     let directory: std::sync::Arc<dyn game::shared::AccountDirectory> = std::sync::Arc::new(accounts.clone());
     let shared = game::open_with(cfg.clone(), store.clone(), startup, Some(directory))?;
@@ -154,7 +165,8 @@ pub async fn run(
 
     let addr = listener.local_addr()?;
     let threads = cfg.threads.max(1);
-    tracing::info!(%addr, db = %storage::describe(&cfg.db), tls = tls.is_some(), threads, "gin-server listening");
+    tracing::info!(%addr, db = %storage::describe(&cfg.db), tls = tls.is_some(), threads,
+        start_ms = started.elapsed().as_millis() as u64, "gin-server listening");
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let mut shards = Vec::new();
     for i in 0..threads {
