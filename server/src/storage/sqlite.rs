@@ -467,6 +467,9 @@ fn replay_rows(
 ) -> Result<(), StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let mut applied = 0usize;
+    // The accounts' change counter, advanced only by a record that changes a row.
+    let counter_before = super::accounts::counter(&tx)?;
+    let mut counter = counter_before;
     for (game, text) in rows {
         let record = RowRecord::parse(text)
             .map_err(|e| StoreError::Corrupt(format!("journal: row record of game {game}: {e}")))?;
@@ -485,13 +488,16 @@ fn replay_rows(
             }
             RowRecord::Token(t) => tx.execute(UPDATE_TOKEN, params![game, t.seat, t.token_hash])?,
             RowRecord::Tournament(w) => super::tournaments::apply(&tx, &w, true)?,
-            RowRecord::Account(w) => super::accounts::apply(&tx, &w, true)?,
+            RowRecord::Account(w) => super::accounts::replay(&tx, &w, &mut counter)?,
             RowRecord::Finish(f) => tx.execute(
                 "UPDATE games SET result_json = ?2, finished_ms = ?3, actions_json = ?4 \
                  WHERE id = ?1 AND finished_ms IS NULL",
                 params![game, f.result_json, f.finished_ms, encode_actions(&journal.actions(game))],
             )?,
         };
+    }
+    if counter != counter_before {
+        super::accounts::set_counter(&tx, counter)?;
     }
     tx.commit()?;
     if applied > 0 {
