@@ -71,10 +71,13 @@ pub struct AccountsStartupArgs {
 /// `accounts-startup` does, prints `filled`, and waits to be killed.
 #[derive(Args, Debug, Clone)]
 pub struct FillArgs {
+    /// The SQLite database to fill.
     #[arg(long)]
     db: PathBuf,
+    /// Accounts, each with one token.
     #[arg(long)]
     accounts: usize,
+    /// Unfinished games (one seat taken in each).
     #[arg(long)]
     games: usize,
 }

@@ -7,7 +7,9 @@
 //! then SQLite's transaction, opened before the append so a refused row writes nothing,
 //! committed after it without a sync (`synchronous=NORMAL`). Before an append that rotates the
 //! journal, SQLite's WAL and database files are synced (`sync_sqlite`); at start the row
-//! records found are applied to SQLite again, idempotently (`replay_rows`). A checkpointer
+//! records found are applied to SQLite again, idempotently (`replay_rows`), and the journal is
+//! then compacted without them; a graceful stop (`close`) syncs and compacts the same way, so
+//! only a start after a crash has rows to apply. A checkpointer
 //! thread with its own connection checkpoints, so the writer never does. A game's end moves
 //! its whole action log into its row (encoded by the writer) and the journal forgets it.
 //!
