@@ -98,13 +98,23 @@ pub async fn run(
         Some(addr) => Some(metrics::http::bind(addr).await?),
         None => None,
     };
+    // The start's stages are logged with their times (`gin-load accounts-startup` reads them).
+    let started = std::time::Instant::now();
     let opened = match &cfg.cluster_addr {
         Some(addr) => storage::Store::open_cluster(&cfg.db, addr, cfg.lease),
         None => storage::Store::open(&cfg.db),
     };
     let (store, mut startup) = opened.map_err(|e| anyhow::anyhow!("{e}"))?;
+    tracing::info!(
+        took_ms = started.elapsed().as_millis() as u64,
+        accounts = startup.accounts.len(),
+        tokens = startup.tokens.len(),
+        unfinished_games = startup.live.len(),
+        "start: store opened and loaded"
+    );
     let found_tournaments = std::mem::take(&mut startup.tournaments);
     // The accounts and their tokens, in memory (the gate looks bearers up there).
+    let registry = std::time::Instant::now();
     let accounts = accounts::Accounts::open(
         store.clone(),
         &mut startup,
@@ -112,6 +122,7 @@ pub async fn run(
         cfg.session_lifetime,
     )
     .await?;
+    tracing::info!(took_ms = registry.elapsed().as_millis() as u64, "start: the accounts' registry built");
     accounts.spawn_tasks();
     // The ratings (the store rates a game at its end; the leaderboards are kept here).
     let ratings =
@@ -171,7 +182,8 @@ pub async fn run(
 
     let addr = listener.local_addr()?;
     let threads = cfg.threads.max(1);
-    tracing::info!(%addr, db = %storage::describe(&cfg.db), tls = tls.is_some(), threads, "gin-server listening");
+    tracing::info!(%addr, db = %storage::describe(&cfg.db), tls = tls.is_some(), threads,
+        start_ms = started.elapsed().as_millis() as u64, "gin-server listening");
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let mut shards = Vec::new();
     for i in 0..threads {

@@ -26,6 +26,9 @@
 //!   `gin-server` and two `gin-bot tournament join` processes (both next to this executable,
 //!   or `--server-exe`, `--bot-exe`), plays a two-entrant duplicate round robin, prints the
 //!   standings and games/s (see `tournament.rs`).
+//! * `gin-load accounts-startup --accounts 100000 --runs 5`: the time `gin-server` takes to
+//!   serve at start with that many accounts: SQLite after a graceful stop and after SIGKILL,
+//!   PostgreSQL, and SQLite without accounts (see `accounts_startup.rs`).
 //!
 //! The clients of `actions` and `echo` run on `--threads` shards (default 2): a thread each
 //! with a single-threaded tokio runtime that owns its share of the connections
@@ -116,9 +119,13 @@ enum Cmd {
     /// Measures tournament throughput: starts a gin-server and two `gin-bot tournament join`
     /// processes on this machine, plays a two-entrant tournament, prints games/s.
     Tournament(tournament::TournamentArgs),
-    /// Measures how long the store (SQLite, or PostgreSQL with `--postgres`) takes to load
-    /// a database of many accounts and tokens at start, against the same without accounts.
+    /// Measures how long gin-server takes to serve at start with a database of many accounts
+    /// and tokens: SQLite after a graceful stop and after SIGKILL, PostgreSQL, and SQLite
+    /// without accounts.
     AccountsStartup(accounts_startup::AccountsStartupArgs),
+    /// Fills a SQLite database as `accounts-startup` does and waits to be killed (run by it).
+    #[command(hide = true)]
+    AccountsStartupFill(accounts_startup::FillArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -379,6 +386,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Cmd::SignedIn(a) => signed_in(&a).await,
             Cmd::Tournament(a) => tournament::run(&a).await,
             Cmd::AccountsStartup(a) => accounts_startup::run(&a).await,
+            Cmd::AccountsStartupFill(a) => accounts_startup::fill_and_wait(&a).await,
         }
     })
 }

@@ -1,7 +1,7 @@
 //! `gin-load`, the load benchmark, end to end: its client plays whole games against a real
 //! server and its report counts them; its echo client measures its echo server; `all` runs
 //! the real `gin-server`; `tournament` runs it with two `gin-bot` entrants; `accounts-startup`
-//! times the store's opens of a database of accounts.
+//! times the real `gin-server`'s starts on a database of accounts.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -316,25 +316,47 @@ async fn gin_load_tournament_plays_a_round_with_two_bot_processes() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn gin_load_accounts_startup_times_opens_of_a_database_of_accounts() {
-    let r = gin_load(
-        "accounts-startup --accounts 2000 --games 30 --runs 3".split_whitespace().map(String::from).collect(),
-    )
-    .await;
-    assert_eq!(r["backend"], "sqlite", "{r}");
+async fn gin_load_accounts_startup_times_the_servers_starts_after_a_stop_and_after_sigkill() {
+    let server = &binaries().server;
+    let mut args: Vec<String> =
+        "accounts-startup --accounts 2000 --games 30 --runs 3".split_whitespace().map(String::from).collect();
+    args.extend(["--server-exe".into(), server.display().to_string()]);
+    // Without PostgreSQL (said, or a failure under GIN_REQUIRE_POSTGRES=1): SQLite alone.
+    let postgres =
+        tokio::task::spawn_blocking(gin_server::storage::pg_cluster::for_test).await.unwrap().is_some();
+    if !postgres {
+        args.push("--no-postgres".into());
+    }
+    let r = gin_load(args).await;
     assert_eq!(r["runs"], 3, "{r}");
-    let with = &r["with_accounts"];
-    assert_eq!(with["accounts_loaded"], 2000, "{r}");
-    assert_eq!(with["tokens_loaded"], 2000, "{r}");
-    assert_eq!(with["live_games_loaded"], 30, "{r}");
-    let without = &r["without_accounts"];
-    assert_eq!(without["accounts_loaded"], 0, "{r}");
-    assert_eq!(without["live_games_loaded"], 30, "{r}");
-    for opens in [with, without] {
-        let mut runs: Vec<f64> =
-            opens["runs_s"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+    let cases = r["cases"].as_array().unwrap();
+    let names: Vec<&str> = cases.iter().map(|c| c["case"].as_str().unwrap()).collect();
+    let mut want = vec!["SQLite after a graceful stop", "SQLite after SIGKILL (replay)"];
+    if postgres {
+        want.push("PostgreSQL");
+    }
+    want.push("SQLite without accounts");
+    assert_eq!(names, want, "{r}");
+    for case in cases {
+        let name = case["case"].as_str().unwrap();
+        let runs = case["runs"].as_array().unwrap();
         assert_eq!(runs.len(), 3, "{r}");
-        runs.sort_by(f64::total_cmp);
-        assert_eq!(opens["median_s"].as_f64(), Some(runs[1]), "{r}");
+        let accounts = if name.contains("without") { 0 } else { 2000 };
+        let mut ready: Vec<f64> = runs.iter().map(|x| x["ready_s"].as_f64().unwrap()).collect();
+        ready.sort_by(f64::total_cmp);
+        assert_eq!(case["ready_median_s"].as_f64(), Some(ready[1]), "{r}");
+        for run in runs {
+            assert_eq!(run["accounts_loaded"], accounts, "{name}: {r}");
+            // The server's own stages, from its log, come before the first call's answer.
+            let listening = run["listening_ms"].as_f64().unwrap();
+            assert!(listening > 0.0 && listening / 1000.0 < run["ready_s"].as_f64().unwrap(), "{name}: {r}");
+            // Every account's and token's row is applied again after SIGKILL, none otherwise.
+            let replayed = run["rows_replayed"].as_u64().unwrap();
+            if name.contains("SIGKILL") {
+                assert!(replayed >= 4000, "{name}: {r}");
+            } else {
+                assert_eq!(replayed, 0, "{name}: {r}");
+            }
+        }
     }
 }

@@ -335,7 +335,15 @@ impl Accounts {
         registrations_per_hour: u32,
         session_lifetime: Duration,
     ) -> anyhow::Result<Accounts> {
-        let mut reg = Registry::default();
+        // Sized once for what the store loaded, not grown (and rehashed) doubling by doubling.
+        let (accounts, tokens) = (startup.accounts.len(), startup.tokens.len());
+        let mut reg = Registry {
+            accounts: HashMap::with_capacity(accounts),
+            by_key: HashMap::with_capacity(accounts),
+            by_skeleton: HashMap::with_capacity(accounts),
+            tokens: HashMap::with_capacity(tokens),
+            hash_of: HashMap::with_capacity(tokens),
+        };
         for a in std::mem::take(&mut startup.accounts) {
             reg.put_account(a);
         }

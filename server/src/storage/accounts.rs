@@ -380,10 +380,38 @@ fn next_change(conn: &Connection) -> Result<i64, StoreError> {
 /// Applies `w` in the open transaction `conn`; `replay`: a row record applied again at start,
 /// where what exists already is left as it is and nothing is refused. The rows changed.
 pub(super) fn apply(conn: &Connection, w: &AccountWrite, replay: bool) -> Result<usize, StoreError> {
+    let change = next_change(conn)?;
+    apply_as(conn, w, replay, change)
+}
+
+/// The change counter's value (SQLite's `account_counter` row).
+pub(super) fn counter(conn: &Connection) -> Result<i64, StoreError> {
+    Ok(conn.prepare_cached("SELECT n FROM account_counter")?.query_row([], |r| r.get(0))?)
+}
+
+/// Sets the change counter to `n` (after [`replay`]).
+pub(super) fn set_counter(conn: &Connection, n: i64) -> Result<(), StoreError> {
+    conn.prepare_cached("UPDATE account_counter SET n = ?1")?.execute([n])?;
+    Ok(())
+}
+
+/// [`apply`] of a row record applied again at start (`replay`), the change counter kept by the
+/// caller in `counter` (read with [`counter`], stored with [`set_counter`]): a write that
+/// changes a row takes `counter + 1` and advances it; one SQLite already holds (after a crash,
+/// every one) costs no write of the counter.
+pub(super) fn replay(conn: &Connection, w: &AccountWrite, counter: &mut i64) -> Result<usize, StoreError> {
+    let changed = apply_as(conn, w, true, *counter + 1)?;
+    if changed > 0 {
+        *counter += 1;
+    }
+    Ok(changed)
+}
+
+/// [`apply`] with the change number `change`.
+fn apply_as(conn: &Connection, w: &AccountWrite, replay: bool, change: i64) -> Result<usize, StoreError> {
     let context = |e: rusqlite::Error| StoreError::from(e).context(w.what());
     let refused = |why: &str| Err(StoreError::Refused(format!("{}: {why}", w.what())));
     let or_ignore = if replay { "OR IGNORE " } else { "" };
-    let change = next_change(conn)?;
     match w {
         AccountWrite::Create(a) => conn
             .prepare_cached(&format!(

@@ -133,6 +133,9 @@ pub struct Journal {
     broken: Option<String>,
     /// The row records found at open, in journal order, until taken ([`Journal::take_rows`]).
     rows: Vec<(String, String)>,
+    /// How many row records its files hold: found at open or appended since, until a
+    /// rotation leaves them behind ([`Journal::row_records`]).
+    row_records: usize,
 }
 
 /// One live game.
@@ -268,14 +271,22 @@ impl Journal {
             base: MAGIC.len() as u64,
             older: seqs[..last].to_vec(),
         };
-        let journal = Journal { disk: Some(disk), live, buf: Vec::new(), broken: None, rows };
+        let row_records = rows.len();
+        let journal = Journal { disk: Some(disk), live, buf: Vec::new(), broken: None, rows, row_records };
         Ok((journal, recovered))
     }
 
     /// A journal that keeps everything in memory only (for `:memory:` databases in tests): the
     /// same checks and bookkeeping, no files.
     pub fn in_memory() -> Journal {
-        Journal { disk: None, live: HashMap::new(), buf: Vec::new(), broken: None, rows: Vec::new() }
+        Journal {
+            disk: None,
+            live: HashMap::new(),
+            buf: Vec::new(),
+            broken: None,
+            rows: Vec::new(),
+            row_records: 0,
+        }
     }
 
     /// Appends these actions (game id, action) with ONE write call and ONE fdatasync
@@ -328,15 +339,14 @@ impl Journal {
             encode_row_record(&mut self.buf, game, text);
         }
         if let Some(disk) = &mut self.disk {
-            let written = if disk.should_rotate() {
-                disk.rotate(&self.live, &self.buf)
-            } else {
-                disk.append(&self.buf)
-            };
+            let rotating = disk.should_rotate();
+            let written = if rotating { disk.rotate(&self.live, &self.buf) } else { disk.append(&self.buf) };
             if let Err(e) = written {
                 self.broken = Some(e.to_string());
                 return Err(e);
             }
+            // A rotation left the older row records behind; this append's are in the new segment.
+            self.row_records = if rotating { rows.len() } else { self.row_records + rows.len() };
         }
         self.buf.truncate(actions_end);
         let mut at = 0;
@@ -369,18 +379,33 @@ impl Journal {
         std::mem::take(&mut self.rows)
     }
 
+    /// How many row records its files hold (found at open, or appended since), which the next
+    /// [`Journal::open`] would return; 0 after a rotation or [`Journal::compact`] until the
+    /// next append with rows. Always 0 in memory.
+    pub fn row_records(&self) -> usize {
+        self.row_records
+    }
+
     /// Starts a new segment now, holding the live games' records alone, and deletes every
     /// older one, their row records with them: for a caller that has made every row record
     /// durable elsewhere (SQLite, synced), so that the next start need not apply them again.
+    ///
+    /// Crash-safe as a rotation is (see the [module documentation](self)): the new segment is
+    /// written under a temporary name, synced, renamed, the directory synced, and only then
+    /// are the older segments deleted. A crash before the rename leaves the older segments
+    /// whole (the `.tmp` is deleted at open); after it, the new segment holds every live
+    /// game's actions, the older ones' duplicates are kept once, and their row records, if not
+    /// yet deleted, are applied again (idempotently).
     pub fn compact(&mut self) -> Result<(), JournalError> {
         if let Some(why) = &self.broken {
             return Err(JournalError::Io(format!("journal broken by an earlier error: {why}")));
         }
-        if let Some(disk) = &mut self.disk
-            && let Err(e) = disk.rotate(&self.live, &[])
-        {
-            self.broken = Some(e.to_string());
-            return Err(e);
+        if let Some(disk) = &mut self.disk {
+            if let Err(e) = disk.rotate(&self.live, &[]) {
+                self.broken = Some(e.to_string());
+                return Err(e);
+            }
+            self.row_records = 0;
         }
         Ok(())
     }
@@ -1022,6 +1047,7 @@ mod tests {
             assert_eq!(j.actions("g"), vec![a0.clone()], "rows are not a game's actions");
             assert_eq!(sorted_games(&j), ["g"]);
             assert!(j.take_rows().is_empty(), "rows are returned after a reopen only");
+            assert_eq!(j.row_records(), 3, "but counted as soon as appended");
         }
         let (mut j, recovered) = Journal::open(&dir, 600).unwrap();
         assert_eq!(recovered, expected(&[("g", 1)]));
@@ -1030,15 +1056,65 @@ mod tests {
             .into();
         assert_eq!(j.take_rows(), rows);
         assert!(j.take_rows().is_empty());
+        assert_eq!(j.row_records(), 3, "taken, still in the files");
         // Past the (small) limit: the next append rotates, carrying the actions, not the rows.
         while !j.rotation_due() {
             j.append_with_rows(&[], &[("x", &"r".repeat(100))]).unwrap();
         }
         j.append_with_rows(&[("g", &a1)], &[("h", "end h")]).unwrap();
+        assert_eq!(j.row_records(), 1, "the rotation left the older ones behind");
         drop(j);
         let (mut j, recovered) = Journal::open(&dir, 1 << 20).unwrap();
         assert_eq!(recovered, expected(&[("g", 2)]));
+        assert_eq!(j.row_records(), 1);
         assert_eq!(j.take_rows(), vec![("h".to_string(), "end h".to_string())]);
+        // Compaction leaves the rows behind and keeps the actions.
+        j.compact().unwrap();
+        assert_eq!(j.row_records(), 0);
+        drop(j);
+        let (mut j, recovered) = Journal::open(&dir, 1 << 20).unwrap();
+        assert_eq!(recovered, expected(&[("g", 2)]));
+        assert_eq!((j.row_records(), j.take_rows()), (0, Vec::new()));
+    }
+
+    /// A compaction killed at each of its steps: before the new segment is renamed into place,
+    /// after it but before the old one is deleted, and done. No action is lost, and the row
+    /// records are found again (to be applied again) until the old segment is gone.
+    #[test]
+    fn a_compaction_interrupted_at_any_step_loses_nothing() {
+        let rows: Vec<(String, String)> =
+            [("g", "create g"), ("h", "create h")].map(|(g, t)| (g.into(), t.into())).into();
+        for step in ["before the rename", "before the old segment is deleted", "done"] {
+            let tmp = tempfile::tempdir().unwrap();
+            let dir = tmp.path().join("j");
+            let (mut j, _) = Journal::open(&dir, 1 << 20).unwrap();
+            j.append_with_rows(&[], &[("g", "create g"), ("h", "create h")]).unwrap();
+            append_next(&mut j, &["g", "h"], 3);
+            j.forget("h");
+            let seq = segments(&dir)[0];
+            let old = fs::read(segment_path(&dir, seq)).unwrap();
+            j.compact().unwrap();
+            drop(j);
+            assert_eq!(segments(&dir), [seq + 1]);
+            match step {
+                "before the rename" => {
+                    let new = fs::read(segment_path(&dir, seq + 1)).unwrap();
+                    fs::remove_file(segment_path(&dir, seq + 1)).unwrap();
+                    fs::write(unfinished_path(&dir, seq + 1), &new).unwrap();
+                    fs::write(segment_path(&dir, seq), &old).unwrap();
+                }
+                "before the old segment is deleted" => fs::write(segment_path(&dir, seq), &old).unwrap(),
+                _ => {}
+            }
+            let (mut j, recovered) = Journal::open(&dir, 1 << 20).unwrap();
+            let done = step == "done";
+            // The forgotten game's actions come back with the old segment only (the caller
+            // forgets it again); the live one's always.
+            let want = if done { expected(&[("g", 3)]) } else { expected(&[("g", 3), ("h", 3)]) };
+            assert_eq!(recovered, want, "{step}");
+            assert_eq!(j.take_rows(), if done { Vec::new() } else { rows.clone() }, "{step}");
+            assert!(!unfinished_path(&dir, seq + 1).exists(), "{step}");
+        }
     }
 
     #[test]

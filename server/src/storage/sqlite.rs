@@ -7,7 +7,9 @@
 //! then SQLite's transaction, opened before the append so a refused row writes nothing,
 //! committed after it without a sync (`synchronous=NORMAL`). Before an append that rotates the
 //! journal, SQLite's WAL and database files are synced (`sync_sqlite`); at start the row
-//! records found are applied to SQLite again, idempotently (`replay_rows`). A checkpointer
+//! records found are applied to SQLite again, idempotently (`replay_rows`), and the journal is
+//! then compacted without them; a graceful stop (`close`) syncs and compacts the same way, so
+//! only a start after a crash has rows to apply. A checkpointer
 //! thread with its own connection checkpoints, so the writer never does. A game's end moves
 //! its whole action log into its row (encoded by the writer) and the journal forgets it.
 //!
@@ -243,8 +245,14 @@ impl SqliteBackend {
         // Rows the journal made durable that SQLite may have lost (it does not sync them
         // itself, see `commit`): applied again, idempotently, and synced (still `FULL` here).
         let rows = journal.take_rows();
+        let replay = std::time::Instant::now();
         if !rows.is_empty() {
             replay_rows(&mut conn, &journal, &rows).map_err(|e| e.context(path.display()))?;
+        }
+        // How many rows this start applied again: none after a graceful stop (see `close`).
+        if !in_memory {
+            tracing::info!(db = %path.display(), rows_replayed = rows.len(),
+                took_ms = replay.elapsed().as_millis() as u64, "store: the journal's row records applied again");
         }
         let unfinished: std::collections::HashSet<String> = {
             let mut stmt = conn.prepare("SELECT id FROM games WHERE finished_ms IS NULL").map_err(context)?;
@@ -497,6 +505,9 @@ fn replay_rows(
 ) -> Result<(), StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let mut applied = 0usize;
+    // The accounts' change counter, advanced only by a record that changes a row.
+    let counter_before = super::accounts::counter(&tx)?;
+    let mut counter = counter_before;
     for (game, text) in rows {
         let record = RowRecord::parse(text)
             .map_err(|e| StoreError::Corrupt(format!("journal: row record of game {game}: {e}")))?;
@@ -515,7 +526,7 @@ fn replay_rows(
             }
             RowRecord::Token(t) => tx.execute(UPDATE_TOKEN, params![game, t.seat, t.token_hash])?,
             RowRecord::Tournament(w) => super::tournaments::apply(&tx, &w, true)?,
-            RowRecord::Account(w) => super::accounts::apply(&tx, &w, true)?,
+            RowRecord::Account(w) => super::accounts::replay(&tx, &w, &mut counter)?,
             RowRecord::Rated(r) => super::ratings::apply(&tx, game, &r)?,
             RowRecord::Finish(f) => tx.execute(
                 "UPDATE games SET result_json = ?2, finished_ms = ?3, actions_json = ?4 \
@@ -523,6 +534,9 @@ fn replay_rows(
                 params![game, f.result_json, f.finished_ms, encode_actions(&journal.actions(game))],
             )?,
         };
+    }
+    if counter != counter_before {
+        super::accounts::set_counter(&tx, counter)?;
     }
     tx.commit()?;
     if applied > 0 {
@@ -632,6 +646,25 @@ impl Backend for SqliteBackend {
                 self.journal.forget(id);
             }
         }
+        Ok(())
+    }
+
+    /// A graceful stop: if the journal holds row records, SQLite's files are synced (the rows
+    /// are durable there) and the journal compacted ([`Journal::compact`]), so the next start
+    /// has no row to apply again; only a start after a crash pays for that.
+    fn close(&mut self) -> Result<(), StoreError> {
+        let rows = self.journal.row_records();
+        if rows == 0 {
+            return Ok(());
+        }
+        let t = std::time::Instant::now();
+        self.sync_sqlite()?;
+        self.journal.compact()?;
+        tracing::info!(
+            rows,
+            took_ms = t.elapsed().as_millis() as u64,
+            "store: the journal compacted at the stop (its row records are in SQLite, synced)"
+        );
         Ok(())
     }
 

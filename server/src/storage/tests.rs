@@ -1586,6 +1586,53 @@ fn a_start_leaves_the_journal_without_the_rows_it_applied_again() {
     assert_eq!(b.account_games("a1", None, 10).unwrap(), games);
 }
 
+/// A graceful close ([`Store::close`]) compacts the journal too: the next start has no row
+/// record to apply again, and the unfinished games' actions and every row are all there. A
+/// store whose writer stopped without a close (as at a crash) leaves them in the journal.
+#[tokio::test]
+async fn a_graceful_close_leaves_the_journal_without_row_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gin.db");
+    let rows_in_journal = || Journal::open(&journal_dir(&path), 64 << 20).unwrap().0.row_records();
+    let (store, _) = Store::open(&path).unwrap();
+    store.write(vec![acct(AccountWrite::Create(account("a1", "Ann", KIND_PERSON)))]).await.unwrap();
+    store
+        .write(vec![
+            acct(AccountWrite::AddToken(token("t1", "a1", 1))),
+            create(&new_game("g", 1)),
+            take("g", &account_seat(0, Some("a1"), 10)),
+        ])
+        .await
+        .unwrap();
+    store.write(vec![act("g", &action(0, ActionKind::Play))]).await.unwrap();
+    let before = store.load_game("g").await.unwrap().unwrap();
+    // Every handle dropped: the writer stops without a close.
+    drop(store);
+    let stopped = Instant::now();
+    while rows_in_journal_open_fails(&path) {
+        assert!(stopped.elapsed().as_secs() < 10, "the writer did not stop");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(rows_in_journal(), 4, "without a close the rows stay in the journal");
+    let (store, startup) = Store::open(&path).unwrap();
+    assert_eq!((startup.accounts.len(), startup.tokens.len(), startup.live.len()), (1, 1, 1));
+    store.write(vec![act("g", &action(1, ActionKind::Play))]).await.unwrap();
+    store.write(vec![acct(AccountWrite::Create(account("a2", "Bo", KIND_BOT)))]).await.unwrap();
+    store.close().await;
+    assert_eq!(rows_in_journal(), 0, "the close left row records in the journal");
+    let (store, startup) = Store::open(&path).unwrap();
+    assert_eq!((startup.accounts.len(), startup.tokens.len()), (2, 1));
+    assert_eq!(startup.live.len(), 1);
+    assert_eq!(startup.live[0].seats, before.seats);
+    assert_eq!(startup.live[0].actions.len(), 2, "the unfinished game's actions carried over");
+    store.close().await;
+}
+
+/// Whether the journal of `path` is still held by a writer (its lock).
+fn rows_in_journal_open_fails(path: &Path) -> bool {
+    Journal::open(&journal_dir(path), 64 << 20).is_err()
+}
+
 #[test]
 fn postgres_account_rows_are_read_back_by_another_connection() {
     let Some(db) = Db::postgres() else { return };

@@ -496,6 +496,11 @@ fn writer(mut backend: impl Backend, inbox: mpsc::Receiver<Msg>, shared: &Shared
         }
         if let Some(done) = close {
             shared.closed.store(true, Ordering::Release);
+            // Everything queued before the close is committed: the backend tidies its files for
+            // the next start. Should this fail, that start reads them as after a crash.
+            if let Err(e) = backend.close() {
+                tracing::warn!(error = %e, "closing the store's files failed: the next start recovers them");
+            }
             // In a cluster: everything queued before the close is committed (or failed) and
             // nothing more will be: the lease is given up, so another server takes this one's
             // games at its next claim, not once the lease ran out. Should this fail, the lease

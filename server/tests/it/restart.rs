@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use gin_proto::v1 as pb;
+use gin_proto::v1::account_service_client::AccountServiceClient;
 use gin_proto::v1::game_service_client::GameServiceClient;
 use gin_proto::v1::lobby_service_client::LobbyServiceClient;
 use tonic::transport::Channel;
@@ -429,5 +430,82 @@ async fn a_watch_started_while_the_server_stops_does_not_hold_it_up() {
         for w in watchers {
             w.abort();
         }
+    }
+}
+
+/// How many journal row records the start logged in `log` applied to SQLite again (its
+/// `rows_replayed=` line); panics when the start logged none.
+fn rows_replayed(log: &Path) -> usize {
+    let text = std::fs::read_to_string(log).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.contains("row records applied again"))
+        .unwrap_or_else(|| panic!("no line of the journal's row records in the log:\n{text}"));
+    let n = line.split("rows_replayed=").nth(1).expect("rows_replayed=").split(' ').next().unwrap();
+    n.parse().unwrap_or_else(|e| panic!("{n:?}: {e} in {line}"))
+}
+
+/// A graceful stop (SIGTERM or ctrl-c) compacts the SQLite journal: the next start applies no
+/// row record again, what a start after SIGKILL does (for every account and token registered
+/// since the last start); the accounts and their tokens are all there after each start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_start_after_a_graceful_stop_applies_no_journal_row_again_one_after_sigkill_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gin.db");
+    let log = |n: usize| dir.path().join(format!("start{n}.log"));
+    let flags = ["--registrations-per-hour", "0"];
+    let mut tokens: Vec<String> = Vec::new();
+    let mut server = Proc::start_with(&db, &log(0), &flags).await;
+    assert_eq!(rows_replayed(&log(0)), 0, "a new database");
+    tokens.extend(register_bots(server.channel().await, 0, 20).await);
+    server.kill();
+    // After SIGKILL: every account's and token's row is applied again.
+    let mut server = Proc::start_with(&db, &log(1), &flags).await;
+    assert!(rows_replayed(&log(1)) >= 40, "after SIGKILL: {}", rows_replayed(&log(1)));
+    all_known(server.channel().await, &tokens).await;
+    tokens.extend(register_bots(server.channel().await, 20, 20).await);
+    let status = server.signal("-TERM", Duration::from_secs(10)).expect("SIGTERM stops the server");
+    assert!(status.success(), "{status}");
+    let logs = std::fs::read_to_string(log(1)).unwrap();
+    assert!(logs.contains("journal compacted at the stop"), "{logs}");
+    // After a graceful stop: none, and everything is there.
+    let mut server = Proc::start_with(&db, &log(2), &flags).await;
+    assert_eq!(rows_replayed(&log(2)), 0, "after SIGTERM");
+    all_known(server.channel().await, &tokens).await;
+    // ctrl-c too, even right after a start with no change since (nothing to compact).
+    let status = server.interrupt(Duration::from_secs(10)).expect("ctrl-c stops the server");
+    assert!(status.success(), "{status}");
+    let mut server = Proc::start_with(&db, &log(3), &flags).await;
+    assert_eq!(rows_replayed(&log(3)), 0, "after ctrl-c");
+    all_known(server.channel().await, &tokens).await;
+    tokens.extend(register_bots(server.channel().await, 40, 5).await);
+    assert!(server.interrupt(Duration::from_secs(10)).expect("stops").success());
+    let server = Proc::start_with(&db, &log(4), &flags).await;
+    assert_eq!(rows_replayed(&log(4)), 0, "after ctrl-c with changes");
+    all_known(server.channel().await, &tokens).await;
+}
+
+/// Registers the bot accounts `Bot{from}` … `Bot{from + n - 1}`: their tokens.
+async fn register_bots(ch: Channel, from: usize, n: usize) -> Vec<String> {
+    let mut c = AccountServiceClient::new(ch);
+    let mut tokens = Vec::new();
+    for i in from..from + n {
+        let req = pb::RegisterRequest {
+            name: format!("Bot{i}"),
+            kind: pb::AccountKind::Bot as i32,
+            ..Default::default()
+        };
+        tokens.push(c.register(req).await.unwrap().into_inner().token);
+    }
+    tokens
+}
+
+/// Each of `tokens` (`Bot0`'s first) names its account.
+async fn all_known(ch: Channel, tokens: &[String]) {
+    let mut c = AccountServiceClient::new(ch);
+    for (i, token) in tokens.iter().enumerate() {
+        let who = c.who_am_i(authed(pb::WhoAmIRequest {}, token)).await;
+        let name = who.unwrap_or_else(|e| panic!("token {i}: {e}")).into_inner().account.unwrap().name;
+        assert_eq!(name, format!("Bot{i}"));
     }
 }
