@@ -1,0 +1,261 @@
+//! Challenges (`ChallengeService`) on real sockets: one account challenges another, the
+//! challenged one sees it on its stream and accepts, both play the game to its end through the
+//! SDK with their account tokens, and it is in both accounts' games; decline, cancel and expiry
+//! reach both streams; refused challenges (self, unknown or deleted, anonymous, no `play`,
+//! rated, bad input, too many) change nothing.
+
+use std::time::Duration;
+
+use gin_proto::v1 as pb;
+use gin_proto::v1::challenge_service_client::ChallengeServiceClient;
+use gin_sdk::Client;
+use tonic::Code;
+
+use crate::common::{TestServer, authed, preset};
+
+/// A test server without rate limits, on a fresh database.
+async fn server(dir: &tempfile::TempDir) -> TestServer {
+    TestServer::start_with(gin_server::Config {
+        db: dir.path().join("gin.db"),
+        rate_per_sec: 0,
+        ..gin_server::Config::default()
+    })
+    .await
+}
+
+/// Registers `name` (a bot account): an SDK client holding its token, and the token.
+async fn account(server: &TestServer, name: &str) -> (Client, String) {
+    let guest = Client::from_channel(server.channel().await, crate::house::opts());
+    let r = guest.register(name, pb::AccountKind::Bot, "", "").await.unwrap();
+    (guest.with_account_token(Some(r.token.clone())), r.token)
+}
+
+/// The next message of a challenge stream, within five seconds.
+async fn next(s: &mut tonic::Streaming<pb::WatchChallengesResponse>) -> pb::Challenge {
+    tokio::time::timeout(Duration::from_secs(5), s.message())
+        .await
+        .expect("a change within 5 s")
+        .unwrap()
+        .unwrap()
+        .challenge
+        .unwrap()
+}
+
+/// The status of a refused SDK call.
+fn refused<T: std::fmt::Debug>(r: Result<T, gin_sdk::Error>) -> tonic::Status {
+    match r {
+        Err(gin_sdk::Error::Rpc { status, .. }) => status,
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+fn to(opponent: &str) -> pb::CreateChallengeRequest {
+    pb::CreateChallengeRequest {
+        opponent: opponent.into(),
+        rules: Some(preset("standard")),
+        ..Default::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_challenge_is_seen_accepted_and_played_to_its_end_by_both_accounts() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(&dir).await;
+    let (ann, ann_token) = account(&server, "Ann").await;
+    let (bob, bob_token) = account(&server, "Bob").await;
+    let mut ann_sees = ann.watch_challenges().await.unwrap();
+    let mut bob_sees = bob.watch_challenges().await.unwrap();
+
+    let clock = pb::TurnClock { turn_millis: 60_000, policy: 0 };
+    let sent = ann
+        .create_challenge(pb::CreateChallengeRequest {
+            opponent: "BOB".into(),
+            seat: Some(1),
+            clock: Some(clock),
+            ..to("BOB")
+        })
+        .await
+        .unwrap();
+    assert_eq!((sent.challenger.as_str(), sent.opponent.as_str(), sent.sent), ("Ann", "Bob", true));
+    assert_eq!(sent.state, pb::ChallengeState::Open as i32);
+    let life = sent.expires_ms - sent.created_ms;
+    assert_eq!(life, 600_000, "the default expiry is ten minutes");
+
+    let seen = next(&mut bob_sees).await;
+    assert_eq!(seen.challenge_id, sent.challenge_id);
+    assert!(!seen.sent && seen.state == pb::ChallengeState::Open as i32, "{seen:?}");
+    assert_eq!((seen.challenger.as_str(), seen.clock, seen.challenger_seat), ("Ann", Some(clock), Some(1)));
+    assert_eq!(next(&mut ann_sees).await.challenge_id, sent.challenge_id);
+    assert_eq!(bob.list_challenges().await.unwrap(), vec![seen.clone()]);
+
+    let accepted = bob.accept_challenge(&seen.challenge_id).await.unwrap();
+    let game = accepted.challenge.as_ref().unwrap().game_id.clone();
+    assert!(!game.is_empty() && !accepted.seat_token.is_empty());
+    assert_eq!(accepted.challenge.as_ref().unwrap().seat, Some(0), "the challenger asked for seat 1");
+    let ann_told = next(&mut ann_sees).await;
+    assert_eq!(ann_told.state, pb::ChallengeState::Accepted as i32);
+    assert_eq!((ann_told.game_id.as_str(), ann_told.seat), (game.as_str(), Some(1)));
+    let bob_told = next(&mut bob_sees).await;
+    assert_eq!((bob_told.state, bob_told.seat), (pb::ChallengeState::Accepted as i32, Some(0)));
+    // Answered: open nowhere, and not to be answered again.
+    assert!(ann.list_challenges().await.unwrap().is_empty());
+    assert!(bob.list_challenges().await.unwrap().is_empty());
+    assert_eq!(refused(bob.accept_challenge(&seen.challenge_id).await).code(), Code::NotFound);
+
+    // Both seats are the accounts', with the clock asked for.
+    let mut gc = crate::common::Games::new(server.channel().await);
+    let snap = crate::common::get_game(&mut gc, &game, &ann_token).await;
+    assert_eq!(snap.viewer_seat, Some(1));
+    let names: Vec<&str> = snap.seats.iter().map(|s| s.account.as_str()).collect();
+    assert_eq!(names, ["Bob", "Ann"]);
+
+    // Both play it to the end with their account tokens alone.
+    let (a, b) = tokio::join!(
+        async {
+            let mut s = gin_strategies::simple::SimpleStrategy::new(1);
+            ann.play(&game, &ann_token, &mut s).await
+        },
+        async {
+            let mut s = gin_strategies::simple::SimpleStrategy::new(2);
+            bob.play(&game, &bob_token, &mut s).await
+        }
+    );
+    let (a, b) = (a.unwrap(), b.unwrap());
+    assert_eq!(a.result, b.result);
+    let over = crate::common::get_game(&mut gc, &game, "").await;
+    assert_eq!(over.phase, pb::Phase::GameOver as i32);
+    for (who, c) in [("Ann", &ann), ("Bob", &bob)] {
+        let listed = c.list_player_games(who, 0, "").await.unwrap();
+        assert_eq!(listed.games.len(), 1, "{who}");
+        assert_eq!(listed.games[0].game_id, game);
+        assert!(listed.games[0].outcome.is_some(), "{who}: the game is over");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn decline_cancel_and_expiry_close_a_challenge_and_both_streams_are_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(&dir).await;
+    let (ann, _) = account(&server, "Ann").await;
+    let (bob, _) = account(&server, "Bob").await;
+    let mut ann_sees = ann.watch_challenges().await.unwrap();
+    let mut bob_sees = bob.watch_challenges().await.unwrap();
+
+    // Declined by Bob; Ann cannot decline it for him, nor can Bob cancel it.
+    let c = ann.create_challenge(to("Bob")).await.unwrap();
+    assert_eq!(next(&mut ann_sees).await.state, pb::ChallengeState::Open as i32);
+    assert_eq!(next(&mut bob_sees).await.state, pb::ChallengeState::Open as i32);
+    assert_eq!(refused(ann.decline_challenge(&c.challenge_id).await).code(), Code::NotFound);
+    assert_eq!(refused(bob.cancel_challenge(&c.challenge_id).await).code(), Code::NotFound);
+    assert_eq!(refused(ann.accept_challenge(&c.challenge_id).await).code(), Code::NotFound);
+    assert_eq!(bob.list_challenges().await.unwrap().len(), 1, "refused answers changed nothing");
+    let d = bob.decline_challenge(&c.challenge_id).await.unwrap();
+    assert_eq!(d.state, pb::ChallengeState::Declined as i32);
+    assert_eq!(next(&mut ann_sees).await.state, pb::ChallengeState::Declined as i32);
+    assert_eq!(next(&mut bob_sees).await.state, pb::ChallengeState::Declined as i32);
+    assert_eq!(refused(bob.accept_challenge(&c.challenge_id).await).code(), Code::NotFound);
+
+    // Cancelled by Ann.
+    let c = ann.create_challenge(to("Bob")).await.unwrap();
+    next(&mut ann_sees).await;
+    next(&mut bob_sees).await;
+    let x = ann.cancel_challenge(&c.challenge_id).await.unwrap();
+    assert_eq!(x.state, pb::ChallengeState::Cancelled as i32);
+    let told = next(&mut bob_sees).await;
+    assert_eq!(
+        (told.challenge_id.as_str(), told.state),
+        (c.challenge_id.as_str(), pb::ChallengeState::Cancelled as i32)
+    );
+    next(&mut ann_sees).await;
+    assert_eq!(refused(bob.accept_challenge(&c.challenge_id).await).code(), Code::NotFound);
+
+    // Expired after its one second.
+    let c = ann.create_challenge(pb::CreateChallengeRequest { expires_in_s: 1, ..to("Bob") }).await.unwrap();
+    assert_eq!(c.expires_ms - c.created_ms, 1000);
+    next(&mut bob_sees).await;
+    next(&mut ann_sees).await;
+    let told = next(&mut bob_sees).await;
+    assert_eq!(
+        (told.challenge_id.as_str(), told.state),
+        (c.challenge_id.as_str(), pb::ChallengeState::Expired as i32)
+    );
+    assert_eq!(next(&mut ann_sees).await.state, pb::ChallengeState::Expired as i32);
+    assert_eq!(refused(bob.accept_challenge(&c.challenge_id).await).code(), Code::NotFound);
+    assert!(ann.list_challenges().await.unwrap().is_empty());
+    assert!(bob.list_challenges().await.unwrap().is_empty());
+    // No game was created for either.
+    assert!(bob.list_player_games("", 0, "").await.unwrap().games.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refused_challenges_change_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(&dir).await;
+    let (ann, _) = account(&server, "Ann").await;
+    let (bob, _) = account(&server, "Bob").await;
+    let (gone, _) = account(&server, "Gone").await;
+    gone.delete_account("Gone", "").await.unwrap();
+    let ch = server.channel().await;
+
+    let cases: Vec<(pb::CreateChallengeRequest, Code, &str)> = vec![
+        (to("ann"), Code::InvalidArgument, "cannot challenge yourself"),
+        (to("Nobody"), Code::NotFound, "no account named \"Nobody\""),
+        (to("Gone"), Code::NotFound, "no account named \"Gone\""),
+        (
+            pb::CreateChallengeRequest { rated: true, ..to("Bob") },
+            Code::FailedPrecondition,
+            "rated games are not available on this server yet",
+        ),
+        (pb::CreateChallengeRequest { seat: Some(2), ..to("Bob") }, Code::InvalidArgument, "seat: 2"),
+        (
+            pb::CreateChallengeRequest { expires_in_s: 3601, ..to("Bob") },
+            Code::InvalidArgument,
+            "expires_in_s",
+        ),
+        (
+            pb::CreateChallengeRequest { format: "three-player".into(), rules: None, ..to("Bob") },
+            Code::InvalidArgument,
+            "seats two accounts",
+        ),
+        (
+            pb::CreateChallengeRequest {
+                clock: Some(pb::TurnClock { turn_millis: 5, policy: 0 }),
+                ..to("Bob")
+            },
+            Code::InvalidArgument,
+            "clock.turn_millis",
+        ),
+    ];
+    for (req, code, says) in cases {
+        let s = refused(ann.create_challenge(req.clone()).await);
+        assert_eq!(s.code(), code, "{req:?}: {s:?}");
+        assert!(s.message().contains(says), "{req:?}: {:?} should say {says:?}", s.message());
+    }
+    // Anonymous: UNAUTHENTICATED; a token without `play`: PERMISSION_DENIED.
+    let mut raw = ChallengeServiceClient::new(ch.clone());
+    let s = raw.create_challenge(to("Bob")).await.unwrap_err();
+    assert_eq!(s.code(), Code::Unauthenticated, "{s:?}");
+    assert_eq!(
+        raw.list_challenges(pb::ListChallengesRequest {}).await.unwrap_err().code(),
+        Code::Unauthenticated
+    );
+    let no_play = ann.create_token("no play", &[pb::TokenScope::Account]).await.unwrap().token;
+    let s = raw.create_challenge(authed(to("Bob"), &no_play)).await.unwrap_err();
+    assert_eq!(s.code(), Code::PermissionDenied, "{s:?}");
+    assert!(bob.list_challenges().await.unwrap().is_empty(), "nothing was sent");
+    assert!(ann.list_challenges().await.unwrap().is_empty());
+
+    // Twenty open at once, not a twenty-first; one answered frees a place.
+    let mut open = Vec::new();
+    for _ in 0..gin_server::api::challenges::MAX_OPEN_SENT {
+        open.push(ann.create_challenge(to("Bob")).await.unwrap());
+    }
+    let s = refused(ann.create_challenge(to("Bob")).await);
+    assert_eq!(s.code(), Code::ResourceExhausted, "{s:?}");
+    assert_eq!(bob.list_challenges().await.unwrap().len(), 20, "the refused one was not sent");
+    // Bob may still challenge Ann: the limit is per challenger.
+    bob.create_challenge(to("Ann")).await.unwrap();
+    bob.decline_challenge(&open[0].challenge_id).await.unwrap();
+    ann.create_challenge(to("Bob")).await.unwrap();
+    assert_eq!(ann.list_challenges().await.unwrap().len(), 21, "20 sent, 1 received");
+}
