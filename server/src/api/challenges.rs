@@ -12,7 +12,7 @@
 //!
 //! Every call needs an account token with the scope `play` ([`caller`]). Refused input changes
 //! nothing. Rated challenges are refused ([`RATED_GAMES`]) until the ratings are wired in:
-//! the flag travels to one place, [`create_challenge_game`]'s `rated`.
+//! the flag travels to one place, `create_challenge_game`'s `rated`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
