@@ -2,7 +2,8 @@
 //! challenged one sees it on its stream and accepts, both play the game to its end through the
 //! SDK with their account tokens, and it is in both accounts' games; decline, cancel and expiry
 //! reach both streams; refused challenges (self, unknown or deleted, anonymous, no `play`,
-//! rated, bad input, too many) change nothing.
+//! rated, bad input, too many) change nothing; a program's `accept_next_challenge` takes only
+//! the challenges its filter likes, and plays them.
 
 use std::time::Duration;
 
@@ -258,4 +259,46 @@ async fn refused_challenges_change_nothing() {
     bob.decline_challenge(&open[0].challenge_id).await.unwrap();
     ann.create_challenge(to("Bob")).await.unwrap();
     assert_eq!(ann.list_challenges().await.unwrap().len(), 21, "20 sent, 1 received");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_accepts_only_the_challenges_its_filter_likes_and_plays_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(&dir).await;
+    let (ann, ann_token) = account(&server, "Ann").await;
+    let (bot, bot_token) = account(&server, "Robo").await;
+    // Sent before the program watches: the stream starts with the open ones.
+    let oklahoma = ann
+        .create_challenge(pb::CreateChallengeRequest { rules: Some(preset("oklahoma")), ..to("Robo") })
+        .await
+        .unwrap();
+    let wants_standard = |c: &pb::Challenge| matches!(&c.rules, Some(pb::Rules { kind: Some(pb::rules::Kind::Preset(p)) }) if p == "standard");
+    let taker = tokio::spawn({
+        let bot = bot.clone();
+        async move { bot.accept_next_challenge(wants_standard).await }
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!taker.is_finished(), "the oklahoma challenge is not taken");
+    let standard = ann.create_challenge(to("Robo")).await.unwrap();
+    let got = tokio::time::timeout(Duration::from_secs(10), taker).await.unwrap().unwrap().unwrap();
+    assert_eq!(got.challenge_id, standard.challenge_id);
+    assert_eq!(got.state, pb::ChallengeState::Accepted as i32);
+    // The other stays open, for a person to answer.
+    let open = bot.list_challenges().await.unwrap();
+    assert_eq!(
+        open.iter().map(|c| c.challenge_id.as_str()).collect::<Vec<_>>(),
+        [oklahoma.challenge_id.as_str()]
+    );
+
+    let (a, b) = tokio::join!(
+        async {
+            let mut s = gin_strategies::simple::SimpleStrategy::new(3);
+            ann.play(&got.game_id, &ann_token, &mut s).await
+        },
+        async {
+            let mut s = gin_strategies::simple::SimpleStrategy::new(4);
+            bot.play(&got.game_id, &bot_token, &mut s).await
+        }
+    );
+    assert_eq!(a.unwrap().result, b.unwrap().result);
 }
