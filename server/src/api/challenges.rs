@@ -201,10 +201,15 @@ impl ChallengeService for ChallengeApi {
     ) -> Result<Response<pb::CreateChallengeResponse>, Status> {
         let me = player(&req)?;
         let r = req.into_inner();
-        let opponent = self
-            .0
-            .accounts
-            .by_name(r.opponent.trim())
+        let accounts = &self.0.accounts;
+        let mut found = accounts.by_name(r.opponent.trim());
+        // In a cluster, an account registered at another server in the last moments may not
+        // have reached this one's registry yet: read the others' changes once before saying no.
+        if found.is_none() && accounts.clustered() {
+            accounts.poll().await?;
+            found = accounts.by_name(r.opponent.trim());
+        }
+        let opponent = found
             .filter(|a| a.deleted_ms.is_none())
             .ok_or_else(|| Status::not_found(format!("opponent: no account named {:?}", r.opponent)))?;
         if opponent.id == me.account_id {

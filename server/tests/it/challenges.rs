@@ -302,3 +302,40 @@ async fn a_program_accepts_only_the_challenges_its_filter_likes_and_plays_them()
     );
     assert_eq!(a.unwrap().result, b.unwrap().result);
 }
+
+/// Two servers on one PostgreSQL: a challenge sent at one is seen, accepted and played at the
+/// other (the calls go to the lobby's leader, which keeps the open challenges).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgresql_a_challenge_sent_at_one_server_is_seen_and_played_at_another() {
+    use crate::restart::Proc;
+    let Some(pg) = gin_server::storage::pg_cluster::for_test() else { return };
+    let db = std::path::PathBuf::from(pg.create_database("challenges").unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let lease = ["--lease-ms", "1500"];
+    let a = Proc::start_in_cluster(&db, &dir.path().join("a.log"), &lease).await;
+    let b = Proc::start_in_cluster(&db, &dir.path().join("b.log"), &lease).await;
+    let at_a = Client::from_channel(a.channel().await, crate::house::opts());
+    let at_b = Client::from_channel(b.channel().await, crate::house::opts());
+    let ann_token = at_a.register("Ann", pb::AccountKind::Bot, "", "").await.unwrap().token;
+    let bob_token = at_b.register("Bob", pb::AccountKind::Bot, "", "").await.unwrap().token;
+    let ann = at_a.with_account_token(Some(ann_token.clone()));
+    let bob = at_b.with_account_token(Some(bob_token.clone()));
+
+    let mut bob_sees = bob.watch_challenges().await.unwrap();
+    let sent = ann.create_challenge(to("Bob")).await.unwrap();
+    let seen = next(&mut bob_sees).await;
+    assert_eq!((seen.challenge_id.as_str(), seen.sent), (sent.challenge_id.as_str(), false));
+    assert_eq!(bob.list_challenges().await.unwrap().len(), 1, "listed at B too");
+    let accepted = bob.accept_challenge(&seen.challenge_id).await.unwrap().challenge.unwrap();
+    let (x, y) = tokio::join!(
+        async {
+            let mut s = gin_strategies::simple::SimpleStrategy::new(5);
+            ann.play(&accepted.game_id, &ann_token, &mut s).await
+        },
+        async {
+            let mut s = gin_strategies::simple::SimpleStrategy::new(6);
+            bob.play(&accepted.game_id, &bob_token, &mut s).await
+        }
+    );
+    assert_eq!(x.unwrap().result, y.unwrap().result);
+}

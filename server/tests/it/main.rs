@@ -57,7 +57,8 @@
 //!   play the game to its end through the SDK with their account tokens, and it is in both
 //!   accounts' games; decline, cancel and a one-second expiry reach both streams; refused
 //!   challenges (self, unknown or deleted, anonymous, no `play`, rated, bad input, too many)
-//!   change nothing; gin-sdk's `accept_next_challenge` takes only what its filter likes.
+//!   change nothing; gin-sdk's `accept_next_challenge` takes only what its filter likes; on
+//!   PostgreSQL, a challenge sent at one server is seen, accepted and played at another.
 //! - `web`, `web_verify`: the page served, and played, watched and verified in Chromium
 //!   (`server/web/test/`).
 
