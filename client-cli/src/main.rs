@@ -1111,9 +1111,11 @@ async fn run_challenge(a: ChallengeArgs) -> Result<u8> {
             .message()
             .await
             .map_err(|s| anyhow::anyhow!("watching the challenges: {}", s.message()))?;
-        let Some(got) = m.and_then(|m| m.challenge) else {
+        let Some(m) = m else {
             anyhow::bail!("the server ended the stream of challenges");
         };
+        // No challenge: a keep-alive.
+        let Some(got) = m.challenge else { continue };
         if got.challenge_id != c.challenge_id {
             continue;
         }

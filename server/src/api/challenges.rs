@@ -4,7 +4,8 @@
 //! challenge expires.
 //!
 //! Challenges live in this server's memory (a map of the open ones and one broadcast channel of
-//! changes that each `WatchChallenges` stream filters for its account). In a cluster every
+//! changes that each `WatchChallenges` stream filters for its account, with a keep-alive, a
+//! message without a challenge, every `Config::heartbeat` while nothing changes). In a cluster every
 //! call is forwarded to the lobby's leader (`forward`), which keeps them; a restart of the
 //! leader, or a new one, forgets open challenges (games created stay): documented in
 //! `challenge.proto`. Keeping them in the shared store, polled as accounts are, would lift
@@ -294,6 +295,7 @@ impl ChallengeService for ChallengeApi {
             self.0.open.lock().expect("lock").values().filter(|e| e.concerns(&me)).cloned().collect();
         first.sort_by(|a, b| (a.created_ms, &a.id).cmp(&(b.created_ms, &b.id)));
         let (tx, rx) = tokio::sync::mpsc::channel(64);
+        let every = self.0.shared.cfg.heartbeat.max(Duration::from_millis(100));
         tokio::spawn(async move {
             for e in first {
                 let m = pb::WatchChallengesResponse { challenge: Some(e.view(&me)) };
@@ -301,10 +303,18 @@ impl ChallengeService for ChallengeApi {
                     return;
                 }
             }
+            let mut beat = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
             loop {
                 let e = tokio::select! {
                     e = changes.recv() => e,
                     () = tx.closed() => return,
+                    _ = beat.tick() => {
+                        // A keep-alive (no challenge) while nothing changes.
+                        if tx.send(Ok(pb::WatchChallengesResponse { challenge: None })).await.is_err() {
+                            return;
+                        }
+                        continue;
+                    }
                 };
                 match e {
                     Ok(e) if e.concerns(&me) => {
@@ -312,6 +322,7 @@ impl ChallengeService for ChallengeApi {
                         if tx.send(Ok(m)).await.is_err() {
                             return;
                         }
+                        beat.reset();
                     }
                     Ok(_) => {}
                     Err(broadcast::error::RecvError::Lagged(_)) => {

@@ -339,3 +339,34 @@ async fn on_postgresql_a_challenge_sent_at_one_server_is_seen_and_played_at_anot
     );
     assert_eq!(x.unwrap().result, y.unwrap().result);
 }
+
+/// A stream with nothing to say sends keep-alives (no challenge), at the heartbeat's pace,
+/// and still brings the next change.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_challenge_stream_sends_keep_alives() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(gin_server::Config {
+        db: dir.path().join("gin.db"),
+        rate_per_sec: 0,
+        heartbeat: Duration::from_millis(200),
+        ..gin_server::Config::default()
+    })
+    .await;
+    let (ann, _) = account(&server, "Ann").await;
+    let (bob, _) = account(&server, "Bob").await;
+    let mut bob_sees = bob.watch_challenges().await.unwrap();
+    for _ in 0..2 {
+        let m =
+            tokio::time::timeout(Duration::from_secs(2), bob_sees.message()).await.unwrap().unwrap().unwrap();
+        assert_eq!(m.challenge, None, "a keep-alive");
+    }
+    let sent = ann.create_challenge(to("Bob")).await.unwrap();
+    loop {
+        let m =
+            tokio::time::timeout(Duration::from_secs(2), bob_sees.message()).await.unwrap().unwrap().unwrap();
+        if let Some(c) = m.challenge {
+            assert_eq!(c.challenge_id, sent.challenge_id);
+            break;
+        }
+    }
+}
