@@ -12,6 +12,7 @@ const PROTOS: &[&str] = &[
     "gin/v1/tournament.proto",
     "gin/v1/account.proto",
     "gin/v1/rating.proto",
+    "gin/v1/challenge.proto",
     "gin/bench/v1/echo.proto",
 ];
 

@@ -1,4 +1,4 @@
-//! What `gin whoami`, `gin games` and `gin account tokens` print (pure: from the
+//! What `gin whoami`, `gin games`, `gin challenges` and `gin account tokens` print (pure: from the
 //! `AccountService` answers to lines or JSON). The server's text is escaped
 //! (`gin_proto::text::printable`) in the lines; the JSON holds it as sent (a JSON string
 //! escapes control characters itself).
@@ -246,6 +246,52 @@ pub fn token_lines(tokens: &[pb::TokenInfo]) -> Vec<String> {
         .collect()
 }
 
+/// A challenge's state, in words.
+pub fn challenge_state(state: i32) -> &'static str {
+    match pb::ChallengeState::try_from(state) {
+        Ok(pb::ChallengeState::Open) => "open",
+        Ok(pb::ChallengeState::Accepted) => "accepted",
+        Ok(pb::ChallengeState::Declined) => "declined",
+        Ok(pb::ChallengeState::Cancelled) => "cancelled",
+        Ok(pb::ChallengeState::Expired) => "expired",
+        _ => "unknown",
+    }
+}
+
+/// One line of `gin challenges`: id, who to whom, what, its state and when it expires (the
+/// server's text escaped).
+pub fn challenge_line(c: &pb::Challenge) -> String {
+    let what = match (&c.format, &c.rules) {
+        (f, _) if !f.is_empty() => f.clone(),
+        (_, Some(pb::Rules { kind: Some(pb::rules::Kind::Preset(p)) })) => p.clone(),
+        (_, Some(pb::Rules { kind: Some(_) })) => "custom rules".into(),
+        _ => "standard".into(),
+    };
+    let who = match c.sent {
+        true => format!("to {}", c.opponent),
+        false => format!("from {}", c.challenger),
+    };
+    let mut line = format!(
+        "{}  {}  {}{}{}  {}",
+        c.challenge_id,
+        who,
+        what,
+        if c.rated { ", rated" } else { "" },
+        c.clock
+            .filter(|k| k.turn_millis > 0)
+            .map(|k| format!(", {} s a turn", k.turn_millis / 1000))
+            .unwrap_or_default(),
+        challenge_state(c.state),
+    );
+    if c.state == pb::ChallengeState::Open as i32 {
+        line.push_str(&format!(" until {}", date(c.expires_ms)));
+    }
+    if !c.game_id.is_empty() {
+        line.push_str(&format!("  game {}", c.game_id));
+    }
+    shown(&line)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -338,5 +384,32 @@ mod tests {
         for l in token_lines(&[t]) {
             assert!(!l.chars().any(gin_proto::text::refused), "{l:?}");
         }
+    }
+
+    #[test]
+    fn a_challenge_line_says_who_what_and_where_it_stands_escaped() {
+        let c = pb::Challenge {
+            challenge_id: "ch-1".into(),
+            challenger: "Ann\u{1b}[2J".into(),
+            opponent: "Bob".into(),
+            rules: Some(pb::Rules { kind: Some(pb::rules::Kind::Preset("oklahoma".into())) }),
+            clock: Some(pb::TurnClock { turn_millis: 30_000, policy: 0 }),
+            state: pb::ChallengeState::Open as i32,
+            expires_ms: 86_400_000,
+            ..Default::default()
+        };
+        let line = challenge_line(&c);
+        assert_eq!(line, "ch-1  from Ann\\u{1b}[2J  oklahoma, 30 s a turn  open until 1970-01-02 00:00");
+        let sent = pb::Challenge {
+            sent: true,
+            rated: true,
+            format: "rummy".into(),
+            rules: None,
+            clock: None,
+            state: pb::ChallengeState::Accepted as i32,
+            game_id: "g1".into(),
+            ..c
+        };
+        assert_eq!(challenge_line(&sent), "ch-1  to Bob  rummy, rated  accepted  game g1");
     }
 }

@@ -70,6 +70,13 @@ enum Command {
     /// An account's games (yours when signed in, by default), newest first; each game's id
     /// for gin verify and the record.
     Games(GamesArgs),
+    /// Challenge an account to a game (signed in): it sees the challenge (gin challenges) and
+    /// accepts or declines; with --wait, play it here once accepted.
+    #[command(after_help = exit_statuses(CHALLENGE_NOTES, &CHALLENGE_STATUSES))]
+    Challenge(ChallengeArgs),
+    /// Your open challenges, received and sent (signed in); accept, decline or cancel one.
+    #[command(after_help = exit_statuses("", &CHALLENGES_STATUSES))]
+    Challenges(ChallengesArgs),
     /// Print the shell completion script for gin (bash, zsh, fish, elvish, powershell).
     #[command(after_help = exit_statuses(COMPLETIONS_NOTES, &common_statuses("stdout cannot be written")))]
     Completions {
@@ -276,6 +283,109 @@ struct GamesArgs {
     /// The page after the one that printed this token.
     #[arg(long, value_name = "TOKEN")]
     page_token: Option<String>,
+}
+
+/// Exit statuses of the challenge commands.
+const CHALLENGE_STATUSES: [(u8, &str); 4] = [
+    (0, "sent (with --wait: accepted, and the game was played, or left with its seat kept)"),
+    (1, "the server could not be reached or refused (not signed in, no such account, rated)"),
+    USAGE_STATUS,
+    (3, "with --wait: the challenge was declined, cancelled or expired"),
+];
+
+/// Exit statuses of `gin challenges` and its subcommands.
+const CHALLENGES_STATUSES: [(u8, &str); 3] = [
+    (0, "done (accept: the game was played, or left with its seat kept; --no-play: printed)"),
+    (1, "the server could not be reached or refused (not signed in, no such open challenge)"),
+    USAGE_STATUS,
+];
+
+const CHALLENGE_NOTES: &str = "\
+The challenge id is printed on stdout; the challenged account sees it with gin challenges,
+and takes it with gin challenges accept ID. A challenge nobody answers expires (--expires).";
+
+#[derive(Args, Debug)]
+struct ChallengeArgs {
+    /// The account to challenge, by name.
+    #[arg(value_name = "NAME")]
+    name: String,
+    #[command(flatten)]
+    server: ServerArgs,
+    /// Rules: a preset (standard, wikihow, wikihow-alt, classic, american, oklahoma,
+    /// multistage), a TOML/JSON rules file, or a format of two seats (rummy --players 2).
+    #[arg(long, default_value = "standard", value_name = "PRESET|FILE")]
+    rules: String,
+    /// The table size, for a format (two: a challenge seats two accounts).
+    #[arg(long, value_name = "N")]
+    players: Option<u8>,
+    /// A rated game (refused by a server without ratings).
+    #[arg(long)]
+    rated: bool,
+    /// A turn clock of this many seconds (on expiry the server plays the turn).
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u32).range(1..=3600))]
+    turn_secs: Option<u32>,
+    /// Your seat, 0 or 1 (default: drawn when accepted).
+    #[arg(long, value_name = "SEAT", value_parser = clap::value_parser!(u32).range(0..=1))]
+    seat: Option<u32>,
+    /// How long the challenge stays open, in seconds (the server's default: 600).
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u32).range(1..=3600))]
+    expires: Option<u32>,
+    /// Wait for the answer; once accepted, play the game here.
+    #[arg(long)]
+    wait: bool,
+    #[command(flatten)]
+    screen: ScreenArgs,
+}
+
+#[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+struct ChallengesArgs {
+    #[command(subcommand)]
+    action: Option<ChallengesCmd>,
+    #[command(flatten)]
+    server: ServerArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum ChallengesCmd {
+    /// List them (the default).
+    #[command(after_help = exit_statuses("", &CHALLENGES_STATUSES))]
+    List {
+        #[command(flatten)]
+        server: ServerArgs,
+    },
+    /// Accept a challenge you received and play its game here (--no-play: print the game).
+    #[command(after_help = exit_statuses("", &CHALLENGES_STATUSES))]
+    Accept {
+        /// The challenge's id.
+        #[arg(value_name = "ID")]
+        id: String,
+        /// Print the game's id and your seat instead of playing it.
+        #[arg(long)]
+        no_play: bool,
+        #[command(flatten)]
+        server: ServerArgs,
+        #[command(flatten)]
+        screen: ScreenArgs,
+    },
+    /// Decline a challenge you received.
+    #[command(after_help = exit_statuses("", &CHALLENGES_STATUSES))]
+    Decline {
+        /// The challenge's id.
+        #[arg(value_name = "ID")]
+        id: String,
+        #[command(flatten)]
+        server: ServerArgs,
+    },
+    /// Cancel a challenge you sent.
+    #[command(after_help = exit_statuses("", &CHALLENGES_STATUSES))]
+    Cancel {
+        /// The challenge's id.
+        #[arg(value_name = "ID")]
+        id: String,
+        #[command(flatten)]
+        server: ServerArgs,
+    },
 }
 
 const COMPLETIONS_NOTES: &str = "\
@@ -516,6 +626,8 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Logout(args) => runtime()?.block_on(run_logout(args)).map(|()| 0),
         Command::Whoami(args) => runtime()?.block_on(run_whoami(args)),
         Command::Games(args) => runtime()?.block_on(run_games(args)).map(|()| 0),
+        Command::Challenge(args) => runtime()?.block_on(run_challenge(args)),
+        Command::Challenges(args) => runtime()?.block_on(run_challenges(args)),
         Command::Completions { shell } => {
             let cmd = <Cli as clap::CommandFactory>::command();
             gin_cli_meta::write_completions(cmd, shell, &mut io::stdout().lock())
@@ -955,6 +1067,110 @@ async fn run_whoami(server: ServerArgs) -> Result<u8> {
         }
         Err(e) => Err(refused("who am I", &e)),
     }
+}
+
+/// `gin challenge NAME`: sends the challenge; with --wait, plays its game once accepted.
+async fn run_challenge(a: ChallengeArgs) -> Result<u8> {
+    use gin_proto::v1 as pb;
+    // A format of two seats is named as the server takes it; gin rules as `gin play` reads them.
+    let (format, rules) = match table_format(&a.rules, a.players)? {
+        Some(_) if !a.rules.ends_with(".toml") && !a.rules.ends_with(".json") => (a.rules.clone(), None),
+        Some(_) => anyhow::bail!("--rules {}: a table format file cannot be sent; name a preset", a.rules),
+        None => (String::new(), Some(net::rules_spec(&a.rules)?)),
+    };
+    let (client, kept) = signed_in(&a.server).await?;
+    let req = pb::CreateChallengeRequest {
+        opponent: a.name.clone(),
+        format,
+        rules,
+        players: a.players.map(u32::from).unwrap_or(0),
+        clock: a
+            .turn_secs
+            .map(|s| pb::TurnClock { turn_millis: s * 1000, policy: pb::ClockPolicy::AutoPlay as i32 }),
+        rated: a.rated,
+        seat: a.seat,
+        expires_in_s: a.expires.unwrap_or(0),
+    };
+    // Watching first, so the answer cannot come before the stream.
+    let mut stream = match a.wait {
+        true => Some(client.watch_challenges().await.map_err(|e| refused("watching the challenges", &e))?),
+        false => None,
+    };
+    let c = client.create_challenge(req).await.map_err(|e| refused("challenging", &e))?;
+    println!("{}", printable(&c.challenge_id));
+    eprintln!(
+        "challenged {} (expires {}); they answer with gin challenges accept {}",
+        printable(&c.opponent),
+        gin_client_cli::accounts::date(c.expires_ms),
+        printable(&c.challenge_id)
+    );
+    let Some(stream) = stream.as_mut() else { return Ok(0) };
+    eprintln!("waiting for the answer…");
+    loop {
+        let m = stream
+            .message()
+            .await
+            .map_err(|s| anyhow::anyhow!("watching the challenges: {}", s.message()))?;
+        let Some(m) = m else {
+            anyhow::bail!("the server ended the stream of challenges");
+        };
+        // No challenge: a keep-alive.
+        let Some(got) = m.challenge else { continue };
+        if got.challenge_id != c.challenge_id {
+            continue;
+        }
+        match pb::ChallengeState::try_from(got.state) {
+            Ok(pb::ChallengeState::Accepted) => {
+                println!("game id: {}", printable(&got.game_id));
+                let place = Place { game_id: got.game_id, token: kept.token.clone() };
+                return front_end(client, place, &a.screen).await;
+            }
+            Ok(pb::ChallengeState::Open) => {}
+            Ok(s) => {
+                eprintln!("{}", gin_client_cli::accounts::challenge_state(s as i32));
+                return Ok(3);
+            }
+            Err(_) => {}
+        }
+    }
+}
+
+/// `gin challenges`: list, accept (and play), decline, cancel.
+async fn run_challenges(a: ChallengesArgs) -> Result<u8> {
+    let cmd = a.action.unwrap_or(ChallengesCmd::List { server: a.server });
+    let server = match &cmd {
+        ChallengesCmd::List { server }
+        | ChallengesCmd::Accept { server, .. }
+        | ChallengesCmd::Decline { server, .. }
+        | ChallengesCmd::Cancel { server, .. } => server.clone(),
+    };
+    let (client, kept) = signed_in(&server).await?;
+    let line = |c: &gin_proto::v1::Challenge| println!("{}", gin_client_cli::accounts::challenge_line(c));
+    match cmd {
+        ChallengesCmd::List { .. } => {
+            let all = client.list_challenges().await.map_err(|e| refused("listing the challenges", &e))?;
+            if all.is_empty() {
+                eprintln!("no open challenges");
+            }
+            all.iter().for_each(line);
+        }
+        ChallengesCmd::Accept { id, no_play, screen, .. } => {
+            let r = client.accept_challenge(&id).await.map_err(|e| refused("accepting", &e))?;
+            let c = r.challenge.unwrap_or_default();
+            println!("game id: {}  seat: {}", printable(&c.game_id), c.seat.unwrap_or(0));
+            if !no_play {
+                let place = Place { game_id: c.game_id, token: kept.token.clone() };
+                return front_end(client, place, &screen).await;
+            }
+        }
+        ChallengesCmd::Decline { id, .. } => {
+            line(&client.decline_challenge(&id).await.map_err(|e| refused("declining", &e))?)
+        }
+        ChallengesCmd::Cancel { id, .. } => {
+            line(&client.cancel_challenge(&id).await.map_err(|e| refused("cancelling", &e))?)
+        }
+    }
+    Ok(0)
 }
 
 async fn run_games(a: GamesArgs) -> Result<()> {

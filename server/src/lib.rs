@@ -68,6 +68,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use gin_proto::v1::account_service_server::AccountServiceServer;
+use gin_proto::v1::challenge_service_server::ChallengeServiceServer;
 use gin_proto::v1::game_service_server::GameServiceServer;
 use gin_proto::v1::lobby_service_server::LobbyServiceServer;
 use gin_proto::v1::rating_service_server::RatingServiceServer;
@@ -145,6 +146,7 @@ pub async fn run(
     health.set_serving::<TournamentServiceServer<tournament::Tournaments>>().await;
     health.set_serving::<AccountServiceServer<api::accounts::AccountApi>>().await;
     health.set_serving::<RatingServiceServer<api::ratings::RatingApi>>().await;
+    health.set_serving::<ChallengeServiceServer<api::challenges::ChallengeApi>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(gin_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -176,6 +178,10 @@ pub async fn run(
         )
         .add_service(
             RatingServiceServer::new(api::ratings::RatingApi::new(ratings.clone(), accounts.clone()))
+                .max_decoding_message_size(max),
+        )
+        .add_service(
+            ChallengeServiceServer::new(api::challenges::ChallengeApi::new(shared.clone(), accounts.clone()))
                 .max_decoding_message_size(max),
         );
     let routes = routes.routes();

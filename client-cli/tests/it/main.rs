@@ -4,6 +4,7 @@
 
 mod accounts_cli;
 mod accounts_e2e;
+mod challenges_e2e;
 mod cli;
 mod common;
 mod conventions;

@@ -9,8 +9,9 @@
 //! another server holds goes there ([`crate::cluster::Peers::forward`]: its headers, the
 //! seat token too, and its message as they came; its answer, a stream too, as that server
 //! sent it). One whose server's lease ran out is moving: `UNAVAILABLE` until a claim took it
-//! (with everything its server held), and the client retries. `QuickMatch` goes to the
-//! lobby's leader (the oldest live server: one queue for the cluster).
+//! (with everything its server held), and the client retries. `QuickMatch` and every call of
+//! `ChallengeService` go to the lobby's leader (the oldest live server: one queue, and one
+//! book of open challenges, for the cluster).
 //!
 //! A forwarded call is marked with the id of the server it is for, and never forwarded
 //! again, so two servers that disagree for a moment cannot bounce a call between them: the
@@ -91,8 +92,9 @@ enum About {
     Game,
     /// The tournament in field 1.
     Tournament,
-    /// Quick match: the lobby leader's queue.
-    QuickMatch,
+    /// Quick match and every `ChallengeService` call: the lobby leader's (one queue, one
+    /// book of open challenges for the cluster).
+    Leader,
 }
 
 impl About {
@@ -101,8 +103,8 @@ impl About {
         if path.starts_with("/gin.v1.GameService/") || path == "/gin.v1.LobbyService/JoinGame" {
             return Some(About::Game);
         }
-        if path == "/gin.v1.LobbyService/QuickMatch" {
-            return Some(About::QuickMatch);
+        if path == "/gin.v1.LobbyService/QuickMatch" || path.starts_with("/gin.v1.ChallengeService/") {
+            return Some(About::Leader);
         }
         let one_tournament = ["JoinTournament", "WatchTournament", "GetTournament", "ExportTournament"];
         let method = path.strip_prefix("/gin.v1.TournamentService/")?;
@@ -188,7 +190,7 @@ where
                 Err(status) => return Ok(status.into_http()),
             };
             let key = match about {
-                About::QuickMatch => None,
+                About::Leader => None,
                 About::Game => id_of(&bytes).map(|id| format!("g{id}")),
                 About::Tournament => id_of(&bytes).map(|id| format!("t{id}")),
             };
@@ -228,7 +230,7 @@ async fn where_served(
     about: About,
     key: Option<&str>,
 ) -> Result<Option<Peer>, Status> {
-    if about == About::QuickMatch {
+    if about == About::Leader {
         let leader = peers.leader(&shared.store).await?;
         return Ok((Some(leader.id) != shared.store.member()).then_some(leader));
     }
@@ -296,6 +298,9 @@ mod tests {
         assert_eq!(About::of("/gin.v1.TournamentService/ExportTournament"), Some(About::Tournament));
         assert_eq!(About::of("/gin.v1.TournamentService/ListTournaments"), None);
         assert_eq!(About::of("/gin.v1.TournamentService/CreateTournament"), None);
+        assert_eq!(About::of("/gin.v1.LobbyService/QuickMatch"), Some(About::Leader));
+        assert_eq!(About::of("/gin.v1.ChallengeService/WatchChallenges"), Some(About::Leader));
+        assert_eq!(About::of("/gin.v1.ChallengeService/AcceptChallenge"), Some(About::Leader));
         let t = gin_proto::v1::JoinTournamentRequest { tournament_id: "t1".into(), ..Default::default() };
         assert_eq!(id_of(&frame(&t.encode_to_vec())), Some("t1".into()));
     }

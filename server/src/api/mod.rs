@@ -1,6 +1,6 @@
 //! The API layer: gRPC in, the game layer's calls out.
 //!
-//! - [`lobby`], [`games`], [`accounts`]: the `gin.v1` services (tournaments have theirs in
+//! - [`lobby`], [`games`], [`accounts`], [`challenges`]: the `gin.v1` services (tournaments have theirs in
 //!   `tournament`);
 //! - [`convert`]: requests decoded into engine types, errors naming the field;
 //! - [`status`]: the one mapping from domain errors to gRPC statuses;
@@ -14,6 +14,7 @@
 //! Nothing here is imported by the layers below (`game`, `storage`).
 
 pub mod accounts;
+pub mod challenges;
 pub mod convert;
 pub mod deadline;
 pub mod forward;

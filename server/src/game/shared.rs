@@ -634,6 +634,41 @@ impl Shared {
         house_bot: String,
         reserved_by: Option<&QuotaKey>,
     ) -> Result<(), GameError> {
+        self.create_seated(id, format, clock, seed, fixed_deals, seats, house_bot, None, reserved_by).await
+    }
+
+    /// [`Shared::create_seated_game`] for a rated game of the pool `pool` (checked by the
+    /// caller), every seat an account's: the server's seed, no house bot.
+    pub async fn create_rated_seated_game(
+        &self,
+        id: String,
+        format: engine::Format,
+        clock: pb::TurnClock,
+        seats: Vec<NewSeat>,
+        pool: String,
+        reserved_by: Option<&QuotaKey>,
+    ) -> Result<(), GameError> {
+        if seats.iter().any(|s| s.account.is_none()) {
+            return Err(GameError::Refused("a rated game seats signed-in accounts only".into()));
+        }
+        let seed = random_seed();
+        self.create_seated(id, format, clock, seed, false, seats, String::new(), Some(pool), reserved_by)
+            .await
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn create_seated(
+        &self,
+        id: String,
+        format: engine::Format,
+        clock: pb::TurnClock,
+        seed: u64,
+        fixed_deals: bool,
+        seats: Vec<NewSeat>,
+        house_bot: String,
+        rated_pool: Option<String>,
+        reserved_by: Option<&QuotaKey>,
+    ) -> Result<(), GameError> {
         if seats.len() != format.players() as usize {
             return Err(GameError::Internal(format!(
                 "{} seats for a table of {}",
@@ -641,7 +676,10 @@ impl Shared {
                 format.players()
             )));
         }
-        let info = Shared::new_info(id.clone(), format, clock, house_bot, seed, fixed_deals);
+        let info = GameInfo {
+            rated_pool,
+            ..Shared::new_info(id.clone(), format, clock, house_bot, seed, fixed_deals)
+        };
         let mut writes = vec![Write::CreateGame(new_game(&info))];
         let now = info.created_ms;
         let mut st = GameState::new(info);

@@ -53,11 +53,18 @@
 //!   accounts and tokens across a restart; a whole game played with an account token, its
 //!   seat named, listed with its outcome, export and deletion shown on the seats; two servers
 //!   on one PostgreSQL sharing accounts, a revocation refused by the other within a second.
+//! - `challenges`: an account challenges another, which sees it on its stream and accepts; both
+//!   play the game to its end through the SDK with their account tokens, and it is in both
+//!   accounts' games; decline, cancel and a one-second expiry reach both streams; refused
+//!   challenges (self, unknown or deleted, anonymous, no `play`, rated, bad input, too many)
+//!   change nothing; gin-sdk's `accept_next_challenge` takes only what its filter likes; on
+//!   PostgreSQL, a challenge sent at one server is seen, accepted and played at another.
 //! - `web`, `web_verify`: the page served, and played, watched and verified in Chromium
 //!   (`server/web/test/`).
 
 mod accounts;
 mod api;
+mod challenges;
 mod cluster;
 mod common;
 mod conventions;
