@@ -97,6 +97,7 @@ fn game(i: usize, now_ms: i64) -> (NewGame, SeatRow) {
         created_ms: now_ms,
         fixed_deals: false,
         first_dealer: None,
+        rated_pool: None,
     };
     let seat = SeatRow {
         seat: 0,
