@@ -13,6 +13,7 @@ const PROTOS: &[&str] = &[
     "gin/v1/account.proto",
     "gin/v1/rating.proto",
     "gin/v1/challenge.proto",
+    "gin/v1/ladder.proto",
     "gin/bench/v1/echo.proto",
 ];
 

@@ -19,6 +19,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod account_cmd;
 mod bridge_cmd;
+mod ladder_cmd;
 mod play_cmd;
 mod tournament_cmd;
 
@@ -61,6 +62,12 @@ enum Cmd {
          reported and play goes on)",
     )))]
     Bridge(bridge_cmd::BridgeArgs),
+    /// Plays the server's rated ladder as an account until stopped: joins a pool, plays each
+    /// game it is seated in, joins again; prints its rating as it goes.
+    #[command(after_help = exit_statuses("", &common_statuses(
+        "the server could not be reached, the token was refused, or a game failed",
+    )))]
+    Ladder(ladder_cmd::LadderArgs),
     /// Tournaments run by a server: create, join (play as an entrant), watch, results.
     #[command(subcommand, after_help = exit_statuses("", &common_statuses(FAILED)))]
     Tournament(tournament_cmd::TournamentCmd),
@@ -234,6 +241,7 @@ fn main() -> std::process::ExitCode {
         Cmd::Selfplay(a) => selfplay(a),
         Cmd::Play(a) => play_cmd::run(a),
         Cmd::Bridge(a) => bridge_cmd::run(a),
+        Cmd::Ladder(a) => ladder_cmd::run(a),
         Cmd::Tournament(c) => tournament_cmd::run(c),
         Cmd::Account(c) => account_cmd::run(c),
         Cmd::Completions { shell } => {

@@ -73,6 +73,14 @@ pub struct Config {
     /// reaching a server directly cannot pass for another address to the quotas and rate
     /// limits. Default: loopback only (everything on one machine, as `local-cluster.sh`).
     pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// Whether the house bots (`house-random`, `house-simple`, `house-strong`: bot accounts
+    /// the server registers and plays) enter the ladder's two-player pools, as the opponent of
+    /// a player nobody else reached.
+    pub ladder_house_bots: bool,
+    /// How long a player waits in a two-player ladder pool before a house bot takes it on.
+    pub ladder_house_after: Duration,
+    /// The turn clock of ladder games, in milliseconds (auto-play on expiry).
+    pub ladder_turn_millis: u32,
 }
 
 impl Default for Config {
@@ -98,6 +106,9 @@ impl Default for Config {
             lease: Duration::from_secs(3),
             route_tag: None,
             trusted_proxies: Config::loopback(),
+            ladder_house_bots: false,
+            ladder_house_after: Duration::from_secs(10),
+            ladder_turn_millis: 60_000,
         }
     }
 }

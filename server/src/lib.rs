@@ -70,6 +70,7 @@ use std::time::Duration;
 use gin_proto::v1::account_service_server::AccountServiceServer;
 use gin_proto::v1::challenge_service_server::ChallengeServiceServer;
 use gin_proto::v1::game_service_server::GameServiceServer;
+use gin_proto::v1::ladder_service_server::LadderServiceServer;
 use gin_proto::v1::lobby_service_server::LobbyServiceServer;
 use gin_proto::v1::rating_service_server::RatingServiceServer;
 use gin_proto::v1::tournament_service_server::TournamentServiceServer;
@@ -140,6 +141,10 @@ pub async fn run(
     let peers = std::sync::Arc::new(cluster::Peers::default());
     let tournaments = tournament::Tournaments::open(shared.clone(), peers.clone(), found_tournaments)?;
 
+    // The ladder (its queues are the lobby leader's in a cluster; every server pairs its own).
+    let ladder = api::ladder::LadderApi::new(shared.clone(), accounts.clone(), ratings.clone());
+    ladder.spawn().await?;
+
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<GameServiceServer<api::games::Games>>().await;
     health.set_serving::<LobbyServiceServer<api::lobby::Lobby>>().await;
@@ -147,6 +152,7 @@ pub async fn run(
     health.set_serving::<AccountServiceServer<api::accounts::AccountApi>>().await;
     health.set_serving::<RatingServiceServer<api::ratings::RatingApi>>().await;
     health.set_serving::<ChallengeServiceServer<api::challenges::ChallengeApi>>().await;
+    health.set_serving::<LadderServiceServer<api::ladder::LadderApi>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(gin_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -183,7 +189,8 @@ pub async fn run(
         .add_service(
             ChallengeServiceServer::new(api::challenges::ChallengeApi::new(shared.clone(), accounts.clone()))
                 .max_decoding_message_size(max),
-        );
+        )
+        .add_service(LadderServiceServer::new(ladder).max_decoding_message_size(max));
     let routes = routes.routes();
 
     let addr = listener.local_addr()?;

@@ -113,6 +113,18 @@ struct Flags {
     #[arg(long, env = "GIN_TRUSTED_PROXIES", value_delimiter = ',', value_parser = network,
           default_values_t = gin_server::Config::loopback())]
     trusted_proxies: Vec<ipnet::IpNet>,
+    /// Enter the house bots in the ladder's two-player pools (`house-random`, `house-simple`,
+    /// `house-strong`: bot accounts the server registers, plays and rates), as the opponent of
+    /// a player who has waited --ladder-house-after-secs with nobody else in reach.
+    #[arg(long, env = "GIN_LADDER_HOUSE_BOTS")]
+    ladder_house_bots: bool,
+    /// Seconds a ladder player waits before a house bot takes it on.
+    #[arg(long, env = "GIN_LADDER_HOUSE_AFTER_SECS", default_value_t = 10)]
+    ladder_house_after_secs: u64,
+    /// Seconds per turn in ladder games (the server plays for a seat whose time runs out).
+    #[arg(long, env = "GIN_LADDER_TURN_SECS", default_value_t = 60,
+          value_parser = clap::value_parser!(u32).range(1..=3600))]
+    ladder_turn_secs: u32,
     /// Log lines as text for people, or one JSON object per line for log collectors (each
     /// with its RPC's span: method and game id). The level comes from RUST_LOG (default info).
     #[arg(long, env = "GIN_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
@@ -207,6 +219,9 @@ async fn serve(f: Flags) -> anyhow::Result<()> {
         lease: Duration::from_millis(f.lease_ms.max(300)),
         route_tag: f.route_tag,
         trusted_proxies: f.trusted_proxies,
+        ladder_house_bots: f.ladder_house_bots,
+        ladder_house_after: Duration::from_secs(f.ladder_house_after_secs),
+        ladder_turn_millis: f.ladder_turn_secs * 1000,
     };
     let listener =
         tokio::net::TcpListener::bind(f.addr).await.with_context(|| format!("binding {}", f.addr))?;

@@ -227,6 +227,9 @@ fn now_ms() -> i64 {
     crate::game::shared::now_ms()
 }
 
+/// The start of the house bots' account names (`house-strong`, …): reserved to the server.
+pub const HOUSE_PREFIX: &str = "house-";
+
 /// A name's key: lowercased.
 pub fn name_key(name: &str) -> String {
     name.to_lowercase()
@@ -559,6 +562,11 @@ impl Accounts {
         let label = if label.is_empty() { "registration" } else { label };
         check_label("token_label", label)?;
         let (key, skel) = (name_key(name), skeleton(name));
+        if key.starts_with(HOUSE_PREFIX) || skel.starts_with(&skeleton(HOUSE_PREFIX)) {
+            return Err(AccountError::Invalid(format!(
+                "name: names starting with {HOUSE_PREFIX:?} are the server's house bots'"
+            )));
+        }
         self.check_free(&key, &skel)?;
         self.0.registrations.lock().expect("lock").take(addr, tokio::time::Instant::now()).map_err(|ms| {
             AccountError::Throttled {
@@ -571,6 +579,30 @@ impl Accounts {
             self.0.registrations.lock().expect("lock").give_back(&addr);
         }
         done
+    }
+
+    /// The server's own bot account `name` (which starts with [`HOUSE_PREFIX`], a prefix
+    /// [`Accounts::register`] refuses to others): registered the first time (a bot account,
+    /// no password; its first token is dropped unseen, so nothing outside the server acts as
+    /// it), found afterwards, or found after another server of a cluster registered it first.
+    pub async fn house_account(&self, name: &str) -> Result<AccountRow, AccountError> {
+        debug_assert!(name.starts_with(HOUSE_PREFIX));
+        if let Some(a) = self.by_name(name).filter(|a| a.deleted_ms.is_none()) {
+            return Ok(a);
+        }
+        let (key, skel) = (name_key(name), skeleton(name));
+        match self.register_checked(name, KIND_BOT, "", "house", key, skel).await {
+            Ok((account, _token)) => Ok(account),
+            Err(AccountError::Taken(_)) => {
+                if self.clustered() {
+                    self.poll().await?;
+                }
+                self.by_name(name).filter(|a| a.deleted_ms.is_none() && a.kind == KIND_BOT).ok_or_else(|| {
+                    AccountError::Taken(format!("name: {name:?} is taken by an account not the server's"))
+                })
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// [`Accounts::register`] once its input is checked and a registration taken.

@@ -185,8 +185,16 @@ async fn create_challenge_game(
         let pool = crate::ratings::Pool::of(&format).ok_or_else(|| {
             Status::invalid_argument("rated: only a named preset is rated; custom rules are casual")
         })?;
-        s.create_rated_seated_game(id.clone(), format, clock, seats, pool.id().to_owned(), Some(quota))
-            .await?;
+        s.create_rated_seated_game(
+            id.clone(),
+            format,
+            clock,
+            seats,
+            pool.id().to_owned(),
+            String::new(),
+            Some(quota),
+        )
+        .await?;
     } else {
         s.create_seated_game(
             id.clone(),

@@ -92,8 +92,8 @@ enum About {
     Game,
     /// The tournament in field 1.
     Tournament,
-    /// Quick match and every `ChallengeService` call: the lobby leader's (one queue, one
-    /// book of open challenges for the cluster).
+    /// Quick match and every `ChallengeService` and `LadderService` call: the lobby leader's
+    /// (one queue, one book of open challenges, one ladder for the cluster).
     Leader,
 }
 
@@ -103,7 +103,10 @@ impl About {
         if path.starts_with("/gin.v1.GameService/") || path == "/gin.v1.LobbyService/JoinGame" {
             return Some(About::Game);
         }
-        if path == "/gin.v1.LobbyService/QuickMatch" || path.starts_with("/gin.v1.ChallengeService/") {
+        if path == "/gin.v1.LobbyService/QuickMatch"
+            || path.starts_with("/gin.v1.ChallengeService/")
+            || path.starts_with("/gin.v1.LadderService/")
+        {
             return Some(About::Leader);
         }
         let one_tournament = ["JoinTournament", "WatchTournament", "GetTournament", "ExportTournament"];
@@ -301,6 +304,7 @@ mod tests {
         assert_eq!(About::of("/gin.v1.LobbyService/QuickMatch"), Some(About::Leader));
         assert_eq!(About::of("/gin.v1.ChallengeService/WatchChallenges"), Some(About::Leader));
         assert_eq!(About::of("/gin.v1.ChallengeService/AcceptChallenge"), Some(About::Leader));
+        assert_eq!(About::of("/gin.v1.LadderService/JoinLadder"), Some(About::Leader));
         let t = gin_proto::v1::JoinTournamentRequest { tournament_id: "t1".into(), ..Default::default() };
         assert_eq!(id_of(&frame(&t.encode_to_vec())), Some("t1".into()));
     }

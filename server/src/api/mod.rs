@@ -21,6 +21,7 @@ pub mod forward;
 pub mod framing;
 pub mod games;
 pub mod gate;
+pub mod ladder;
 pub mod lobby;
 pub mod ratings;
 pub mod session;

@@ -638,7 +638,10 @@ impl Shared {
     }
 
     /// [`Shared::create_seated_game`] for a rated game of the pool `pool` (checked by the
-    /// caller), every seat an account's: the server's seed, no house bot.
+    /// caller), every seat an account's: the server's seed. `house_bot` (a strategy, checked
+    /// by the caller; empty: none) plays the seats marked `bot`, which must then be the
+    /// house's own rated accounts (the ladder's house bots).
+    #[allow(clippy::too_many_arguments)]
     pub async fn create_rated_seated_game(
         &self,
         id: String,
@@ -646,14 +649,14 @@ impl Shared {
         clock: pb::TurnClock,
         seats: Vec<NewSeat>,
         pool: String,
+        house_bot: String,
         reserved_by: Option<&QuotaKey>,
     ) -> Result<(), GameError> {
         if seats.iter().any(|s| s.account.is_none()) {
             return Err(GameError::Refused("a rated game seats signed-in accounts only".into()));
         }
         let seed = random_seed();
-        self.create_seated(id, format, clock, seed, false, seats, String::new(), Some(pool), reserved_by)
-            .await
+        self.create_seated(id, format, clock, seed, false, seats, house_bot, Some(pool), reserved_by).await
     }
 
     #[allow(clippy::too_many_arguments)]

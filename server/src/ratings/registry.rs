@@ -181,6 +181,24 @@ impl Ratings {
         out
     }
 
+    /// An account's rating in `pool` as shown: its own, or a newcomer's (1500, the system's
+    /// starting deviation, no games) when it has played none there.
+    pub fn in_pool(&self, account: &str, pool: &Pool) -> Shown {
+        let st = self.state.lock().expect("lock");
+        let system = pool.system();
+        let found = st.pools.get(pool).and_then(|p| Some((p.ratings.get(account)?, p.board.rank(account))));
+        let fresh = Rating::new(system);
+        let (r, rank) = found.unwrap_or((&fresh, None));
+        Shown {
+            pool: pool.clone(),
+            rating: r.shown(system),
+            deviation: r.shown_deviation(system),
+            games: r.games,
+            provisional: r.provisional(system),
+            rank,
+        }
+    }
+
     /// The store (for the history's pages).
     pub fn store(&self) -> &Store {
         &self.store

@@ -71,6 +71,7 @@ mod conventions;
 mod fairness;
 mod games;
 mod house;
+mod ladder;
 mod leaks;
 mod malformed;
 mod metrics;

@@ -1,0 +1,453 @@
+//! `LadderService`: the standing rated pools where signed-in programs and people queue and the
+//! server seats them by rating (issue 39).
+//!
+//! The pairing itself is [`crate::ladder`] (pure: closest first, windows widening with the
+//! wait, no repeat while another table is possible). This module serves it:
+//!
+//! - **A queued player is a stream.** `JoinLadder` puts the caller's account in the pool's
+//!   queue with its rating there ([`Ratings::in_pool`]) and keeps a *waiter*: the stream's
+//!   sender and a one-shot slot for its match. The stream says where it stands on joining and
+//!   every few seconds; a stream closed by the client leaves the queue (its task notices the
+//!   closed channel). The join's number tells a waiter from a later one of the same account.
+//! - **One pairing task** ([`LadderApi::spawn`]) runs every [`TICK`]: under the lock it pairs
+//!   every pool ([`Ladder::pair`]), then, when the house bots are entered, seats every player
+//!   of a two-player pool who has waited [`Config::ladder_house_after`] against the house bot
+//!   of nearest rating, and takes the waiters of every table out. Each table's game is created
+//!   in a task of its own (a store write each, concurrently): a rated game of the pool, the
+//!   server's seed and turn clock ([`Config::ladder_turn_millis`], auto-play), seats rotated
+//!   at random from the pairing's order. A table one of whose players left in between is not
+//!   created; the others go back to the queue with their arrival time.
+//! - **In memory, on the lobby's leader.** In a cluster every call is forwarded to the leader
+//!   (`forward`), so there is one queue; a restart (or a new leader) empties the queues, and
+//!   the programs' loops join again.
+//! - **House bots** (`--ladder-house-bots`): the bot accounts `house-random`, `house-simple`
+//!   and `house-strong` ([`Accounts::house_account`]), played in-process by the house bot of
+//!   their strategy, rated like any account; never queued themselves (two of them would play
+//!   each other all day), only the opponent of a player nobody else reached.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use gin_proto::v1 as pb;
+use gin_proto::v1::ladder_service_server::LadderService;
+use tokio::sync::{mpsc, oneshot};
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status};
+
+use super::accounts::caller;
+use crate::accounts::{Accounts, SCOPE_PLAY};
+use crate::game::shared::{NewSeat, Shared, new_id, new_token, random_seed};
+use crate::ladder::{Entrant, Ladder, LadderConfig, LadderError, Match, Millis, Seats};
+use crate::ratings::{Pool, Rating, Ratings};
+
+/// How often the pairing task pairs the queues.
+pub const TICK: Duration = Duration::from_millis(100);
+
+/// The house bots' accounts and the strategies that play them.
+pub const HOUSE_BOTS: [(&str, &str); 3] =
+    [("house-random", "random"), ("house-simple", "simple"), ("house-strong", "strong")];
+
+/// `LadderService` (cheap to clone: a handle).
+#[derive(Clone)]
+pub struct LadderApi(Arc<Inner>);
+
+struct Inner {
+    shared: Shared,
+    accounts: Accounts,
+    ratings: Ratings,
+    /// The ladder's clock's zero.
+    start: Instant,
+    state: Mutex<State>,
+    /// The house bots entered: (account id, name, strategy); empty when they are not.
+    house: Mutex<Vec<(String, String, &'static str)>>,
+    /// How long a two-player pool's player waits before the house bot takes it on.
+    house_after_ms: Millis,
+    /// Ladder games' turn clock.
+    clock: pb::TurnClock,
+}
+
+struct State {
+    ladder: Ladder,
+    /// The queued players' streams, by (pool id, account id).
+    waiters: HashMap<(String, String), Waiter>,
+    /// Numbers the joins.
+    joins: u64,
+}
+
+/// A queued player's stream.
+struct Waiter {
+    join: u64,
+    name: String,
+    kind: i32,
+    /// The stream's messages (to see whether the client is still there).
+    out: mpsc::Sender<Result<pb::JoinLadderResponse, Status>>,
+    /// Where its match goes.
+    matched: oneshot::Sender<Result<pb::LadderMatched, Status>>,
+}
+
+/// One seat of a table about to be created: its entrant, and its waiter (`None`: a house bot,
+/// then its name and strategy).
+struct Taken {
+    entrant: Entrant,
+    waiter: Option<Waiter>,
+    house: Option<(String, &'static str)>,
+}
+
+impl LadderApi {
+    /// The service over `shared`'s games, `accounts` and `ratings`, with `shared`'s settings
+    /// (turn clock, house bots). Call [`LadderApi::spawn`] to start pairing.
+    pub fn new(shared: Shared, accounts: Accounts, ratings: Ratings) -> LadderApi {
+        let cfg = &shared.cfg;
+        let clock =
+            pb::TurnClock { turn_millis: cfg.ladder_turn_millis, policy: pb::ClockPolicy::AutoPlay as i32 };
+        let house_after_ms = cfg.ladder_house_after.as_millis() as Millis;
+        let ladder = Ladder::new(LadderConfig::default()).expect("the default ladder settings are valid");
+        LadderApi(Arc::new(Inner {
+            accounts,
+            ratings,
+            start: Instant::now(),
+            state: Mutex::new(State { ladder, waiters: HashMap::new(), joins: 0 }),
+            house: Mutex::default(),
+            house_after_ms,
+            clock,
+            shared,
+        }))
+    }
+
+    /// Enters the house bots (registering their accounts the first time), when the server's
+    /// settings say so, and starts the pairing task.
+    pub async fn spawn(&self) -> Result<(), crate::accounts::AccountError> {
+        if self.0.shared.cfg.ladder_house_bots {
+            let mut house = Vec::new();
+            for (name, strategy) in HOUSE_BOTS {
+                let a = self.0.accounts.house_account(name).await?;
+                house.push((a.id, a.name, strategy));
+            }
+            *self.0.house.lock().expect("lock") = house;
+        }
+        let api = self.clone();
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(TICK);
+            every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                every.tick().await;
+                api.tick();
+            }
+        });
+        Ok(())
+    }
+
+    /// Milliseconds on the ladder's clock.
+    fn now(&self) -> Millis {
+        self.0.start.elapsed().as_millis() as Millis
+    }
+
+    /// Pairs every pool once and starts the tables' games.
+    pub fn tick(&self) {
+        let now = self.now();
+        let tables = {
+            let mut st = self.0.state.lock().expect("lock");
+            let mut matches: Vec<(Match, Option<(String, String, &'static str)>)> =
+                st.ladder.pair(now).into_iter().map(|m| (m, None)).collect();
+            matches.extend(self.house_matches(&mut st, now));
+            let mut tables = Vec::with_capacity(matches.len());
+            for (m, house) in matches {
+                let taken: Vec<Taken> = m
+                    .entrants
+                    .into_iter()
+                    .map(|entrant| {
+                        let key = (m.pool.clone(), entrant.account.clone());
+                        let house =
+                            house.as_ref().filter(|h| h.0 == entrant.account).map(|h| (h.1.clone(), h.2));
+                        Taken { waiter: st.waiters.remove(&key), entrant, house }
+                    })
+                    .collect();
+                tables.push((m.pool, m.seats, taken));
+            }
+            tables
+        };
+        for (pool, seats, taken) in tables {
+            let api = self.clone();
+            tokio::spawn(async move { api.start_game(pool, seats, taken).await });
+        }
+    }
+
+    /// Takes out of the two-player queues every player who has waited the house's time, each
+    /// with the house bot of nearest rating (its account id, name and strategy).
+    fn house_matches(
+        &self,
+        st: &mut State,
+        now: Millis,
+    ) -> Vec<(Match, Option<(String, String, &'static str)>)> {
+        let house = self.0.house.lock().expect("lock").clone();
+        if house.is_empty() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for pool in Pool::all().into_iter().filter(|p| p.seats() == 2) {
+            let due: Vec<Entrant> = st
+                .ladder
+                .waiting(pool.id())
+                .filter(|e| now.saturating_sub(e.arrived_ms) >= self.0.house_after_ms)
+                .cloned()
+                .collect();
+            for e in due {
+                let nearest = house
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, h)| h.0 != e.account)
+                    .map(|(i, h)| (i, self.0.ratings.in_pool(&h.0, &pool)))
+                    .min_by(|a, b| (a.1.rating - e.rating).abs().total_cmp(&(b.1.rating - e.rating).abs()));
+                let Some((i, r)) = nearest else { continue };
+                st.ladder.leave(pool.id(), &e.account);
+                let bot = Entrant {
+                    account: house[i].0.clone(),
+                    rating: r.rating,
+                    deviation: r.deviation,
+                    arrived_ms: now,
+                };
+                let spread = (bot.rating - e.rating).abs();
+                let entrants = if bot.rating < e.rating { vec![bot, e] } else { vec![e, bot] };
+                let m =
+                    Match { pool: pool.id().to_owned(), seats: Seats::Two, entrants, spread, repeat: false };
+                out.push((m, Some(house[i].clone())));
+            }
+        }
+        out
+    }
+
+    /// Creates one table's rated game and tells its players; if one of them left (or the game
+    /// cannot be created), puts the others back in the queue, or tells them why.
+    async fn start_game(&self, pool_id: String, seats: Seats, mut taken: Vec<Taken>) {
+        let gone = taken.iter().any(|t| match &t.waiter {
+            Some(w) => w.out.is_closed(),
+            None => t.house.is_none(),
+        });
+        if gone {
+            self.requeue(&pool_id, seats, taken);
+            return;
+        }
+        let pool = Pool::parse(&pool_id).expect("a ladder pool is a rating pool");
+        // Seats rotated at random: the pairing lists its entrants lowest rating first (at a
+        // team table a rotation keeps the partners together).
+        let n = taken.len();
+        taken.rotate_left((random_seed() % n as u64) as usize);
+        let tokens: Vec<String> = (0..n).map(|_| new_token()).collect();
+        let mut house_bot = String::new();
+        let mut seen = Vec::with_capacity(n);
+        let mut new_seats = Vec::with_capacity(n);
+        for (t, token) in taken.iter().zip(&tokens) {
+            let (name, kind) = match (&t.waiter, &t.house) {
+                (Some(w), _) => (w.name.clone(), w.kind),
+                (None, Some((name, strategy))) => {
+                    house_bot = (*strategy).to_owned();
+                    (name.clone(), crate::storage::KIND_BOT)
+                }
+                (None, None) => unreachable!("checked above"),
+            };
+            seen.push(pb::LadderSeat {
+                name: name.clone(),
+                kind: super::accounts::kind_pb(kind) as i32,
+                rating: t.entrant.rating,
+                deviation: t.entrant.deviation,
+            });
+            new_seats.push(NewSeat {
+                name,
+                token: token.clone(),
+                bot: t.waiter.is_none(),
+                account: Some(self.0.shared.seat_account(&t.entrant.account)),
+            });
+        }
+        let s = &self.0.shared;
+        let id = new_id(s.cfg.route_tag.as_deref());
+        let made = s
+            .create_rated_seated_game(
+                id.clone(),
+                pool.format(),
+                self.0.clock,
+                new_seats,
+                pool_id.clone(),
+                house_bot,
+                None,
+            )
+            .await
+            .map_err(Status::from);
+        let now = self.now();
+        for (seat, (t, token)) in taken.into_iter().zip(tokens).enumerate() {
+            let Some(w) = t.waiter else { continue };
+            let answer = match &made {
+                Ok(()) => Ok(pb::LadderMatched {
+                    pool: pool_id.clone(),
+                    game_id: id.clone(),
+                    seat: seat as u32,
+                    seat_token: token,
+                    seats: seen.clone(),
+                    waited_ms: now.saturating_sub(t.entrant.arrived_ms),
+                }),
+                Err(e) => Err(e.clone()),
+            };
+            let _ = w.matched.send(answer);
+        }
+        if let Err(e) = made {
+            tracing::warn!(pool = %pool_id, "ladder: a table's game could not be created: {e}");
+        }
+    }
+
+    /// Puts the players of a table that will not be played back in the queue, as they were.
+    fn requeue(&self, pool: &str, seats: Seats, taken: Vec<Taken>) {
+        let mut st = self.0.state.lock().expect("lock");
+        for t in taken {
+            let Some(w) = t.waiter else { continue };
+            if w.out.is_closed() {
+                continue;
+            }
+            let key = (pool.to_owned(), t.entrant.account.clone());
+            if st.waiters.contains_key(&key) || st.ladder.join(pool, seats, t.entrant).is_err() {
+                continue;
+            }
+            st.waiters.insert(key, w);
+        }
+    }
+
+    /// Takes waiter `join` of `account` out of `pool` (its stream closed).
+    fn leave(&self, pool: &str, account: &str, join: u64) {
+        let mut st = self.0.state.lock().expect("lock");
+        let key = (pool.to_owned(), account.to_owned());
+        if st.waiters.get(&key).is_some_and(|w| w.join == join) {
+            st.waiters.remove(&key);
+            st.ladder.leave(pool, account);
+        }
+    }
+
+    /// Where `account` stands in `pool`, or `None` once it is out of the queue.
+    fn queued(&self, pool: &Pool, account: &str) -> Option<pb::LadderQueued> {
+        let now = self.now();
+        let (waiting, arrived, expected) = {
+            let st = self.0.state.lock().expect("lock");
+            let e = st.ladder.waiting(pool.id()).find(|e| e.account == account)?;
+            (st.ladder.len(pool.id()), e.arrived_ms, st.ladder.expected_wait_of(pool.id(), account, now))
+        };
+        let r = self.0.ratings.in_pool(account, pool);
+        Some(pb::LadderQueued {
+            pool: pool.id().to_owned(),
+            waiting: waiting as u32,
+            waited_ms: now.saturating_sub(arrived),
+            expected_wait_ms: expected.map(|d| d.as_millis() as u64),
+            rating: r.rating,
+            deviation: r.deviation,
+            provisional: r.provisional,
+            games: r.games,
+        })
+    }
+}
+
+/// INVALID_ARGUMENT naming the pools, for an unknown one.
+fn unknown_pool(id: &str) -> Status {
+    let all: Vec<String> = Pool::all().iter().map(|p| p.id().to_owned()).collect();
+    Status::invalid_argument(format!("pool: no ladder {id:?}; the pools: {}", all.join(", ")))
+}
+
+/// A pool's seats, as the pairing takes them.
+fn seats_of(pool: &Pool) -> Seats {
+    match pool.seats() {
+        2 => Seats::Two,
+        4 if pool.teams() => Seats::Teams,
+        n => Seats::Table(n),
+    }
+}
+
+#[tonic::async_trait]
+impl LadderService for LadderApi {
+    type JoinLadderStream = ReceiverStream<Result<pb::JoinLadderResponse, Status>>;
+
+    async fn join_ladder(
+        &self,
+        req: Request<pb::JoinLadderRequest>,
+    ) -> Result<Response<Self::JoinLadderStream>, Status> {
+        let me = caller(&req, SCOPE_PLAY)?;
+        let id = req.into_inner().pool;
+        let pool = Pool::parse(id.trim()).ok_or_else(|| unknown_pool(&id))?;
+        let kind = self.0.accounts.get(&me.account_id).map_or(crate::storage::KIND_PERSON, |a| a.kind);
+        let r = self.0.ratings.in_pool(&me.account_id, &pool);
+        let (tx, rx) = mpsc::channel(8);
+        let (matched, mut on_match) = oneshot::channel();
+        let join = {
+            let mut st = self.0.state.lock().expect("lock");
+            let entrant = Entrant {
+                account: me.account_id.clone(),
+                rating: r.rating,
+                deviation: r.deviation,
+                arrived_ms: self.now(),
+            };
+            st.ladder.join(pool.id(), seats_of(&pool), entrant).map_err(|e| match e {
+                LadderError::AlreadyQueued { .. } => Status::already_exists(format!(
+                    "pool: this account already waits in the ladder {} (another connection?)",
+                    pool.id()
+                )),
+                e => Status::internal(e.to_string()),
+            })?;
+            st.joins += 1;
+            let join = st.joins;
+            let w = Waiter { join, name: me.name.clone(), kind, out: tx.clone(), matched };
+            st.waiters.insert((pool.id().to_owned(), me.account_id.clone()), w);
+            join
+        };
+        let api = self.clone();
+        let every = self.0.shared.cfg.heartbeat.clamp(Duration::from_millis(100), Duration::from_secs(5));
+        tokio::spawn(async move {
+            let mut beat = tokio::time::interval(every);
+            loop {
+                tokio::select! {
+                    m = &mut on_match => {
+                        let m = match m {
+                            Ok(Ok(m)) => Ok(pb::JoinLadderResponse {
+                                event: Some(pb::join_ladder_response::Event::Matched(m)),
+                            }),
+                            Ok(Err(e)) => Err(e),
+                            Err(_) => Err(Status::unavailable("the ladder stopped: join again")),
+                        };
+                        let _ = tx.send(m).await;
+                        return;
+                    }
+                    () = tx.closed() => break,
+                    _ = beat.tick() => {
+                        // Out of the queue but not told yet: the match is on its way.
+                        let Some(q) = api.queued(&pool, &me.account_id) else { continue };
+                        let m = pb::JoinLadderResponse { event: Some(pb::join_ladder_response::Event::Queued(q)) };
+                        if tx.send(Ok(m)).await.is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+            api.leave(pool.id(), &me.account_id, join);
+        });
+        Ok(Response::new(ReceiverStream::new(rx)))
+    }
+
+    async fn list_ladders(
+        &self,
+        _req: Request<pb::ListLaddersRequest>,
+    ) -> Result<Response<pb::ListLaddersResponse>, Status> {
+        let now = self.now();
+        let st = self.0.state.lock().expect("lock");
+        let pools = Pool::all()
+            .iter()
+            .map(|p| {
+                let fresh = Rating::new(p.system());
+                let deviation = fresh.shown_deviation(p.system());
+                pb::LadderPool {
+                    pool: p.id().to_owned(),
+                    waiting: st.ladder.len(p.id()) as u32,
+                    expected_wait_ms: st
+                        .ladder
+                        .expected_wait(p.id(), fresh.shown(p.system()), deviation, now)
+                        .map(|d| d.as_millis() as u64),
+                }
+            })
+            .collect();
+        let house_bots = !self.0.house.lock().expect("lock").is_empty();
+        Ok(Response::new(pb::ListLaddersResponse { pools, house_bots }))
+    }
+}

@@ -1,0 +1,246 @@
+//! The ladder over real sockets: ten programs of three strengths play `gin/standard`'s ladder
+//! through gin-sdk's loop (`play_ladder`) until the ratings have sorted them (bounded in
+//! time); then every `strong` rates above every `simple`, every `simple` above every `random`,
+//! every deviation has shrunk, and no program played the same opponent twice in a row. And:
+//! a house bot takes on a lone player; the ladder's refusals.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use gin_proto::v1 as pb;
+use gin_proto::v1::account_service_client::AccountServiceClient;
+use gin_proto::v1::ladder_service_client::LadderServiceClient;
+use gin_proto::v1::rating_service_client::RatingServiceClient;
+use gin_sdk::ladder::{LadderEvent, LadderPlayer, LadderStop};
+use tonic::Code;
+use tonic::transport::Channel;
+
+use crate::common::{TestServer, authed};
+
+fn cfg(db: &Path) -> gin_server::Config {
+    gin_server::Config {
+        db: db.to_path_buf(),
+        rate_per_sec: 0,
+        registrations_per_hour: 0,
+        ..gin_server::Config::default()
+    }
+}
+
+async fn register_bot(ch: &Channel, name: &str) -> String {
+    AccountServiceClient::new(ch.clone())
+        .register(pb::RegisterRequest {
+            name: name.into(),
+            kind: pb::AccountKind::Bot as i32,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .token
+}
+
+async fn rating_in(ch: &Channel, name: &str, pool: &str) -> Option<pb::PoolRating> {
+    let r = RatingServiceClient::new(ch.clone())
+        .get_player_ratings(pb::GetPlayerRatingsRequest { name: name.into() })
+        .await
+        .unwrap()
+        .into_inner();
+    r.ratings.into_iter().find(|r| r.pool == pool)
+}
+
+/// The strength of a program by its name's start.
+fn strength(name: &str) -> usize {
+    ["random", "simple", "strong"].iter().position(|s| name.starts_with(s)).expect("a strength")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_programs_on_the_ladder_sort_themselves_by_strength() {
+    const POOL: &str = "gin/standard";
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(cfg(&dir.path().join("g.db"))).await;
+    let ch = server.channel().await;
+    let names: Vec<String> =
+        ["random-1", "random-2", "random-3", "random-4", "simple-1", "simple-2", "simple-3"]
+            .iter()
+            .chain(&["strong-1", "strong-2", "strong-3"])
+            .map(|s| s.to_string())
+            .collect();
+    let stop = LadderStop::default();
+    // Each program's ladder games in order: (game id, the others' names).
+    let games: Arc<Mutex<HashMap<String, Vec<(String, Vec<String>)>>>> = Arc::default();
+    let mut programs = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let token = register_bot(&ch, name).await;
+        let sdk =
+            gin_sdk::Client::from_channel(ch.clone(), crate::house::opts()).with_account_token(Some(token));
+        let (name, stop, games) = (name.clone(), stop.clone(), games.clone());
+        programs.push(tokio::spawn(async move {
+            let kind = &name[..6];
+            let mut strategy = gin_strategies::by_name(kind, i as u64 + 1).unwrap();
+            let mut on_event = |e: LadderEvent<'_>| {
+                if let LadderEvent::Played(g) = e {
+                    let m = g.matched.as_ref().expect("no game to resume");
+                    let others =
+                        m.seats.iter().filter(|s| s.name != name).map(|s| s.name.clone()).collect::<Vec<_>>();
+                    games.lock().unwrap().entry(name.clone()).or_default().push((m.game_id.clone(), others));
+                }
+            };
+            sdk.play_ladder(POOL, LadderPlayer::Two(strategy.as_mut()), None, &stop, &mut on_event).await
+        }));
+    }
+    // Plays until the ratings are in order and every program has played enough, or the bound.
+    let started = Instant::now();
+    let bound = Duration::from_secs(300);
+    let sorted = |r: &HashMap<String, pb::PoolRating>| {
+        let (mut low, mut high) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+        for (n, p) in r {
+            let s = strength(n);
+            low[s] = low[s].min(p.rating);
+            high[s] = high[s].max(p.rating);
+        }
+        low[2] > high[1] && low[1] > high[0]
+    };
+    let last = loop {
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let mut now = HashMap::new();
+        for n in &names {
+            if let Some(r) = rating_in(&ch, n, POOL).await {
+                now.insert(n.clone(), r);
+            }
+        }
+        let enough = now.len() == names.len() && now.values().all(|r| r.games >= 6);
+        if enough && sorted(&now) || started.elapsed() > bound {
+            break now;
+        }
+    };
+    stop.stop();
+    for (n, p) in names.iter().zip(programs) {
+        let played = p.await.unwrap().unwrap_or_else(|e| panic!("{n}'s ladder loop failed: {e}"));
+        assert!(played >= 6, "{n} played {played} games");
+    }
+    let summary: Vec<String> = names
+        .iter()
+        .map(|n| {
+            last.get(n).map_or(format!("{n}: -"), |r| {
+                format!("{n}: {:.0} ±{:.0} ({} games)", r.rating, r.deviation, r.games)
+            })
+        })
+        .collect();
+    assert!(sorted(&last), "not sorted by strength after {:?}: {summary:?}", started.elapsed());
+    // Every deviation shrank from that of the program's first rated game.
+    let mut ratings = RatingServiceClient::new(ch.clone());
+    for n in &names {
+        let h = ratings
+            .get_rating_history(pb::GetRatingHistoryRequest {
+                name: n.clone(),
+                pool: POOL.into(),
+                limit: 100,
+                page: String::new(),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        let first = h.changes.last().expect("rated games").deviation_after;
+        let now = last[n].deviation;
+        assert!(
+            now < first,
+            "{n}: deviation {now:.1} after {} games, {first:.1} after the first",
+            last[n].games
+        );
+    }
+    // No program met the same opponent twice in a row (ten programs: another was always near).
+    let games = games.lock().unwrap();
+    for (n, g) in games.iter() {
+        for w in g.windows(2) {
+            assert_ne!(w[0].1, w[1].1, "{n} played {:?} twice in a row ({} then {})", w[0].1, w[0].0, w[1].0);
+        }
+    }
+    eprintln!("ladder sorted in {:?}: {summary:?}", started.elapsed());
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lone_player_meets_the_house_bot_nearest_its_rating_and_the_ladder_refuses_bad_joins() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(gin_server::Config {
+        ladder_house_bots: true,
+        ladder_house_after: Duration::from_millis(300),
+        ..cfg(&dir.path().join("g.db"))
+    })
+    .await;
+    let ch = server.channel().await;
+    let mut ladder = LadderServiceClient::new(ch.clone());
+    // Refusals: no account, an unknown pool, the same account twice; nothing queued by them.
+    let e = ladder.join_ladder(pb::JoinLadderRequest { pool: "gin/standard".into() }).await.unwrap_err();
+    assert_eq!(e.code(), Code::Unauthenticated);
+    let token = register_bot(&ch, "lonely").await;
+    let e = ladder
+        .join_ladder(authed(pb::JoinLadderRequest { pool: "gin/nope".into() }, &token))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(e.message().contains("gin/standard"), "{}", e.message());
+    let listed = ladder.list_ladders(pb::ListLaddersRequest {}).await.unwrap().into_inner();
+    assert!(listed.house_bots);
+    assert!(listed.pools.iter().all(|p| p.waiting == 0), "{listed:?}");
+    // A house account's name is the server's.
+    let e = AccountServiceClient::new(ch.clone())
+        .register(pb::RegisterRequest {
+            name: "House-Strong".into(),
+            kind: pb::AccountKind::Bot as i32,
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+
+    let mut first = ladder
+        .join_ladder(authed(pb::JoinLadderRequest { pool: "gin/standard".into() }, &token))
+        .await
+        .unwrap()
+        .into_inner();
+    let q = match first.message().await.unwrap().unwrap().event {
+        Some(pb::join_ladder_response::Event::Queued(q)) => q,
+        other => panic!("first a queued message, not {other:?}"),
+    };
+    assert_eq!((q.pool.as_str(), q.waiting, q.rating, q.games), ("gin/standard", 1, 1500.0, 0));
+    assert!(q.provisional);
+    let e = ladder
+        .join_ladder(authed(pb::JoinLadderRequest { pool: "gin/standard".into() }, &token))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::AlreadyExists);
+    let m = loop {
+        match first.message().await.unwrap().expect("the stream ends after the match").event {
+            Some(pb::join_ladder_response::Event::Matched(m)) => break m,
+            Some(pb::join_ladder_response::Event::Queued(_)) => continue,
+            None => panic!("an empty message"),
+        }
+    };
+    assert!(first.message().await.unwrap().is_none(), "the stream ends after the match");
+    assert!(m.waited_ms >= 300, "{m:?}");
+    // Three house bots at 1500: the nearest is any of them; a bot account, seated by the house.
+    let them = &m.seats[1 - m.seat as usize];
+    assert!(them.name.starts_with("house-"), "{m:?}");
+    assert_eq!(them.kind, pb::AccountKind::Bot as i32);
+    assert_eq!(m.seats[m.seat as usize].name, "lonely");
+    // Played to its end with the seat token given; the game is rated for both accounts.
+    let sdk = gin_sdk::Client::from_channel(ch.clone(), crate::house::opts());
+    let mut s = gin_strategies::simple::SimpleStrategy::new(1);
+    let o = sdk.play(&m.game_id, &m.seat_token, &mut s).await.unwrap();
+    let mine = loop {
+        // The ratings reach the board's memory within a poll.
+        if let Some(r) = rating_in(&ch, "lonely", "gin/standard").await.filter(|r| r.games == 1) {
+            break r;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let theirs = rating_in(&ch, &them.name, "gin/standard").await.expect("the house bot is rated");
+    assert_eq!(theirs.games, 1);
+    let won = o.winner == Some(o.seat);
+    assert_eq!(mine.rating > 1500.0, won, "{mine:?} after {}", o.line());
+    assert_eq!(theirs.rating > 1500.0, !won, "{theirs:?}");
+    server.stop().await;
+}
