@@ -63,7 +63,7 @@ export function challengeForm(opponent: string): HTMLElement {
     h("form", { onsubmit: (ev: Event) => { ev.preventDefault(); void send(); } },
       h("div", { class: "form" },
         h("label", { for: "challenge-game" }, "Game"), game,
-        h("label", { for: "challenge-rated" }, "Rated"), h("span", {}, rated, " rated (casual when unticked)"),
+        h("label", { for: "challenge-rated" }, "Rated"), h("span", { class: "checkbox" }, rated, "a rated game (unticked: casual)"),
         h("label", { for: "challenge-clock" }, "Clock"), clock),
       h("div", { class: "row" }, h("button", { type: "submit", class: "primary", id: "challenge-send" }, "Challenge"))),
     message);
