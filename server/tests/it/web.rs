@@ -728,8 +728,8 @@ async fn a_person_challenges_a_bot_to_a_rated_game_and_sees_the_rating_on_the_pr
     let (ok, stdout, stderr) = node_script(&web, &args, &[], |line| {
         let (robo, robo_token, player) = (robo.clone(), robo_token.clone(), &player);
         async move {
-            if line == "registered ada" {
-                // A casual challenge for the person to decline from the panel.
+            if line == "registered ada" || line == "declined robo's challenge" {
+                // A casual challenge for the person to decline from the panel, then one to accept.
                 robo.create_challenge(pb::CreateChallengeRequest {
                     opponent: "ada".into(),
                     rules: Some(crate::common::preset("standard")),
@@ -757,6 +757,17 @@ async fn a_person_challenges_a_bot_to_a_rated_game_and_sees_the_rating_on_the_pr
     assert!(stdout.contains(&format!("game {game}")), "{stdout}");
     assert!(stdout.contains("declined robo's challenge") && stdout.contains("cancelled a casual challenge"));
     assert!(robo.list_challenges().await.unwrap().is_empty(), "every challenge answered");
+    // The casual challenge accepted from the panel: its game, the two accounts seated, resigned.
+    let casual = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("accepted robo's challenge: game ")?.strip_suffix(", resigned"))
+        .expect("a challenge accepted from the page");
+    assert_ne!(casual, game);
+    let mut gc = crate::common::Games::new(ch.clone());
+    let snap = crate::common::get_game(&mut gc, casual, "").await;
+    let seated: Vec<&str> = snap.seats.iter().map(|s| s.account.as_str()).collect();
+    assert!(seated.contains(&"ada") && seated.contains(&"robo"), "{seated:?}");
+    assert_eq!(snap.result.as_ref().map(|r| r.reason), Some(pb::GameEndReason::Resigned as i32), "{snap:?}");
 
     // The profile: the rating as the server has it, not the newcomer's.
     let ada = standard("ada").await.expect("ada is rated in gin/standard");

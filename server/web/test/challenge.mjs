@@ -2,7 +2,8 @@
 // gin-server at URL, with the caller running the bot account BOT (gin-sdk) and reading the
 // server's own values to check what this prints:
 //   1. registers NAME from the page; BOT's challenge to it shows in the challenges panel, and
-//      is declined there ("declined BOT's challenge");
+//      is declined there ("declined BOT's challenge"); BOT's next one is accepted there: the
+//      page goes to its game, where NAME resigns ("accepted BOT's challenge: game ID, resigned");
 //   2. opens BOT's profile, sends it a casual challenge and cancels it from the panel; then
 //      challenges it to a rated game, standard preset, and prints "challenge sent" (the
 //      caller then has BOT accept it and play);
@@ -50,6 +51,19 @@ try {
   await page.click("#challenges-received li.challenge button.decline");
   await page.waitForFunction(() => !document.querySelector("#challenges-received"), POLL);
   console.log(`declined ${bot}'s challenge`);
+  // The caller has the bot send another: accepted here, the page goes to its game, resigned.
+  await page.waitForSelector("#challenges-received li.challenge button.accept");
+  await page.click("#challenges-received li.challenge button.accept");
+  await page.waitForFunction(() => location.hash.startsWith("#/play/"), POLL);
+  const casual = await page.evaluate(() => location.hash.split("/")[2]);
+  await page.waitForFunction((n) => document.querySelector(".seats")?.textContent?.includes(`${n} (you)`), POLL, name);
+  if (await page.$("#challenges-received")) fail("the accepted challenge is still listed");
+  await page.waitForSelector("#resign:not([disabled])");
+  await page.click("#resign");
+  await page.waitForSelector("#confirm-yes");
+  await page.click("#confirm-yes");
+  await page.waitForFunction(() => document.querySelector("#status")?.textContent?.includes("(resigned)"), POLL);
+  console.log(`accepted ${bot}'s challenge: game ${casual}, resigned`);
 
   // 2. The bot's profile: a casual challenge sent and cancelled, then a rated one.
   await page.evaluate((b) => { location.hash = `#/player/${encodeURIComponent(b)}`; }, bot);
@@ -132,6 +146,14 @@ try {
   console.log("picked another pool");
   if (errors.length) fail(`page errors: ${errors.join("; ")}`);
   console.log("challenge test passed");
+} catch (e) {
+  // What the page showed when it failed.
+  const [p] = (await browser.pages()).slice(-1);
+  if (p) {
+    console.log(`failed at ${await p.evaluate(() => location.hash)}: ${await p.evaluate(() => document.body.innerText)}`);
+    await shot(p, "challenge-failed").catch(() => {});
+  }
+  throw e;
 } finally {
   await browser.close();
 }
