@@ -208,6 +208,7 @@ async fn create_challenge_game(
         )
         .await?;
     }
+    // The tokens by account (the challenger's, then the challenged one's), not by seat.
     Ok((id, tokens))
 }
 
@@ -387,8 +388,8 @@ impl ChallengeService for ChallengeApi {
         e.state = pb::ChallengeState::Accepted;
         e.game = Some((game_id, seat));
         let _ = self.0.changes.send(Arc::new(e.clone()));
-        // The opponent's token: tokens are in seat order.
-        let mine = if seat == 0 { tokens[1].clone() } else { tokens[0].clone() };
+        // The caller's token: the challenged account's, whichever seat it took.
+        let mine = tokens[1].clone();
         Ok(Response::new(pb::AcceptChallengeResponse {
             challenge: Some(e.view(&me.account_id)),
             seat_token: mine,

@@ -61,9 +61,14 @@
 //! # The page's sources (`server/web/`, TypeScript)
 //!
 //! `src/main.ts` (hash routes `#/`, `#/play/ID`, `#/watch/ID`, `#/join/ID`, `#/tournament/ID`,
-//! `#/signin`, `#/player/NAME`, `#/account`); `account.ts` (the header's account links, the
-//! sign-in and registration form, a player's profile: `GetAccount`, `ListPlayerGames` paged,
-//! Sign out on one's own); `settings.ts` (one's own account page: the password changed by
+//! `#/signin`, `#/player/NAME`, `#/account`, `#/leaderboard/POOL`); `account.ts` (the header's
+//! account links, the sign-in and registration form, a player's profile: `GetAccount`, its
+//! ratings, `ListPlayerGames` paged, Sign out on one's own, a Challenge form on another's);
+//! `ratings.ts` (a pool's leaderboard, `GetLeaderboard` paged, with the signed-in account's own
+//! line; a profile's ratings by `GetPlayerRatings`, each pool's `GetRatingHistory` drawn as a
+//! small SVG line); `challenges.ts` (`CreateChallenge`; the challenges panel above every page,
+//! fed by `WatchChallenges`, with Accept, Decline and Cancel; an accepted challenge's game
+//! opened, the session's account acting for its seat); `settings.ts` (one's own account page: the password changed by
 //! `POST /session/password`, API tokens by `ListTokens`, `CreateToken` (shown once),
 //! `RevokeToken`, `ExportAccount` downloaded as a file, `DeleteAccount` then signed out); `home.ts` (the lobby: house bot, quick match, create and share, open games,
 //! tournaments); `game.ts` (`GameView`: one game played or watched; a `WatchGame` stream
@@ -96,6 +101,9 @@
 //! account's data and deletes the account
 //! (`web::a_person_manages_the_account_from_the_page_and_deletes_it`); `test/person.mjs` plays as a person on
 //! a phone by touch and gin-7 at a desktop; `test/tournament.mjs` follows a tournament live;
+//! `test/challenge.mjs` challenges a bot account (gin-sdk in the test) from its profile to a
+//! rated game, plays it, then reads the rating on the profile and the leaderboard
+//! (`web::a_person_challenges_a_bot_to_a_rated_game_and_sees_the_rating_on_the_profile_and_leaderboard`);
 //! `test/verify_formats.mjs` verifies a game of every format and size
 //! (`tests/it/web_verify.rs`).
 //!

@@ -109,6 +109,9 @@ async fn a_challenge_is_seen_accepted_and_played_to_its_end_by_both_accounts() {
     assert_eq!(snap.viewer_seat, Some(1));
     let names: Vec<&str> = snap.seats.iter().map(|s| s.account.as_str()).collect();
     assert_eq!(names, ["Bob", "Ann"]);
+    // The seat token AcceptChallenge gave is the accepting account's seat's, not the other's.
+    let by_token = crate::common::get_game(&mut gc, &game, &accepted.seat_token).await;
+    assert_eq!(by_token.viewer_seat, Some(0), "Bob's seat token");
 
     // Both play it to the end with their account tokens alone.
     let (a, b) = tokio::join!(

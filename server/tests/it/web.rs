@@ -640,3 +640,189 @@ async fn a_person_manages_the_account_from_the_page_and_deletes_it() {
     assert_eq!(signed.code(), Code::Unauthenticated);
     server.stop().await;
 }
+
+/// Challenges and ratings in the page (`server/web/test/challenge.mjs`): a person registered
+/// from the page declines a bot account's challenge and cancels one of its own from the
+/// challenges panel, then challenges the bot, from its profile, to a rated game (standard);
+/// the bot (gin-sdk, in this process) accepts it and plays, the page goes to the game and the
+/// person plays it by clicks to its end. Then the person's profile shows the new rating and its
+/// history, and the leaderboard page (the bot and its sparring partner established by rated
+/// games seeded first) shows its lines and the person's provisional rating: every value checked
+/// against the server's (`GetPlayerRatings`, `GetRatingHistory`, `GetLeaderboard`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_challenges_a_bot_to_a_rated_game_and_sees_the_rating_on_the_profile_and_leaderboard() {
+    use gin_proto::v1::rating_service_client::RatingServiceClient;
+    use gin_sdk::Client;
+    let Some(web) = browser_parts() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(gin_server::Config {
+        db: dir.path().join("g.db"),
+        rate_per_sec: 0,
+        ..gin_server::Config::default()
+    })
+    .await;
+    let ch = server.channel().await;
+    let account = |name: &'static str| {
+        let ch = ch.clone();
+        async move {
+            let guest = Client::from_channel(ch, crate::house::opts());
+            let r = guest.register(name, pb::AccountKind::Bot, "", "").await.unwrap();
+            (guest.with_account_token(Some(r.token.clone())), r.token)
+        }
+    };
+    let (robo, robo_token) = account("robo").await;
+    let (spar, spar_token) = account("sparring").await;
+    let mut rs = RatingServiceClient::new(ch.clone());
+    let standard = |name: &str| {
+        let mut rs = rs.clone();
+        let name = name.to_string();
+        async move {
+            rs.get_player_ratings(pb::GetPlayerRatingsRequest { name })
+                .await
+                .unwrap()
+                .into_inner()
+                .ratings
+                .into_iter()
+                .find(|r| r.pool == "gin/standard")
+        }
+    };
+    let rated_to = |opponent: &str| pb::CreateChallengeRequest {
+        opponent: opponent.into(),
+        rules: Some(crate::common::preset("standard")),
+        rated: true,
+        ..Default::default()
+    };
+    // Rated games between the two bots until both are established (on the leaderboard).
+    let started = std::time::Instant::now();
+    let mut seeded = 0;
+    loop {
+        let (a, b) = (standard("robo").await, standard("sparring").await);
+        if a.as_ref().is_some_and(|r| !r.provisional) && b.as_ref().is_some_and(|r| !r.provisional) {
+            break;
+        }
+        assert!(seeded < 60, "still provisional after {seeded} games: {a:?} {b:?}");
+        let sent = spar.create_challenge(rated_to("robo")).await.unwrap();
+        let game = robo.accept_challenge(&sent.challenge_id).await.unwrap().challenge.unwrap().game_id;
+        let (x, y) = tokio::join!(
+            async {
+                let mut s = gin_strategies::simple::SimpleStrategy::new(seeded);
+                spar.play(&game, &spar_token, &mut s).await
+            },
+            async {
+                let mut s = gin_strategies::simple::SimpleStrategy::new(seeded + 1000);
+                robo.play(&game, &robo_token, &mut s).await
+            }
+        );
+        x.unwrap();
+        y.unwrap();
+        seeded += 1;
+    }
+    eprintln!("{seeded} rated games seeded in {:?}", started.elapsed());
+
+    let url = format!("{}/", server.url());
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("web-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let shots_arg = shots.display().to_string();
+    let args = ["test/challenge.mjs", &url, "ada", "correct horse battery", "robo", &shots_arg];
+    let player = std::sync::Mutex::new(None::<tokio::task::JoinHandle<String>>);
+    let (ok, stdout, stderr) = node_script(&web, &args, &[], |line| {
+        let (robo, robo_token, player) = (robo.clone(), robo_token.clone(), &player);
+        async move {
+            if line == "registered ada" || line == "declined robo's challenge" {
+                // A casual challenge for the person to decline from the panel, then one to accept.
+                robo.create_challenge(pb::CreateChallengeRequest {
+                    opponent: "ada".into(),
+                    rules: Some(crate::common::preset("standard")),
+                    ..Default::default()
+                })
+                .await
+                .unwrap();
+            } else if line == "challenge sent" {
+                // The bot takes the rated challenge (the casual one was cancelled) and plays.
+                *player.lock().unwrap() = Some(tokio::spawn(async move {
+                    let c = robo.accept_next_challenge(|c| c.rated && c.challenger == "ada").await.unwrap();
+                    let mut s = gin_strategies::random::RandomStrategy::new(7);
+                    robo.play(&c.game_id, &robo_token, &mut s).await.unwrap();
+                    c.game_id
+                }));
+            }
+            None
+        }
+    })
+    .await;
+    assert!(ok && stdout.contains("challenge test passed"), "{stdout}\n{stderr}");
+    eprintln!("{stdout}");
+    let handle = player.lock().unwrap().take().expect("the bot took the challenge");
+    let game = handle.await.unwrap();
+    assert!(stdout.contains(&format!("game {game}")), "{stdout}");
+    assert!(stdout.contains("declined robo's challenge") && stdout.contains("cancelled a casual challenge"));
+    assert!(robo.list_challenges().await.unwrap().is_empty(), "every challenge answered");
+    // The casual challenge accepted from the panel: its game, the two accounts seated, resigned.
+    let casual = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("accepted robo's challenge: game ")?.strip_suffix(", resigned"))
+        .expect("a challenge accepted from the page");
+    assert_ne!(casual, game);
+    let mut gc = crate::common::Games::new(ch.clone());
+    let snap = crate::common::get_game(&mut gc, casual, "").await;
+    let seated: Vec<&str> = snap.seats.iter().map(|s| s.account.as_str()).collect();
+    assert!(seated.contains(&"ada") && seated.contains(&"robo"), "{seated:?}");
+    assert_eq!(snap.result.as_ref().map(|r| r.reason), Some(pb::GameEndReason::Resigned as i32), "{snap:?}");
+
+    // The profile: the rating as the server has it, not the newcomer's.
+    let ada = standard("ada").await.expect("ada is rated in gin/standard");
+    assert_eq!(ada.games, 1);
+    assert_ne!(ada.rating.round(), 1500.0, "{ada:?}");
+    let history = rs
+        .get_rating_history(pb::GetRatingHistoryRequest {
+            name: "ada".into(),
+            pool: "gin/standard".into(),
+            limit: 100,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(history.changes[0].game_id, game);
+    let points: Vec<String> =
+        history.changes.iter().rev().map(|c| format!("{}", c.rating_after.round())).collect();
+    let rank = match ada.rank {
+        Some(r) if !ada.provisional => format!("#{r}"),
+        _ => "provisional".into(),
+    };
+    let want = format!(
+        "profile rating gin/standard {} ±{} {} {rank} {}",
+        ada.rating.round(),
+        ada.deviation.round(),
+        ada.games,
+        points.join(",")
+    );
+    assert!(stdout.contains(&want), "{want}: {stdout}");
+    // The leaderboard: its lines as the server has them, and the person's own (provisional).
+    let board = rs
+        .get_leaderboard(pb::GetLeaderboardRequest { pool: "gin/standard".into(), offset: 0, limit: 20 })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(board.total, 2, "{board:?}");
+    for l in &board.lines {
+        let bot = if l.kind == pb::AccountKind::Bot as i32 { " (bot)" } else { "" };
+        let want = format!(
+            "leaderboard line {}{bot} {} ±{} {} rank {}",
+            l.name,
+            l.rating.round(),
+            l.deviation.round(),
+            l.games,
+            l.rank
+        );
+        assert!(stdout.contains(&want), "{want}: {stdout}");
+    }
+    assert!(ada.provisional);
+    let want = format!("leaderboard yours {} ±{} provisional", ada.rating.round(), ada.deviation.round());
+    assert!(stdout.contains(&want), "{want}: {stdout}");
+    for shot in ["challenge-received", "challenge-sent", "profile-ratings", "leaderboard"] {
+        let len = std::fs::metadata(shots.join(format!("{shot}.png"))).map(|m| m.len()).unwrap_or(0);
+        assert!(len > 1000, "screenshot {shot}.png: {len} bytes");
+    }
+    server.stop().await;
+}

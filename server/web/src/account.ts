@@ -1,11 +1,14 @@
 // Accounts on the page: the header's "Sign in" or the signed-in name, the sign-in and
 // registration form (#/signin), and a player's profile (#/player/NAME): the account, its
-// games (ListPlayerGames, paged), and for one's own a Sign out button.
+// ratings per pool with their history charted (ratings.ts), its games (ListPlayerGames,
+// paged), for one's own a Sign out button, and on another's, signed in, a Challenge form.
 
 import * as api from "./api.js";
+import { challengeForm } from "./challenges.js";
 import { fill, h } from "./dom.js";
 import type { PlayerGame } from "./gen/gin/v1/account_pb.js";
 import { AccountKind } from "./gen/gin/v1/types_pb.js";
+import { renderPlayerRatings } from "./ratings.js";
 
 const PAGE = 20;
 
@@ -70,7 +73,8 @@ export function renderProfile(root: HTMLElement, name: string, signedOut: () => 
   const more = h("button", { type: "button", id: "more-games", hidden: true }, "More games");
   const message = h("p", { class: "message", role: "alert" });
   const about = h("p", { id: "player-about" }, "loading…");
-  const mine = api.me?.name === name;
+  const mine = api.me?.name.toLowerCase() === name.toLowerCase();
+  const ratings = h("div", { id: "player-ratings" });
   const signOut = async () => {
     try {
       await api.signOut();
@@ -86,6 +90,11 @@ export function renderProfile(root: HTMLElement, name: string, signedOut: () => 
     mine && h("div", { class: "row" },
       h("button", { type: "button", id: "sign-out", onclick: () => void signOut() }, "Sign out"),
       h("a", { href: "#/account", id: "profile-account" }, "Password, API tokens, your data")),
+    api.me && !mine && challengeForm(name),
+    !api.me && h("p", {}, h("a", { href: "#/signin", id: "challenge-sign-in" }, "Sign in"), ` to challenge ${name}.`),
+    h("h3", { id: "ratings-title" }, "Ratings"),
+    ratings,
+    h("h3", { id: "games-title" }, "Games"),
     h("table", { class: "games", "aria-label": "games" },
       h("thead", {}, h("tr", {}, ["date", "game", "opponents", "result", ""].map((c) => h("th", { scope: "col" }, c)))),
       rows),
@@ -97,6 +106,7 @@ export function renderProfile(root: HTMLElement, name: string, signedOut: () => 
     const kind = a.kind === AccountKind.BOT ? "a bot" : "a person";
     fill(about, `${kind} · since ${new Date(Number(a.createdUnixMs)).toLocaleDateString()} · ${r.gamesFinished} ${r.gamesFinished === 1n ? "game" : "games"} finished`);
   }, (e) => fill(about, api.explain(e)));
+  renderPlayerRatings(ratings, name);
   let token = "";
   const page = async () => {
     more.hidden = true;

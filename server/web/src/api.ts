@@ -4,8 +4,10 @@
 import { Code, ConnectError, createClient, type CallOptions, type Client } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { AccountService, type Account } from "./gen/gin/v1/account_pb.js";
+import { ChallengeService } from "./gen/gin/v1/challenge_pb.js";
 import { GameService } from "./gen/gin/v1/game_pb.js";
 import { LobbyService } from "./gen/gin/v1/lobby_pb.js";
+import { RatingService } from "./gen/gin/v1/rating_pb.js";
 import { TournamentService } from "./gen/gin/v1/tournament_pb.js";
 import { AccountKind, type SeatInfo } from "./gen/gin/v1/types_pb.js";
 
@@ -15,6 +17,9 @@ export const game: Client<typeof GameService> = createClient(GameService, transp
 export const lobby: Client<typeof LobbyService> = createClient(LobbyService, transport);
 export const tournaments: Client<typeof TournamentService> = createClient(TournamentService, transport);
 export const accounts: Client<typeof AccountService> = createClient(AccountService, transport);
+export const ratings: Client<typeof RatingService> = createClient(RatingService, transport);
+/** Challenges: every call acts as the signed-in account (the session cookie). */
+export const challenges: Client<typeof ChallengeService> = createClient(ChallengeService, transport);
 
 // The session: the server keeps it in an HttpOnly cookie set by `POST /session` (the page
 // never sees the token) and takes it as the account on the page's gRPC-Web calls.

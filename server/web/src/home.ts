@@ -112,6 +112,10 @@ export function renderHome(root: HTMLElement, go: (hash: string) => void): void 
       games,
       h("form", { class: "row", onsubmit: (ev: Event) => { ev.preventDefault(); if (watchId.value.trim()) go(`#/watch/${watchId.value.trim()}`); } },
         watchId, h("button", { type: "submit" }, "Watch"))),
+    h("section", { class: "panel", "aria-labelledby": "ratings-title" },
+      h("h2", { id: "ratings-title" }, "Ratings"),
+      h("p", {}, "Rated games (a challenge from a player's profile, rated) move the accounts' ratings: ",
+        h("a", { id: "leaderboard-link", href: "#/leaderboard/gin/standard" }, "the leaderboards"), ".")),
     h("section", { class: "panel", "aria-labelledby": "tours" },
       h("h2", { id: "tours" }, "Tournaments"), tours));
 

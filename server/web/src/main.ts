@@ -1,18 +1,26 @@
 // The page's entry: a hash router over the lobby, a game (played or watched) and joining by
-// link, signing in (#/signin), a player's profile (#/player/NAME) and one's own account
-// (#/account). Everything is drawn in #app; the server serves this bundle at `/`.
+// link, signing in (#/signin), a player's profile (#/player/NAME), one's own account
+// (#/account) and a pool's leaderboard (#/leaderboard/POOL, e.g. #/leaderboard/gin/standard).
+// Everything is drawn in #app, but for the signed-in account's challenges (#challenges, above
+// every page); the server serves this bundle at `/`.
 
 import { renderAccountLink, renderProfile, renderSignIn } from "./account.js";
 import * as api from "./api.js";
+import { ChallengePanel } from "./challenges.js";
 import { fill, h } from "./dom.js";
 import { GameView } from "./game.js";
 import { renderHome } from "./home.js";
+import { renderLeaderboard } from "./ratings.js";
 import { renderSettings } from "./settings.js";
 import { TournamentView } from "./tournament.js";
 
 const root = document.getElementById("app") as HTMLElement;
 const nav = document.getElementById("account") as HTMLElement;
-const accountChanged = () => renderAccountLink(nav);
+const challenges = new ChallengePanel(document.getElementById("challenges") as HTMLElement, (hash) => go(hash));
+const accountChanged = () => {
+  renderAccountLink(nav);
+  challenges.sync();
+};
 let current: { close(): void } | undefined;
 
 function go(hash: string): void {
@@ -23,7 +31,7 @@ function go(hash: string): void {
 async function route(): Promise<void> {
   current?.close();
   current = undefined;
-  const [, page, id] = location.hash.split("/");
+  const [, page, id, ...rest] = location.hash.split("/");
   switch (page) {
     case "play":
     case "watch": {
@@ -50,6 +58,13 @@ async function route(): Promise<void> {
       document.title = "Gin · your account";
       renderSettings(root, accountChanged);
       return;
+    case "leaderboard": {
+      // A pool's id has a slash of its own (gin/standard): the rest of the hash is the pool.
+      const pool = decodeURIComponent([id, ...rest].filter((x) => x !== undefined).join("/")) || "gin/standard";
+      document.title = `Gin · leaderboard ${pool}`;
+      renderLeaderboard(root, pool, go);
+      return;
+    }
     case "player": {
       if (!id) break;
       const name = decodeURIComponent(id);

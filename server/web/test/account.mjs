@@ -6,7 +6,7 @@
 //   4. signs out: the header says Sign in again and the cookie is gone. The caller checks
 //      the cookie's old value is refused by the server (printed as "session cookie VALUE").
 // Usage: node test/account.mjs URL NAME PASSWORD [SCREENSHOT_DIR]
-import { POLL, fail, launch, shot as chromeShot } from "./chromium.mjs";
+import { POLL, fail, launch, playToEnd, shot as chromeShot } from "./chromium.mjs";
 
 const [url, name, password, shots] = process.argv.slice(2);
 const shot = async (p, what) => {
@@ -62,50 +62,8 @@ try {
   if (!seats.includes(`${name} (you)`) || !seats.includes("(bot)") || seats.includes("(guest)")) fail(`the seats read ${seats}`);
   if (!(await page.$(`.seat.mine a[href="#/player/${encodeURIComponent(name)}"]`))) fail("the account's seat does not link its profile");
   console.log(`seats: ${seats}`);
-  const status = () => page.$eval("#status", (e) => e.textContent ?? "");
-  let moves = 0;
-  const deadline = Date.now() + 300_000;
-  for (;;) {
-    if (Date.now() > deadline) fail(`the game did not end in 5 minutes (${moves} moves; status: ${await status()})`);
-    if (await page.$("#continue")) {
-      await page.click("#continue").catch(() => {});
-      continue;
-    }
-    const now = await status();
-    if (now.startsWith("Game over")) break;
-    if (!now.startsWith("Your turn")) {
-      await page.waitForFunction((before) => document.querySelector("#status")?.textContent !== before || !!document.querySelector("#continue"), POLL, now);
-      continue;
-    }
-    const seqBefore = await page.$eval("#app", (e) => e.dataset.seq);
-    if (await page.$("#pass")) {
-      await page.click("#pass");
-    } else if (await page.$("#draw-stock")) {
-      await page.click("#draw-stock");
-    } else {
-      if (!(await page.$("[data-suggested=true]"))) {
-        await new Promise((r) => setTimeout(r, 50));
-        continue;
-      }
-      await page.click("[data-suggested=true]");
-      await page.waitForSelector("#discard, #knock");
-      if (await page.$("#knock")) {
-        await page.click("#knock");
-        await page.waitForSelector("#confirm-yes");
-        await page.click("#confirm-yes");
-      } else {
-        await page.click("#discard");
-      }
-    }
-    moves += 1;
-    await page.waitForFunction((before) => {
-      const app = document.querySelector("#app");
-      return app?.dataset.busy === "" && (app.dataset.seq !== before || !!document.querySelector("#message"));
-    }, POLL, seqBefore);
-    const message = await page.$eval("#message", (e) => e.textContent).catch(() => "");
-    if (message) fail(`a move was refused: ${message}`);
-  }
-  console.log(`${moves} moves; ${await status()}`);
+  const { moves, status } = await playToEnd(page);
+  console.log(`${moves} moves; ${status}`);
 
   // 3. The profile, one click from the header: the game, with its opponent.
   await page.click("#me");

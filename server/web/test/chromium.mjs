@@ -27,3 +27,56 @@ export async function shot(p, dir, name) {
   await p.bringToFront();
   await p.screenshot({ path: `${dir}/${name}.png`, fullPage: true });
 }
+
+/**
+ * Plays the game open in `page` to its end by clicks as its seat (passing, drawing from the
+ * stock, discarding the suggested card or knocking with it, continuing after each hand), and
+ * returns how many moves it made and the final status. Fails on a refused move, or after
+ * `ms` without the end.
+ */
+export async function playToEnd(page, ms = 300_000) {
+  const status = () => page.$eval("#status", (e) => e.textContent ?? "");
+  let moves = 0;
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (Date.now() > deadline) fail(`the game did not end in ${ms / 1000} s (${moves} moves; status: ${await status()})`);
+    if (await page.$("#continue")) {
+      await page.click("#continue").catch(() => {});
+      continue;
+    }
+    const now = await status();
+    if (now.startsWith("Game over")) break;
+    if (!now.startsWith("Your turn")) {
+      await page.waitForFunction((before) => document.querySelector("#status")?.textContent !== before || !!document.querySelector("#continue"), POLL, now);
+      continue;
+    }
+    const seqBefore = await page.$eval("#app", (e) => e.dataset.seq);
+    if (await page.$("#pass")) {
+      await page.click("#pass");
+    } else if (await page.$("#draw-stock")) {
+      await page.click("#draw-stock");
+    } else {
+      if (!(await page.$("[data-suggested=true]"))) {
+        await new Promise((r) => setTimeout(r, 50));
+        continue;
+      }
+      await page.click("[data-suggested=true]");
+      await page.waitForSelector("#discard, #knock");
+      if (await page.$("#knock")) {
+        await page.click("#knock");
+        await page.waitForSelector("#confirm-yes");
+        await page.click("#confirm-yes");
+      } else {
+        await page.click("#discard");
+      }
+    }
+    moves += 1;
+    await page.waitForFunction((before) => {
+      const app = document.querySelector("#app");
+      return app?.dataset.busy === "" && (app.dataset.seq !== before || !!document.querySelector("#message"));
+    }, POLL, seqBefore);
+    const message = await page.$eval("#message", (e) => e.textContent).catch(() => "");
+    if (message) fail(`a move was refused: ${message}`);
+  }
+  return { moves, status: await status() };
+}
