@@ -82,6 +82,7 @@
 //! | `bridge.rs` | the bot bridge library: a program in any language on stdin/stdout. `BotProcess` (the child, with a writer and a reader thread so no wait is without a timeout), `BridgeStrategy` (a `Strategy` that writes the turn and parses the answer; named melds the server refuses go back to the program, `refused <reason>`, through `Strategy::melds_refused`), the protocol's lines (version 2: `event_line` with the showdown before `handover`, `at_line` before each event, `rule_words` on the `game` line, `turn_lines`, `legal_tokens`, `parse_answer`), `OnError` (stop; resign-game: `BotProcess::forgive` lets the next game play; skip: `error <what>` to the program and a safe move; under both, a line that is no move is noted, `take_notes`, and ignored), `play_game` (runs `Client::play_observed`, passing each event on; on a program failure it resigns the game and returns the error), `BridgeEntrant` (the program as a tournament entrant's player, one game at a time; after a failure not forgiven, each later game resigned at once) |
 //! | `account.rs` | accounts: `is_account_token` (the `gin_at_` prefix), `seat_name` (a seat's account, `(bot)`, `deleted`, or its guest name; `joined_name` the same from a `PlayerJoined`), the `AccountService` wrappers on `Client` (`register`, `sign_in`, `sign_out`, `who_am_i`, `set_password`, `create_token`, `list_tokens`, `revoke_token`, `export_account`, `delete_account`, `get_account`, `list_player_games`); the account token itself is the `Client`'s (`with_account_token`, sent by `request` on lobby, tournament and account calls) |
 //! | `challenge.rs` | challenges (`ChallengeService`): `create_challenge`, `list_challenges`, `watch_challenges`, `accept_challenge`, `decline_challenge`, `cancel_challenge`, and `accept_next_challenge` (watch, accept the first received challenge a filter likes) |
+//! | `rating.rs` | ratings (`RatingService`, read only): `leaderboard` (a pool's established ratings, paged), `player_ratings` (an account's rating in each pool), `rating_history` (its rated games in a pool, newest first, paged) |
 //! | `entrant.rs` | a tournament entrant: enter (or re-enter with its token), play every assignment concurrently with an `EntrantPlayer` (`play_tournament`: a fresh built-in strategy by name, a table assignment with the table strategy of that name, checked against the tournament's format before entering; `play_tournament_with`: any player, the bridge's program), until the final standings; `standings_table` (the standings as text, the server's text escaped) |
 //!
 //! The wire's cards, seats and legal actions convert in `gin_proto::convert`, the same code the
@@ -91,6 +92,7 @@ pub mod account;
 pub mod bridge;
 pub mod challenge;
 pub mod entrant;
+pub mod rating;
 pub mod table;
 pub mod tracker;
 
