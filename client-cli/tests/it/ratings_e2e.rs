@@ -3,7 +3,9 @@
 //! joins it and both play it to its end (gin-sdk, `simple` against `random`); then `gin
 //! profile` shows both accounts' ratings moved (the winner's above 1500, the loser's below),
 //! provisional, with the game in their history, `gin leaderboard` keeps provisional ratings
-//! off the board, and an unknown pool or name is refused with the server's words.
+//! off the board, and an unknown pool or name is refused with the server's words. Two
+//! accounts that played until both ratings are established are ranked on the leaderboard
+//! (best first, the bot marked, paged) and in their profiles.
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -167,5 +169,130 @@ async fn a_rated_game_from_the_terminal_moves_both_ratings_seen_in_profile_and_l
     let o = gin(&nobody, &["leaderboard", "--rules", "nope", "--server", &url]).await;
     assert_eq!(o.status.code(), Some(1), "{o:?}");
     assert!(text(&o.stderr).contains("--rules nope: not a gin preset"), "{o:?}");
+    server.stop().await;
+}
+
+/// A rated game of `standard` created by `a` (an account's client) and joined by `b`,
+/// played to its end by `simple` strategies seeded `seed` and `seed + 1`.
+async fn play_rated(a: &gin_sdk::Client, b: &gin_sdk::Client, seed: u64) {
+    let s = a
+        .create_game(pb::CreateGameRequest {
+            rules: Some(gin_sdk::preset("standard")),
+            rated: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let j =
+        b.join_table(pb::JoinGameRequest { game_id: s.game_id.clone(), ..Default::default() }).await.unwrap();
+    let (g, t, other) = (s.game_id.clone(), j.token.clone(), b.clone());
+    let theirs = tokio::spawn(async move {
+        let mut st = gin_strategies::simple::SimpleStrategy::new(seed + 1);
+        other.play(&g, &t, &mut st).await.unwrap()
+    });
+    let mut st = gin_strategies::simple::SimpleStrategy::new(seed);
+    a.play(&s.game_id, &s.token, &mut st).await.unwrap();
+    theirs.await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn established_ratings_are_ranked_on_the_leaderboard_and_in_the_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("g.db")).await;
+    let url = server.url();
+    let (cy, dee, nobody) = (dir.path().join("cy"), dir.path().join("dee"), dir.path().join("nobody"));
+    let o = gin(&cy, &["account", "create", "Cy", "--bot", "--server", &url]).await;
+    assert!(o.status.success(), "{o:?}");
+    let o = gin(&dee, &["account", "create", "Dee", "--no-password", "--server", &url]).await;
+    assert!(o.status.success(), "{o:?}");
+    let sdk = gin_sdk::Client::connect(&url).await.unwrap();
+    let a = sdk.clone().with_account_token(Some(token(&cy, &url)));
+    let b = sdk.clone().with_account_token(Some(token(&dee, &url)));
+
+    // Rated games until both ratings are established (each game alternating who creates).
+    let mut games = 0u64;
+    loop {
+        let r = sdk.player_ratings("Cy").await.unwrap();
+        let s = sdk.player_ratings("Dee").await.unwrap();
+        if games > 0 && !r.ratings[0].provisional && !s.ratings[0].provisional {
+            break;
+        }
+        assert!(games < 60, "still provisional after {games} games: {r:?} {s:?}");
+        if games.is_multiple_of(2) {
+            play_rated(&a, &b, games).await
+        } else {
+            play_rated(&b, &a, games).await
+        }
+        games += 1;
+    }
+    let mut both = [
+        sdk.player_ratings("Cy").await.unwrap().ratings[0].clone(),
+        sdk.player_ratings("Dee").await.unwrap().ratings[0].clone(),
+    ];
+    let names = ["Cy (bot)", "Dee"];
+    let (first, second) = if both[0].rating >= both[1].rating { (0, 1) } else { (1, 0) };
+
+    // The leaderboard (it may trail a game's end by a moment).
+    let mut out = String::new();
+    for _ in 0..40 {
+        let o = gin(&nobody, &["leaderboard", "--pool", "gin/standard", "--server", &url]).await;
+        assert!(o.status.success(), "{o:?}");
+        out = text(&o.stdout);
+        if out.starts_with("leaderboard gin/standard: 2 established ratings\n") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(out.starts_with("leaderboard gin/standard: 2 established ratings\n"), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    assert_eq!(
+        lines[1].split_whitespace().collect::<Vec<_>>(),
+        ["RANK", "NAME", "RATING", "DEVIATION", "GAMES"]
+    );
+    // Ranked best first: the ratings rounded, the deviations, the games; the bot marked.
+    both = [
+        sdk.player_ratings("Cy").await.unwrap().ratings[0].clone(),
+        sdk.player_ratings("Dee").await.unwrap().ratings[0].clone(),
+    ];
+    for (line, (rank, k)) in lines[2..].iter().zip([(1, first), (2, second)]) {
+        let cols: Vec<&str> = line.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect();
+        let want = [
+            rank.to_string(),
+            names[k].to_string(),
+            format!("{:.0}", both[k].rating),
+            format!("±{:.0}", both[k].deviation),
+            games.to_string(),
+        ];
+        assert_eq!(cols, want, "{out}");
+    }
+    // A page of one, then the next.
+    let o = gin(&nobody, &["leaderboard", "--limit", "1", "--server", &url]).await;
+    let out = text(&o.stdout);
+    assert_eq!(out.lines().count(), 3, "{out}");
+    assert!(out.lines().nth(2).unwrap().starts_with(&format!("1     {}", names[first])), "{out}");
+    assert!(text(&o.stderr).contains("more: gin leaderboard --pool gin/standard --offset 1"), "{o:?}");
+    let o = gin(&nobody, &["leaderboard", "--offset", "1", "--json", "--server", &url]).await;
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["total"], 2);
+    assert_eq!(v["lines"].as_array().unwrap().len(), 1);
+    assert_eq!(v["lines"][0]["rank"], 2);
+    assert_eq!(v["lines"][0]["name"], ["Cy", "Dee"][second]);
+    assert_eq!(v["lines"][0]["kind"], ["bot", "person"][second]);
+
+    // The profiles show the ranks instead of "provisional", and the newest five games.
+    for (k, rank) in [(first, "#1"), (second, "#2")] {
+        let name = ["Cy", "Dee"][k];
+        let o = gin(&nobody, &["profile", name, "--server", &url]).await;
+        assert!(o.status.success(), "{o:?}");
+        let out = text(&o.stdout);
+        let r = row(&out, "gin/standard");
+        assert_eq!(r[3..], [games.to_string().as_str(), rank], "{out}");
+        assert!(!out.contains("provisional"), "{out}");
+        let history: Vec<&str> =
+            out.lines().skip_while(|l| !l.starts_with("gin/standard, newest first:")).collect();
+        assert_eq!(history.len(), 2 + 5, "a heading, the columns, five games: {out}");
+        assert!(text(&o.stderr).contains(&format!("more: gin profile {name} --pool POOL")), "{o:?}");
+    }
     server.stop().await;
 }
