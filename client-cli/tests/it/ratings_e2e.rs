@@ -5,7 +5,9 @@
 //! provisional, with the game in their history, `gin leaderboard` keeps provisional ratings
 //! off the board, and an unknown pool or name is refused with the server's words. Two
 //! accounts that played until both ratings are established are ranked on the leaderboard
-//! (best first, the bot marked, paged) and in their profiles.
+//! (best first, the bot marked, paged) and in their profiles. `gin play --create --rated`
+//! makes a rated game at two-player gin and at tables (a guest is refused a seat) and refuses
+//! custom rules.
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -172,6 +174,36 @@ async fn a_rated_game_from_the_terminal_moves_both_ratings_seen_in_profile_and_l
     server.stop().await;
 }
 
+/// Runs `gin play --create …` with config folder `cfg` until it prints the game's id, then
+/// stops it (at a table, the plain client waits for its turn before it reads its input): the
+/// id.
+async fn created(cfg: &Path, args: &[&str]) -> String {
+    use std::io::BufRead;
+    let cfg = cfg.to_path_buf();
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    tokio::task::spawn_blocking(move || {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gin"))
+            .args(&args)
+            .env("GIN_CONFIG_DIR", &cfg)
+            .env_remove("GIN_ACCOUNT_TOKEN")
+            .env_remove("GIN_SERVER")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("run gin");
+        let out = std::io::BufReader::new(child.stdout.take().unwrap());
+        let id = out.lines().map_while(Result::ok).find_map(|l| {
+            l.strip_prefix("game id: ").map(|r| r.split_whitespace().next().unwrap().to_string())
+        });
+        let _ = child.kill();
+        let _ = child.wait();
+        id.unwrap_or_else(|| panic!("{args:?}: no game id"))
+    })
+    .await
+    .unwrap()
+}
+
 /// A rated game of `standard` created by `a` (an account's client) and joined by `b`,
 /// played to its end by `simple` strategies seeded `seed` and `seed + 1`.
 async fn play_rated(a: &gin_sdk::Client, b: &gin_sdk::Client, seed: u64) {
@@ -294,5 +326,58 @@ async fn established_ratings_are_ranked_on_the_leaderboard_and_in_the_profile() 
         assert_eq!(history.len(), 2 + 5, "a heading, the columns, five games: {out}");
         assert!(text(&o.stderr).contains(&format!("more: gin profile {name} --pool POOL")), "{o:?}");
     }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gin_play_create_rated_makes_a_rated_game_at_every_format_and_refuses_custom_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("g.db")).await;
+    let url = server.url();
+    let ann = dir.path().join("ann");
+    let o = gin(&ann, &["account", "create", "Ann", "--bot", "--server", &url]).await;
+    assert!(o.status.success(), "{o:?}");
+    let sdk = gin_sdk::Client::connect(&url).await.unwrap();
+
+    // Custom rules are casual: refused here, nothing created.
+    let file = dir.path().join("house.toml");
+    let mut rules = engine::RuleSet::standard();
+    rules.gin_bonus += 1;
+    std::fs::write(&file, rules.to_toml()).unwrap();
+    let o = gin(
+        &ann,
+        &["play", "--create", "--rated", "--plain", "--rules", file.to_str().unwrap(), "--server", &url],
+    )
+    .await;
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(text(&o.stderr).contains("--rated: custom rules are casual"), "{o:?}");
+    // A usage error: --rated is for --create.
+    let o = gin(&ann, &["play", "--rated", "--plain", "--server", &url]).await;
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(sdk.list_games().await.unwrap().is_empty(), "nothing created");
+
+    // Rated at two-player gin and at tables: a guest is refused a seat (a casual game takes one).
+    for args in [&[][..], &["--rules", "three-player"][..], &["--rules", "rummy", "--players", "3"][..]] {
+        let base = ["play", "--create", "--rated", "--plain", "--server", &url];
+        let game = created(&ann, &[&base[..], args].concat()).await;
+        let e = sdk
+            .join_table(pb::JoinGameRequest {
+                game_id: game.clone(),
+                name: "guest".into(),
+                ..Default::default()
+            })
+            .await
+            .expect_err("a guest at a rated game");
+        assert!(
+            gin_client_cli::net::explain(&e).contains("rated game seats signed-in accounts only"),
+            "{args:?}: {e:?}"
+        );
+    }
+    // Without --rated, a guest takes a seat.
+    let game =
+        created(&ann, &["play", "--create", "--plain", "--rules", "three-player", "--server", &url]).await;
+    sdk.join_table(pb::JoinGameRequest { game_id: game, name: "guest".into(), ..Default::default() })
+        .await
+        .expect("a guest at a casual game");
     server.stop().await;
 }
