@@ -21,13 +21,15 @@
 //! - Accounts (`gin account`, `gin login`, `gin logout`, `gin whoami`, `gin games`):
 //!   [`creds`] keeps the account token per server (a `0600` file in a `0700` folder);
 //!   [`accounts`] is what those commands print. Signed in, `gin play` seats the account.
+//! - Ratings (`gin leaderboard`, `gin profile`): [`ratings`] is what they print.
 //!
 //! ## The files
 //!
 //! | file | what it holds |
 //! |---|---|
-//! | `main.rs` | flags (clap) and dispatch; `play` (quick match [`--or-bot`: a house bot if nobody came in `--wait` s], `--vs-bot`, `--create`, `--join` [`--token`: back to a seat left], `--rules` [a table format with `--players`: `run_play_table`], `--turn-secs`), a game of another format goes to `table_run` (`front_end` looks at the snapshot's format), `watch`, `list`, `verify` (fetches a record of any format, its reveals, the seed's salt and the commitments, deal and seed, published at each deal; exit 1 on a failed check, 3 while the seed is secret; `--token`: the seat's stream, its draws kept), `analyze`, `replay`; accounts: `account create` (a person's password asked twice with `rpassword`, or `--password-stdin`; `--bot`: its token printed once), `account tokens list/create/revoke`, `account password`, `account export`, `account delete` (the name typed again), `login` (password or `--token`), `logout` (SignOut, then the token forgotten), `whoami` (exit 3 signed out), `games` (`ListPlayerGames`: a table or `--json`, paged); `play_client`: signed in unless `--guest` |
+//! | `main.rs` | flags (clap) and dispatch; `play` (quick match [`--or-bot`: a house bot if nobody came in `--wait` s], `--vs-bot`, `--create` [`--rated`: signed in, a preset], `--join` [`--token`: back to a seat left], `--rules` [a table format with `--players`: `run_play_table`], `--turn-secs`), a game of another format goes to `table_run` (`front_end` looks at the snapshot's format), `watch`, `list`, `verify` (fetches a record of any format, its reveals, the seed's salt and the commitments, deal and seed, published at each deal; exit 1 on a failed check, 3 while the seed is secret; `--token`: the seat's stream, its draws kept), `analyze`, `replay`; accounts: `account create` (a person's password asked twice with `rpassword`, or `--password-stdin`; `--bot`: its token printed once), `account tokens list/create/revoke`, `account password`, `account export`, `account delete` (the name typed again), `login` (password or `--token`), `logout` (SignOut, then the token forgotten), `whoami` (exit 3 signed out), `games` (`ListPlayerGames`: a table or `--json`, paged); ratings: `leaderboard` (`--pool`, or `--rules PRESET`: `gin/PRESET`; paged; `--json`), `profile NAME` (`GetAccount`, `GetPlayerRatings`, each pool's newest rated games or `--pool`'s, paged; `--json`); `play_client`: signed in unless `--guest` |
 //! | `creds.rs` | `Store`: the kept account tokens, `accounts.json` in the config folder (`directories`; `GIN_CONFIG_DIR`), a map from server URL to account name and token; written through a new `0600` file renamed over it, the folder `0700`; a corrupt file is an error naming it; `write_private` (an export) |
+//! | `ratings.rs` | `gin leaderboard` (rank, name with `(bot)`, rating, ±deviation, games) and `gin profile` (the account, its rating per pool with its rank or `provisional`, each pool's rated games: before → after, opponents) lines and `--json` (pure; the server's text escaped) |
 //! | `accounts.rs` | `gin whoami`, `gin games` (date, format, opponents: an account with `(bot)` for a bot's, `deleted`, a house bot, `guest`; result; game id) and `gin account tokens` lines, `gin games --json` (pure; the server's text escaped) |
 //! | `table.rs` | `Table`: one viewer's picture of a game folded from the protobuf snapshot and events (the server's text, names, rules name and game id, enters through `shown`: escaped) (hand, pile, stock, the opponent's known cards, scores, finished hands, turn info, clock deadline, result, the move log); refuses a seq gap; the viewer's live arrangement (engine solver) |
 //! | `app.rs` | `App`: the full-screen state (`Stage::Connecting` / `InGame`, sort order, selected card, overlays: help, knock/big gin/resign/quit confirmations, a hand's result) and `handle_key` → `Command` (an action, resign, or quit); local legality checks with a reason for people (`refusal`) |
@@ -77,6 +79,7 @@ pub mod creds;
 pub mod list;
 pub mod net;
 pub mod plain;
+pub mod ratings;
 pub mod render;
 pub mod replay;
 pub mod run;

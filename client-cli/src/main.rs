@@ -77,6 +77,10 @@ enum Command {
     /// Your open challenges, received and sent (signed in); accept, decline or cancel one.
     #[command(after_help = exit_statuses("", &CHALLENGES_STATUSES))]
     Challenges(ChallengesArgs),
+    /// A pool's leaderboard: its established ratings, best first (no sign-in needed).
+    Leaderboard(LeaderboardArgs),
+    /// An account's profile: its rating in each pool it has played, and its rated games.
+    Profile(ProfileArgs),
     /// Print the shell completion script for gin (bash, zsh, fish, elvish, powershell).
     #[command(after_help = exit_statuses(COMPLETIONS_NOTES, &common_statuses("stdout cannot be written")))]
     Completions {
@@ -388,6 +392,66 @@ enum ChallengesCmd {
     },
 }
 
+const POOL_NOTES: &str = "\
+A pool is named by its id: gin/<preset> (two-player gin under a named preset, e.g.
+gin/standard, gin/oklahoma), three-player, teams, gin-7/<n> and rummy/<n> (each table size).
+A rating is provisional (and off the leaderboard) until its deviation comes down, after about
+ten games. gin play --create --rated creates a rated game (signed in).";
+
+#[derive(Args, Debug)]
+#[command(after_help = exit_statuses(POOL_NOTES, &[
+    (0, "the leaderboard was printed (it may be empty)"),
+    (1, "the server could not be reached or refused (an unknown pool)"),
+    USAGE_STATUS,
+]))]
+struct LeaderboardArgs {
+    /// Two-player gin under this preset: the pool gin/PRESET (the default: standard).
+    #[arg(long, value_name = "PRESET", conflicts_with = "pool")]
+    rules: Option<String>,
+    /// The pool, by its id (gin/standard, three-player, teams, gin-7/4, rummy/3, …).
+    #[arg(long, value_name = "POOL")]
+    pool: Option<String>,
+    /// At most this many lines (the server's default: 20; at most 100).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+    limit: Option<u32>,
+    /// Skip this many lines first (0: from the best).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    offset: u32,
+    /// Print it as JSON.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    server: ServerArgs,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = exit_statuses(POOL_NOTES, &[
+    (0, "the profile was printed"),
+    (1, "the server could not be reached or refused (no such account, an unknown pool)"),
+    USAGE_STATUS,
+]))]
+struct ProfileArgs {
+    /// The account's name (without regard to case).
+    #[arg(value_name = "NAME")]
+    name: String,
+    /// Only this pool's rated games, and more of them (by default: the newest few of each
+    /// pool the account has played).
+    #[arg(long, value_name = "POOL")]
+    pool: Option<String>,
+    /// At most this many rated games a pool (default: 20 with --pool, 5 without; at most
+    /// 100).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+    limit: Option<u32>,
+    /// With --pool: the page after the one that printed this token.
+    #[arg(long, value_name = "TOKEN", requires = "pool")]
+    page_token: Option<String>,
+    /// Print it as JSON.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    server: ServerArgs,
+}
+
 const COMPLETIONS_NOTES: &str = "\
 For bash: gin completions bash > ~/.local/share/bash-completion/completions/gin
 For zsh:  gin completions zsh > ~/.zfunc/_gin  (with fpath+=~/.zfunc before compinit)
@@ -462,6 +526,10 @@ struct PlayArgs {
     /// Create a game, print its id to share, and wait for someone to join.
     #[arg(long, conflicts_with = "join")]
     create: bool,
+    /// With --create: a rated game (signed in; --rules a preset): whoever joins must be
+    /// signed in to another account.
+    #[arg(long, requires = "create", conflicts_with = "guest")]
+    rated: bool,
     /// Join the game with this id.
     #[arg(long, value_name = "ID")]
     join: Option<String>,
@@ -628,6 +696,8 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Games(args) => runtime()?.block_on(run_games(args)).map(|()| 0),
         Command::Challenge(args) => runtime()?.block_on(run_challenge(args)),
         Command::Challenges(args) => runtime()?.block_on(run_challenges(args)),
+        Command::Leaderboard(args) => runtime()?.block_on(run_leaderboard(args)).map(|()| 0),
+        Command::Profile(args) => runtime()?.block_on(run_profile(args)).map(|()| 0),
         Command::Completions { shell } => {
             let cmd = <Cli as clap::CommandFactory>::command();
             gin_cli_meta::write_completions(cmd, shell, &mut io::stdout().lock())
@@ -679,14 +749,17 @@ async fn run_play(args: PlayArgs) -> Result<u8> {
     }
     let how = match (&args.vs_bot, args.create, &args.join) {
         (Some(b), _, _) => Seating::VsBot(b.clone()),
-        (None, true, _) => Seating::Create,
+        (None, true, _) => Seating::Create(args.rated),
         (None, false, Some(id)) => Seating::Join(id.clone(), args.accept_fixed_deals),
         (None, false, None) => Seating::QuickMatch(args.or_bot.clone().map(|b| (b, args.wait))),
     };
     if args.turn_secs.is_some() && matches!(how, Seating::QuickMatch(_)) {
         anyhow::bail!("--turn-secs needs --vs-bot or --create (a quick match has no clock)");
     }
-    let client = play_client(&args).await?;
+    if args.rated && matches!(rules.kind, Some(gin_proto::v1::rules::Kind::Custom(_))) {
+        anyhow::bail!("--rated: custom rules are casual; name a preset with --rules");
+    }
+    let client = rated_client(&args, play_client(&args).await?)?;
     match &how {
         Seating::QuickMatch(None) => {
             eprintln!("waiting for an opponent asking for the same rules (up to a minute)…")
@@ -704,7 +777,7 @@ async fn run_play(args: PlayArgs) -> Result<u8> {
         (Seating::Join(id, _), Some(token)) => Place { game_id: id.clone(), token: token.clone() },
         _ => net::seat(&client, &how, rules, clock, &args.name).await?,
     };
-    if matches!(how, Seating::Create) {
+    if matches!(how, Seating::Create(_)) {
         // On stdout, so a script can read it; the full screen shows it too.
         let id = printable(&place.game_id);
         println!("game id: {id}  (share it: gin play --join {id})");
@@ -717,14 +790,17 @@ async fn run_play(args: PlayArgs) -> Result<u8> {
 async fn run_play_table(args: PlayArgs, format: engine::Format) -> Result<u8> {
     let how = match (&args.vs_bot, args.create, &args.join) {
         (Some(b), _, _) => Seating::VsBot(b.clone()),
-        (None, true, _) => Seating::Create,
+        (None, true, _) => Seating::Create(args.rated),
         (None, false, Some(id)) => Seating::Join(id.clone(), args.accept_fixed_deals),
         (None, false, None) => Seating::QuickMatch(args.or_bot.clone().map(|b| (b, args.wait))),
     };
     if args.turn_secs.is_some() && matches!(how, Seating::QuickMatch(_)) {
         anyhow::bail!("--turn-secs needs --vs-bot or --create (a quick match has no clock)");
     }
-    let client = play_client(&args).await?;
+    if args.rated && engine::Format::preset(&args.rules).is_err() {
+        anyhow::bail!("--rated: a format file is casual; name a preset with --rules");
+    }
+    let client = rated_client(&args, play_client(&args).await?)?;
     if let Seating::QuickMatch(_) = how {
         eprintln!(
             "waiting for players asking for {} for {} (up to a minute)…",
@@ -740,7 +816,7 @@ async fn run_play_table(args: PlayArgs, format: engine::Format) -> Result<u8> {
         (Seating::Join(id, _), Some(token)) => Place { game_id: id.clone(), token: token.clone() },
         _ => net::seat_table(&client, &how, &format, clock, &args.name).await?,
     };
-    if matches!(how, Seating::Create) {
+    if matches!(how, Seating::Create(_)) {
         let id = printable(&place.game_id);
         println!("game id: {id}  (share it: gin play --join {id})");
     }
@@ -803,6 +879,18 @@ async fn play_client(args: &PlayArgs) -> Result<gin_sdk::Client> {
         }
         None => client,
     })
+}
+
+/// With `--rated`, `client` must be signed in: a rated game is between accounts.
+fn rated_client(args: &PlayArgs, client: gin_sdk::Client) -> Result<gin_sdk::Client> {
+    if args.rated && client.account_token().is_none() {
+        anyhow::bail!(
+            "--rated: a rated game is between signed-in accounts, and you are not signed in on {}: \
+             gin login NAME (or gin account create NAME)",
+            printable(&args.server.server)
+        );
+    }
+    Ok(client)
 }
 
 /// `--token` when it is a seat token (an account token, `gin_at_…`, signs in instead:
@@ -1202,6 +1290,87 @@ async fn run_games(a: GamesArgs) -> Result<()> {
                 a.name.as_deref().map(|n| format!("{} ", printable(n))).unwrap_or_default(),
                 printable(&r.next_page_token)
             );
+        }
+    }
+    Ok(())
+}
+
+/// `gin leaderboard`: a page of a pool's leaderboard.
+async fn run_leaderboard(a: LeaderboardArgs) -> Result<()> {
+    use gin_client_cli::ratings;
+    let pool = match (&a.pool, &a.rules) {
+        (Some(p), _) => p.clone(),
+        (None, Some(r)) => {
+            if engine::RuleSet::preset(r).is_err() {
+                anyhow::bail!(
+                    "--rules {}: not a gin preset ({}); name another pool with --pool",
+                    printable(r),
+                    engine::PRESETS.join(", ")
+                );
+            }
+            ratings::gin_pool(r)
+        }
+        (None, None) => ratings::gin_pool("standard"),
+    };
+    let client = net::connect(&a.server.server, a.server.ca_cert.as_deref()).await?;
+    let r = client
+        .leaderboard(&pool, a.offset, a.limit.unwrap_or(0))
+        .await
+        .map_err(|e| refused(&format!("the leaderboard of {}", printable(&pool)), &e))?;
+    let mut out = io::stdout().lock();
+    if a.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&ratings::leaderboard_json(&pool, &r))?)?;
+        return Ok(());
+    }
+    for l in ratings::leaderboard_lines(&pool, &r) {
+        writeln!(out, "{l}")?;
+    }
+    let next = u64::from(a.offset) + r.lines.len() as u64;
+    if !r.lines.is_empty() && next < r.total {
+        eprintln!("more: gin leaderboard --pool {} --offset {next}", printable(&pool));
+    }
+    Ok(())
+}
+
+/// `gin profile NAME`: the account, its ratings, and its rated games.
+async fn run_profile(a: ProfileArgs) -> Result<()> {
+    use gin_client_cli::ratings;
+    let client = net::connect(&a.server.server, a.server.ca_cert.as_deref()).await?;
+    let what = format!("the profile of {}", printable(&a.name));
+    let account = client.get_account(&a.name).await.map_err(|e| refused(&what, &e))?;
+    let mine = client.player_ratings(&a.name).await.map_err(|e| refused(&what, &e))?;
+    let pools: Vec<String> = match &a.pool {
+        Some(p) => vec![p.clone()],
+        None => mine.ratings.iter().map(|r| r.pool.clone()).collect(),
+    };
+    let limit = a.limit.unwrap_or(if a.pool.is_some() { 20 } else { 5 });
+    let page = a.page_token.as_deref().unwrap_or("");
+    let mut histories = Vec::new();
+    for p in pools {
+        let h = client.rating_history(&a.name, &p, limit, page).await.map_err(|e| {
+            refused(&format!("the rating history of {} in {}", printable(&a.name), printable(&p)), &e)
+        })?;
+        histories.push((p, h));
+    }
+    let mut out = io::stdout().lock();
+    if a.json {
+        let v = ratings::profile_json(&account, &mine, &histories);
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        return Ok(());
+    }
+    for l in ratings::profile_lines(&account, &mine, &histories) {
+        writeln!(out, "{l}")?;
+    }
+    if let Some((p, h)) = histories.iter().find(|(_, h)| !h.next_page.is_empty()) {
+        if a.pool.is_some() {
+            eprintln!(
+                "more: gin profile {} --pool {} --page-token {}",
+                printable(&a.name),
+                printable(p),
+                printable(&h.next_page)
+            );
+        } else {
+            eprintln!("more: gin profile {} --pool POOL", printable(&a.name));
         }
     }
     Ok(())

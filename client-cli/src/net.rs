@@ -63,8 +63,9 @@ pub enum Seating {
     QuickMatch(Option<(String, u32)>),
     /// Play the server's house bot with this strategy.
     VsBot(String),
-    /// Create a game and wait for someone to join it.
-    Create,
+    /// Create a game and wait for someone to join it; `true`: a rated game (the client signed
+    /// in, the rules a preset's).
+    Create(bool),
     /// Join this game; `true`: even if its creator chose the seed (fixed deals).
     Join(String, bool),
 }
@@ -139,14 +140,18 @@ pub async fn seat(
             })
             .await
             .map_err(|e| anyhow::anyhow!("creating a game against the {bot} bot: {}", explain(&e)))?,
-        Seating::Create => client
+        Seating::Create(rated) => client
             .create_game(pb::CreateGameRequest {
                 rules: Some(rules),
                 name: name.to_string(),
+                rated: *rated,
                 ..Default::default()
             })
             .await
-            .map_err(|e| anyhow::anyhow!("creating a game: {}", explain(&e)))?,
+            .map_err(|e| {
+                let what = if *rated { "creating a rated game" } else { "creating a game" };
+                anyhow::anyhow!("{what}: {}", explain(&e))
+            })?,
         Seating::Join(id, accept_fixed_deals) => return join(client, id, name, *accept_fixed_deals).await,
     };
     Ok(Place { game_id: s.game_id, token: s.token })
@@ -198,11 +203,14 @@ pub async fn seat_table(
                 e => anyhow::anyhow!("QuickMatch: {}", explain(&e)),
             })?
         }
-        Seating::VsBot(_) | Seating::Create => {
+        Seating::VsBot(_) | Seating::Create(_) => {
             let house_bot = if let Seating::VsBot(b) = how { b.clone() } else { String::new() };
+            let rated = matches!(how, Seating::Create(true));
             client
                 .create_table(pb::CreateGameRequest {
-                    format: doc,
+                    // A rated game names its preset (its pool is the preset's at this size).
+                    format: if rated { format.kind().name().to_string() } else { doc },
+                    rated,
                     players,
                     clock,
                     name: name.to_string(),

@@ -37,6 +37,9 @@ _gin() {
             gin,help)
                 cmd="gin__subcmd__help"
                 ;;
+            gin,leaderboard)
+                cmd="gin__subcmd__leaderboard"
+                ;;
             gin,list)
                 cmd="gin__subcmd__list"
                 ;;
@@ -48,6 +51,9 @@ _gin() {
                 ;;
             gin,play)
                 cmd="gin__subcmd__play"
+                ;;
+            gin,profile)
+                cmd="gin__subcmd__profile"
                 ;;
             gin,replay)
                 cmd="gin__subcmd__replay"
@@ -181,6 +187,9 @@ _gin() {
             gin__subcmd__help,help)
                 cmd="gin__subcmd__help__subcmd__help"
                 ;;
+            gin__subcmd__help,leaderboard)
+                cmd="gin__subcmd__help__subcmd__leaderboard"
+                ;;
             gin__subcmd__help,list)
                 cmd="gin__subcmd__help__subcmd__list"
                 ;;
@@ -192,6 +201,9 @@ _gin() {
                 ;;
             gin__subcmd__help,play)
                 cmd="gin__subcmd__help__subcmd__play"
+                ;;
+            gin__subcmd__help,profile)
+                cmd="gin__subcmd__help__subcmd__profile"
                 ;;
             gin__subcmd__help,replay)
                 cmd="gin__subcmd__help__subcmd__replay"
@@ -248,7 +260,7 @@ _gin() {
 
     case "${cmd}" in
         gin)
-            opts="-h -V --help --version analyze replay play watch list verify account login logout whoami games challenge challenges completions help"
+            opts="-h -V --help --version analyze replay play watch list verify account login logout whoami games challenge challenges leaderboard profile completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -972,7 +984,7 @@ _gin() {
             return 0
             ;;
         gin__subcmd__help)
-            opts="analyze replay play watch list verify account login logout whoami games challenge challenges completions help"
+            opts="analyze replay play watch list verify account login logout whoami games challenge challenges leaderboard profile completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1251,6 +1263,20 @@ _gin() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        gin__subcmd__help__subcmd__leaderboard)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         gin__subcmd__help__subcmd__list)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1294,6 +1320,20 @@ _gin() {
             return 0
             ;;
         gin__subcmd__help__subcmd__play)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__help__subcmd__profile)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1356,6 +1396,44 @@ _gin() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__leaderboard)
+            opts="-h --rules --pool --limit --offset --json --server --ca-cert --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pool)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --offset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1434,7 +1512,7 @@ _gin() {
             return 0
             ;;
         gin__subcmd__play)
-            opts="-h --server --ca-cert --plain --no-color --vs-bot --or-bot --wait --create --join --token --accept-fixed-deals --rules --players --name --guest --turn-secs --help"
+            opts="-h --server --ca-cert --plain --no-color --vs-bot --or-bot --wait --create --rated --join --token --accept-fixed-deals --rules --players --name --guest --turn-secs --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1481,6 +1559,40 @@ _gin() {
                     return 0
                     ;;
                 --turn-secs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__profile)
+            opts="-h --pool --limit --page-token --json --server --ca-cert --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --pool)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --page-token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ca-cert)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -83,6 +83,7 @@
 //! | `account.rs` | accounts: `is_account_token` (the `gin_at_` prefix), `seat_name` (a seat's account, `(bot)`, `deleted`, or its guest name; `joined_name` the same from a `PlayerJoined`), the `AccountService` wrappers on `Client` (`register`, `sign_in`, `sign_out`, `who_am_i`, `set_password`, `create_token`, `list_tokens`, `revoke_token`, `export_account`, `delete_account`, `get_account`, `list_player_games`); the account token itself is the `Client`'s (`with_account_token`, sent by `request` on lobby, tournament and account calls) |
 //! | `challenge.rs` | challenges (`ChallengeService`): `create_challenge`, `list_challenges`, `watch_challenges`, `accept_challenge`, `decline_challenge`, `cancel_challenge`, and `accept_next_challenge` (watch, accept the first received challenge a filter likes) |
 //! | `ladder.rs` | the ladder (`LadderService`): `list_ladders`, `join_ladder` (queue, progress, rejoin after a break or a rate limit), `play_ladder` (the loop: unfinished games first, then join, play, join again, until `LadderStop` or N games; `LadderPlayer` a two-player or table strategy; `LadderEvent`s for progress lines) |
+//! | `rating.rs` | ratings (`RatingService`, read only): `leaderboard` (a pool's established ratings, paged), `player_ratings` (an account's rating in each pool), `rating_history` (its rated games in a pool, newest first, paged) |
 //! | `entrant.rs` | a tournament entrant: enter (or re-enter with its token), play every assignment concurrently with an `EntrantPlayer` (`play_tournament`: a fresh built-in strategy by name, a table assignment with the table strategy of that name, checked against the tournament's format before entering; `play_tournament_with`: any player, the bridge's program), until the final standings; `standings_table` (the standings as text, the server's text escaped) |
 //!
 //! The wire's cards, seats and legal actions convert in `gin_proto::convert`, the same code the
@@ -93,6 +94,7 @@ pub mod bridge;
 pub mod challenge;
 pub mod entrant;
 pub mod ladder;
+pub mod rating;
 pub mod table;
 pub mod tracker;
 

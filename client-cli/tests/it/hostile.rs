@@ -1,6 +1,7 @@
 //! A hostile (or older) server's text never reaches the terminal raw: names, the rules' name
 //! and the game id carrying escape sequences, bidi overrides and zero-width characters are
-//! shown escaped by the full screen, plain mode, `gin list` and the error messages.
+//! shown escaped by the full screen, plain mode, `gin list`, `gin leaderboard`, `gin profile`
+//! and the error messages.
 
 use gin_client_cli::net::{self, NetEvent};
 use gin_client_cli::plain::{Flow, Plain};
@@ -185,4 +186,61 @@ fn the_server_s_error_messages_are_escaped() {
     {
         assert_clean("refusal", &net::refusal_text(&tonic::Status::new(code, OSC_TITLE)));
     }
+}
+
+#[test]
+fn gin_leaderboard_and_gin_profile_print_no_raw_control_character() {
+    use gin_client_cli::ratings;
+    let board = pb::GetLeaderboardResponse {
+        lines: vec![pb::LeaderboardLine {
+            rank: 1,
+            name: OSC_TITLE.into(),
+            kind: pb::AccountKind::Bot as i32,
+            rating: 1600.4,
+            deviation: 80.6,
+            games: 12,
+        }],
+        total: 1,
+    };
+    let lines = ratings::leaderboard_lines(BIDI, &board);
+    let cols: Vec<&str> = lines[2].split("  ").map(str::trim).filter(|c| !c.is_empty()).collect();
+    assert_eq!(cols, ["1", "\\u{1b}]0;pwned\\u{7}\\u{1b}[2J (bot)", "1600", "±81", "12"], "{lines:?}");
+    lines.iter().for_each(|l| assert_clean("gin leaderboard", l));
+    let account = pb::GetAccountResponse {
+        account: Some(pb::Account {
+            name: BIDI.into(),
+            kind: pb::AccountKind::Person as i32,
+            ..Default::default()
+        }),
+        games_finished: 3,
+    };
+    let mine = pb::GetPlayerRatingsResponse {
+        name: BIDI.into(),
+        ratings: vec![pb::PoolRating {
+            pool: C1_AND_INVISIBLE.into(),
+            rating: 1499.6,
+            deviation: 200.0,
+            games: 3,
+            provisional: true,
+            rank: None,
+        }],
+    };
+    let history = pb::GetRatingHistoryResponse {
+        changes: vec![pb::RatingChange {
+            game_id: OSC_TITLE.into(),
+            place: 2,
+            rating_before: 1510.0,
+            rating_after: 1499.6,
+            opponents: vec![C1_AND_INVISIBLE.into(), BIDI.into()],
+            ..Default::default()
+        }],
+        next_page: String::new(),
+    };
+    let lines = ratings::profile_lines(&account, &mine, &[(C1_AND_INVISIBLE.into(), history)]);
+    let text = lines.join("\n");
+    let row = text.lines().find(|l| l.contains("provisional")).expect("the pool's line");
+    let cols: Vec<&str> = row.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect();
+    assert_eq!(cols[1..], ["1500", "±200", "3", "provisional"], "{text}");
+    assert!(text.contains("1510 → 1500"), "{text}");
+    lines.iter().for_each(|l| assert_clean("gin profile", l));
 }

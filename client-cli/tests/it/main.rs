@@ -13,6 +13,7 @@ mod fixtures;
 mod hostile;
 mod model;
 mod play_e2e;
+mod ratings_e2e;
 mod render;
 mod resume;
 mod table_fixtures;
