@@ -26,6 +26,9 @@
 //!   `gin-server` and two `gin-bot tournament join` processes (both next to this executable,
 //!   or `--server-exe`, `--bot-exe`), plays a two-entrant duplicate round robin, prints the
 //!   standings and games/s (see `tournament.rs`).
+//! * `gin-load ladder --burst 1000 --programs 100 --seconds 20`: the rated ladder: the
+//!   pairing latency of that many programs joining at once, then rated games/s of programs
+//!   playing it through gin-sdk's loop (see `ladder.rs`).
 //! * `gin-load accounts-startup --accounts 100000 --runs 5`: the time `gin-server` takes to
 //!   serve at start with that many accounts: SQLite after a graceful stop and after SIGKILL,
 //!   PostgreSQL, and SQLite without accounts (see `accounts_startup.rs`).
@@ -67,6 +70,7 @@ use tonic::transport::{Channel, Endpoint};
 use tonic::{Request, Response, Status};
 
 mod accounts_startup;
+mod ladder;
 mod tournament;
 
 // The same allocator as gin-server (mimalloc), for the echo and the actions clients alike.
@@ -123,6 +127,9 @@ enum Cmd {
     /// and tokens: SQLite after a graceful stop and after SIGKILL, PostgreSQL, and SQLite
     /// without accounts.
     AccountsStartup(accounts_startup::AccountsStartupArgs),
+    /// Measures the rated ladder: the pairing latency of many programs joining at once, and
+    /// rated games/s of programs playing it (starts a gin-server).
+    Ladder(ladder::LadderArgs),
     /// Fills a SQLite database as `accounts-startup` does and waits to be killed (run by it).
     #[command(hide = true)]
     AccountsStartupFill(accounts_startup::FillArgs),
@@ -386,6 +393,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Cmd::SignedIn(a) => signed_in(&a).await,
             Cmd::Tournament(a) => tournament::run(&a).await,
             Cmd::AccountsStartup(a) => accounts_startup::run(&a).await,
+            Cmd::Ladder(a) => ladder::run(&a).await,
             Cmd::AccountsStartupFill(a) => accounts_startup::fill_and_wait(&a).await,
         }
     })

@@ -387,6 +387,23 @@ impl LadderService for LadderApi {
                 )),
                 e => Status::internal(e.to_string()),
             })?;
+            // The first word, before any match can be sent: where it stands on arrival.
+            let first = pb::LadderQueued {
+                pool: pool.id().to_owned(),
+                waiting: st.ladder.len(pool.id()) as u32,
+                waited_ms: 0,
+                expected_wait_ms: st
+                    .ladder
+                    .expected_wait_of(pool.id(), &me.account_id, self.now())
+                    .map(|d| d.as_millis() as u64),
+                rating: r.rating,
+                deviation: r.deviation,
+                provisional: r.provisional,
+                games: r.games,
+            };
+            let first =
+                pb::JoinLadderResponse { event: Some(pb::join_ladder_response::Event::Queued(first)) };
+            tx.try_send(Ok(first)).expect("a new channel has room");
             st.joins += 1;
             let join = st.joins;
             let w = Waiter { join, name: me.name.clone(), kind, out: tx.clone(), matched };
@@ -396,9 +413,19 @@ impl LadderService for LadderApi {
         let api = self.clone();
         let every = self.0.shared.cfg.heartbeat.clamp(Duration::from_millis(100), Duration::from_secs(5));
         tokio::spawn(async move {
-            let mut beat = tokio::time::interval(every);
+            let mut beat = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
             loop {
                 tokio::select! {
+                    biased;
+                    () = tx.closed() => break,
+                    _ = beat.tick() => {
+                        // Out of the queue but not told yet: the match is on its way.
+                        let Some(q) = api.queued(&pool, &me.account_id) else { continue };
+                        let m = pb::JoinLadderResponse { event: Some(pb::join_ladder_response::Event::Queued(q)) };
+                        if tx.send(Ok(m)).await.is_err() {
+                            break;
+                        }
+                    }
                     m = &mut on_match => {
                         let m = match m {
                             Ok(Ok(m)) => Ok(pb::JoinLadderResponse {
@@ -409,15 +436,6 @@ impl LadderService for LadderApi {
                         };
                         let _ = tx.send(m).await;
                         return;
-                    }
-                    () = tx.closed() => break,
-                    _ = beat.tick() => {
-                        // Out of the queue but not told yet: the match is on its way.
-                        let Some(q) = api.queued(&pool, &me.account_id) else { continue };
-                        let m = pb::JoinLadderResponse { event: Some(pb::join_ladder_response::Event::Queued(q)) };
-                        if tx.send(Ok(m)).await.is_err() {
-                            break;
-                        }
                     }
                 }
             }

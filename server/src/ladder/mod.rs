@@ -43,10 +43,11 @@
 //! exactly the others of that entrant's last game in the pool (two players: the same two
 //! twice in a row; a table or teams: the same table again). [`Ladder::pair`] first forms
 //! every acceptable table that repeats for nobody; only then, among the entrants still
-//! waiting, may it form a repeating table, and only when every entrant at it has waited at
-//! least `repeat_after_ms` (15 s by default). So a repeat happens only when no other
-//! acceptable table was possible for the entrants who had waited that long: two programs
-//! alone in a pool play again after 15 s; with a third within reach, they never do.
+//! waiting, may it form a repeating table, only when every entrant at it has waited at
+//! least `repeat_after_ms` (15 s by default), and only when nobody else left waiting is
+//! within `max_window` of each of them (someone who could ever sit with them: as the windows
+//! widen, the next call seats that one with one of them instead). So two programs alone in a
+//! pool play again after 15 s; with a third within reach, they never do.
 //!
 //! **Seats.** A match lists its entrants by seat: by rating, lowest first; at a team table
 //! the lowest and the highest are partners (seats 0 and 2) against the middle two (seats 1
@@ -471,7 +472,30 @@ impl Pool {
                 others.iter().map(|a| position.get(a.as_str()).copied()).collect()
             })
             .collect();
-        let formed = sweep::sweep(&cands, n, &last);
+        let mut formed = sweep::sweep(&cands, n, &last);
+        // A repeating table waits while someone else who could ever sit with its entrants
+        // (within `max_window` of each) is left waiting: the windows widen, and next time that
+        // one may be seated with one of them instead.
+        let mut seated = vec![false; order.len()];
+        for f in formed.iter().filter(|f| !f.repeat) {
+            for &m in &f.members {
+                seated[m] = true;
+            }
+        }
+        let mut left: Vec<usize> = (0..order.len()).filter(|&i| !seated[i]).collect();
+        formed.retain(|f| {
+            if !f.repeat {
+                return true;
+            }
+            let reach = |p: usize| {
+                f.members.iter().all(|&m| (order[p].rating - order[m].rating).abs() <= cfg.max_window)
+            };
+            let blocked = left.iter().any(|&p| !f.members.contains(&p) && reach(p));
+            if !blocked {
+                left.retain(|p| !f.members.contains(p));
+            }
+            !blocked
+        });
         let tables: Vec<(Vec<String>, f64, bool)> = formed
             .into_iter()
             .map(|f| {

@@ -160,6 +160,20 @@ fn a_repeat_is_allowed_once_both_waited_the_stated_time_and_nobody_else_is_in_re
     assert_eq!(tables(&m), [["b", "c"]]);
     assert!(!m[0].repeat);
     assert!(l.is_waiting("gin", "a"));
+
+    // A third within reach who has just come (its window still narrow) keeps the two from
+    // repeating: nobody is seated until its window reaches one of them.
+    let mut l = ladder();
+    join_all(&mut l, "gin", Seats::Two, 0, &[("a", 1500.0), ("b", 1510.0)]);
+    assert_eq!(tables(&l.pair(0)), [["a", "b"]]);
+    join_all(&mut l, "gin", Seats::Two, 1_000, &[("a", 1500.0), ("b", 1510.0)]);
+    let t = 1_000 + after;
+    join_all(&mut l, "gin", Seats::Two, t, &[("c", 2300.0)]);
+    assert!(l.pair(t).is_empty(), "a–b would repeat while c, 790 above b, waits");
+    // c's window (100 + 50 a second) holds b at 790 after 13.8 s.
+    let m = l.pair(t + 14_000);
+    assert_eq!(tables(&m), [["b", "c"]]);
+    assert!(!m[0].repeat);
 }
 
 #[test]
