@@ -1,7 +1,8 @@
 //! `gin-load`, the load benchmark, end to end: its client plays whole games against a real
 //! server and its report counts them; its echo client measures its echo server; `all` runs
-//! the real `gin-server`; `tournament` runs it with two `gin-bot` entrants; `accounts-startup`
-//! times the real `gin-server`'s starts on a database of accounts.
+//! the real `gin-server`; `tournament` runs it with two `gin-bot` entrants; `ladder` pairs a
+//! burst of programs and plays rated games; `accounts-startup` times the real `gin-server`'s
+//! starts on a database of accounts.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -359,4 +360,23 @@ async fn gin_load_accounts_startup_times_the_servers_starts_after_a_stop_and_aft
             }
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gin_load_ladder_pairs_a_burst_and_plays_rated_games() {
+    let server = &binaries().server;
+    let mut args: Vec<String> =
+        "ladder --burst 40 --programs 6 --seconds 3".split_whitespace().map(String::from).collect();
+    args.extend(["--server-exe".into(), server.display().to_string()]);
+    let r = gin_load(args).await;
+    let burst = &r["burst"];
+    assert_eq!(burst["programs"], 40, "{r}");
+    // Every one of the 40 was matched (the report counts them), each latency a real figure.
+    let p50 = burst["latency_ms"]["p50"].as_f64().unwrap();
+    let max = burst["latency_ms"]["max"].as_f64().unwrap();
+    assert!(p50 > 0.0 && p50 <= max, "{r}");
+    assert!(burst["server_waited_ms_max"].as_f64().unwrap() <= max + 1000.0, "{r}");
+    let steady = &r["steady"];
+    assert_eq!(steady["programs"], 6, "{r}");
+    assert!(steady["rated_games_per_sec"].as_f64().unwrap() > 0.0, "{r}");
 }
