@@ -28,6 +28,9 @@ _gin__bot() {
             gin__bot,help)
                 cmd="gin__bot__subcmd__help"
                 ;;
+            gin__bot,ladder)
+                cmd="gin__bot__subcmd__ladder"
+                ;;
             gin__bot,play)
                 cmd="gin__bot__subcmd__play"
                 ;;
@@ -60,6 +63,9 @@ _gin__bot() {
                 ;;
             gin__bot__subcmd__help,help)
                 cmd="gin__bot__subcmd__help__subcmd__help"
+                ;;
+            gin__bot__subcmd__help,ladder)
+                cmd="gin__bot__subcmd__help__subcmd__ladder"
                 ;;
             gin__bot__subcmd__help,play)
                 cmd="gin__bot__subcmd__help__subcmd__play"
@@ -122,7 +128,7 @@ _gin__bot() {
 
     case "${cmd}" in
         gin__bot)
-            opts="-h -V --help --version selfplay play bridge tournament account completions help"
+            opts="-h -V --help --version selfplay play bridge ladder tournament account completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -314,7 +320,7 @@ _gin__bot() {
             return 0
             ;;
         gin__subcmd__bot__subcmd__help)
-            opts="selfplay play bridge tournament account completions help"
+            opts="selfplay play bridge ladder tournament account completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -384,6 +390,20 @@ _gin__bot() {
             return 0
             ;;
         gin__subcmd__bot__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__help__subcmd__ladder)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -488,6 +508,56 @@ _gin__bot() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__bot__subcmd__ladder)
+            opts="-h --server --ca-cert --account-token --token --strategy --rules --players --games --accept-challenges --strategy-seed --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --account-token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --strategy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --players)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --games)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --strategy-seed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

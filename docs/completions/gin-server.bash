@@ -23,7 +23,7 @@ _gin__server() {
 
     case "${cmd}" in
         gin__server)
-            opts="-h -V --addr --db --tls-cert --tls-key --max-message-bytes --rate-per-sec --registrations-per-hour --session-days --request-timeout-secs --max-calls-per-connection --max-open-games --max-open-games-per-caller --open-game-ttl-secs --idle-game-ttl-secs --stream-buffer --heartbeat-secs --keep-finished-secs --threads --metrics-addr --cluster-addr --lease-ms --route-tag --trusted-proxies --log-format --completions --help --version"
+            opts="-h -V --addr --db --tls-cert --tls-key --max-message-bytes --rate-per-sec --registrations-per-hour --session-days --request-timeout-secs --max-calls-per-connection --max-open-games --max-open-games-per-caller --open-game-ttl-secs --idle-game-ttl-secs --stream-buffer --heartbeat-secs --keep-finished-secs --threads --metrics-addr --cluster-addr --lease-ms --route-tag --trusted-proxies --ladder-house-bots --ladder-house-after-secs --ladder-turn-secs --log-format --completions --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -118,6 +118,14 @@ _gin__server() {
                     return 0
                     ;;
                 --trusted-proxies)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ladder-house-after-secs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ladder-turn-secs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

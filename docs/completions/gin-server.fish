@@ -20,6 +20,8 @@ complete -c gin-server -l cluster-addr -d 'Run as one server of several sharing 
 complete -c gin-server -l lease-ms -d 'In a cluster: the lease\'s length, in milliseconds (renewed every third of it)' -r
 complete -c gin-server -l route-tag -d 'Put this tag (letters, digits, `_`; at most 16) and a `-` before the id of every game and tournament this server creates, so that a proxy in front of several servers can send the calls naming one to the server that created it (local-cluster.sh\'s HAProxy does); any server still serves any call (forwarding it to the game\'s server)' -r
 complete -c gin-server -l trusted-proxies -d 'In a cluster: the networks (CIDR, or single addresses) whose calls may name their caller in `x-gin-client`: the proxy in front and the other servers. A call from anywhere else counts as its TCP peer\'s, for quotas and rate limits' -r
+complete -c gin-server -l ladder-house-after-secs -d 'Seconds a ladder player waits before a house bot takes it on' -r
+complete -c gin-server -l ladder-turn-secs -d 'Seconds per turn in ladder games (the server plays for a seat whose time runs out)' -r
 complete -c gin-server -l log-format -d 'Log lines as text for people, or one JSON object per line for log collectors (each with its RPC\'s span: method and game id). The level comes from RUST_LOG (default info)' -r -f -a "text\t''
 json\t''"
 complete -c gin-server -l completions -d 'Print the shell completion script for gin-server (bash, zsh, fish, elvish, powershell) and exit, e.g. `gin-server --completions bash > ~/.local/share/bash-completion/completions/gin-server`. No environment variable' -r -f -a "bash\t''
@@ -27,5 +29,6 @@ elvish\t''
 fish\t''
 powershell\t''
 zsh\t''"
+complete -c gin-server -l ladder-house-bots -d 'Enter the house bots in the ladder\'s two-player pools (`house-random`, `house-simple`, `house-strong`: bot accounts the server registers, plays and rates), as the opponent of a player who has waited --ladder-house-after-secs with nobody else in reach'
 complete -c gin-server -s h -l help -d 'Print help'
 complete -c gin-server -s V -l version -d 'Print version'

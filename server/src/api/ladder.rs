@@ -60,7 +60,7 @@ struct Inner {
     start: Instant,
     state: Mutex<State>,
     /// The house bots entered: (account id, name, strategy); empty when they are not.
-    house: Mutex<Vec<(String, String, &'static str)>>,
+    house: Mutex<Vec<HouseBot>>,
     /// How long a two-player pool's player waits before the house bot takes it on.
     house_after_ms: Millis,
     /// Ladder games' turn clock.
@@ -74,6 +74,9 @@ struct State {
     /// Numbers the joins.
     joins: u64,
 }
+
+/// A house bot entered in the ladder: its account's id and name, and its strategy.
+type HouseBot = (String, String, &'static str);
 
 /// A queued player's stream.
 struct Waiter {
@@ -148,7 +151,7 @@ impl LadderApi {
         let now = self.now();
         let tables = {
             let mut st = self.0.state.lock().expect("lock");
-            let mut matches: Vec<(Match, Option<(String, String, &'static str)>)> =
+            let mut matches: Vec<(Match, Option<HouseBot>)> =
                 st.ladder.pair(now).into_iter().map(|m| (m, None)).collect();
             matches.extend(self.house_matches(&mut st, now));
             let mut tables = Vec::with_capacity(matches.len());
@@ -179,7 +182,7 @@ impl LadderApi {
         &self,
         st: &mut State,
         now: Millis,
-    ) -> Vec<(Match, Option<(String, String, &'static str)>)> {
+    ) -> Vec<(Match, Option<HouseBot>)> {
         let house = self.0.house.lock().expect("lock").clone();
         if house.is_empty() {
             return Vec::new();

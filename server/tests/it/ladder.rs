@@ -201,7 +201,7 @@ async fn ten_programs_on_the_ladder_sort_themselves_by_strength() {
     // No program met the same opponent twice in a row while another program within reach of
     // both (1,000 points: the ladder's widest window) waited; and a repeat only after both had
     // waited the ladder's 15 s.
-    let log = log.lock().unwrap();
+    let log = std::mem::take(&mut *log.lock().unwrap());
     let mut repeats = 0;
     for (n, p) in log.iter() {
         for w in p.games.windows(2) {
