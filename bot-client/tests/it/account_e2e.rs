@@ -118,3 +118,89 @@ async fn a_bot_account_enters_a_tournament_with_its_token() {
     assert!(a_out.contains("finished") && a_out.lines().any(|l| l.contains(" seat ")), "{a_out}");
     server.stop().await;
 }
+
+/// `gin-bot ladder --token T --strategy strong --rules standard --accept-challenges`: a lone
+/// program on a server with house bots plays its ladder games against them (rated: its rating
+/// in `gin/standard` counts them), prints its progress with its rating, and takes the
+/// challenge another account sent it, alongside.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_account_plays_the_ladder_and_takes_a_challenge() {
+    let server = Server::start_with(|c| gin_server::Config {
+        ladder_house_bots: true,
+        ladder_house_after: Duration::from_millis(200),
+        ..c
+    })
+    .await;
+    let url = server.url();
+    let (token, err, ok) = gin_bot(&["account", "create", "Climber", "--server", &url], &[]).await;
+    assert!(ok, "{err}");
+    let token = token.trim().to_string();
+    // Another account challenges it first; it plays its seat with `random`.
+    let rival = Client::connect(&url).await.unwrap();
+    let rival_token = rival.register("Rival", pb::AccountKind::Bot, "", "").await.unwrap().token;
+    let rival = rival.with_account_token(Some(rival_token.clone()));
+    let c = rival
+        .create_challenge(pb::CreateChallengeRequest { opponent: "climber".into(), ..Default::default() })
+        .await
+        .unwrap();
+    let watcher = rival.clone();
+    let id = c.challenge_id.clone();
+    let rival_plays = tokio::spawn(async move {
+        let mut stream = watcher.watch_challenges().await.unwrap();
+        let game = loop {
+            let m = stream.message().await.unwrap().expect("the stream lasts");
+            if let Some(c) = m.challenge.filter(|c| c.challenge_id == id && !c.game_id.is_empty()) {
+                break c.game_id;
+            }
+        };
+        let mut s = gin_strategies::random::RandomStrategy::new(5);
+        watcher.play(&game, &rival_token, &mut s).await.map(|o| (game, o))
+    });
+
+    let (out, err, ok) = gin_bot(
+        &[
+            "ladder",
+            "--token",
+            &token,
+            "--strategy",
+            "strong",
+            "--rules",
+            "standard",
+            "--games",
+            "2",
+            "--accept-challenges",
+        ],
+        &[("GIN_SERVER", &url)],
+    )
+    .await;
+    assert!(ok, "stdout:\n{out}\nstderr:\n{err}");
+    // The challenge was taken (its game may still be in play when the ladder's two end).
+    assert!(out.contains("challenge from Rival: game "), "{out}");
+    assert!(
+        out.contains(
+            "ladder gin/standard: 0 played (0 points), rating 1500 ±350 provisional after 0 rated games"
+        ),
+        "{out}"
+    );
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("seated in ") && l.contains("house-")).count(),
+        2,
+        "{out}"
+    );
+    assert!(out.ends_with("ladder gin/standard: stopped after 2 games\n"), "{out}");
+    let games = |r: &pb::GetPlayerRatingsResponse| {
+        r.ratings.iter().find(|p| p.pool == "gin/standard").map(|p| p.games)
+    };
+    let mut rated = None;
+    for _ in 0..50 {
+        let r = Client::connect(&url).await.unwrap().player_ratings("Climber").await.unwrap();
+        rated = games(&r);
+        if rated == Some(2) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(rated, Some(2), "two rated ladder games");
+    drop(rival_plays);
+    server.stop().await;
+}

@@ -22,9 +22,23 @@ impl Server {
         server
     }
 
+    /// A server with the settings `f` makes of the tests' ones.
+    pub async fn start_with(f: impl FnOnce(gin_server::Config) -> gin_server::Config) -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg =
+            f(gin_server::Config { db: dir.path().join("t.db"), rate_per_sec: 0, ..Default::default() });
+        let mut server = Server::start_cfg(cfg, "127.0.0.1:0".parse().unwrap()).await;
+        server._dir = Some(dir);
+        server
+    }
+
     /// A server on database `db` at `addr` (a server that was stopped there, started again).
     pub async fn start_at(db: &std::path::Path, addr: SocketAddr) -> Server {
         let cfg = gin_server::Config { db: db.to_owned(), rate_per_sec: 0, ..Default::default() };
+        Server::start_cfg(cfg, addr).await
+    }
+
+    async fn start_cfg(cfg: gin_server::Config, addr: SocketAddr) -> Server {
         let listener = TcpListener::bind(addr).await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (tx, rx) = oneshot::channel::<()>();

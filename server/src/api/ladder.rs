@@ -178,11 +178,7 @@ impl LadderApi {
 
     /// Takes out of the two-player queues every player who has waited the house's time, each
     /// with the house bot of nearest rating (its account id, name and strategy).
-    fn house_matches(
-        &self,
-        st: &mut State,
-        now: Millis,
-    ) -> Vec<(Match, Option<HouseBot>)> {
+    fn house_matches(&self, st: &mut State, now: Millis) -> Vec<(Match, Option<HouseBot>)> {
         let house = self.0.house.lock().expect("lock").clone();
         if house.is_empty() {
             return Vec::new();
