@@ -1167,3 +1167,114 @@ async fn the_systemd_unit_restarts_a_server_and_its_settings_start_one() {
     let _ = child.wait();
     assert!(created.game_id.starts_with("s1-"), "{}", created.game_id);
 }
+
+/// A rated game whose server is killed in the middle is taken over by another and, ended
+/// there, rated exactly once: one history line per account, the same ratings on every server
+/// and after a restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rated_game_taken_over_after_a_kill_is_rated_once() {
+    use gin_proto::v1::account_service_client::AccountServiceClient;
+    use gin_proto::v1::lobby_service_client::LobbyServiceClient;
+    use gin_proto::v1::rating_service_client::RatingServiceClient;
+    let Some(pg) = gin_server::storage::pg_cluster::for_test() else { return };
+    let db = PathBuf::from(pg.create_database("rated_takeover").unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let lease = ["--lease-ms", "1500"];
+    let mut a = Proc::start_in_cluster(&db, &dir.path().join("a.log"), &lease).await;
+    let b = Proc::start_in_cluster(&db, &dir.path().join("b.log"), &lease).await;
+    let ch = a.channel().await;
+    let register = |name: &'static str| {
+        let ch = ch.clone();
+        async move {
+            let r = pb::RegisterRequest {
+                name: name.into(),
+                kind: pb::AccountKind::Bot as i32,
+                ..Default::default()
+            };
+            AccountServiceClient::new(ch).register(r).await.unwrap().into_inner().token
+        }
+    };
+    let (ann, bob) = (register("ann").await, register("bob").await);
+    let mut lobby = LobbyServiceClient::new(ch.clone());
+    let req = pb::CreateGameRequest {
+        rules: Some(preset("standard")),
+        join: true,
+        rated: true,
+        ..Default::default()
+    };
+    let c = lobby.create_game(authed(req, &ann)).await.unwrap().into_inner();
+    let join = pb::JoinGameRequest { game_id: c.game_id.clone(), ..Default::default() };
+    let j = lobby.join_game(authed(join, &bob)).await.unwrap().into_inner();
+    let game = c.game_id.clone();
+    let p = |seat, token: String| Player {
+        seat,
+        token,
+        game_id: game.clone(),
+        last_seq: 0,
+        messages: Vec::new(),
+    };
+    let mut players = [p(c.seat.unwrap(), c.seat_token), p(j.seat, j.seat_token)];
+    let mut ga = GameServiceClient::new(ch.clone());
+    let mut rng = Rng(SEED);
+    let mut seq = 0;
+    for _ in 0..12 {
+        seq = step(&mut ga, &mut players, &mut rng).await.expect("not over yet").2;
+    }
+    a.kill();
+    let killed = Instant::now();
+    let mut gb = GameServiceClient::new(b.channel().await);
+    loop {
+        match gb.get_game(pb::GetGameRequest { game_id: game.clone() }).await {
+            Ok(r) => {
+                assert_eq!(r.into_inner().snapshot.unwrap().seq, seq);
+                break;
+            }
+            Err(e) if e.code() == Code::Unavailable => {
+                assert!(killed.elapsed() < Duration::from_secs(15), "not taken over in 15 s: {e:?}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(e) => panic!("{e:?}\n{}", b.logs()),
+        }
+    }
+    // Ann resigns at B: Bob wins the rated game.
+    let resign = pb::ResignRequest { game_id: game.clone(), expected_seq: seq };
+    let ann_seat = players.iter().find(|p| p.seat == c.seat.unwrap()).unwrap();
+    gb.resign(authed(resign, &ann_seat.token)).await.unwrap();
+    let (result, _) = final_result(&mut gb, &game).await;
+    assert_eq!(result.reason, pb::GameEndReason::Resigned as i32);
+
+    // Rated once: read at B, then at A started again (the same rows, from PostgreSQL).
+    let rated = |ch: tonic::transport::Channel, name: &'static str| async move {
+        let mut r = RatingServiceClient::new(ch);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let got = r.get_player_ratings(pb::GetPlayerRatingsRequest { name: name.into() }).await.unwrap();
+            if let Some(p) = got.into_inner().ratings.into_iter().find(|p| p.pool == "gin/standard") {
+                let h = r
+                    .get_rating_history(pb::GetRatingHistoryRequest {
+                        name: name.into(),
+                        pool: "gin/standard".into(),
+                        limit: 10,
+                        page: String::new(),
+                    })
+                    .await
+                    .unwrap()
+                    .into_inner();
+                return (p, h.changes);
+            }
+            assert!(Instant::now() < deadline, "{name} not rated");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    let (ann_b, ann_h) = rated(b.channel().await, "ann").await;
+    let (bob_b, bob_h) = rated(b.channel().await, "bob").await;
+    assert_eq!((ann_b.games, bob_b.games), (1, 1));
+    assert!(bob_b.rating > 1500.0 && ann_b.rating < 1500.0, "{bob_b:?} {ann_b:?}");
+    assert_eq!(ann_h.len(), 1);
+    assert_eq!(bob_h.len(), 1);
+    assert_eq!(ann_h[0].game_id, game);
+    let a2 = Proc::start_in_cluster(&db, &dir.path().join("a2.log"), &lease).await;
+    let (ann_a, ann_h2) = rated(a2.channel().await, "ann").await;
+    assert_eq!(ann_a, ann_b);
+    assert_eq!(ann_h2, ann_h);
+}
