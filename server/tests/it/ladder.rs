@@ -19,6 +19,7 @@ use tonic::Code;
 use tonic::transport::Channel;
 
 use crate::common::{TestServer, authed};
+use crate::ratings::register_bot;
 
 fn cfg(db: &Path) -> gin_server::Config {
     gin_server::Config {
@@ -27,19 +28,6 @@ fn cfg(db: &Path) -> gin_server::Config {
         registrations_per_hour: 0,
         ..gin_server::Config::default()
     }
-}
-
-async fn register_bot(ch: &Channel, name: &str) -> String {
-    AccountServiceClient::new(ch.clone())
-        .register(pb::RegisterRequest {
-            name: name.into(),
-            kind: pb::AccountKind::Bot as i32,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .token
 }
 
 async fn rating_in(ch: &Channel, name: &str, pool: &str) -> Option<pb::PoolRating> {

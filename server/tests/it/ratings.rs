@@ -20,7 +20,8 @@ fn cfg(db: &Path) -> gin_server::Config {
     gin_server::Config { db: db.to_path_buf(), rate_per_sec: 0, ..gin_server::Config::default() }
 }
 
-async fn register_bot(ch: &Channel, name: &str) -> String {
+/// A new bot account named `name`: its token.
+pub(crate) async fn register_bot(ch: &Channel, name: &str) -> String {
     AccountServiceClient::new(ch.clone())
         .register(pb::RegisterRequest {
             name: name.into(),
