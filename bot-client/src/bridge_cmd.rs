@@ -22,6 +22,11 @@ pub struct BridgeArgs {
     /// Join this game (its first free seat) and play it; --games is then 1.
     #[arg(long, value_name = "ID")]
     join: Option<String>,
+    /// Play the server's rated ladder as the account of --account-token: join the pool of
+    /// --rules (and --players), play the game it is seated in, join again, for --games
+    /// games (0: until ctrl-c, which finishes the game in play).
+    #[arg(long, conflicts_with_all = ["join", "vs_bot"])]
+    ladder: bool,
     /// With --join: join even though the game has fixed deals (its creator chose the seed).
     #[arg(long, requires = "join")]
     accept_fixed_deals: bool,
@@ -129,6 +134,9 @@ async fn seat(client: &Client, a: &BridgeArgs, rules: pb::Rules, i: u64) -> Resu
 }
 
 pub fn run(a: BridgeArgs) -> Result<()> {
+    if a.ladder {
+        return run_ladder(a);
+    }
     let format = crate::load_format(&a.rules)?;
     let format = match a.players {
         Some(n) => format.with_players(n)?,
@@ -274,6 +282,85 @@ fn run_table(a: BridgeArgs, format: engine::Format) -> Result<()> {
         }
         let how = bot.finish(Duration::from_secs(5));
         println!("{games} games: {won} won; the program {how}; {:.1} s", started.elapsed().as_secs_f64());
+        Ok(())
+    })
+}
+
+/// `gin-bot bridge --ladder`: the program plays the rated ladder as the account, game after
+/// game (`Client::join_ladder`, then the bridge's game of two players or of a table), with a
+/// progress line carrying its rating.
+fn run_ladder(a: BridgeArgs) -> Result<()> {
+    use gin_sdk::ladder::{LadderEvent, LadderStop};
+    let pool = crate::ladder_cmd::pool_of(&a.rules, a.players)?;
+    if a.server.account_token.is_none() {
+        bail!("--ladder: the ladder is an account's: give --account-token (or GIN_ACCOUNT_TOKEN)");
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    rt.block_on(async move {
+        let client = a.server.client().await?;
+        let bot = BotProcess::spawn_with(&a.cmd, Duration::from_millis(a.timeout_ms), a.on_error())?;
+        let stop = LadderStop::default();
+        let on_ctrl_c = stop.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("stopping after the game in play");
+                on_ctrl_c.stop();
+            }
+        });
+        let started = Instant::now();
+        let (mut played, mut won) = (0u64, 0u64);
+        while (a.games == 0 || played < a.games) && !stop.stopped() {
+            let mut told = false;
+            let mut on_event = |e: LadderEvent<'_>| match e {
+                LadderEvent::Queued(q) if !told => {
+                    told = true;
+                    let mark = if q.provisional { " provisional" } else { "" };
+                    println!(
+                        "ladder {}: rating {:.0} ±{:.0}{mark} after {} rated games; {} waiting",
+                        gin_proto::text::printable(&q.pool),
+                        q.rating,
+                        q.deviation,
+                        q.games,
+                        q.waiting
+                    );
+                }
+                LadderEvent::Retrying(s, wait) => {
+                    eprintln!("ladder: {}; joining again in {:.1} s", s.message(), wait.as_secs_f64())
+                }
+                _ => {}
+            };
+            let Some(m) = client.join_ladder(&pool, &stop, &mut on_event).await? else { break };
+            let n = played + 1;
+            let result = if pool.starts_with("gin/") {
+                let seat = gin_proto::convert::seat(m.seat)?;
+                let seated = Seated { game_id: m.game_id.clone(), seat, token: m.seat_token.clone() };
+                bridge::play_game(&client, &seated, &bot).await.map(|o| (o.score() == 1.0, o.line()))
+            } else {
+                bridge::play_table_game(&client, &m.game_id, &m.seat_token, &bot)
+                    .await
+                    .map(|o| (o.won(), o.line()))
+            };
+            report_notes(&bot, n, a.games);
+            match result {
+                Ok((w, line)) => {
+                    won += u64::from(w);
+                    println!("[{n}] {line}");
+                }
+                Err(e) if bot.forgive().is_some() => {
+                    eprintln!("[{n}] game {}: {e} (the game was resigned; going on)", m.game_id);
+                }
+                Err(e) => {
+                    bot.finish(Duration::from_secs(1));
+                    bail!("[{n}] game {}: {e} (the game was resigned)", m.game_id);
+                }
+            }
+            played = n;
+        }
+        let how = bot.finish(Duration::from_secs(5));
+        println!(
+            "ladder {pool}: {played} games, {won} won; the program {how}; {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
         Ok(())
     })
 }

@@ -408,3 +408,37 @@ async fn melds_the_server_refuses_are_told_to_the_program_never_replaced() {
     assert!(err.contains("quirky was told: refused "), "{err}");
     server.stop().await;
 }
+
+/// `gin-bot bridge --ladder`: the example program plays the rated ladder as a bot account
+/// (here against the house bots, nobody else queued), two games, each rated.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_example_bot_plays_the_ladder_through_the_bridge() {
+    let server = Server::start_with(|c| gin_server::Config {
+        ladder_house_bots: true,
+        ladder_house_after: Duration::from_millis(200),
+        ..c
+    })
+    .await;
+    let url = server.url();
+    let client = gin_sdk::Client::connect(&url).await.unwrap();
+    let token = client.register("Bridged", pb::AccountKind::Bot, "", "").await.unwrap().token;
+    let cmd = example_bot();
+    let args =
+        ["bridge", "--ladder", "--cmd", &cmd, "--server", &url, "--account-token", &token, "--games", "2"];
+    let (out, err, ok) = gin_bot(&args).await;
+    assert!(ok, "stdout:\n{out}\nstderr:\n{err}");
+    assert!(
+        out.starts_with("ladder gin/standard: rating 1500 ±350 provisional after 0 rated games; 1 waiting\n"),
+        "{out}"
+    );
+    assert_eq!(out.lines().filter(|l| l.starts_with("[1] ") || l.starts_with("[2] ")).count(), 2, "{out}");
+    assert!(out.contains("house-"), "its opponents are the house bots: {out}");
+    assert!(out.contains("ladder gin/standard: 2 games, "), "{out}");
+    let r = client.player_ratings("Bridged").await.unwrap();
+    let games = r.ratings.iter().find(|p| p.pool == "gin/standard").map(|p| p.games);
+    assert_eq!(games, Some(2), "{r:?}");
+    // Without an account, the ladder is refused before the program starts.
+    let (_, err, ok) = gin_bot(&["bridge", "--ladder", "--cmd", &cmd, "--server", &url]).await;
+    assert!(!ok && err.contains("--account-token"), "{err}");
+    server.stop().await;
+}
