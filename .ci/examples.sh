@@ -8,8 +8,9 @@
 # three-player rummy game and a four-player team game against house bots, checking the
 # result and the table record, and each plays signed in: it registers a fresh bot account
 # (--register), plays a game as it, then another with the token it printed, checking that
-# its seat names the account (a bot) and that the account's ListPlayerGames lists the game.
-# Any failure fails the script; the server is stopped in every case.
+# its seat names the account (a bot) and that the account's ListPlayerGames lists the game;
+# then both play two games of the rated ladder at once (--ladder; the server's house bots
+# in the ladder). Any failure fails the script; the server is stopped in every case.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GAMES=${GAMES:-3}
@@ -40,7 +41,9 @@ timed ts_setup
 step "examples: start gin-server"
 tmp=$(mktemp -d)
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$bin/gin-server" --addr "127.0.0.1:$port" --db "$tmp/gin.db" >"$tmp/server.log" 2>&1 &
+# House bots in the ladder (the ladder step below): a lone player meets one after 1 s.
+"$bin/gin-server" --addr "127.0.0.1:$port" --db "$tmp/gin.db" --ladder-house-bots --ladder-house-after-secs 1 \
+  >"$tmp/server.log" 2>&1 &
 server=$!
 cluster=""
 stop_server() {
@@ -113,6 +116,28 @@ signed_in() {
 }
 timed signed_in || fail
 
+step "examples: the Python and TypeScript bots on the rated ladder at once (--ladder, fresh bot accounts): two games each, against each other or the house bots, each result and seat checked"
+ladder_run() {
+  local run="$$-$RANDOM"
+  timeout 120 examples/python/.venv/bin/python examples/python/bot.py --server "127.0.0.1:$port" \
+    --register "py-ladder-$run" --ladder --games 2 >"$tmp/py-ladder.out" 2>"$tmp/py-ladder.err" &
+  local py=$!
+  timeout 120 node examples/typescript/dist/bot.js --server "127.0.0.1:$port" \
+    --register "ts-ladder-$run" --ladder --games 2 >"$tmp/ts-ladder.out" 2>"$tmp/ts-ladder.err" &
+  local ts=$!
+  local ok=0
+  wait "$py" || { cat "$tmp/py-ladder.out" "$tmp/py-ladder.err"; ok=1; }
+  wait "$ts" || { cat "$tmp/ts-ladder.out" "$tmp/ts-ladder.err"; ok=1; }
+  cat "$tmp/py-ladder.out" "$tmp/ts-ladder.out"
+  for f in py-ladder ts-ladder; do
+    [ "$(grep -c ' vs ladder: ' "$tmp/$f.out")" = 2 ] || { echo "$f: not two ladder games"; ok=1; }
+    grep -q '^ladder gin/standard: rating .* after 1 rated games' "$tmp/$f.out" ||
+      { echo "$f: its second join did not show its first rated game"; ok=1; }
+  done
+  return "$ok"
+}
+timed ladder_run || fail
+
 step "examples: the Python and TypeScript bots through the local cluster (examples/cluster/local-cluster.sh --respawn, its own directory), the servers of their games frozen (SIGSTOP) for twice the lease: they retry and resume, every game ends"
 cport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 GIN_SERVER_BIN="$bin/gin-server" examples/cluster/local-cluster.sh --port "$cport" --lease-ms 1500 --respawn \
@@ -167,4 +192,4 @@ timed frozen_cluster || { cat "$tmp/cluster.log"; exit 1; }
 echo
 echo "examples: every example played $GAMES complete games; the Python and TypeScript bots also a"
 echo "three-player rummy game and a team game, and two games each as a bot account (seat and"
-echo "ListPlayerGames checked); results checked against GetRecord"
+echo "ListPlayerGames checked), and two rated ladder games each; results checked against GetRecord"

@@ -19,6 +19,11 @@ passed.
     python bot.py --format '{"kind":"rummy","players":3,"end":{"hands":3}}' --vs-bot simple
     python bot.py --register my-python-bot   # the token goes to stderr, once
     GIN_ACCOUNT_TOKEN=gin_at_... python bot.py --games 3
+    GIN_ACCOUNT_TOKEN=gin_at_... python bot.py --ladder --rules standard --games 10
+
+With --ladder (signed in) each game is the server's rated ladder's instead: it joins the
+pool (LadderService.JoinLadder), waits for its seat (printing its rating once), plays the
+game with the seat token the ladder gave, checks it as any other, and joins again.
 """
 
 import argparse
@@ -31,7 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PROTO_ROOT = os.path.normpath(os.path.join(HERE, "..", "..", "proto"))
 GEN = os.path.join(HERE, "gen")
 PROTOS = ["gin/v1/types.proto", "gin/v1/game.proto", "gin/v1/lobby.proto", "gin/v1/tournament.proto",
-          "gin/v1/account.proto"]
+          "gin/v1/account.proto", "gin/v1/ladder.proto"]
 
 
 def generate_stubs():
@@ -54,7 +59,7 @@ sys.path.insert(0, GEN)
 
 import grpc  # noqa: E402
 from google.protobuf import text_format  # noqa: E402
-from gin.v1 import account_pb2, account_pb2_grpc  # noqa: E402
+from gin.v1 import account_pb2, account_pb2_grpc, ladder_pb2, ladder_pb2_grpc  # noqa: E402
 from gin.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc, types_pb2  # noqa: E402
 
 K = types_pb2  # ActionKind, DrawSource, … values
@@ -370,6 +375,33 @@ def check_account(games, accounts, game_id, seat, md):
     return mine.account
 
 
+def ladder_pool(a):
+    """The ladder pool of --rules / --format / --players (RatingService's pool ids)."""
+    if not a.format:
+        return f"gin/{a.rules}"
+    if a.format in ("three-player", "teams"):
+        return a.format
+    if a.format in ("gin-7", "rummy") and a.players:
+        return f"{a.format}/{a.players}"
+    sys.exit("--ladder: --format three-player, teams, or gin-7 / rummy with --players")
+
+
+def join_ladder(channel, pool, md):
+    """Queues the account in the pool's ladder and waits for its seat: the LadderMatched
+    (game, seat, seat token, everyone at the table). Prints where it stands once."""
+    ladder = ladder_pb2_grpc.LadderServiceStub(channel)
+    told = False
+    for m in ladder.JoinLadder(ladder_pb2.JoinLadderRequest(pool=pool), metadata=md):
+        if m.HasField("queued") and not told:
+            q, told = m.queued, True
+            print(f"ladder {q.pool}: rating {q.rating:.0f} ±{q.deviation:.0f}"
+                  f"{' provisional' if q.provisional else ''} after {q.games} rated games; {q.waiting} waiting",
+                  flush=True)
+        elif m.HasField("matched"):
+            return m.matched
+    raise CheckFailed("the ladder's stream ended before seating us")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--server", default=os.environ.get("GIN_SERVER", "127.0.0.1:50051"),
@@ -393,6 +425,9 @@ def main():
                              "with the lobby calls, so each seat is the account's")
     signin.add_argument("--register", metavar="NAME",
                         help="register a bot account NAME, print its token once to stderr, play as it")
+    p.add_argument("--ladder", action="store_true",
+                   help="signed in: play the server's rated ladder (the pool of --rules, or --format and "
+                        "--players) instead of house bots")
     a = p.parse_args()
     if a.account_token and not a.account_token.startswith(ACCOUNT_TOKEN_PREFIX):
         p.error(f"--account-token: not an account token (those start with {ACCOUNT_TOKEN_PREFIX})")
@@ -410,11 +445,19 @@ def main():
     # Signed in: the account token goes with the lobby calls (the seat is the account's) and
     # with the checks; the seat token still plays the seat.
     account_md = [("authorization", f"Bearer {token}")] if token else []
+    if a.ladder and not token:
+        p.error("--ladder: the ladder is an account's: --account-token, GIN_ACCOUNT_TOKEN or --register")
+    pool = ladder_pool(a) if a.ladder else None
     account = None
     won = 0
     started = time.time()
     for i in range(a.games):
-        if a.quick_wait_ms is None:
+        against = f"house bot {a.vs_bot}"
+        if pool:
+            created = join_ladder(channel, pool, account_md)
+            against = "ladder: " + ", ".join(f"{s.name} ({s.rating:.0f})" for k, s in enumerate(created.seats)
+                                             if k != created.seat)
+        elif a.quick_wait_ms is None:
             created = call(
                 lobby.CreateGame,
                 lobby_pb2.CreateGameRequest(**table, join=True, name=a.name, house_bot=a.vs_bot),
@@ -448,15 +491,15 @@ def main():
             f = snap.format
             team = f", team {snap.seats[seat].team}" if snap.seats[seat].HasField("team") else ""
             teams = f", team totals {list(result.team_totals)}" if result.team_totals else ""
-            print(f"[{i + 1}/{a.games}] {game_id} seat {seat} of {f.players} ({f.kind}{team}) vs house bots "
-                  f"{a.vs_bot}: {'won' if seat in result.winners else 'lost'}, place {result.places[seat]}, "
+            print(f"[{i + 1}/{a.games}] {game_id} seat {seat} of {f.players} ({f.kind}{team}) vs {against}: "
+                  f"{'won' if seat in result.winners else 'lost'}, place {result.places[seat]}, "
                   f"totals {list(result.table_totals)}{teams} ({hands} hands, {actions} actions, {aborted} "
                   f"aborted; record checked: {moves} moves of seat {seat}, {reveals} deal reveals{signed})", flush=True)
             continue
         reveals = check(games, game_id, seat, result, snap.rules)
         verdict = "drew" if not result.HasField("winner") else "won" if result.winner == seat else "lost"
         won += verdict == "won"
-        print(f"[{i + 1}/{a.games}] {game_id} seat {seat} vs house bot {a.vs_bot}: {verdict} "
+        print(f"[{i + 1}/{a.games}] {game_id} seat {seat} vs {against}: {verdict} "
               f"{result.totals[seat]}-{result.totals[1 - seat]} ({hands} hands, {actions} actions, "
               f"{aborted} aborted; record checked, {reveals} deal reveals{signed})", flush=True)
     signed = f"; signed in as bot account {account}: every seat its, every game in its ListPlayerGames" if account else ""

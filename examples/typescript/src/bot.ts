@@ -17,6 +17,11 @@
 //     node dist/bot.js --format '{"kind":"teams","target":50}' --vs-bot simple
 //     node dist/bot.js --register my-ts-bot          # the token goes to stderr, once
 //     GIN_ACCOUNT_TOKEN=gin_at_... node dist/bot.js --games 3
+//     GIN_ACCOUNT_TOKEN=gin_at_... node dist/bot.js --ladder --rules standard --games 10
+//
+// With --ladder (signed in) each game is the server's rated ladder's instead: it joins the
+// pool (LadderService.JoinLadder), waits for its seat (printing its rating once), plays the
+// game with the seat token the ladder gave, checks it as any other, and joins again.
 
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
@@ -26,6 +31,10 @@ import { parseArgs } from "node:util";
 
 import type { ProtoGrpcType as AccountProto } from "./generated/account.js";
 import type { ProtoGrpcType as GameProto } from "./generated/game.js";
+import type { ProtoGrpcType as LadderProto } from "./generated/ladder.js";
+import type { JoinLadderResponse__Output as JoinLadderResponse } from "./generated/gin/v1/JoinLadderResponse.js";
+import type { LadderMatched__Output as LadderMatched } from "./generated/gin/v1/LadderMatched.js";
+import type { LadderServiceClient } from "./generated/gin/v1/LadderService.js";
 import type { ProtoGrpcType as LobbyProto } from "./generated/lobby.js";
 import type { AccountServiceClient } from "./generated/gin/v1/AccountService.js";
 import type { GameServiceClient } from "./generated/gin/v1/GameService.js";
@@ -396,6 +405,34 @@ async function checkAccount(
   return mine.account;
 }
 
+/** The ladder pool of --rules / --format / --players (RatingService's pool ids). */
+function ladderPool(rules: string, format: string, players: number): string {
+  if (!format) return `gin/${rules}`;
+  if (format === "three-player" || format === "teams") return format;
+  if ((format === "gin-7" || format === "rummy") && players) return `${format}/${players}`;
+  console.error("--ladder: --format three-player, teams, or gin-7 / rummy with --players");
+  process.exit(2);
+}
+
+/** Queues the account in the pool's ladder and waits for its seat: the LadderMatched (game,
+ * seat, seat token, everyone at the table). Prints where it stands once. */
+async function joinLadder(ladder: LadderServiceClient, pool: string, md: grpc.Metadata): Promise<LadderMatched> {
+  const stream = ladder.JoinLadder({ pool }, md);
+  let told = false;
+  for await (const m of stream as AsyncIterable<JoinLadderResponse>) {
+    if (m.queued && !told) {
+      told = true;
+      const q = m.queued;
+      console.log(`ladder ${q.pool}: rating ${q.rating.toFixed(0)} ±${q.deviation.toFixed(0)}` +
+        `${q.provisional ? " provisional" : ""} after ${q.games} rated games; ${q.waiting} waiting`);
+    } else if (m.matched) {
+      stream.cancel();
+      return m.matched;
+    }
+  }
+  throw new CheckFailed("the ladder's stream ended before seating us");
+}
+
 async function main() {
   const { values: a } = parseArgs({
     options: {
@@ -415,6 +452,9 @@ async function main() {
       "account-token": { type: "string" },
       // Register a bot account NAME, print its token once to stderr, and play as it.
       register: { type: "string" },
+      // Signed in: play the server's rated ladder (the pool of --rules, or --format and
+      // --players) instead of house bots.
+      ladder: { type: "boolean", default: false },
     },
   });
   if (a["account-token"] !== undefined && a.register !== undefined) {
@@ -435,12 +475,14 @@ async function main() {
   }
   // Two-player gin takes `rules`; another format takes `format` and `players` (not both).
   const table = a.format ? { format: a.format, players } : { rules: { preset: a.rules } };
-  const def = protoLoader.loadSync(["gin/v1/game.proto", "gin/v1/lobby.proto", "gin/v1/account.proto"], LOADER_OPTIONS);
-  const pkg = grpc.loadPackageDefinition(def) as unknown as GameProto & LobbyProto & AccountProto;
+  const def = protoLoader.loadSync(
+    ["gin/v1/game.proto", "gin/v1/lobby.proto", "gin/v1/account.proto", "gin/v1/ladder.proto"], LOADER_OPTIONS);
+  const pkg = grpc.loadPackageDefinition(def) as unknown as GameProto & LobbyProto & AccountProto & LadderProto;
   const creds = grpc.credentials.createInsecure();
   const lobby: LobbyServiceClient = new pkg.gin.v1.LobbyService(target, creds);
   const game: GameServiceClient = new pkg.gin.v1.GameService(target, creds);
   const accounts: AccountServiceClient = new pkg.gin.v1.AccountService(target, creds);
+  const ladder: LadderServiceClient = new pkg.gin.v1.LadderService(target, creds);
   await new Promise<void>((resolve, reject) =>
     lobby.waitForReady(Date.now() + 15_000, (e) => (e ? reject(e) : resolve())));
   const token = a.register !== undefined ? await register(accounts, a.register) : accountToken;
@@ -448,13 +490,27 @@ async function main() {
   // with the checks; the seat token still plays the seat.
   const accountMd = new grpc.Metadata();
   if (token) accountMd.set("authorization", `Bearer ${token}`);
+  if (a.ladder && !token) {
+    console.error("--ladder: the ladder is an account's: --account-token, GIN_ACCOUNT_TOKEN or --register");
+    process.exit(2);
+  }
+  const pool = a.ladder ? ladderPool(a.rules, a.format, players) : null;
   let account: string | null = null;
   const started = Date.now();
   let won = 0;
   for (let i = 0; i < games; i++) {
-    const created = await unary<object, { game_id: string; seat: number; seat_token: string }>(
-      lobby as unknown as grpc.Client, "CreateGame",
-      { ...table, join: true, name: a.name, house_bot: a["vs-bot"] }, accountMd, true);
+    let against = `house bot ${a["vs-bot"]}`;
+    let created: { game_id: string; seat: number; seat_token: string };
+    if (pool !== null) {
+      const m = await joinLadder(ladder, pool, accountMd);
+      created = m;
+      against = "ladder: " + m.seats.filter((_, k) => k !== m.seat)
+        .map((s) => `${s.name} (${s.rating.toFixed(0)})`).join(", ");
+    } else {
+      created = await unary<object, { game_id: string; seat: number; seat_token: string }>(
+        lobby as unknown as grpc.Client, "CreateGame",
+        { ...table, join: true, name: a.name, house_bot: a["vs-bot"] }, accountMd, true);
+    }
     const { game_id: gameId, seat, seat_token: seatToken } = created;
     const { snapshot: snap } = await unary<object, { snapshot: GameSnapshot }>(
       game as unknown as grpc.Client, "GetGame", { game_id: gameId });
@@ -473,7 +529,7 @@ async function main() {
       const team = snap.seats[seat].team;
       console.log(
         `[${i + 1}/${games}] ${gameId} seat ${seat} of ${f.players} (${f.kind}${team === undefined ? "" : `, team ${team}`}) ` +
-          `vs house bots ${a["vs-bot"]}: ${win ? "won" : "lost"}, place ${r.places[seat]}, ` +
+          `vs ${against}: ${win ? "won" : "lost"}, place ${r.places[seat]}, ` +
           `totals [${r.table_totals.join(", ")}]` +
           `${r.team_totals.length > 0 ? `, team totals [${r.team_totals.join(", ")}]` : ""} ` +
           `(${p.hands} hands, ${p.actions} actions, ${p.aborted} aborted; ` +
@@ -485,7 +541,7 @@ async function main() {
     const verdict = r.winner === undefined ? "drew" : r.winner === seat ? "won" : "lost";
     if (verdict === "won") won++;
     console.log(
-      `[${i + 1}/${games}] ${gameId} seat ${seat} vs house bot ${a["vs-bot"]}: ${verdict} ` +
+      `[${i + 1}/${games}] ${gameId} seat ${seat} vs ${against}: ${verdict} ` +
         `${r.totals[seat]}-${r.totals[1 - seat]} (${p.hands} hands, ${p.actions} actions, ${p.aborted} aborted; ` +
         `record checked, ${reveals} deal reveals${signed})`,
     );
@@ -499,6 +555,7 @@ async function main() {
   lobby.close();
   game.close();
   accounts.close();
+  ladder.close();
 }
 
 main().catch((e) => {

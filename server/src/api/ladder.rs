@@ -73,6 +73,9 @@ struct State {
     waiters: HashMap<(String, String), Waiter>,
     /// Numbers the joins.
     joins: u64,
+    /// The accounts seated by the ladder whose new rating may not have reached the ratings'
+    /// memory yet (their game may have ended since the last poll).
+    seated: std::collections::HashSet<String>,
 }
 
 /// A house bot entered in the ladder: its account's id and name, and its strategy.
@@ -110,7 +113,12 @@ impl LadderApi {
             accounts,
             ratings,
             start: Instant::now(),
-            state: Mutex::new(State { ladder, waiters: HashMap::new(), joins: 0 }),
+            state: Mutex::new(State {
+                ladder,
+                waiters: HashMap::new(),
+                joins: 0,
+                seated: std::collections::HashSet::new(),
+            }),
             house: Mutex::default(),
             house_after_ms,
             clock,
@@ -163,6 +171,7 @@ impl LadderApi {
                         let key = (m.pool.clone(), entrant.account.clone());
                         let house =
                             house.as_ref().filter(|h| h.0 == entrant.account).map(|h| (h.1.clone(), h.2));
+                        st.seated.insert(entrant.account.clone());
                         Taken { waiter: st.waiters.remove(&key), entrant, house }
                     })
                     .collect();
@@ -368,6 +377,13 @@ impl LadderService for LadderApi {
         let id = req.into_inner().pool;
         let pool = Pool::parse(id.trim()).ok_or_else(|| unknown_pool(&id))?;
         let kind = self.0.accounts.get(&me.account_id).map_or(crate::storage::KIND_PERSON, |a| a.kind);
+        // An account the ladder seated before: its last game's rating, read now rather than at
+        // the next poll (a program joins again the moment its game ends).
+        if self.0.state.lock().expect("lock").seated.remove(&me.account_id)
+            && let Err(e) = self.0.ratings.refresh().await
+        {
+            tracing::warn!(error = %e, "ladder: reading rating changes");
+        }
         let r = self.0.ratings.in_pool(&me.account_id, &pool);
         let (tx, rx) = mpsc::channel(8);
         let (matched, mut on_match) = oneshot::channel();
