@@ -27,6 +27,11 @@ pub struct BridgeArgs {
     /// games (0: until ctrl-c, which finishes the game in play).
     #[arg(long, conflicts_with_all = ["join", "vs_bot"])]
     ladder: bool,
+    /// Take the challenges sent to the account of --account-token (two-player gin under a
+    /// preset, rated or casual) and play each with the program, for --games games (0: until
+    /// ctrl-c).
+    #[arg(long, conflicts_with_all = ["join", "vs_bot", "ladder"])]
+    accept_challenges: bool,
     /// With --join: join even though the game has fixed deals (its creator chose the seed).
     #[arg(long, requires = "join")]
     accept_fixed_deals: bool,
@@ -134,7 +139,7 @@ async fn seat(client: &Client, a: &BridgeArgs, rules: pb::Rules, i: u64) -> Resu
 }
 
 pub fn run(a: BridgeArgs) -> Result<()> {
-    if a.ladder {
+    if a.ladder || a.accept_challenges {
         return run_ladder(a);
     }
     let format = crate::load_format(&a.rules)?;
@@ -288,13 +293,16 @@ fn run_table(a: BridgeArgs, format: engine::Format) -> Result<()> {
 
 /// `gin-bot bridge --ladder`: the program plays the rated ladder as the account, game after
 /// game (`Client::join_ladder`, then the bridge's game of two players or of a table), with a
-/// progress line carrying its rating.
+/// progress line carrying its rating. `--accept-challenges`: the games are instead those of
+/// the challenges the account receives (`Client::accept_next_challenge`), its account token
+/// acting for its seat.
 fn run_ladder(a: BridgeArgs) -> Result<()> {
     use gin_sdk::ladder::{LadderEvent, LadderStop};
     let pool = crate::ladder_cmd::pool_of(&a.rules, a.players)?;
-    if a.server.account_token.is_none() {
-        bail!("--ladder: the ladder is an account's: give --account-token (or GIN_ACCOUNT_TOKEN)");
-    }
+    let mode = if a.ladder { "--ladder" } else { "--accept-challenges" };
+    let Some(account_token) = a.server.account_token.clone() else {
+        bail!("{mode}: an account's: give --account-token (or GIN_ACCOUNT_TOKEN)");
+    };
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(async move {
         let client = a.server.client().await?;
@@ -329,9 +337,24 @@ fn run_ladder(a: BridgeArgs) -> Result<()> {
                 }
                 _ => {}
             };
-            let Some(m) = client.join_ladder(&pool, &stop, &mut on_event).await? else { break };
+            let m = if a.ladder {
+                let Some(m) = client.join_ladder(&pool, &stop, &mut on_event).await? else { break };
+                m
+            } else {
+                let c = tokio::select! {
+                    c = client.accept_next_challenge(crate::ladder_cmd::wanted) => c?,
+                    () = async { while !stop.stopped() { tokio::time::sleep(Duration::from_millis(50)).await } } => break,
+                };
+                println!("challenge from {}: game {}", gin_proto::text::printable(&c.challenger), c.game_id);
+                pb::LadderMatched {
+                    game_id: c.game_id.clone(),
+                    seat: c.seat.unwrap_or_default(),
+                    seat_token: account_token.clone(),
+                    ..Default::default()
+                }
+            };
             let n = played + 1;
-            let result = if pool.starts_with("gin/") {
+            let result = if pool.starts_with("gin/") || !a.ladder {
                 let seat = gin_proto::convert::seat(m.seat)?;
                 let seated = Seated { game_id: m.game_id.clone(), seat, token: m.seat_token.clone() };
                 bridge::play_game(&client, &seated, &bot).await.map(|o| (o.score() == 1.0, o.line()))
@@ -357,10 +380,8 @@ fn run_ladder(a: BridgeArgs) -> Result<()> {
             played = n;
         }
         let how = bot.finish(Duration::from_secs(5));
-        println!(
-            "ladder {pool}: {played} games, {won} won; the program {how}; {:.1} s",
-            started.elapsed().as_secs_f64()
-        );
+        let what = if a.ladder { format!("ladder {pool}") } else { "challenges".to_owned() };
+        println!("{what}: {played} games, {won} won; the program {how}; {:.1} s", started.elapsed().as_secs_f64());
         Ok(())
     })
 }

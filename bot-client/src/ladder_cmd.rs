@@ -61,7 +61,7 @@ pub fn pool_of(rules: &str, players: Option<u8>) -> Result<String> {
 }
 
 /// Whether a challenge is one the ladder program takes: two-player gin under a preset.
-fn wanted(c: &pb::Challenge) -> bool {
+pub fn wanted(c: &pb::Challenge) -> bool {
     let preset = matches!(
         &c.rules,
         None | Some(pb::Rules { kind: None }) | Some(pb::Rules { kind: Some(pb::rules::Kind::Preset(_)) })

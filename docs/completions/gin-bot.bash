@@ -232,7 +232,7 @@ _gin__bot() {
             return 0
             ;;
         gin__subcmd__bot__subcmd__bridge)
-            opts="-h --cmd --server --ca-cert --account-token --vs-bot --join --accept-fixed-deals --games --rules --players --name --timeout-ms --seat --seed --first-dealer --on-error --help"
+            opts="-h --cmd --server --ca-cert --account-token --vs-bot --join --ladder --accept-challenges --accept-fixed-deals --games --rules --players --name --timeout-ms --seat --seed --first-dealer --on-error --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -80,6 +80,8 @@ complete -c gin-bot -n "__fish_gin_bot_using_subcommand bridge" -l first-dealer 
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand bridge" -l on-error -d 'What a bad or late answer, or a line written when no answer was asked, does: stop (resign the game and stop), resign-game (resign it and play the next game), skip (tell the program, play a safe move for that turn, go on). Under the last two a stray line is reported and ignored' -r -f -a "stop\t''
 resign-game\t''
 skip\t''"
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand bridge" -l ladder -d 'Play the server\'s rated ladder as the account of --account-token: join the pool of --rules (and --players), play the game it is seated in, join again, for --games games (0: until ctrl-c, which finishes the game in play)'
+complete -c gin-bot -n "__fish_gin_bot_using_subcommand bridge" -l accept-challenges -d 'Take the challenges sent to the account of --account-token (two-player gin under a preset, rated or casual) and play each with the program, for --games games (0: until ctrl-c)'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand bridge" -l accept-fixed-deals -d 'With --join: join even though the game has fixed deals (its creator chose the seed)'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand bridge" -s h -l help -d 'Print help'
 complete -c gin-bot -n "__fish_gin_bot_using_subcommand ladder" -l server -d 'The server: http://host:port, or https://host:port (TLS, checked against the system\'s roots or --ca-cert)' -r

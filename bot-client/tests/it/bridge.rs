@@ -440,5 +440,33 @@ async fn the_example_bot_plays_the_ladder_through_the_bridge() {
     // Without an account, the ladder is refused before the program starts.
     let (_, err, ok) = gin_bot(&["bridge", "--ladder", "--cmd", &cmd, "--server", &url]).await;
     assert!(!ok && err.contains("--account-token"), "{err}");
+
+    // --accept-challenges: a rival's challenge, taken and played to its end by the program.
+    let rival = client.register("Rival", pb::AccountKind::Bot, "", "").await.unwrap().token;
+    let rival = Client::connect(&url).await.unwrap().with_account_token(Some(rival));
+    let c = rival
+        .create_challenge(pb::CreateChallengeRequest { opponent: "bridged".into(), ..Default::default() })
+        .await
+        .unwrap();
+    let plays = tokio::spawn(async move {
+        let mut stream = rival.watch_challenges().await.unwrap();
+        let game = loop {
+            let m = stream.message().await.unwrap().expect("the stream lasts");
+            if let Some(x) = m.challenge.filter(|x| x.challenge_id == c.challenge_id && !x.game_id.is_empty())
+            {
+                break x.game_id;
+            }
+        };
+        let token = rival.account_token().unwrap().to_owned();
+        let mut s = gin_strategies::random::RandomStrategy::new(2);
+        rival.play(&game, &token, &mut s).await.unwrap()
+    });
+    let args = ["bridge", "--accept-challenges", "--cmd", &cmd, "--server", &url, "--account-token", &token];
+    let (out, err, ok) = gin_bot(&args).await;
+    assert!(ok, "stdout:\n{out}\nstderr:\n{err}");
+    assert!(out.starts_with("challenge from Rival: game "), "{out}");
+    assert!(out.contains("challenges: 1 games, "), "{out}");
+    let theirs = plays.await.unwrap();
+    assert_eq!(theirs.result.reason, pb::GameEndReason::Target as i32, "played to its end");
     server.stop().await;
 }
