@@ -91,7 +91,8 @@ enum Cmd {
 
 #[derive(clap::Args)]
 struct SelfplayArgs {
-    /// Strategy A: random, simple, strong, strong-v1, gin-hunter, early-knocker or defensive.
+    /// Strategy A: random, simple, strong, strong-v1, strong-v2, gin-hunter, early-knocker or
+    /// defensive.
     #[arg(long)]
     a: String,
     /// Strategy B.

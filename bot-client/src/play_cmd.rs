@@ -13,7 +13,7 @@ use gin_sdk::{self as sdk, Client, Outcome, Seated};
 pub struct PlayArgs {
     #[command(flatten)]
     server: crate::tournament_cmd::ServerArg,
-    /// The strategy playing our seats: random, simple, strong, strong-v1, gin-hunter,
+    /// The strategy playing our seats: random, simple, strong, strong-v1, strong-v2, gin-hunter,
     /// early-knocker or defensive (every one at three players and in teams; random or simple
     /// at gin-7 and rummy).
     #[arg(long, default_value = "simple")]

@@ -169,9 +169,9 @@ pub struct JoinArgs {
     server: ServerArg,
     #[command(flatten)]
     id: TournamentId,
-    /// The strategy to play: random, simple, strong, strong-v1, gin-hunter, early-knocker or
-    /// defensive (every one at three players and in teams; random or simple at gin-7 and
-    /// rummy).
+    /// The strategy to play: random, simple, strong, strong-v1, strong-v2, gin-hunter,
+    /// early-knocker or defensive (every one at three players and in teams; random or simple at
+    /// gin-7 and rummy).
     #[arg(long, default_value = "simple")]
     strategy: String,
     /// Play with this program instead, through the bridge's line protocol (as `gin-bot

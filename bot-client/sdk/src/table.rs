@@ -455,7 +455,7 @@ pub trait TableStrategy: Send {
 /// teams), from the tracker's memory of the hand ([`TableTracker::gin_decision`]); they do
 /// not play gin-7 or rummy (they model one opponent), where [`table_strategy_for`] refuses
 /// them.
-pub const TABLE_STRATEGIES: [&str; 7] = gin_strategies::STRATEGIES;
+pub const TABLE_STRATEGIES: [&str; 8] = gin_strategies::STRATEGIES;
 
 /// The table strategy `name` for a game of format kind `kind` (as [`pb::FormatInfo`] names
 /// it): [`table_strategy`], but the two-player strategies only at three players and in

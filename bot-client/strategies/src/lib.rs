@@ -2,7 +2,8 @@
 //!
 //! - [`strategy`]: the [`Strategy`] trait, a synchronous function of what one seat may see
 //!   ([`Decision`]) to an action, and the built-in strategies [`random`], [`simple`] and
-//!   [`strong`], with [`strong_v1`] (`strong` frozen as it was, the yardstick of its progress),
+//!   [`strong`], with [`strong_v1`] and [`strong_v2`] (`strong` frozen as it was, the
+//!   yardsticks of its progress),
 //!   and opponents of other styles ([`styles`]: `gin-hunter`, `early-knocker`,
 //!   `defensive`), by name through [`by_name`].
 //! - [`memory`]: what a seat remembers of the hand in play, fed by redacted events.
@@ -34,6 +35,7 @@
 //! | `random.rs`, `simple.rs` | the uniform-random player and the classic baseline (takes the pile card only if it melds, discards the least deadwood, knocks at once) |
 //! | `styles.rs` | opponents of other styles, for measuring `strong` without overfitting the baseline: `gin-hunter` (keeps the cards with the most ways to meld; knocks only with ≤ 2 deadwood or ≤ 8 cards left in the stock), `early-knocker` (rushes its deadwood down, knocks at the first chance), `defensive` (never discards next to a card the opponent took, when it has another discard) |
 //! | `strong_v1/` | `strong-v1`: `strong` as of 2026-11-24, frozen (a copy of the module) as the yardstick of its progress; a test pins its games (`strong` has since learnt never to take back its own discard but for gin, which ended the endless hands the two could play, and to wait for gin in its rollouts against an opponent the game's showdowns show patient) |
+//! | `strong_v2/` | `strong-v2`: `strong` as of 2026-11-29, frozen the same way (issue 40: the yardstick of a player past the search's ceiling); a test pins its games |
 //! | `strong/` | `strong`: `model.rs` (opponent model: weights from pickups, discards and declines; sampled hands improved like a deadwood minimizer's and resampled by how well they explain its last discards and, as far as it is an eager knocker, by whether it could have knocked with what it kept), `sim.rs` + `melds.rs` (allocation-free rollouts of a hand with the baseline policy, each seat may be made to wait for a better knock (`Tuning::us_wait`, `opp_wait`, `late`); exact layoffs; a rollout past 200 turns counts as a dead hand; eleven melded cards count as a gin unless `Tuning::rollout_big_gin`), `patience.rs` (the chance that the opponent is a patient knocker, by Bayes' rule over this game's showdowns; the rollouts' waits scale with it), `mod.rs` (draw, discard and knock decisions compared on shared determinizations; never takes back its own discard but for gin, so no two players can pass the same cards round for ever; knock melds chosen against sampled layoffs; `Tuning`), `value.rs` (an optional game-score utility, off) |
 //! | `tables.rs` | bots at every format: `TableBot` (gin kinds: a two-player `Strategy` hand by hand with its `Memory`, which starts each hand with what the showdowns of the earlier hands against the same opponent showed of it: `showdowns_against`, from the table's finished hands, each under its own knock limit; gin-7: `random`/`simple` through the same `Decision`; rummy: `random` and the adapted `simple`), `play_table` (gin-7 straight through `Gin7Game::apply`, each move applied where it is decided, and `simple` called by its type: the moves through `Table::apply` gave the same games, slower), `TableSelfPlay` (duplicate deals rotated over every seat, or over both teams) and its `TableReport` (per strategy, per seat, per team) |
 //! | `local.rs`, `selfplay.rs`, `stats.rs`, `rng.rs` | in-process games, matches on all cores with duplicate deals, Elo/SPRT, the strategies' seeded generator (`rand_xoshiro`'s xoshiro256++, seeded by SplitMix64 as before: a test pins a seed's stream) and seed derivation (the server's tournaments use the last two) |
@@ -62,6 +64,7 @@ pub mod stats;
 pub mod strategy;
 pub mod strong;
 pub mod strong_v1;
+pub mod strong_v2;
 pub mod styles;
 pub mod tables;
 

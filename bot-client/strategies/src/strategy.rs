@@ -215,8 +215,8 @@ pub fn fallback(d: &Decision<'_>) -> Action {
 }
 
 /// Strategy names accepted by [`by_name`].
-pub const STRATEGIES: [&str; 7] =
-    ["random", "simple", "strong", "strong-v1", "gin-hunter", "early-knocker", "defensive"];
+pub const STRATEGIES: [&str; 8] =
+    ["random", "simple", "strong", "strong-v1", "strong-v2", "gin-hunter", "early-knocker", "defensive"];
 
 /// The strategy called `name`, its choices seeded by `seed`.
 pub fn by_name(name: &str, seed: u64) -> Result<Box<dyn Strategy>, UnknownStrategy> {
@@ -225,6 +225,7 @@ pub fn by_name(name: &str, seed: u64) -> Result<Box<dyn Strategy>, UnknownStrate
         "simple" => Box::new(crate::simple::SimpleStrategy::new(seed)),
         "strong" => Box::new(crate::strong::StrongStrategy::new(seed)),
         "strong-v1" => Box::new(crate::strong_v1::StrongV1Strategy::new(seed)),
+        "strong-v2" => Box::new(crate::strong_v2::StrongV2Strategy::new(seed)),
         "gin-hunter" => Box::new(StyleStrategy::new(Style::GinHunter, seed)),
         "early-knocker" => Box::new(StyleStrategy::new(Style::EarlyKnocker, seed)),
         "defensive" => Box::new(StyleStrategy::new(Style::Defensive, seed)),

@@ -202,6 +202,21 @@ fn strong_v1_plays_the_games_it_played_when_frozen() {
 }
 
 #[test]
+fn strong_v2_plays_the_games_it_played_when_frozen() {
+    use gin_strategies::strong_v2::{StrongV2Strategy, Tuning as V2Tuning};
+    let small = |_| V2Tuning { draw_samples: 6, discard_rollouts: 20, candidates: 3, ..V2Tuning::default() };
+    let v2 = digest_games(|seed| Box::new(StrongV2Strategy::with_tuning(seed, small(seed))));
+    // Pinned when `strong` was frozen as `strong-v2` (issue 40): the same decisions for the
+    // same seeds, whatever `strong` becomes.
+    let pinned = (
+        14_849_264_091_294_745_596u64,
+        vec![BySeat::new(326, 113), BySeat::new(711, 0), BySeat::new(123, 43), BySeat::new(33, 124)],
+    );
+    assert_eq!(v2, pinned);
+    assert_eq!(gin_strategies::by_name("strong-v2", 1).expect("registered").name(), "strong-v2");
+}
+
+#[test]
 fn never_takes_back_its_own_discard_but_for_gin() {
     // From a game `strong` played against `strong-v1` that never ended: both kept retaking
     // the aces the other threw away, the stock staying at six cards. AD melds with AH and
