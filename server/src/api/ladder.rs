@@ -11,10 +11,10 @@
 //!   closed channel). The join's number tells a waiter from a later one of the same account.
 //! - **One pairing task** ([`LadderApi::spawn`]) runs every [`TICK`]: under the lock it pairs
 //!   every pool ([`Ladder::pair`]), then, when the house bots are entered, seats every player
-//!   of a two-player pool who has waited [`Config::ladder_house_after`] against the house bot
+//!   of a two-player pool who has waited [`crate::Config::ladder_house_after`] against the house bot
 //!   of nearest rating, and takes the waiters of every table out. Each table's game is created
 //!   in a task of its own (a store write each, concurrently): a rated game of the pool, the
-//!   server's seed and turn clock ([`Config::ladder_turn_millis`], auto-play), seats rotated
+//!   server's seed and turn clock ([`crate::Config::ladder_turn_millis`], auto-play), seats rotated
 //!   at random from the pairing's order. A table one of whose players left in between is not
 //!   created; the others go back to the queue with their arrival time.
 //! - **In memory, on the lobby's leader.** In a cluster every call is forwarded to the leader
