@@ -45,19 +45,7 @@ pub struct LadderArgs {
 
 /// The pool of `--rules` and `--players`.
 pub fn pool_of(rules: &str, players: Option<u8>) -> Result<String> {
-    let pool = match (rules, players) {
-        ("three-player" | "teams", None) => rules.to_owned(),
-        ("gin-7" | "rummy", Some(n)) => format!("{rules}/{n}"),
-        ("gin-7" | "rummy", None) => anyhow::bail!("--rules {rules}: give the table size with --players"),
-        (_, Some(_)) => anyhow::bail!("--players: only for gin-7 and rummy"),
-        (preset, None) if engine::PRESETS.contains(&preset) => format!("gin/{preset}"),
-        (other, None) => anyhow::bail!(
-            "--rules {}: a preset ({}), three-player, teams, gin-7 or rummy",
-            printable(other),
-            engine::PRESETS.join(", ")
-        ),
-    };
-    Ok(pool)
+    gin_sdk::ladder::pool_of(rules, players).map_err(anyhow::Error::msg)
 }
 
 /// Whether a challenge is one the ladder program takes: two-player gin under a preset.
@@ -199,17 +187,6 @@ pub fn run(a: LadderArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_pool_comes_from_the_rules_and_the_table_size() {
-        assert_eq!(pool_of("standard", None).unwrap(), "gin/standard");
-        assert_eq!(pool_of("oklahoma", None).unwrap(), "gin/oklahoma");
-        assert_eq!(pool_of("teams", None).unwrap(), "teams");
-        assert_eq!(pool_of("rummy", Some(4)).unwrap(), "rummy/4");
-        assert!(pool_of("rummy", None).unwrap_err().to_string().contains("--players"));
-        assert!(pool_of("standard", Some(3)).is_err());
-        assert!(pool_of("nonsense", None).unwrap_err().to_string().contains("a preset"));
-    }
 
     #[test]
     fn only_two_player_gin_under_a_preset_is_taken_from_challenges() {

@@ -77,6 +77,10 @@ enum Command {
     /// Your open challenges, received and sent (signed in); accept, decline or cancel one.
     #[command(after_help = exit_statuses("", &CHALLENGES_STATUSES))]
     Challenges(ChallengesArgs),
+    /// Play one game of the rated ladder (signed in): wait in the pool's queue until the
+    /// server seats you by rating, then play the game here.
+    #[command(after_help = exit_statuses(LADDER_NOTES, &PLAY_STATUSES))]
+    Ladder(LadderArgs),
     /// A pool's leaderboard: its established ratings, best first (no sign-in needed).
     Leaderboard(LeaderboardArgs),
     /// An account's profile: its rating in each pool it has played, and its rated games.
@@ -398,6 +402,26 @@ gin/standard, gin/oklahoma), three-player, teams, gin-7/<n> and rummy/<n> (each 
 A rating is provisional (and off the leaderboard) until its deviation comes down, after about
 ten games. gin play --create --rated creates a rated game (signed in).";
 
+const LADDER_NOTES: &str = "\
+The ladder seats the closest ratings first, within a window that widens while you wait; every
+ladder game is rated and has the server's turn clock. Run it again for the next game; ctrl-c
+while waiting leaves the queue. Programs: gin-bot ladder.";
+
+#[derive(Args, Debug)]
+struct LadderArgs {
+    #[command(flatten)]
+    server: ServerArgs,
+    /// The ladder: a preset of two-player gin (standard, oklahoma, …), or three-player, teams,
+    /// gin-7, rummy (with --players).
+    #[arg(long, default_value = "standard", value_name = "PRESET")]
+    rules: String,
+    /// The table size, for gin-7 (3 to 6) and rummy (2 to 6).
+    #[arg(long, value_name = "N")]
+    players: Option<u8>,
+    #[command(flatten)]
+    screen: ScreenArgs,
+}
+
 #[derive(Args, Debug)]
 #[command(after_help = exit_statuses(POOL_NOTES, &[
     (0, "the leaderboard was printed (it may be empty)"),
@@ -696,6 +720,7 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Games(args) => runtime()?.block_on(run_games(args)).map(|()| 0),
         Command::Challenge(args) => runtime()?.block_on(run_challenge(args)),
         Command::Challenges(args) => runtime()?.block_on(run_challenges(args)),
+        Command::Ladder(args) => runtime()?.block_on(run_ladder(args)),
         Command::Leaderboard(args) => runtime()?.block_on(run_leaderboard(args)).map(|()| 0),
         Command::Profile(args) => runtime()?.block_on(run_profile(args)).map(|()| 0),
         Command::Completions { shell } => {
@@ -897,6 +922,48 @@ fn rated_client(args: &PlayArgs, client: gin_sdk::Client) -> Result<gin_sdk::Cli
 /// [`play_client`]).
 fn seat_token(args: &PlayArgs) -> Option<String> {
     args.token.clone().filter(|t| !gin_sdk::is_account_token(t))
+}
+
+/// `gin ladder`: waits in the pool's queue (a line now and then on stderr: your rating, how
+/// many wait, the expected wait), then plays the game the ladder seats you in.
+async fn run_ladder(a: LadderArgs) -> Result<u8> {
+    use gin_sdk::ladder::{LadderEvent, LadderStop};
+    let pool = gin_sdk::ladder::pool_of(&a.rules, a.players).map_err(anyhow::Error::msg)?;
+    let (client, _) = signed_in(&a.server).await?;
+    let mut told: Option<u64> = None;
+    let mut on_event = |e: LadderEvent<'_>| match e {
+        LadderEvent::Queued(q) if told.is_none_or(|t| q.waited_ms >= t + 30_000) => {
+            told = Some(q.waited_ms);
+            let mark = if q.provisional { ", provisional" } else { "" };
+            let expected = q
+                .expected_wait_ms
+                .map_or(String::new(), |ms| format!(", expected wait {} s", ms.div_ceil(1000)));
+            eprintln!(
+                "waiting in the ladder {}: your rating {:.0} ±{:.0}{mark}; {} waiting{expected} (ctrl-c leaves)",
+                printable(&q.pool),
+                q.rating,
+                q.deviation,
+                q.waiting
+            );
+        }
+        LadderEvent::Retrying(s, wait) => {
+            eprintln!("the ladder: {}; joining again in {:.1} s", printable(s.message()), wait.as_secs_f64())
+        }
+        _ => {}
+    };
+    let m = client
+        .join_ladder(&pool, &LadderStop::default(), &mut on_event)
+        .await
+        .map_err(|e| refused("joining the ladder", &e))?
+        .context("the ladder stopped")?;
+    let others: Vec<String> = (0u32..)
+        .zip(&m.seats)
+        .filter(|(k, _)| *k != m.seat)
+        .map(|(_, s)| format!("{} ({:.0})", printable(&s.name), s.rating))
+        .collect();
+    println!("game id: {}", printable(&m.game_id));
+    eprintln!("seated against {} after {:.0} s", others.join(", "), m.waited_ms as f64 / 1000.0);
+    front_end(client, Place { game_id: m.game_id, token: m.seat_token }, &a.screen).await
 }
 
 /// A refused account call, for people.

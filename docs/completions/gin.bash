@@ -37,6 +37,9 @@ _gin() {
             gin,help)
                 cmd="gin__subcmd__help"
                 ;;
+            gin,ladder)
+                cmd="gin__subcmd__ladder"
+                ;;
             gin,leaderboard)
                 cmd="gin__subcmd__leaderboard"
                 ;;
@@ -187,6 +190,9 @@ _gin() {
             gin__subcmd__help,help)
                 cmd="gin__subcmd__help__subcmd__help"
                 ;;
+            gin__subcmd__help,ladder)
+                cmd="gin__subcmd__help__subcmd__ladder"
+                ;;
             gin__subcmd__help,leaderboard)
                 cmd="gin__subcmd__help__subcmd__leaderboard"
                 ;;
@@ -260,7 +266,7 @@ _gin() {
 
     case "${cmd}" in
         gin)
-            opts="-h -V --help --version analyze replay play watch list verify account login logout whoami games challenge challenges leaderboard profile completions help"
+            opts="-h -V --help --version analyze replay play watch list verify account login logout whoami games challenge challenges ladder leaderboard profile completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -984,7 +990,7 @@ _gin() {
             return 0
             ;;
         gin__subcmd__help)
-            opts="analyze replay play watch list verify account login logout whoami games challenge challenges leaderboard profile completions help"
+            opts="analyze replay play watch list verify account login logout whoami games challenge challenges ladder leaderboard profile completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1263,6 +1269,20 @@ _gin() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        gin__subcmd__help__subcmd__ladder)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         gin__subcmd__help__subcmd__leaderboard)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1396,6 +1416,36 @@ _gin() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gin__subcmd__ladder)
+            opts="-h --server --ca-cert --rules --players --plain --no-color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --players)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -139,6 +139,28 @@ impl LadderStop {
     }
 }
 
+/// The ladder pool of a preset or format name and a table size, as `gin-bot ladder --rules
+/// --players` and `gin ladder` name it: a two-player preset `P` is `gin/P`; `three-player`
+/// and `teams`; `gin-7` and `rummy` with their size (`rummy/4`). An error says what to give.
+pub fn pool_of(rules: &str, players: Option<u8>) -> Result<String, String> {
+    Ok(match (rules, players) {
+        ("three-player" | "teams", None) => rules.to_owned(),
+        ("gin-7" | "rummy", Some(n)) => format!("{rules}/{n}"),
+        ("gin-7" | "rummy", None) => {
+            return Err(format!("--rules {rules}: give the table size with --players"));
+        }
+        (_, Some(_)) => return Err("--players: only for gin-7 and rummy".into()),
+        (preset, None) if engine::PRESETS.contains(&preset) => format!("gin/{preset}"),
+        (other, None) => {
+            return Err(format!(
+                "--rules {}: a preset ({}), three-player, teams, gin-7 or rummy",
+                gin_proto::text::printable(other),
+                engine::PRESETS.join(", ")
+            ));
+        }
+    })
+}
+
 /// How long to wait before joining again after `s`, or `None` when it is not worth it.
 fn rejoin_after(s: &Status, attempt: u32) -> Option<Duration> {
     let backoff = Duration::from_millis(200 << attempt.min(6));
@@ -306,6 +328,17 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_pool_comes_from_the_rules_and_the_table_size() {
+        assert_eq!(pool_of("standard", None).unwrap(), "gin/standard");
+        assert_eq!(pool_of("oklahoma", None).unwrap(), "gin/oklahoma");
+        assert_eq!(pool_of("teams", None).unwrap(), "teams");
+        assert_eq!(pool_of("rummy", Some(4)).unwrap(), "rummy/4");
+        assert!(pool_of("rummy", None).unwrap_err().contains("--players"));
+        assert!(pool_of("standard", Some(3)).is_err());
+        assert!(pool_of("nonsense", None).unwrap_err().contains("a preset"));
+    }
 
     #[test]
     fn a_rate_limit_waits_as_the_server_says_and_a_refusal_is_not_retried() {

@@ -92,3 +92,43 @@ async fn challenge_list_decline_accept_and_cancel_from_the_terminal() {
     let o = gin(&bob, &["challenges", "list", "--server", &url]).await;
     assert!(o.status.success() && o.stdout.is_empty(), "nothing open: {o:?}");
 }
+
+/// `gin ladder`: a signed-in person waits in the ladder (its rating and the queue on stderr),
+/// is seated against a house bot (nobody else queued), and plays the game here (`--plain`, no
+/// input: it leaves at once, its seat kept); the game is a rated game of the account's. Not
+/// signed in, or an unknown ladder: refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_waits_in_the_ladder_and_is_seated_against_a_house_bot() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start_with(&dir.path().join("g.db"), |c| gin_server::Config {
+        ladder_house_bots: true,
+        ladder_house_after: std::time::Duration::from_millis(300),
+        ..c
+    })
+    .await;
+    let url = server.url();
+    let cfg = dir.path().join("cy");
+    let o = gin(&cfg, &["ladder", "--server", &url]).await;
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(text(&o.stderr).contains("not signed in"), "{o:?}");
+    let o = gin(&cfg, &["account", "create", "Cy", "--bot", "--server", &url]).await;
+    assert!(o.status.success(), "{o:?}");
+    let o = gin(&cfg, &["ladder", "--rules", "rummy", "--server", &url]).await;
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(text(&o.stderr).contains("--players"), "{o:?}");
+
+    let o = gin(&cfg, &["ladder", "--plain", "--server", &url]).await;
+    assert!(o.status.success(), "{o:?}");
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert!(
+        err.contains("waiting in the ladder gin/standard: your rating 1500 ±350, provisional; 1 waiting"),
+        "{err}"
+    );
+    assert!(err.contains("seated against house-"), "{err}");
+    let id = out.lines().find_map(|l| l.strip_prefix("game id: ")).expect("the game's id").to_string();
+    let client = gin_sdk::Client::connect(&url).await.unwrap();
+    let snap = client.get_game(&id, "").await.unwrap();
+    let names: Vec<&str> = snap.seats.iter().map(|s| s.account.as_str()).collect();
+    assert!(names.contains(&"Cy") && names.iter().any(|n| n.starts_with("house-")), "{names:?}");
+    server.stop().await;
+}

@@ -26,7 +26,19 @@ impl Server {
     }
 
     fn start_on(listener: TcpListener, db: &Path) -> Server {
-        let cfg = gin_server::Config { db: db.to_path_buf(), rate_per_sec: 0, ..Default::default() };
+        Server::start_cfg(
+            listener,
+            gin_server::Config { db: db.to_path_buf(), rate_per_sec: 0, ..Default::default() },
+        )
+    }
+
+    /// A server on 127.0.0.1:0 with the settings `f` makes of the tests' ones (games in `db`).
+    pub async fn start_with(db: &Path, f: impl FnOnce(gin_server::Config) -> gin_server::Config) -> Server {
+        let cfg = f(gin_server::Config { db: db.to_path_buf(), rate_per_sec: 0, ..Default::default() });
+        Server::start_cfg(TcpListener::bind("127.0.0.1:0").await.unwrap(), cfg)
+    }
+
+    fn start_cfg(listener: TcpListener, cfg: gin_server::Config) -> Server {
         let addr = listener.local_addr().unwrap();
         let (tx, rx) = oneshot::channel::<()>();
         let task = tokio::spawn(gin_server::run(listener, cfg, async {
