@@ -6,6 +6,7 @@ import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { AccountService, type Account } from "./gen/gin/v1/account_pb.js";
 import { ChallengeService } from "./gen/gin/v1/challenge_pb.js";
 import { GameService } from "./gen/gin/v1/game_pb.js";
+import { LadderService } from "./gen/gin/v1/ladder_pb.js";
 import { LobbyService } from "./gen/gin/v1/lobby_pb.js";
 import { RatingService } from "./gen/gin/v1/rating_pb.js";
 import { TournamentService } from "./gen/gin/v1/tournament_pb.js";
@@ -20,6 +21,8 @@ export const accounts: Client<typeof AccountService> = createClient(AccountServi
 export const ratings: Client<typeof RatingService> = createClient(RatingService, transport);
 /** Challenges: every call acts as the signed-in account (the session cookie). */
 export const challenges: Client<typeof ChallengeService> = createClient(ChallengeService, transport);
+/** The rated ladder: JoinLadder queues the signed-in account (the session cookie). */
+export const ladder: Client<typeof LadderService> = createClient(LadderService, transport);
 
 // The session: the server keeps it in an HttpOnly cookie set by `POST /session` (the page
 // never sees the token) and takes it as the account on the page's gRPC-Web calls.

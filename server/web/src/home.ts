@@ -5,6 +5,7 @@ import * as api from "./api.js";
 import { fill, h } from "./dom.js";
 import type { OpenGame } from "./gen/gin/v1/lobby_pb.js";
 import { TournamentStatus } from "./gen/gin/v1/tournament_pb.js";
+import { renderLadder } from "./ladder.js";
 
 /** A format people choose: the two-player presets, then the tables of the other formats. */
 interface Choice {
@@ -92,6 +93,7 @@ export function renderHome(root: HTMLElement, go: (hash: string) => void): void 
 
   const games = h("div", { id: "open-games", "aria-live": "polite" }, "loading open games…");
   const tours = h("div", { id: "tournaments" });
+  const ladder = h("section", { class: "panel", id: "ladder", "aria-labelledby": "ladder-title" });
   const watchId = h("input", { id: "watch-id", placeholder: "game id", "aria-label": "game id to watch" });
 
   fill(root,
@@ -116,9 +118,11 @@ export function renderHome(root: HTMLElement, go: (hash: string) => void): void 
       h("h2", { id: "ratings-title" }, "Ratings"),
       h("p", {}, "Rated games (a challenge from a player's profile, rated) move the accounts' ratings: ",
         h("a", { id: "leaderboard-link", href: "#/leaderboard/gin/standard" }, "the leaderboards"), ".")),
+    ladder,
     h("section", { class: "panel", "aria-labelledby": "tours" },
       h("h2", { id: "tours" }, "Tournaments"), tours));
 
+  renderLadder(ladder, go);
   void api.lobby.listGames({ pageSize: 50 }).then((r) => {
     fill(games, r.games.length === 0 ? "No open games: create one and share its link." : h("ul", {}, r.games.map((g) => openGame(g, go))));
   }, (e) => fill(games, api.explain(e)));

@@ -10,6 +10,7 @@ import { ChallengePanel } from "./challenges.js";
 import { fill, h } from "./dom.js";
 import { GameView } from "./game.js";
 import { renderHome } from "./home.js";
+import { leaveLadder } from "./ladder.js";
 import { renderLeaderboard } from "./ratings.js";
 import { renderSettings } from "./settings.js";
 import { TournamentView } from "./tournament.js";
@@ -18,6 +19,8 @@ const root = document.getElementById("app") as HTMLElement;
 const nav = document.getElementById("account") as HTMLElement;
 const challenges = new ChallengePanel(document.getElementById("challenges") as HTMLElement, (hash) => go(hash));
 const accountChanged = () => {
+  // Signed out: out of the ladder's queue too.
+  if (!api.me) leaveLadder();
   renderAccountLink(nav);
   challenges.sync();
 };
