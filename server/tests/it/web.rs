@@ -826,3 +826,135 @@ async fn a_person_challenges_a_bot_to_a_rated_game_and_sees_the_rating_on_the_pr
     }
     server.stop().await;
 }
+
+/// The ladder in the page (`server/web/test/ladder.mjs`): a guest sees the Ladder panel with
+/// "Sign in to join"; a person registered from the page joins `gin/standard` from the panel,
+/// sees the waiting line (its rating, provisional, one waiting) and leaves (ListLadders: nobody
+/// waits); joins again, and a gin-sdk program in this process joins the same pool: the two are
+/// seated together, the page goes to the game, the person plays it by clicks to its end, and
+/// the profile shows the new rating (checked against `GetPlayerRatings`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_joins_the_ladder_from_the_page_leaves_joins_again_and_plays_a_program() {
+    use gin_proto::v1::ladder_service_client::LadderServiceClient;
+    use gin_proto::v1::rating_service_client::RatingServiceClient;
+    use gin_sdk::Client;
+    use gin_sdk::ladder::LadderStop;
+    const POOL: &str = "gin/standard";
+    let Some(web) = browser_parts() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(gin_server::Config {
+        db: dir.path().join("g.db"),
+        rate_per_sec: 0,
+        ..gin_server::Config::default()
+    })
+    .await;
+    let ch = server.channel().await;
+    let guest = Client::from_channel(ch.clone(), crate::house::opts());
+    let r = guest.register("lad", pb::AccountKind::Bot, "", "").await.unwrap();
+    let lad = guest.with_account_token(Some(r.token));
+    // Plays the seat by the seat token the ladder gives (as tests/it/ladder.rs does).
+    let seat_player = Client::from_channel(ch.clone(), crate::house::opts());
+    let ladders = LadderServiceClient::new(ch.clone());
+    let waiting = move || {
+        let mut ladders = ladders.clone();
+        async move {
+            let r = ladders.list_ladders(pb::ListLaddersRequest {}).await.unwrap().into_inner();
+            r.pools.iter().find(|p| p.pool == POOL).expect("gin/standard has a ladder").waiting
+        }
+    };
+    // Until `want` wait in the pool (the server sees a closed stream within moments).
+    let until = |want: u32| {
+        let waiting = waiting.clone();
+        async move {
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            loop {
+                let n = waiting().await;
+                if n == want {
+                    return;
+                }
+                assert!(std::time::Instant::now() < deadline, "{n} waiting in {POOL}, not {want}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    };
+
+    let url = format!("{}/", server.url());
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("web-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let shots_arg = shots.display().to_string();
+    let args = ["test/ladder.mjs", &url, "ada", "correct horse battery", &shots_arg];
+    let player = std::sync::Mutex::new(None::<tokio::task::JoinHandle<(String, u32)>>);
+    let (ok, stdout, stderr) = node_script(&web, &args, &[], |line| {
+        let (lad, seat_player, player, until) = (lad.clone(), seat_player.clone(), &player, until.clone());
+        async move {
+            if line.starts_with("waiting gin/standard") {
+                until(1).await;
+            } else if line == "left" {
+                until(0).await;
+            } else if line.starts_with("waiting again") {
+                until(1).await;
+                // The program joins the same pool; seated with the person, it plays its seat.
+                *player.lock().unwrap() = Some(tokio::spawn(async move {
+                    let stop = LadderStop::default();
+                    let m = lad.join_ladder(POOL, &stop, &mut |_| {}).await.unwrap().expect("matched");
+                    let mut s = gin_strategies::simple::SimpleStrategy::new(3);
+                    seat_player.play(&m.game_id, &m.seat_token, &mut s).await.unwrap();
+                    let names: Vec<&str> = m.seats.iter().map(|s| s.name.as_str()).collect();
+                    assert_eq!(names.len(), 2, "{m:?}");
+                    assert!(names.contains(&"ada") && names.contains(&"lad"), "{m:?}");
+                    (m.game_id, 1 - m.seat)
+                }));
+            }
+            None
+        }
+    })
+    .await;
+    assert!(ok && stdout.contains("ladder test passed"), "{stdout}\n{stderr}");
+    eprintln!("{stdout}");
+    assert!(stdout.contains("guest sees the ladder"), "{stdout}");
+    // A newcomer waits at 1500, provisional, alone in the pool.
+    for prefix in ["waiting ", "waiting again "] {
+        let line = stdout.lines().find(|l| l.starts_with(prefix)).unwrap();
+        let fields: Vec<&str> = line[prefix.len()..].split(' ').collect();
+        assert_eq!(&fields[..2], &[POOL, "1500"], "{line}");
+        assert!(fields[2].starts_with('±'), "{line}");
+        assert_eq!(&fields[3..5], &["provisional", "1"], "{line}");
+    }
+    let handle = player.lock().unwrap().take().expect("the program joined");
+    let (game, ada_seat) = handle.await.unwrap();
+    assert!(stdout.contains(&format!("game {game}")), "{stdout}");
+    // The game: the person in its seat, the program in the other; rated.
+    let mut gc = crate::common::Games::new(ch.clone());
+    let snap = crate::common::get_game(&mut gc, &game, "").await;
+    assert_eq!(snap.seats[ada_seat as usize].account, "ada", "{snap:?}");
+    assert!(snap.result.is_some(), "{snap:?}");
+    // The profile: the rating as the server has it.
+    let ada = RatingServiceClient::new(ch.clone())
+        .get_player_ratings(pb::GetPlayerRatingsRequest { name: "ada".into() })
+        .await
+        .unwrap()
+        .into_inner()
+        .ratings
+        .into_iter()
+        .find(|r| r.pool == POOL)
+        .expect("ada is rated in gin/standard");
+    assert_eq!(ada.games, 1);
+    assert_ne!(ada.rating.round(), 1500.0, "{ada:?}");
+    let rank = match ada.rank {
+        Some(r) if !ada.provisional => format!("#{r}"),
+        _ => "provisional".into(),
+    };
+    let want = format!(
+        "profile rating {POOL} {} ±{} {} {rank}",
+        ada.rating.round(),
+        ada.deviation.round(),
+        ada.games
+    );
+    assert!(stdout.contains(&want), "{want}: {stdout}");
+    assert_eq!(waiting().await, 0);
+    for shot in ["ladder-waiting", "ladder-game", "ladder-profile"] {
+        let len = std::fs::metadata(shots.join(format!("{shot}.png"))).map(|m| m.len()).unwrap_or(0);
+        assert!(len > 1000, "screenshot {shot}.png: {len} bytes");
+    }
+    server.stop().await;
+}
