@@ -1,5 +1,5 @@
 // The lobby: play a house bot, quick match, create a game to share; open games to join or
-// watch; tournaments to follow.
+// watch; the rated ladder (ladder.ts); tournaments to follow.
 
 import * as api from "./api.js";
 import { fill, h } from "./dom.js";
@@ -116,7 +116,7 @@ export function renderHome(root: HTMLElement, go: (hash: string) => void): void 
         watchId, h("button", { type: "submit" }, "Watch"))),
     h("section", { class: "panel", "aria-labelledby": "ratings-title" },
       h("h2", { id: "ratings-title" }, "Ratings"),
-      h("p", {}, "Rated games (a challenge from a player's profile, rated) move the accounts' ratings: ",
+      h("p", {}, "Rated games (a challenge from a player's profile, rated, or the ladder) move the accounts' ratings: ",
         h("a", { id: "leaderboard-link", href: "#/leaderboard/gin/standard" }, "the leaderboards"), ".")),
     ladder,
     h("section", { class: "panel", "aria-labelledby": "tours" },
