@@ -885,7 +885,7 @@ async fn a_person_joins_the_ladder_from_the_page_leaves_joins_again_and_plays_a_
     let args = ["test/ladder.mjs", &url, "ada", "correct horse battery", &shots_arg];
     let player = std::sync::Mutex::new(None::<tokio::task::JoinHandle<(String, u32)>>);
     let (ok, stdout, stderr) = node_script(&web, &args, &[], |line| {
-        let (lad, seat_player, player, until) = (lad.clone(), seat_player.clone(), &player, until.clone());
+        let (lad, seat_player, player, until) = (lad.clone(), seat_player.clone(), &player, until);
         async move {
             if line.starts_with("waiting gin/standard") {
                 until(1).await;
