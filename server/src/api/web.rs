@@ -68,9 +68,12 @@
 //! line; a profile's ratings by `GetPlayerRatings`, each pool's `GetRatingHistory` drawn as a
 //! small SVG line); `challenges.ts` (`CreateChallenge`; the challenges panel above every page,
 //! fed by `WatchChallenges`, with Accept, Decline and Cancel; an accepted challenge's game
-//! opened, the session's account acting for its seat); `settings.ts` (one's own account page: the password changed by
-//! `POST /session/password`, API tokens by `ListTokens`, `CreateToken` (shown once),
-//! `RevokeToken`, `ExportAccount` downloaded as a file, `DeleteAccount` then signed out); `home.ts` (the lobby: house bot, quick match, create and share, open games,
+//! opened, the session's account acting for its seat); `ladder.ts` (the home page's Ladder
+//! panel: `ListLadders`, `JoinLadder` streamed while waiting, Leave, the matched game
+//! opened as a challenge's is); `settings.ts` (one's own account page: the password changed
+//! by `POST /session/password`, API tokens by `ListTokens`, `CreateToken` (shown once),
+//! `RevokeToken`, `ExportAccount` downloaded as a file, `DeleteAccount` then signed out);
+//! `home.ts` (the lobby: house bot, quick match, create and share, open games,
 //! tournaments); `game.ts` (`GameView`: one game played or watched; a `WatchGame` stream
 //! resumed after its last seq when it drops, every change drawn from a fresh `GetGame` snapshot
 //! of what this viewer may see (one in flight, coalesced), moves from the snapshot's legal
