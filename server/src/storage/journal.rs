@@ -859,6 +859,11 @@ fn create_dir_durably(dir: &Path) -> Result<(), JournalError> {
 /// Locks the journal directory `dir` for this process (the file `LOCK` in it, an advisory
 /// lock released when the returned file is closed, or the process ends): two servers
 /// appending to one journal would corrupt it.
+///
+/// A lock found held is tried again for up to [`LOCK_PATIENCE`] before the journal is called
+/// in use: a lock just released by this process can still be held for a moment by a child it
+/// forked meanwhile (the child shares the open file until its `exec` closes it), which a
+/// server reopening its store in-process (the tests) would otherwise take for another server.
 fn lock_dir(dir: &Path) -> Result<File, JournalError> {
     let path = dir.join("LOCK");
     let file = OpenOptions::new()
@@ -867,15 +872,26 @@ fn lock_dir(dir: &Path) -> Result<File, JournalError> {
         .write(true)
         .open(&path)
         .map_err(|e| io_error("opening", &path, e))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(JournalError::Io(format!(
-            "journal {} is in use by another process (another server on the same database?)",
-            dir.display()
-        ))),
-        Err(std::fs::TryLockError::Error(e)) => Err(io_error("locking", &path, e)),
+    let since = std::time::Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(std::fs::TryLockError::WouldBlock) if since.elapsed() < LOCK_PATIENCE => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(JournalError::Io(format!(
+                    "journal {} is in use by another process (another server on the same database?)",
+                    dir.display()
+                )));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(io_error("locking", &path, e)),
+        }
     }
 }
+
+/// How long [`lock_dir`] waits for a lock found held.
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// How far ahead of the appends the newest segment is filled with zeros.
 const PREALLOCATE: u64 = 256 << 10;
