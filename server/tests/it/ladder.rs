@@ -70,7 +70,14 @@ fn strength(name: &str) -> usize {
 async fn ten_programs_on_the_ladder_sort_themselves_by_strength() {
     const POOL: &str = "gin/standard";
     let dir = tempfile::tempdir().unwrap();
-    let server = TestServer::start_with(cfg(&dir.path().join("g.db"))).await;
+    // A program stopped while queued may have been seated a moment before (its stream closed
+    // after the match was sent): its game's other seat then plays against the clock until the
+    // absent seat abandons, after the idle limit: 10 s here, not an hour.
+    let server = TestServer::start_with(gin_server::Config {
+        idle_game_ttl: Duration::from_secs(10),
+        ..cfg(&dir.path().join("g.db"))
+    })
+    .await;
     let ch = server.channel().await;
     // One `random`: two of them would meet, and a game of two random players runs to the hand
     // limit (some 120 hands, 6,000 moves), minutes here.
