@@ -257,6 +257,9 @@ impl TableApp {
                 if v.is_none_or(|v| r.seats.contains(&v)) {
                     self.last_result = Some(r.clone());
                     self.results.push(r);
+                    // The move that ended the hand (a knock, a gin, going out) has no event
+                    // of its own: the hand's end answers it.
+                    self.pending = false;
                     self.drawn = None;
                     self.marked = CardSet::EMPTY;
                 }
@@ -265,6 +268,7 @@ impl TableApp {
             Some(K::GameOver(g)) => {
                 // The end, as the event says it (the snapshot fetched next says the same).
                 self.game_over_seen = true;
+                self.pending = false;
                 self.screen.snap.result = g.result.clone();
                 self.screen.snap.seats_to_act.clear();
                 refresh = true;

@@ -221,3 +221,19 @@ fn a_refusal_shows_the_servers_reason_and_the_command_line_still_works() {
         screen(&app, w, h);
     }
 }
+
+#[test]
+fn the_move_that_ends_the_hand_is_answered_by_the_hands_end() {
+    // Going out (or a knock, a gin) has no event of its own: without this, the next hand's
+    // turn would wait on "Sent: waiting for the server…" for ever (CI saw it at gin-7 for 4).
+    let mut app = fx::app(fx::rummy(6), &["you drew 5C from the stock"], false);
+    let a = sent(key(&mut app, KeyCode::Enter));
+    assert_eq!(a.kind, pb::ActionKind::Discard as i32);
+    assert!(app.pending);
+    assert_eq!(key(&mut app, KeyCode::Enter), None, "one move at a time");
+    app.on_event(&fx::rummy6_hand_ended(89));
+    assert!(!app.pending, "the hand's end answers the move");
+    key(&mut app, KeyCode::Char(' '));
+    let text = screen(&app, 80, 24);
+    assert!(!text.contains("Sent: waiting"), "{text}");
+}
