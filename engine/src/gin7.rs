@@ -621,6 +621,29 @@ impl Gin7Hand {
         self.taken.first()
     }
 
+    /// A copy of this hand with its hidden cards placed again, for a player's search over
+    /// what it cannot see (a determinization): each seat `s` holds `hands[s]`, the stock is
+    /// `stock` (top first), and later turns of the pile are shuffled keyed by `seed` instead
+    /// of the game's. Everything public stays: the pile, the cards known to be held, the
+    /// turn. The caller keeps what it deals consistent (each seat the same number of cards,
+    /// its known ones among them; the stock as long; every card once): checked in debug
+    /// builds.
+    pub fn with_hidden(&self, hands: &[CardSet], stock: &[Card], seed: u64) -> Gin7Hand {
+        let n = self.rules.players as usize;
+        debug_assert_eq!(hands.len(), n);
+        debug_assert_eq!(stock.len(), self.stock_len());
+        let mut h = self.clone();
+        for (s, &c) in hands.iter().enumerate().take(n) {
+            debug_assert_eq!(c.len(), self.cards[s].len(), "seat {s}");
+            debug_assert!(c.is_superset(self.known[s]), "seat {s}");
+            h.held[s] = (h.held[s] - self.cards[s]) | c;
+            h.cards[s] = c;
+        }
+        h.stock[self.stock_next as usize..].copy_from_slice(stock);
+        h.seed = seed;
+        h
+    }
+
     /// The result, once the hand is over.
     pub fn result(&self) -> Option<&Gin7HandResult> {
         self.result.as_deref()

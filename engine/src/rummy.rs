@@ -570,6 +570,38 @@ impl RummyHand {
         self.stock as usize
     }
 
+    /// Every card of the discard pile (each was seen face up when discarded: public, though
+    /// a seat's view shows only the top).
+    pub fn pile_cards(&self) -> CardSet {
+        self.pile().collect()
+    }
+
+    /// A copy of this hand with its hidden cards placed again, for a player's search over
+    /// what it cannot see (a determinization): each seat `s` holds `hands[s]`, the stock is
+    /// `stock` (top first), and later turns of the pile are shuffled keyed by `seed` instead
+    /// of the game's. Everything public stays: the pile, the table, the turn. The caller
+    /// keeps what it deals consistent (each seat as many cards, the stock as long, every
+    /// card once): checked in debug builds.
+    pub fn with_hidden(&self, hands: &[CardSet], stock: &[Card], seed: u64) -> RummyHand {
+        let n = self.rules.players as usize;
+        debug_assert_eq!(hands.len(), n);
+        debug_assert_eq!(stock.len(), self.stock as usize);
+        let mut h = self.clone();
+        for (s, &c) in hands.iter().enumerate().take(n) {
+            debug_assert_eq!(c.len(), self.hands[s].len(), "seat {s}");
+            h.hands[s] = c;
+        }
+        // The stock is kept top last.
+        for (at, &c) in h.cards.iter_mut().zip(stock.iter().rev()) {
+            *at = c;
+        }
+        h.seed = seed;
+        if h.phase == RummyPhase::Play {
+            h.count_plays();
+        }
+        h
+    }
+
     /// The card the seat to act took from the discard pile this turn, which it may not
     /// discard this turn (none before its draw, or after a draw from the stock).
     pub fn taken_from_pile(&self) -> Option<Card> {

@@ -63,6 +63,7 @@ pub mod strategy;
 pub mod strong;
 pub mod strong_v1;
 pub mod styles;
+pub mod table_strong;
 pub mod tables;
 
 pub use memory::{Memory, OppShowdown, Seen, Shown};
