@@ -20,7 +20,8 @@
 //!
 //! The budget is a count, not a time: at most [`ROLLOUTS`] rollouts a decision (spread over
 //! its candidates), so a decision is deterministic given the bot's seed; [`SearchStats`]
-//! counts them and times the decisions.
+//! counts them and times the decisions. Under it, a safety net: a decision that has taken
+//! [`TIME_GUARD`] (a loaded machine) stops sampling.
 
 use std::time::Instant;
 
@@ -34,7 +35,11 @@ use crate::simple::SimpleStrategy;
 use crate::strategy::{Decision, Strategy};
 
 /// The most rollouts in one decision, all candidates together.
-pub const ROLLOUTS: u32 = 160;
+pub const ROLLOUTS: u32 = 1000;
+/// A safety net under the count: a decision past this time stops sampling (far above
+/// what the budget takes on this machine, [`ROLLOUTS`]; a decision cut by it is the only one
+/// that does not follow from the seed alone).
+pub const TIME_GUARD: std::time::Duration = std::time::Duration::from_millis(120);
 /// Gin-7: the discards compared (those leaving the least deadwood).
 pub const DISCARDS: usize = 3;
 /// The most candidates in one decision.
@@ -131,7 +136,10 @@ impl TableStrong {
         let samples = (self.rollouts / cands.len() as u32).max(1);
         let mut total = vec![0.0f64; cands.len()];
         let mut played = 0;
-        for _ in 0..samples {
+        for k in 0..samples {
+            if k > 0 && start.elapsed() > TIME_GUARD {
+                break;
+            }
             let Some(world) = sample_gin7(h, me, &mut self.rng) else { break };
             let seed = self.rng.next_u64();
             for (i, a) in cands.iter().enumerate() {
@@ -160,7 +168,10 @@ impl TableStrong {
         let samples = (self.rollouts / cands.len() as u32).max(1);
         let mut total = vec![0.0f64; cands.len()];
         let mut played = 0;
-        for _ in 0..samples {
+        for k in 0..samples {
+            if k > 0 && start.elapsed() > TIME_GUARD {
+                break;
+            }
             let Some(world) = sample_rummy(h, me, &mut self.rng) else { break };
             let seed = self.rng.next_u64();
             for (i, &a) in cands.iter().enumerate() {
@@ -292,7 +303,8 @@ fn rollout_gin7(mut h: Gin7Hand, me: u8, seed: u64, blank: &Memory) -> f64 {
     let net = |s: &engine::gin7::Gin7SeatResult| s.points as f64 - s.penalty as f64;
     let n = r.seats.len();
     let mine = net(&r.seats[me as usize]);
-    let others: f64 = r.seats.iter().enumerate().filter(|(s, _)| *s != me as usize).map(|(_, x)| net(x)).sum();
+    let others: f64 =
+        r.seats.iter().enumerate().filter(|(s, _)| *s != me as usize).map(|(_, x)| net(x)).sum();
     mine - others / (n - 1) as f64
 }
 
@@ -375,5 +387,121 @@ fn rollout_rummy(mut h: RummyHand, me: u8, seed: u64) -> f64 {
         Some(w) if w == me => r.points as f64,
         Some(_) => -(r.points as f64) / (n - 1.0),
         None => 0.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tables::TableBot;
+    use engine::{Format, Kind, Move, Table, TableSetup};
+
+    /// Plays one game of `format` with `strong` (a budget of `rollouts`) at the seats of
+    /// `strong_seats` and `simple` or `random` at the others; every move of `strong` must be
+    /// legal. Returns its search statistics and its moves.
+    fn play(
+        format: &Format,
+        seed: u64,
+        strong_seats: &[u8],
+        rollouts: u32,
+    ) -> (SearchStats, Vec<(u8, Move)>) {
+        let n = format.players();
+        let mut t = Table::new(TableSetup::new(format.clone(), seed)).unwrap();
+        let mut strong: Vec<TableStrong> =
+            (0..n).map(|s| TableStrong::with_rollouts(seed ^ u64::from(s) << 40, rollouts)).collect();
+        let mut others: Vec<TableBot> = (0..n)
+            .map(|s| {
+                let name = if (seed + u64::from(s)).is_multiple_of(3) { "random" } else { "simple" };
+                TableBot::new(name, format.kind(), seed + u64::from(s)).unwrap()
+            })
+            .collect();
+        while let Some(seat) = t.first_to_act() {
+            let m = if strong_seats.contains(&seat) {
+                match &t {
+                    Table::Gin7(g) => Move::from(strong[seat as usize].act_gin7(g.hand(), seat)),
+                    Table::Rummy(g) => Move::from(strong[seat as usize].act_rummy(g.hand(), seat)),
+                    _ => unreachable!("gin-7 and rummy only"),
+                }
+            } else {
+                others[seat as usize].act(&t, seat)
+            };
+            if let Err(e) = t.apply(seat, &m) {
+                panic!(
+                    "{} seat {seat} (strong: {}) played {m}: {e}",
+                    format.name(),
+                    strong_seats.contains(&seat)
+                );
+            }
+        }
+        let mut stats = SearchStats::default();
+        for s in strong_seats {
+            stats.add(&strong[*s as usize].stats());
+        }
+        (stats, t.moves())
+    }
+
+    fn formats() -> Vec<Format> {
+        let mut v = Vec::new();
+        for n in 3..=6 {
+            v.push(Format::preset("gin-7").unwrap().with_players(n).unwrap());
+        }
+        for n in 2..=6 {
+            v.push(Format::preset("rummy").unwrap().with_players(n).unwrap());
+        }
+        v
+    }
+
+    /// `strong` plays thousands of games at every size of gin-7 and rummy, one seat or
+    /// several, against `simple` and `random`, and never makes an illegal move (a small
+    /// budget: the search's moves are the same kinds at any budget).
+    #[test]
+    fn strong_plays_every_table_size_legally() {
+        let mut games = 0;
+        let mut searched = 0;
+        for (f, format) in formats().iter().enumerate() {
+            let n = format.players();
+            for g in 0..240u64 {
+                let seed = 1000 * f as u64 + g;
+                let seats: Vec<u8> = if g % 4 == 0 { (0..n).collect() } else { vec![(g % n as u64) as u8] };
+                let (stats, _) = play(format, seed, &seats, 4);
+                // (A game may end before a seat acts: a rummy hand going out for 150 at once.)
+                searched += stats.searched;
+                games += 1;
+            }
+        }
+        assert!(games >= 2000 && searched > 10_000, "{games} games, {searched} searched decisions");
+    }
+
+    /// The time limit is a count: no decision plays more than its budget of rollouts (each
+    /// rollout is one hand played to its end, and every hand ends: the formats' turn
+    /// limits), at every size, whatever the number of candidates; the default budget keeps
+    /// the mean decision near a millisecond (docs/book/src/performance.md).
+    #[test]
+    fn strong_keeps_to_its_rollout_budget() {
+        for format in formats() {
+            for budget in [1, 7, 30] {
+                let (stats, _) = play(&format, 77 + budget as u64, &[0], budget);
+                assert!(stats.searched > 0, "{}", format.name());
+                assert!(
+                    stats.max_rollouts <= budget.max(MAX_CANDIDATES as u32),
+                    "{}: {} rollouts in a decision, budget {budget}",
+                    format.name(),
+                    stats.max_rollouts
+                );
+                assert!(stats.rollouts <= stats.searched * u64::from(budget.max(MAX_CANDIDATES as u32)));
+            }
+        }
+        assert_eq!(TableStrong::new(1).rollouts, ROLLOUTS);
+    }
+
+    /// Given its seed, `strong` plays the same game.
+    #[test]
+    fn strong_is_deterministic_given_its_seed() {
+        for format in [formats()[1].clone(), formats()[6].clone()] {
+            let a = play(&format, 5, &[1], 20).1;
+            let b = play(&format, 5, &[1], 20).1;
+            assert_eq!(a, b, "{}", format.name());
+        }
+        assert_eq!(Kind::Gin7, formats()[0].kind());
     }
 }

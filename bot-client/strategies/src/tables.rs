@@ -340,7 +340,11 @@ static GIN7_DECISION_RULES: std::sync::LazyLock<engine::RuleSet> = std::sync::La
 /// first legal move is a lay-off, and a turn that can only discard (by bits: the cards that
 /// pair or sit next to another, the highest of the rest). The other turns (a meld to lay)
 /// go through the list.
-pub(crate) fn rummy_simple(h: &engine::rummy::RummyHand, seat: u8, rng: &mut Rng) -> engine::rummy::RummyAction {
+pub(crate) fn rummy_simple(
+    h: &engine::rummy::RummyHand,
+    seat: u8,
+    rng: &mut Rng,
+) -> engine::rummy::RummyAction {
     use engine::rummy::{RummyAction as A, RummyPhase};
     let rules = h.rules();
     let cards = h.hand(seat);
