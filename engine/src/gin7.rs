@@ -1445,4 +1445,33 @@ mod tests {
         }
         assert_eq!(turns, 2);
     }
+
+    /// `with_hidden` with the hand's own hidden cards and seed gives the hand back; with the
+    /// hidden cards dealt again it keeps what is public and plays on.
+    #[test]
+    fn with_hidden_places_the_hidden_cards_again() {
+        let rules = Gin7Rules::for_players(4).unwrap();
+        let mut h = Gin7Hand::deal(&rules, 9, 0, 0).unwrap();
+        for _ in 0..9 {
+            let seat = h.to_act().unwrap();
+            let a = h.legal_actions()[0].clone();
+            h.apply(seat, &a).unwrap();
+        }
+        let hands: Vec<CardSet> = (0..4).map(|s| h.cards(s)).collect();
+        assert_eq!(h.with_hidden(&hands, h.stock(), h.seed), h);
+        // Seats 2 and 3 swap their unknown cards.
+        let (a, b) = (hands[2] - h.known_cards(2), hands[3] - h.known_cards(3));
+        let mut swapped = hands.clone();
+        swapped[2] = h.known_cards(2) | b;
+        swapped[3] = h.known_cards(3) | a;
+        let mut stock = h.stock().to_vec();
+        stock.reverse();
+        let mut g = h.with_hidden(&swapped, &stock, 5);
+        assert_eq!((g.cards(2), g.cards(3), g.stock()), (swapped[2], swapped[3], &stock[..]));
+        assert_eq!((g.pile(), g.to_act(), g.phase()), (h.pile(), h.to_act(), h.phase()));
+        while let Some(seat) = g.to_act() {
+            let a = g.legal_actions()[0].clone();
+            g.apply(seat, &a).unwrap();
+        }
+    }
 }

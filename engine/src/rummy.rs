@@ -1393,4 +1393,35 @@ mod tests {
             }
         }
     }
+
+    /// `with_hidden` with the hand's own hidden cards and seed gives the hand back; with the
+    /// hidden cards dealt again it keeps what is public and plays on.
+    #[test]
+    fn with_hidden_places_the_hidden_cards_again() {
+        let rules = RummyRules::for_players(3).unwrap();
+        let mut h = RummyHand::deal(&rules, 4, 0, 0).unwrap();
+        for _ in 0..6 {
+            let seat = h.to_act().unwrap();
+            let a = *h.legal().last().unwrap();
+            h.apply(seat, a).unwrap();
+        }
+        let hands: Vec<CardSet> = (0..3).map(|s| h.hand(s)).collect();
+        let mut stock = h.stock().to_vec();
+        stock.reverse();
+        let same = h.with_hidden(&hands, &stock, h.seed);
+        assert_eq!(format!("{same:?}"), format!("{h:?}"));
+        assert_eq!(h.pile_cards().len() as usize, h.pile_len());
+        let mut swapped = hands.clone();
+        swapped.swap(1, 2);
+        assert_eq!(swapped[1].len(), hands[1].len(), "seats 1 and 2 hold as many");
+        let mut g = h.with_hidden(&swapped, &stock, 3);
+        assert_eq!((g.hand(1), g.hand(2), g.pile_top()), (hands[2], hands[1], h.pile_top()));
+        let mut moves = 0;
+        while let Some(seat) = g.to_act() {
+            let a = g.legal()[0];
+            g.apply(seat, a).unwrap();
+            moves += 1;
+            assert!(moves < 100_000);
+        }
+    }
 }

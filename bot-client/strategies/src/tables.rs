@@ -6,10 +6,12 @@
 //!   of its earlier hands against the same opponent showed of it ([`showdowns_against`]:
 //!   `strong` learns from them what kind of knocker that opponent is).
 //! - Gin for 3 to 6 (`gin-7`): `random` and `simple` decide from the seat's cards, the pile
-//!   and the legal set, as in two-player gin (`strong` models one opponent: refused).
+//!   and the legal set, as in two-player gin; `strong` is the table search
+//!   ([`crate::table_strong`]: the other seats' hidden cards sampled, every seat rolled out
+//!   with `simple`).
 //! - Rummy: `random` (uniform over the legal moves) and `simple`, the classic baseline
 //!   adapted: take the pile's top only if it makes a meld or lays off, lay every meld and
-//!   every lay-off it can, then discard to the least deadwood.
+//!   every lay-off it can, then discard to the least deadwood; `strong`, the same search.
 //!
 //! A bot reads only its own seat: its cards, the public table, its legal moves.
 
