@@ -39,7 +39,7 @@ pub const ROLLOUTS: u32 = 1000;
 /// A safety net under the count: a decision past this time stops sampling (far above
 /// what the budget takes on this machine, [`ROLLOUTS`]; a decision cut by it is the only one
 /// that does not follow from the seed alone).
-pub const TIME_GUARD: std::time::Duration = std::time::Duration::from_millis(120);
+pub const TIME_GUARD: std::time::Duration = std::time::Duration::from_millis(50);
 /// Gin-7: the discards compared (those leaving the least deadwood).
 pub const DISCARDS: usize = 3;
 /// The most candidates in one decision.
