@@ -621,6 +621,29 @@ impl Gin7Hand {
         self.taken.first()
     }
 
+    /// A copy of this hand with its hidden cards placed again, for a player's search over
+    /// what it cannot see (a determinization): each seat `s` holds `hands[s]`, the stock is
+    /// `stock` (top first), and later turns of the pile are shuffled keyed by `seed` instead
+    /// of the game's. Everything public stays: the pile, the cards known to be held, the
+    /// turn. The caller keeps what it deals consistent (each seat the same number of cards,
+    /// its known ones among them; the stock as long; every card once): checked in debug
+    /// builds.
+    pub fn with_hidden(&self, hands: &[CardSet], stock: &[Card], seed: u64) -> Gin7Hand {
+        let n = self.rules.players as usize;
+        debug_assert_eq!(hands.len(), n);
+        debug_assert_eq!(stock.len(), self.stock_len());
+        let mut h = self.clone();
+        for (s, &c) in hands.iter().enumerate().take(n) {
+            debug_assert_eq!(c.len(), self.cards[s].len(), "seat {s}");
+            debug_assert!(c.is_superset(self.known[s]), "seat {s}");
+            h.held[s] = (h.held[s] - self.cards[s]) | c;
+            h.cards[s] = c;
+        }
+        h.stock[self.stock_next as usize..].copy_from_slice(stock);
+        h.seed = seed;
+        h
+    }
+
     /// The result, once the hand is over.
     pub fn result(&self) -> Option<&Gin7HandResult> {
         self.result.as_deref()
@@ -1421,5 +1444,34 @@ mod tests {
             }
         }
         assert_eq!(turns, 2);
+    }
+
+    /// `with_hidden` with the hand's own hidden cards and seed gives the hand back; with the
+    /// hidden cards dealt again it keeps what is public and plays on.
+    #[test]
+    fn with_hidden_places_the_hidden_cards_again() {
+        let rules = Gin7Rules::for_players(4).unwrap();
+        let mut h = Gin7Hand::deal(&rules, 9, 0, 0).unwrap();
+        for _ in 0..9 {
+            let seat = h.to_act().unwrap();
+            let a = h.legal_actions()[0].clone();
+            h.apply(seat, &a).unwrap();
+        }
+        let hands: Vec<CardSet> = (0..4).map(|s| h.cards(s)).collect();
+        assert_eq!(h.with_hidden(&hands, h.stock(), h.seed), h);
+        // Seats 2 and 3 swap their unknown cards.
+        let (a, b) = (hands[2] - h.known_cards(2), hands[3] - h.known_cards(3));
+        let mut swapped = hands.clone();
+        swapped[2] = h.known_cards(2) | b;
+        swapped[3] = h.known_cards(3) | a;
+        let mut stock = h.stock().to_vec();
+        stock.reverse();
+        let mut g = h.with_hidden(&swapped, &stock, 5);
+        assert_eq!((g.cards(2), g.cards(3), g.stock()), (swapped[2], swapped[3], &stock[..]));
+        assert_eq!((g.pile(), g.to_act(), g.phase()), (h.pile(), h.to_act(), h.phase()));
+        while let Some(seat) = g.to_act() {
+            let a = g.legal_actions()[0].clone();
+            g.apply(seat, &a).unwrap();
+        }
     }
 }

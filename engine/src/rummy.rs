@@ -570,6 +570,38 @@ impl RummyHand {
         self.stock as usize
     }
 
+    /// Every card of the discard pile (each was seen face up when discarded: public, though
+    /// a seat's view shows only the top).
+    pub fn pile_cards(&self) -> CardSet {
+        self.pile().collect()
+    }
+
+    /// A copy of this hand with its hidden cards placed again, for a player's search over
+    /// what it cannot see (a determinization): each seat `s` holds `hands[s]`, the stock is
+    /// `stock` (top first), and later turns of the pile are shuffled keyed by `seed` instead
+    /// of the game's. Everything public stays: the pile, the table, the turn. The caller
+    /// keeps what it deals consistent (each seat as many cards, the stock as long, every
+    /// card once): checked in debug builds.
+    pub fn with_hidden(&self, hands: &[CardSet], stock: &[Card], seed: u64) -> RummyHand {
+        let n = self.rules.players as usize;
+        debug_assert_eq!(hands.len(), n);
+        debug_assert_eq!(stock.len(), self.stock as usize);
+        let mut h = self.clone();
+        for (s, &c) in hands.iter().enumerate().take(n) {
+            debug_assert_eq!(c.len(), self.hands[s].len(), "seat {s}");
+            h.hands[s] = c;
+        }
+        // The stock is kept top last.
+        for (at, &c) in h.cards.iter_mut().zip(stock.iter().rev()) {
+            *at = c;
+        }
+        h.seed = seed;
+        if h.phase == RummyPhase::Play {
+            h.count_plays();
+        }
+        h
+    }
+
     /// The card the seat to act took from the discard pile this turn, which it may not
     /// discard this turn (none before its draw, or after a draw from the stock).
     pub fn taken_from_pile(&self) -> Option<Card> {
@@ -1359,6 +1391,37 @@ mod tests {
                 assert_eq!(select(set, cards.len() as u32), None);
                 assert_eq!(select(set, 63), None);
             }
+        }
+    }
+
+    /// `with_hidden` with the hand's own hidden cards and seed gives the hand back; with the
+    /// hidden cards dealt again it keeps what is public and plays on.
+    #[test]
+    fn with_hidden_places_the_hidden_cards_again() {
+        let rules = RummyRules::for_players(3).unwrap();
+        let mut h = RummyHand::deal(&rules, 4, 0, 0).unwrap();
+        for _ in 0..6 {
+            let seat = h.to_act().unwrap();
+            let a = *h.legal().last().unwrap();
+            h.apply(seat, a).unwrap();
+        }
+        let hands: Vec<CardSet> = (0..3).map(|s| h.hand(s)).collect();
+        let mut stock = h.stock().to_vec();
+        stock.reverse();
+        let same = h.with_hidden(&hands, &stock, h.seed);
+        assert_eq!(format!("{same:?}"), format!("{h:?}"));
+        assert_eq!(h.pile_cards().len() as usize, h.pile_len());
+        let mut swapped = hands.clone();
+        swapped.swap(1, 2);
+        assert_eq!(swapped[1].len(), hands[1].len(), "seats 1 and 2 hold as many");
+        let mut g = h.with_hidden(&swapped, &stock, 3);
+        assert_eq!((g.hand(1), g.hand(2), g.pile_top()), (hands[2], hands[1], h.pile_top()));
+        let mut moves = 0;
+        while let Some(seat) = g.to_act() {
+            let a = g.legal()[0];
+            g.apply(seat, a).unwrap();
+            moves += 1;
+            assert!(moves < 100_000);
         }
     }
 }

@@ -38,6 +38,7 @@
 //! | `strong_v2/` | `strong-v2`: `strong` as of 2026-11-29, frozen the same way (issue 40: the yardstick of a player past the search's ceiling); a test pins its games |
 //! | `strong/` | `strong`: `model.rs` (opponent model: weights from pickups, discards and declines; sampled hands improved like a deadwood minimizer's and resampled by how well they explain its last discards and, as far as it is an eager knocker, by whether it could have knocked with what it kept), `sim.rs` + `melds.rs` (allocation-free rollouts of a hand with the baseline policy, each seat may be made to wait for a better knock (`Tuning::us_wait`, `opp_wait`, `late`); exact layoffs; a rollout past 200 turns counts as a dead hand; eleven melded cards count as a gin unless `Tuning::rollout_big_gin`), `patience.rs` (the chance that the opponent is a patient knocker, by Bayes' rule over this game's showdowns; the rollouts' waits scale with it), `mod.rs` (draw, discard and knock decisions compared on shared determinizations; never takes back its own discard but for gin, so no two players can pass the same cards round for ever; knock melds chosen against sampled layoffs; `Tuning`), `value.rs` (an optional game-score utility, off) |
 //! | `tables.rs` | bots at every format: `TableBot` (gin kinds: a two-player `Strategy` hand by hand with its `Memory`, which starts each hand with what the showdowns of the earlier hands against the same opponent showed of it: `showdowns_against`, from the table's finished hands, each under its own knock limit; gin-7: `random`/`simple` through the same `Decision`; rummy: `random` and the adapted `simple`), `play_table` (gin-7 straight through `Gin7Game::apply`, each move applied where it is decided, and `simple` called by its type: the moves through `Table::apply` gave the same games, slower), `TableSelfPlay` (duplicate deals rotated over every seat, or over both teams) and its `TableReport` (per strategy, per seat, per team) |
+//! | `table_strong.rs` | `strong` at gin-7 (3–6) and rummy (2–6): determinized Monte Carlo, the cards its seat cannot place dealt at random to the other seats and the stock (`Gin7Hand::with_hidden`, `RummyHand::with_hidden`), each candidate move rolled out with `simple` at every seat on shared samples, a budget of rollouts per decision (`SearchStats` counts and times them) |
 //! | `local.rs`, `selfplay.rs`, `stats.rs`, `rng.rs` | in-process games, matches on all cores with duplicate deals, Elo/SPRT, the strategies' seeded generator (`rand_xoshiro`'s xoshiro256++, seeded by SplitMix64 as before: a test pins a seed's stream) and seed derivation (the server's tournaments use the last two) |
 //!
 //! serde is an optional feature (`serde`): the self-play report and the statistics serialize
@@ -66,6 +67,7 @@ pub mod strong;
 pub mod strong_v1;
 pub mod strong_v2;
 pub mod styles;
+pub mod table_strong;
 pub mod tables;
 
 pub use memory::{Memory, OppShowdown, Seen, Shown};

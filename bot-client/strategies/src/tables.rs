@@ -6,10 +6,12 @@
 //!   of its earlier hands against the same opponent showed of it ([`showdowns_against`]:
 //!   `strong` learns from them what kind of knocker that opponent is).
 //! - Gin for 3 to 6 (`gin-7`): `random` and `simple` decide from the seat's cards, the pile
-//!   and the legal set, as in two-player gin (`strong` models one opponent: refused).
+//!   and the legal set, as in two-player gin; `strong` is the table search
+//!   ([`crate::table_strong`]: the other seats' hidden cards sampled, every seat rolled out
+//!   with `simple`).
 //! - Rummy: `random` (uniform over the legal moves) and `simple`, the classic baseline
 //!   adapted: take the pile's top only if it makes a meld or lays off, lay every meld and
-//!   every lay-off it can, then discard to the least deadwood.
+//!   every lay-off it can, then discard to the least deadwood; `strong`, the same search.
 //!
 //! A bot reads only its own seat: its cards, the public table, its legal moves.
 
@@ -43,7 +45,7 @@ pub fn strategies_for(kind: Kind) -> &'static [&'static str] {
     match kind {
         // Every hand there is a two-player hand: every two-player strategy plays it.
         Kind::Gin | Kind::ThreePlayer | Kind::Teams => &crate::strategy::STRATEGIES,
-        Kind::Gin7 | Kind::Rummy => &["random", "simple"],
+        Kind::Gin7 | Kind::Rummy => &["random", "simple", "strong"],
     }
 }
 
@@ -59,6 +61,8 @@ pub struct TableBot {
     learnt: Vec<(u8, Vec<OppShowdown>)>,
     /// ...as read from the game's first `hands_read` finished hands.
     hands_read: usize,
+    /// Gin-7 and rummy: `strong`'s search ([`crate::table_strong`]).
+    strong: Option<crate::table_strong::TableStrong>,
 }
 
 impl TableBot {
@@ -67,9 +71,14 @@ impl TableBot {
         if !strategies_for(kind).contains(&name) {
             return Err(UnknownStrategy(format!("{name} (for {kind}: {})", strategies_for(kind).join(", "))));
         }
+        let strong = (matches!(kind, Kind::Gin7 | Kind::Rummy) && name == "strong")
+            .then(|| crate::table_strong::TableStrong::new(seed));
         let gin = match (kind, name) {
             (Kind::Rummy, _) => None,
-            (_, "simple") => Some(GinPlayer::Simple(crate::simple::SimpleStrategy::new(seed))),
+            // Gin-7's `strong` falls back on `simple` (never expected).
+            (_, "simple") | (Kind::Gin7, "strong") => {
+                Some(GinPlayer::Simple(crate::simple::SimpleStrategy::new(seed)))
+            }
             _ => Some(GinPlayer::Dyn(by_name(name, seed)?)),
         };
         Ok(TableBot {
@@ -80,12 +89,18 @@ impl TableBot {
             rng: Rng::new(seed ^ 0x5EED_7AB1E),
             learnt: Vec::new(),
             hands_read: 0,
+            strong,
         })
     }
 
     /// The strategy's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Gin-7 and rummy `strong`: what its search did so far.
+    pub fn search_stats(&self) -> Option<crate::table_strong::SearchStats> {
+        self.strong.as_ref().map(|s| s.stats())
     }
 
     /// The move of `seat`, which is to act at `t`.
@@ -97,6 +112,12 @@ impl TableBot {
                     // `legal()[i]` without the list.
                     let i = self.rng.below(h.legal_count() as u32) as usize;
                     return h.legal_nth(i).expect("i < the legal count").into();
+                }
+                if let Some(strong) = &mut self.strong {
+                    let a = strong.act_rummy(h, seat);
+                    if h.clone().apply(seat, a).is_ok() {
+                        return a.into();
+                    }
                 }
                 rummy_simple(h, seat, &mut self.rng).into()
             }
@@ -138,6 +159,12 @@ impl TableBot {
 
     /// The action of `seat`, which is to act in the gin-7 game `g`.
     fn act_gin7(&mut self, g: &engine::gin7::Gin7Game, seat: u8) -> engine::Action {
+        if let Some(strong) = &mut self.strong {
+            let a = strong.act_gin7(g.hand(), seat);
+            if g.hand().is_legal(seat, &a) {
+                return a;
+            }
+        }
         let d = gin7_decision(&mut self.memory, &mut self.hand_key, g, seat);
         let gin = self.gin.as_mut().expect("gin kinds have a strategy");
         let a = gin.act(&d);
@@ -151,6 +178,13 @@ impl TableBot {
     ///
     /// [`Gin7Game::apply`]: engine::gin7::Gin7Game::apply
     fn play_gin7(&mut self, g: &mut engine::gin7::Gin7Game, seat: u8) -> Result<(), engine::Action> {
+        if let Some(strong) = &mut self.strong {
+            let a = strong.act_gin7(g.hand(), seat);
+            return match g.apply(seat, &a) {
+                Ok(_) => Ok(()),
+                Err(_) => Err(a),
+            };
+        }
         let d = gin7_decision(&mut self.memory, &mut self.hand_key, g, seat);
         let gin = self.gin.as_mut().expect("gin kinds have a strategy");
         let mut a = gin.act(&d);
@@ -308,7 +342,11 @@ static GIN7_DECISION_RULES: std::sync::LazyLock<engine::RuleSet> = std::sync::La
 /// first legal move is a lay-off, and a turn that can only discard (by bits: the cards that
 /// pair or sit next to another, the highest of the rest). The other turns (a meld to lay)
 /// go through the list.
-fn rummy_simple(h: &engine::rummy::RummyHand, seat: u8, rng: &mut Rng) -> engine::rummy::RummyAction {
+pub(crate) fn rummy_simple(
+    h: &engine::rummy::RummyHand,
+    seat: u8,
+    rng: &mut Rng,
+) -> engine::rummy::RummyAction {
     use engine::rummy::{RummyAction as A, RummyPhase};
     let rules = h.rules();
     let cards = h.hand(seat);
@@ -546,6 +584,12 @@ pub struct TableReport {
     pub seat_win_share: Vec<f64>,
     /// Team play: win share by team.
     pub team_win_share: Option<[f64; 2]>,
+    /// A's decisions timed (gin-7 and rummy `strong`; 0 for the others).
+    pub a_decisions: u64,
+    /// Their mean time, in milliseconds.
+    pub a_mean_decision_ms: f64,
+    /// The longest, in milliseconds.
+    pub a_max_decision_ms: f64,
     /// Wall-clock seconds.
     pub seconds: f64,
 }
@@ -601,6 +645,7 @@ impl TableSelfPlay {
             b_seats: u64,
             seat_win: Vec<f64>,
             team_win: [f64; 2],
+            a_search: crate::table_strong::SearchStats,
         }
         let play_deals = |first: u64, step: u64| -> Result<Acc, TableIllegal> {
             let mut acc = Acc { seat_win: vec![0.0; n], ..Acc::default() };
@@ -616,6 +661,11 @@ impl TableSelfPlay {
                         })
                         .collect::<Vec<_>>();
                     let t = play_table(TableSetup::new(self.format.clone(), deal_seed), &mut bots)?;
+                    for s in a_seats {
+                        if let Some(st) = bots[*s as usize].search_stats() {
+                            acc.a_search.add(&st);
+                        }
+                    }
                     let r = t.result().expect("played to the end");
                     acc.games += 1;
                     let reports = t.hands();
@@ -681,6 +731,7 @@ impl TableSelfPlay {
             }
             acc.team_win[0] += p.team_win[0];
             acc.team_win[1] += p.team_win[1];
+            acc.a_search.add(&p.a_search);
         }
         let g = acc.games.max(1) as f64;
         let teams = self.format.kind() == Kind::Teams;
@@ -706,6 +757,9 @@ impl TableSelfPlay {
             b_mean_total: acc.b_total / acc.b_seats.max(1) as f64,
             seat_win_share: acc.seat_win.iter().map(|w| w / g).collect(),
             team_win_share: teams.then(|| [acc.team_win[0] / g, acc.team_win[1] / g]),
+            a_decisions: acc.a_search.decisions,
+            a_mean_decision_ms: acc.a_search.mean_ms(),
+            a_max_decision_ms: acc.a_search.max_ms(),
             seconds: start.elapsed().as_secs_f64(),
         })
     }
@@ -741,6 +795,12 @@ impl TableReport {
             .map(|(i, w)| format!("seat {i} {:.1}%", 100.0 * w))
             .collect();
         s += &format!("wins by seat: {}\n", seats.join(", "));
+        if self.a_decisions > 0 {
+            s += &format!(
+                "A's decisions: {}, mean {:.3} ms, max {:.1} ms\n",
+                self.a_decisions, self.a_mean_decision_ms, self.a_max_decision_ms
+            );
+        }
         if let Some([a, b]) = self.team_win_share {
             s += &format!(
                 "wins by team: team 0 (seats 0, 2) {:.1}%, team 1 (seats 1, 3) {:.1}%\n",

@@ -27,14 +27,16 @@
 //!   game id, and leave when their game ends.
 //!
 //! - **At other tables** (`arm_table`): a `gin_strategies::tables::TableBot` (`random`,
-//!   `simple`; every two-player strategy at three players and in teams, which are two-player
-//!   hands) per bot seat, once per turn event of its seat, deciding on a copy of the table (it
+//!   `simple` and `strong` everywhere; every two-player strategy at three players and in
+//!   teams, which are two-player hands) per bot seat, once per turn event of its seat, deciding on a copy of the table (it
 //!   reads only its seat: `gin_strategies::tables`). At three players and in teams its memory
 //!   of the hand is fed from the log from the hand's `Dealt` entry on, redacted for its seat as
 //!   local play redacts the engine's events
 //!   (`a_table_bot_remembers_its_hand_from_the_log_as_local_play_does`), and its opponent's
 //!   earlier showdowns come from the table's finished hands (so a bot made after a restart
-//!   knows them too). `strong` does not play gin-7 or rummy: it models one opponent.
+//!   knows them too). At gin-7 and rummy `strong` is the table search
+//!   (`gin_strategies::table_strong`): it samples the other seats' hidden cards from its
+//!   seat's view of the table copy.
 //!
 //! **Why the engine's view and not the SDK's tracker.** Until the crates were split, a house
 //! bot was the SDK's `SeatTracker` fed with protobuf events from `event_for`: the same code as
@@ -148,7 +150,8 @@ pub fn check(name: &str) -> Result<bool, GameError> {
 
 /// [`check`] for a game of `kind`. At the other tables a house bot plays what
 /// `gin_strategies::tables` plays there: every two-player strategy where every hand is a
-/// two-player hand (three players, teams), `random` and `simple` at gin-7 and rummy.
+/// two-player hand (three players, teams), `random`, `simple` and `strong` at gin-7 and
+/// rummy.
 pub fn check_for(name: &str, kind: engine::Kind) -> Result<bool, GameError> {
     if name.is_empty() {
         return Ok(false);

@@ -484,8 +484,14 @@ async fn house_bots_fill_a_table_by_quick_match_and_at_creation() {
     assert_eq!(r.team_totals.len(), 2);
     assert_eq!(r.winners.len(), 2, "both partners win: {r:?}");
 
-    // `strong` plays wherever every hand is a two-player hand: three players, teams.
-    for format in [r#"{"kind":"three-player","target":30}"#, r#"{"kind":"teams","target":30}"#] {
+    // `strong` plays at every table: three players and teams (two-player hands), gin-7 and
+    // rummy (its table search).
+    for format in [
+        r#"{"kind":"three-player","target":30}"#,
+        r#"{"kind":"teams","target":30}"#,
+        r#"{"kind":"gin-7","players":3,"end":{"points":20}}"#,
+        r#"{"kind":"rummy","players":3,"end":{"target":40}}"#,
+    ] {
         let c = lobby
             .create_game(pb::CreateGameRequest {
                 format: format.into(),
@@ -503,10 +509,8 @@ async fn house_bots_fill_a_table_by_quick_match_and_at_creation() {
         assert_eq!(r.reason, pb::GameEndReason::Target as i32, "{format}");
     }
 
-    // `strong` does not play rummy or gin-7; an unknown strategy or too many bots is refused.
-    for (format, bot, bots) in
-        [("rummy", "strong", 0), ("gin-7", "strong", 0), ("gin-7", "nobody", 0), ("rummy", "simple", 4)]
-    {
+    // An unknown strategy or too many bots is refused.
+    for (format, bot, bots) in [("gin-7", "nobody", 0), ("rummy", "nobody", 0), ("rummy", "simple", 4)] {
         let e = lobby
             .create_game(pb::CreateGameRequest {
                 format: format.into(),

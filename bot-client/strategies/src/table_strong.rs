@@ -1,0 +1,507 @@
+//! `strong` at one table of 3 to 6 (gin-7) and at rummy (2 to 6): determinized Monte Carlo
+//! over the other seats' hidden hands, every seat rolled out with `simple`.
+//!
+//! At each decision with more than one sensible move:
+//!
+//! 1. **Candidates**: the draws (stock, pile); gin-7 after the draw: the discards leaving
+//!    the least deadwood ([`DISCARDS`] of them) and the best knock; rummy in the play part of
+//!    a turn: `simple`'s move, every meld and lay-off, the discards `simple` ranks first.
+//!    Gin is always played at once.
+//! 2. **Samples**: the cards this seat cannot place (neither its own, nor on the pile or the
+//!    table, nor known to be held: gin-7's cards taken from the pile) are dealt at random to
+//!    the other seats (each as many as it holds, its known cards kept) and to the stock
+//!    ([`engine::gin7::Gin7Hand::with_hidden`], [`engine::rummy::RummyHand::with_hidden`]).
+//! 3. **Rollouts**: each candidate is played on each sample, then every seat plays `simple`
+//!    to the hand's end; the samples and the rollouts' choices are shared between the
+//!    candidates (common random numbers).
+//! 4. **Choice**: the best mean of this seat's result for the hand against the others':
+//!    gin-7, its net (points won − penalty) minus the others' mean net; rummy, the points it
+//!    scores minus the others' scores over `n − 1`.
+//!
+//! The budget is a count, not a time: at most [`ROLLOUTS`] rollouts a decision (spread over
+//! its candidates), so a decision is deterministic given the bot's seed; [`SearchStats`]
+//! counts them and times the decisions. Under it, a safety net: a decision that has taken
+//! [`TIME_GUARD`] (a loaded machine) stops sampling.
+
+use std::time::Instant;
+
+use engine::gin7::{Gin7Hand, Gin7Phase};
+use engine::rummy::{RummyAction, RummyHand, RummyPhase};
+use engine::{Action, BySeat, Card, CardSet, Seat, deadwood_by_discard};
+
+use crate::memory::Memory;
+use crate::rng::Rng;
+use crate::simple::SimpleStrategy;
+use crate::strategy::{Decision, Strategy};
+
+/// The most rollouts in one decision, all candidates together.
+pub const ROLLOUTS: u32 = 1000;
+/// A safety net under the count: a decision past this time stops sampling (far above
+/// what the budget takes on this machine, [`ROLLOUTS`]; a decision cut by it is the only one
+/// that does not follow from the seed alone).
+pub const TIME_GUARD: std::time::Duration = std::time::Duration::from_millis(50);
+/// Gin-7: the discards compared (those leaving the least deadwood).
+pub const DISCARDS: usize = 3;
+/// The most candidates in one decision.
+pub const MAX_CANDIDATES: usize = 5;
+
+/// What the search did, over every decision of a bot.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SearchStats {
+    /// Decisions taken.
+    pub decisions: u64,
+    /// Of them, decided by search (more than one candidate).
+    pub searched: u64,
+    /// Rollouts played.
+    pub rollouts: u64,
+    /// The most rollouts in one decision.
+    pub max_rollouts: u32,
+    /// Time spent deciding, in nanoseconds.
+    pub nanos: u64,
+    /// The longest decision, in nanoseconds.
+    pub max_nanos: u64,
+}
+
+impl SearchStats {
+    /// Adds `other`'s counts to these.
+    pub fn add(&mut self, other: &SearchStats) {
+        self.decisions += other.decisions;
+        self.searched += other.searched;
+        self.rollouts += other.rollouts;
+        self.max_rollouts = self.max_rollouts.max(other.max_rollouts);
+        self.nanos += other.nanos;
+        self.max_nanos = self.max_nanos.max(other.max_nanos);
+    }
+
+    /// Mean milliseconds per decision.
+    pub fn mean_ms(&self) -> f64 {
+        self.nanos as f64 / 1e6 / self.decisions.max(1) as f64
+    }
+
+    /// The longest decision in milliseconds.
+    pub fn max_ms(&self) -> f64 {
+        self.max_nanos as f64 / 1e6
+    }
+}
+
+/// The table `strong`.
+pub struct TableStrong {
+    rng: Rng,
+    rollouts: u32,
+    stats: SearchStats,
+    /// An empty memory for the rollouts' `simple` (it reads none at gin-7).
+    blank: Memory,
+}
+
+impl TableStrong {
+    /// A player whose choices are seeded by `seed`.
+    pub fn new(seed: u64) -> TableStrong {
+        TableStrong::with_rollouts(seed, ROLLOUTS)
+    }
+
+    /// The same with its own rollout budget per decision.
+    pub fn with_rollouts(seed: u64, rollouts: u32) -> TableStrong {
+        TableStrong {
+            rng: Rng::new(seed ^ 0x57_2046_7AB1),
+            rollouts: rollouts.max(1),
+            stats: SearchStats::default(),
+            blank: Memory::new(Seat::S0),
+        }
+    }
+
+    /// What the search did so far.
+    pub fn stats(&self) -> SearchStats {
+        self.stats
+    }
+
+    fn record(&mut self, start: Instant, rollouts: u32, searched: bool) {
+        let ns = start.elapsed().as_nanos() as u64;
+        let s = &mut self.stats;
+        s.decisions += 1;
+        s.searched += searched as u64;
+        s.rollouts += rollouts as u64;
+        s.max_rollouts = s.max_rollouts.max(rollouts);
+        s.nanos += ns;
+        s.max_nanos = s.max_nanos.max(ns);
+    }
+
+    /// The action of `me`, which is to act in the gin-7 hand `h`.
+    pub fn act_gin7(&mut self, h: &Gin7Hand, me: u8) -> Action {
+        let start = Instant::now();
+        let cands = gin7_candidates(h, me);
+        if cands.len() == 1 {
+            self.record(start, 0, false);
+            return cands[0].clone();
+        }
+        let samples = (self.rollouts / cands.len() as u32).max(1);
+        let mut total = vec![0.0f64; cands.len()];
+        let mut played = 0;
+        for k in 0..samples {
+            if k > 0 && start.elapsed() > TIME_GUARD {
+                break;
+            }
+            let Some(world) = sample_gin7(h, me, &mut self.rng) else { break };
+            let seed = self.rng.next_u64();
+            for (i, a) in cands.iter().enumerate() {
+                let mut w = world.clone();
+                if w.apply(me, a).is_err() {
+                    total[i] = f64::NEG_INFINITY;
+                    continue;
+                }
+                total[i] += rollout_gin7(w, me, seed, &self.blank);
+                played += 1;
+            }
+        }
+        let best = argmax(&total);
+        self.record(start, played, true);
+        cands[best].clone()
+    }
+
+    /// The action of `me`, which is to act in the rummy hand `h`.
+    pub fn act_rummy(&mut self, h: &RummyHand, me: u8) -> RummyAction {
+        let start = Instant::now();
+        let cands = rummy_candidates(h, me, &mut self.rng);
+        if cands.len() == 1 {
+            self.record(start, 0, false);
+            return cands[0];
+        }
+        let samples = (self.rollouts / cands.len() as u32).max(1);
+        let mut total = vec![0.0f64; cands.len()];
+        let mut played = 0;
+        for k in 0..samples {
+            if k > 0 && start.elapsed() > TIME_GUARD {
+                break;
+            }
+            let Some(world) = sample_rummy(h, me, &mut self.rng) else { break };
+            let seed = self.rng.next_u64();
+            for (i, &a) in cands.iter().enumerate() {
+                let mut w = world.clone();
+                if w.apply(me, a).is_err() {
+                    total[i] = f64::NEG_INFINITY;
+                    continue;
+                }
+                total[i] += rollout_rummy(w, me, seed);
+                played += 1;
+            }
+        }
+        let best = argmax(&total);
+        self.record(start, played, true);
+        cands[best]
+    }
+}
+
+/// The first index of the greatest value.
+fn argmax(v: &[f64]) -> usize {
+    let mut best = 0;
+    for (i, &x) in v.iter().enumerate() {
+        if x > v[best] {
+            best = i;
+        }
+    }
+    best
+}
+
+/// Shuffles `v` in place (Fisher–Yates).
+fn shuffle(v: &mut [Card], rng: &mut Rng) {
+    for i in (1..v.len()).rev() {
+        let j = rng.below(i as u32 + 1) as usize;
+        v.swap(i, j);
+    }
+}
+
+/// The rules a gin-7 decision's `simple` reads (no upcard offer, no big gin).
+static GIN7_RULES: std::sync::LazyLock<engine::RuleSet> = std::sync::LazyLock::new(|| engine::RuleSet {
+    big_gin: false,
+    big_gin_bonus: 0,
+    upcard_offer: false,
+    ..engine::RuleSet::standard()
+});
+
+/// The moves worth comparing for `me` in `h` (the first is `simple`'s kind of choice).
+fn gin7_candidates(h: &Gin7Hand, me: u8) -> Vec<Action> {
+    let legal = h.legal();
+    match h.phase() {
+        Gin7Phase::Draw => {
+            let mut v = vec![Action::DrawStock];
+            if legal.draw_pile {
+                v.push(Action::DrawPile);
+            }
+            v
+        }
+        _ => {
+            let by = deadwood_by_discard(h.cards(me));
+            let key = |c: Card| (by[c.bit() as usize], std::cmp::Reverse(c.value()), c);
+            if let Some(gin) = legal.knocks.iter().find(|c| by[c.bit() as usize] == 0) {
+                return vec![Action::knock(gin)];
+            }
+            let mut discards: Vec<Card> = legal.discards.iter().collect();
+            discards.sort_by_key(|&c| key(c));
+            let mut v: Vec<Action> =
+                discards.into_iter().take(DISCARDS).map(|card| Action::Discard { card }).collect();
+            if let Some(k) = legal.knocks.iter().min_by_key(|&c| key(c)) {
+                v.insert(0, Action::knock(k));
+            }
+            v.truncate(MAX_CANDIDATES);
+            v
+        }
+    }
+}
+
+/// A gin-7 hand as `me` might find it: the cards it cannot place dealt at random to the
+/// other seats (their known cards kept) and the stock. `None` if the counts disagree (never
+/// expected).
+fn sample_gin7(h: &Gin7Hand, me: u8, rng: &mut Rng) -> Option<Gin7Hand> {
+    let n = h.players();
+    let pile: CardSet = h.pile().iter().copied().collect();
+    let mut unknown = CardSet::FULL - h.cards(me) - pile;
+    for s in (0..n).filter(|&s| s != me) {
+        unknown = unknown - h.known_cards(s);
+    }
+    let mut pool: Vec<Card> = unknown.iter().collect();
+    let need: u32 = (0..n).filter(|&s| s != me).map(|s| h.cards(s).len() - h.known_cards(s).len()).sum();
+    if pool.len() != need as usize + h.stock_len() {
+        return None;
+    }
+    shuffle(&mut pool, rng);
+    let mut hands = [CardSet::EMPTY; 6];
+    let mut at = 0;
+    for s in 0..n {
+        if s == me {
+            hands[s as usize] = h.cards(me);
+            continue;
+        }
+        let k = (h.cards(s).len() - h.known_cards(s).len()) as usize;
+        hands[s as usize] = h.known_cards(s) | pool[at..at + k].iter().copied().collect::<CardSet>();
+        at += k;
+    }
+    Some(h.with_hidden(&hands[..n as usize], &pool[at..], rng.next_u64()))
+}
+
+/// Plays `h` to its end with `simple` at every seat; `me`'s net for the hand minus the
+/// others' mean.
+fn rollout_gin7(mut h: Gin7Hand, me: u8, seed: u64, blank: &Memory) -> f64 {
+    let mut simple = SimpleStrategy::new(seed);
+    while let Some(s) = h.to_act() {
+        let d = Decision {
+            seat: Seat::S0,
+            rules: &GIN7_RULES,
+            hand: h.cards(s),
+            pile: h.pile(),
+            stock_len: h.stock_len() as u32,
+            taken: h.taken_from_pile(),
+            knock_limit: h.rules().knock_limit,
+            legal: h.legal(),
+            scores: BySeat::default(),
+            memory: blank,
+        };
+        let a = simple.act(&d);
+        if h.apply(s, &a).is_err() {
+            return 0.0;
+        }
+    }
+    let Some(r) = h.result() else { return 0.0 };
+    let net = |s: &engine::gin7::Gin7SeatResult| s.points as f64 - s.penalty as f64;
+    let n = r.seats.len();
+    let mine = net(&r.seats[me as usize]);
+    let others: f64 =
+        r.seats.iter().enumerate().filter(|(s, _)| *s != me as usize).map(|(_, x)| net(x)).sum();
+    mine - others / (n - 1) as f64
+}
+
+/// The moves worth comparing for `me` in the rummy hand `h`: the draws; in the play part,
+/// `simple`'s move first, then the melds and lay-offs, then the discards `simple` ranks
+/// first.
+fn rummy_candidates(h: &RummyHand, me: u8, rng: &mut Rng) -> Vec<RummyAction> {
+    if h.phase() == RummyPhase::Draw {
+        return vec![RummyAction::DrawStock, RummyAction::DrawPile];
+    }
+    let legal = h.legal();
+    let simple = crate::tables::rummy_simple(h, me, rng);
+    let mut v = vec![simple];
+    for &a in &legal {
+        if matches!(a, RummyAction::Meld(_) | RummyAction::LayOff { .. }) && !v.contains(&a) {
+            v.push(a);
+        }
+    }
+    let cards = h.hand(me);
+    let rules = h.rules();
+    let useful = |c: Card| {
+        cards.iter().any(|o| {
+            o != c
+                && (o.rank() == c.rank()
+                    || (o.suit() == c.suit() && o.rank().index().abs_diff(c.rank().index()) <= 2))
+        })
+    };
+    let mut discards: Vec<Card> =
+        legal.iter().filter_map(|a| if let RummyAction::Discard(c) = a { Some(*c) } else { None }).collect();
+    discards.sort_by_key(|&c| (useful(c), std::cmp::Reverse(rules.card_points(c)), c));
+    for c in discards.into_iter().take(3) {
+        let a = RummyAction::Discard(c);
+        if !v.contains(&a) {
+            v.push(a);
+        }
+    }
+    v.truncate(MAX_CANDIDATES);
+    v
+}
+
+/// A rummy hand as `me` might find it: the cards it cannot place (neither its own, nor on
+/// the pile or the table) dealt at random to the other seats and the stock.
+fn sample_rummy(h: &RummyHand, me: u8, rng: &mut Rng) -> Option<RummyHand> {
+    let n = h.rules().players;
+    let table = h.table().iter().fold(CardSet::EMPTY, |a, m| a | m.cards);
+    let unknown = CardSet::FULL - h.hand(me) - table - h.pile_cards();
+    let mut pool: Vec<Card> = unknown.iter().collect();
+    let need: u32 = (0..n).filter(|&s| s != me).map(|s| h.hand(s).len()).sum();
+    if pool.len() != need as usize + h.stock_len() {
+        return None;
+    }
+    shuffle(&mut pool, rng);
+    let mut hands = [CardSet::EMPTY; 6];
+    let mut at = 0;
+    for s in 0..n {
+        if s == me {
+            hands[s as usize] = h.hand(me);
+            continue;
+        }
+        let k = h.hand(s).len() as usize;
+        hands[s as usize] = pool[at..at + k].iter().copied().collect();
+        at += k;
+    }
+    Some(h.with_hidden(&hands[..n as usize], &pool[at..], rng.next_u64()))
+}
+
+/// Plays `h` to its end with `simple` at every seat; the points `me` scores minus the
+/// others' over `n − 1`.
+fn rollout_rummy(mut h: RummyHand, me: u8, seed: u64) -> f64 {
+    let mut rng = Rng::new(seed);
+    while let Some(s) = h.to_act() {
+        let a = crate::tables::rummy_simple(&h, s, &mut rng);
+        if h.apply(s, a).is_err() {
+            return 0.0;
+        }
+    }
+    let Some(r) = h.result() else { return 0.0 };
+    let n = h.rules().players as f64;
+    match r.winner {
+        Some(w) if w == me => r.points as f64,
+        Some(_) => -(r.points as f64) / (n - 1.0),
+        None => 0.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tables::TableBot;
+    use engine::{Format, Kind, Move, Table, TableSetup};
+
+    /// Plays one game of `format` with `strong` (a budget of `rollouts`) at the seats of
+    /// `strong_seats` and `simple` or `random` at the others; every move of `strong` must be
+    /// legal. Returns its search statistics and its moves.
+    fn play(
+        format: &Format,
+        seed: u64,
+        strong_seats: &[u8],
+        rollouts: u32,
+    ) -> (SearchStats, Vec<(u8, Move)>) {
+        let n = format.players();
+        let mut t = Table::new(TableSetup::new(format.clone(), seed)).unwrap();
+        let mut strong: Vec<TableStrong> =
+            (0..n).map(|s| TableStrong::with_rollouts(seed ^ u64::from(s) << 40, rollouts)).collect();
+        let mut others: Vec<TableBot> = (0..n)
+            .map(|s| {
+                let name = if (seed + u64::from(s)).is_multiple_of(3) { "random" } else { "simple" };
+                TableBot::new(name, format.kind(), seed + u64::from(s)).unwrap()
+            })
+            .collect();
+        while let Some(seat) = t.first_to_act() {
+            let m = if strong_seats.contains(&seat) {
+                match &t {
+                    Table::Gin7(g) => Move::from(strong[seat as usize].act_gin7(g.hand(), seat)),
+                    Table::Rummy(g) => Move::from(strong[seat as usize].act_rummy(g.hand(), seat)),
+                    _ => unreachable!("gin-7 and rummy only"),
+                }
+            } else {
+                others[seat as usize].act(&t, seat)
+            };
+            if let Err(e) = t.apply(seat, &m) {
+                panic!(
+                    "{} seat {seat} (strong: {}) played {m}: {e}",
+                    format.name(),
+                    strong_seats.contains(&seat)
+                );
+            }
+        }
+        let mut stats = SearchStats::default();
+        for s in strong_seats {
+            stats.add(&strong[*s as usize].stats());
+        }
+        (stats, t.moves())
+    }
+
+    fn formats() -> Vec<Format> {
+        let mut v = Vec::new();
+        for n in 3..=6 {
+            v.push(Format::preset("gin-7").unwrap().with_players(n).unwrap());
+        }
+        for n in 2..=6 {
+            v.push(Format::preset("rummy").unwrap().with_players(n).unwrap());
+        }
+        v
+    }
+
+    /// `strong` plays thousands of games at every size of gin-7 and rummy, one seat or
+    /// several, against `simple` and `random`, and never makes an illegal move (a small
+    /// budget: the search's moves are the same kinds at any budget).
+    #[test]
+    fn strong_plays_every_table_size_legally() {
+        let mut games = 0;
+        let mut searched = 0;
+        for (f, format) in formats().iter().enumerate() {
+            let n = format.players();
+            for g in 0..240u64 {
+                let seed = 1000 * f as u64 + g;
+                let seats: Vec<u8> = if g % 4 == 0 { (0..n).collect() } else { vec![(g % n as u64) as u8] };
+                let (stats, _) = play(format, seed, &seats, 4);
+                // (A game may end before a seat acts: a rummy hand going out for 150 at once.)
+                searched += stats.searched;
+                games += 1;
+            }
+        }
+        assert!(games >= 2000 && searched > 10_000, "{games} games, {searched} searched decisions");
+    }
+
+    /// The time limit is a count: no decision plays more than its budget of rollouts (each
+    /// rollout is one hand played to its end, and every hand ends: the formats' turn
+    /// limits), at every size, whatever the number of candidates; the default budget keeps
+    /// the mean decision near a millisecond (docs/book/src/performance.md).
+    #[test]
+    fn strong_keeps_to_its_rollout_budget() {
+        for format in formats() {
+            for budget in [1, 7, 30] {
+                let (stats, _) = play(&format, 77 + budget as u64, &[0], budget);
+                assert!(stats.searched > 0, "{}", format.name());
+                assert!(
+                    stats.max_rollouts <= budget.max(MAX_CANDIDATES as u32),
+                    "{}: {} rollouts in a decision, budget {budget}",
+                    format.name(),
+                    stats.max_rollouts
+                );
+                assert!(stats.rollouts <= stats.searched * u64::from(budget.max(MAX_CANDIDATES as u32)));
+            }
+        }
+        assert_eq!(TableStrong::new(1).rollouts, ROLLOUTS);
+    }
+
+    /// Given its seed, `strong` plays the same game.
+    #[test]
+    fn strong_is_deterministic_given_its_seed() {
+        for format in [formats()[1].clone(), formats()[6].clone()] {
+            let a = play(&format, 5, &[1], 20).1;
+            let b = play(&format, 5, &[1], 20).1;
+            assert_eq!(a, b, "{}", format.name());
+        }
+        assert_eq!(Kind::Gin7, formats()[0].kind());
+    }
+}
