@@ -29,15 +29,17 @@ fn every_strategy_plays_whole_games_of_its_formats() {
             assert!(!t.hands().is_empty());
         }
     }
-    // `strong` plays the two-player hands of three-player and teams, not gin-7 or rummy.
+    // At gin-7 and rummy, `strong` is the table search; the two-player strategies play the
+    // two-player hands of three-player and teams only.
     for kind in [Kind::Gin7, Kind::Rummy] {
-        let e = TableBot::new("strong", kind, 1).err().unwrap();
-        assert!(e.0.contains("random, simple"), "{}", e.0);
+        assert!(TableBot::new("strong", kind, 1).is_ok());
+        let e = TableBot::new("strong-v2", kind, 1).err().unwrap();
+        assert!(e.0.contains("random, simple, strong"), "{}", e.0);
     }
-    for name in ["strong", "strong-v1", "gin-hunter", "early-knocker", "defensive"] {
+    for name in ["strong", "strong-v1", "strong-v2", "gin-hunter", "early-knocker", "defensive"] {
         assert!(TableBot::new(name, Kind::ThreePlayer, 1).is_ok());
         assert!(TableBot::new(name, Kind::Teams, 1).is_ok());
-        assert!(TableBot::new(name, Kind::Gin7, 1).is_err());
+        assert!(name == "strong" || TableBot::new(name, Kind::Gin7, 1).is_err());
     }
 }
 
