@@ -433,6 +433,54 @@ impl Gin7HandResult {
     }
 }
 
+/// What one seat sees of a gin-7 hand in play, the input of [`Gin7Hand::from_view`]: every
+/// public fact of the hand and the seat's own cards, nothing hidden. A client builds it from
+/// the events it was sent (`gin_sdk::TableTracker` does).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Gin7View {
+    /// The rules.
+    pub rules: Gin7Rules,
+    /// Who dealt.
+    pub dealer: u8,
+    /// The seat whose view this is.
+    pub seat: u8,
+    /// The seat to act.
+    pub to_act: u8,
+    /// Where its turn is: [`Gin7Phase::Draw`] or [`Gin7Phase::Discard`].
+    pub phase: Gin7Phase,
+    /// The viewer's cards.
+    pub cards: CardSet,
+    /// How many cards each seat holds, by seat.
+    pub hand_lens: Vec<u32>,
+    /// The cards each seat is known to hold (taken from the pile, still held), by seat.
+    pub known: Vec<CardSet>,
+    /// The discard pile, bottom first.
+    pub pile: Vec<Card>,
+    /// Cards left in the stock.
+    pub stock_len: u32,
+    /// The card the seat to act took from the pile this turn, if any.
+    pub taken: Option<Card>,
+    /// Turns of the pile so far in this hand.
+    pub pile_turns: u32,
+    /// Turns of play (draws) so far in this hand.
+    pub turns_played: u32,
+    /// Every card seen face up in this hand and not turned back into the stock since (the
+    /// upcard, the discards; the pile's cards need not be named again).
+    pub public: CardSet,
+}
+
+/// Why a view was refused ([`Gin7Hand::from_view`], [`crate::rummy::RummyHand::from_view`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ViewError(pub String);
+
+impl fmt::Display for ViewError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "inconsistent view: {}", self.0)
+    }
+}
+
+impl std::error::Error for ViewError {}
+
 /// One hand of gin at a table of three to six.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Gin7Hand {
@@ -642,6 +690,154 @@ impl Gin7Hand {
         h.stock[self.stock_next as usize..].copy_from_slice(stock);
         h.seed = seed;
         h
+    }
+
+    /// A hand as `view.seat` sees it, for a search over what it cannot see: everything
+    /// public and its own cards as the view says, the cards it cannot place dealt to the
+    /// other seats (their known cards kept) and the stock in a fixed order, the hand's seed
+    /// `seed` (it keys later turns of the pile). The seat's search deals the hidden cards
+    /// again ([`Gin7Hand::with_hidden`]); [`Gin7Hand::deck`] and [`Gin7Hand::upcard`] of the
+    /// result are made up. Refused, saying why, when the view does not add up: a seat out of
+    /// range, a phase that is not a turn, counts that do not make 52 cards, a card in two
+    /// places.
+    pub fn from_view(view: &Gin7View, seed: u64) -> Result<Gin7Hand, ViewError> {
+        let err = |m: String| Err(ViewError(m));
+        let rules = view.rules;
+        rules.check().map_err(|e| ViewError(e.0))?;
+        let n = rules.players;
+        for (what, s) in [("dealer", view.dealer), ("seat", view.seat), ("seat to act", view.to_act)] {
+            if s >= n {
+                return err(format!("{what}: seat {s} at a table of {n}"));
+            }
+        }
+        if view.phase == Gin7Phase::Over {
+            return err("the hand is over".into());
+        }
+        if view.hand_lens.len() != n as usize || view.known.len() != n as usize {
+            return err(format!(
+                "{} hand sizes and {} known hands at a table of {n}",
+                view.hand_lens.len(),
+                view.known.len()
+            ));
+        }
+        let (me, size) = (view.seat as usize, u32::from(rules.hand_size));
+        for (s, &len) in view.hand_lens.iter().enumerate() {
+            let want =
+                if s == view.to_act as usize && view.phase == Gin7Phase::Discard { size + 1 } else { size };
+            if len != want {
+                return err(format!("seat {s} holds {len} cards; {want} at this point of the turn"));
+            }
+            if view.known[s].len() > len {
+                return err(format!("seat {s} is known to hold {} of its {len} cards", view.known[s].len()));
+            }
+        }
+        if view.cards.len() != view.hand_lens[me] {
+            return err(format!(
+                "the seat's {} cards, {} by the hand sizes",
+                view.cards.len(),
+                view.hand_lens[me]
+            ));
+        }
+        if !view.cards.is_superset(view.known[me]) {
+            return err("the seat's known cards are not all in its hand".into());
+        }
+        // Every card placed once: the seat's, the others' known ones, the pile.
+        let mut placed = view.cards;
+        for (s, &k) in view.known.iter().enumerate() {
+            if s != me {
+                if !(placed & k).is_empty() {
+                    return err(format!("seat {s}'s known cards [{}] are placed twice", placed & k));
+                }
+                placed |= k;
+            }
+        }
+        for &c in &view.pile {
+            if placed.contains(c) {
+                return err(format!("the pile's {c} is placed twice"));
+            }
+            placed.insert(c);
+        }
+        let total: u32 = view.hand_lens.iter().sum::<u32>() + view.pile.len() as u32 + view.stock_len;
+        if total != 52 {
+            return err(format!("{total} cards in the hands, the pile and the stock, not 52"));
+        }
+        if let Some(t) = view.taken
+            && (view.phase != Gin7Phase::Discard || !view.known[view.to_act as usize].contains(t))
+        {
+            return err(format!("{t} taken from the pile this turn, not a known card of the seat to act"));
+        }
+        // The cards the seat cannot place: to each other seat after its known ones, then the
+        // stock.
+        let mut unseen = (CardSet::FULL - placed).iter();
+        let mut cards = [CardSet::EMPTY; MAX];
+        for (s, c) in cards.iter_mut().enumerate().take(n as usize) {
+            *c = if s == me { view.cards } else { view.known[s] };
+            while c.len() < view.hand_lens[s] {
+                c.insert(unseen.next().expect("the counts add up to 52"));
+            }
+        }
+        let stock: Vec<Card> = unseen.collect();
+        debug_assert_eq!(stock.len(), view.stock_len as usize);
+        // The stock at the end of the array, top first; before it, the rest (meaning nothing).
+        let mut order: Vec<Card> =
+            (CardSet::FULL - stock.iter().copied().collect::<CardSet>()).iter().collect();
+        order.extend(&stock);
+        let deck = Deck::from_cards(&order).map_err(|e| ViewError(e.to_string()))?;
+        let mut pile = match view.pile.first() {
+            Some(&c) => Pile::starting_with(c),
+            None => {
+                let mut p = Pile::starting_with(order[0]);
+                p.pop();
+                p
+            }
+        };
+        for &c in view.pile.iter().skip(1) {
+            pile.push(c);
+        }
+        let public = view.public | view.pile.iter().copied().collect::<CardSet>();
+        let mut known = [CardSet::EMPTY; MAX];
+        known[..n as usize].copy_from_slice(&view.known);
+        Ok(Gin7Hand {
+            rules,
+            stock: *deck.cards(),
+            deck,
+            seed,
+            number: 0,
+            dealer: view.dealer,
+            cards,
+            known,
+            held: cards,
+            public,
+            stock_next: (52 - stock.len()) as u8,
+            turns: view.pile_turns,
+            played: view.turns_played,
+            pile,
+            to_act: view.to_act,
+            phase: view.phase,
+            taken: view.taken.map_or(CardSet::EMPTY, CardSet::single),
+            result: None,
+        })
+    }
+
+    /// The view of `seat` of this hand ([`Gin7Hand::from_view`] takes it back).
+    pub fn view_of(&self, seat: u8) -> Gin7View {
+        let n = self.rules.players as usize;
+        Gin7View {
+            rules: self.rules,
+            dealer: self.dealer,
+            seat,
+            to_act: self.to_act,
+            phase: self.phase,
+            cards: self.cards(seat),
+            hand_lens: self.cards[..n].iter().map(|c| c.len()).collect(),
+            known: self.known[..n].to_vec(),
+            pile: self.pile().to_vec(),
+            stock_len: self.stock_len() as u32,
+            taken: self.taken_from_pile(),
+            pile_turns: self.turns,
+            turns_played: self.played,
+            public: self.public,
+        }
     }
 
     /// The result, once the hand is over.
@@ -1379,6 +1575,88 @@ mod tests {
         from_events.push_common(&Gin7Event::Drew { seat: 5, card: c("9S"), from_stock: false });
         from_events.push_common(&Gin7Event::Discarded { seat: 2, card: c("TD") });
         assert_eq!(from_events.to_vec(), vec![(5, Action::DrawPile), (2, Action::Discard { card: c("TD") })]);
+    }
+
+    /// A hand rebuilt from a seat's view ([`Gin7Hand::view_of`], [`Gin7Hand::from_view`]),
+    /// its hidden cards then dealt at random ([`Gin7Hand::with_hidden`]), gives the seat the
+    /// view it had and, when it is to act, the true hand's legal moves; it plays on to its
+    /// end. Views that do not add up are refused.
+    #[test]
+    fn a_hand_rebuilt_from_a_seats_view_has_the_true_hands_legal_moves() {
+        let mut x = 0x1234_5678_9ABC_DEF1u64;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        let mut compared = 0;
+        for players in 3..=6u8 {
+            let r = Gin7Rules { reshuffles: 12, ..Gin7Rules::for_players(players).unwrap() };
+            for seed in 0..40u64 {
+                let mut h = Gin7Hand::deal(&r, seed, seed % 3, (seed % players as u64) as u8).unwrap();
+                while let Some(actor) = h.to_act() {
+                    for seat in 0..players {
+                        let v = h.view_of(seat);
+                        let built = Gin7Hand::from_view(&v, seed ^ 7).unwrap();
+                        assert_eq!(built.view_of(seat), v);
+                        // The hidden cards dealt again at random, as a search does.
+                        let mut pool: Vec<Card> = (CardSet::FULL
+                            - h.cards(seat)
+                            - h.pile().iter().copied().collect::<CardSet>()
+                            - (0..players)
+                                .filter(|&s| s != seat)
+                                .fold(CardSet::EMPTY, |a, s| a | h.known_cards(s)))
+                        .iter()
+                        .collect();
+                        for i in (1..pool.len()).rev() {
+                            pool.swap(i, next(i + 1));
+                        }
+                        let mut hands = Vec::new();
+                        for s in 0..players {
+                            let mut c = if s == seat { h.cards(s) } else { h.known_cards(s) };
+                            while c.len() < h.cards(s).len() {
+                                c.insert(pool.pop().unwrap());
+                            }
+                            hands.push(c);
+                        }
+                        let world = built.with_hidden(&hands, &pool, 3);
+                        assert_eq!(world.view_of(seat), v);
+                        assert_eq!((world.to_act(), world.phase()), (h.to_act(), h.phase()));
+                        assert_eq!(world.seen_by(seat), h.seen_by(seat), "seat {seat}");
+                        if seat == actor {
+                            assert_eq!(world.legal_actions(), h.legal_actions(), "seed {seed}, seat {seat}");
+                            assert_eq!(world.legal(), h.legal());
+                            compared += 1;
+                            // The rebuilt hand plays on to its end.
+                            let mut w = world.clone();
+                            while let Some(s) = w.to_act() {
+                                let legal = w.legal_actions();
+                                w.apply(s, &legal[legal.len() - 1]).unwrap();
+                            }
+                        }
+                    }
+                    let legal = h.legal_actions();
+                    let a = legal[next(legal.len())].clone();
+                    h.apply(actor, &a).unwrap();
+                }
+            }
+        }
+        assert!(compared > 1000, "{compared}");
+        // Views that do not add up.
+        let h = Gin7Hand::deal(&Gin7Rules::default(), 1, 0, 0).unwrap();
+        let v = h.view_of(2);
+        let bad = |f: &dyn Fn(&mut Gin7View)| {
+            let mut w = v.clone();
+            f(&mut w);
+            Gin7Hand::from_view(&w, 0).unwrap_err().to_string()
+        };
+        assert!(bad(&|w| w.seat = 9).contains("seat: seat 9"));
+        assert!(bad(&|w| w.stock_len += 1).contains("not 52"));
+        assert!(bad(&|w| w.pile.push(w.cards.first().unwrap())).contains("placed twice"));
+        assert!(bad(&|w| w.hand_lens[1] = 8).contains("seat 1 holds 8 cards"));
+        assert!(bad(&|w| w.phase = Gin7Phase::Over).contains("over"));
+        assert!(bad(&|w| w.taken = w.cards.first()).contains("taken from the pile"));
     }
 
     #[test]

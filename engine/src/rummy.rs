@@ -354,6 +354,44 @@ pub struct RummyHandResult {
     pub turns: u32,
 }
 
+/// What one seat sees of a rummy hand in play, the input of [`RummyHand::from_view`]: every
+/// public fact of the hand and the seat's own cards, nothing hidden. A client builds it from
+/// the events it was sent from the hand's deal (`gin_sdk::TableTracker` does): a snapshot
+/// shows only the pile's top.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RummyView {
+    /// The rules.
+    pub rules: RummyRules,
+    /// Who dealt.
+    pub dealer: u8,
+    /// The seat whose view this is.
+    pub seat: u8,
+    /// The seat to act.
+    pub to_act: u8,
+    /// Where its turn is: [`RummyPhase::Draw`] or [`RummyPhase::Play`].
+    pub phase: RummyPhase,
+    /// The viewer's cards.
+    pub cards: CardSet,
+    /// How many cards each seat holds, by seat.
+    pub hand_lens: Vec<u32>,
+    /// The whole discard pile, bottom first.
+    pub pile: Vec<Card>,
+    /// The melds on the table, in the order they were laid.
+    pub table: Vec<TableMeld>,
+    /// Cards left in the stock.
+    pub stock_len: u32,
+    /// The card the seat to act took from the pile this turn, if any.
+    pub taken: Option<Card>,
+    /// Turns of the pile into the stock so far in this hand.
+    pub pile_turns: u32,
+    /// Turns ended so far in this hand (each by a discard).
+    pub turns: u32,
+    /// By seat: whether it laid a meld or laid off a card in this hand before this turn.
+    pub played_before: Vec<bool>,
+    /// Whether the seat to act has laid a meld or laid off a card this turn.
+    pub played_now: bool,
+}
+
 /// The most melds a table can hold (three cards each).
 const MAX_MELDS: usize = 52 / 3;
 
@@ -600,6 +638,181 @@ impl RummyHand {
             h.count_plays();
         }
         h
+    }
+
+    /// A hand as `view.seat` sees it, for a search over what it cannot see: everything
+    /// public and its own cards as the view says, the cards it cannot place dealt to the
+    /// other seats (the card the seat to act took from the pile kept in its hand) and the
+    /// stock in a fixed order, the hand's seed `seed` (it keys later turns of the pile). The
+    /// seat's search deals the hidden cards again ([`RummyHand::with_hidden`]). Refused,
+    /// saying why, when the view does not add up: a seat out of range, a phase that is not a
+    /// turn, a meld the rules do not allow, counts that do not make 52 cards, a card in two
+    /// places, a turn that could not be.
+    pub fn from_view(view: &RummyView, seed: u64) -> Result<RummyHand, crate::gin7::ViewError> {
+        let err = |m: String| Err(crate::gin7::ViewError(m));
+        let rules = &view.rules;
+        rules.check().map_err(|e| crate::gin7::ViewError(e.0))?;
+        let n = rules.players;
+        for (what, s) in [("dealer", view.dealer), ("seat", view.seat), ("seat to act", view.to_act)] {
+            if s >= n {
+                return err(format!("{what}: seat {s} at a table of {n}"));
+            }
+        }
+        if view.phase == RummyPhase::Over {
+            return err("the hand is over".into());
+        }
+        if view.hand_lens.len() != n as usize || view.played_before.len() != n as usize {
+            return err(format!(
+                "{} hand sizes and {} seats' plays at a table of {n}",
+                view.hand_lens.len(),
+                view.played_before.len()
+            ));
+        }
+        let me = view.seat as usize;
+        if view.cards.len() != view.hand_lens[me] {
+            return err(format!(
+                "the seat's {} cards, {} by the hand sizes",
+                view.cards.len(),
+                view.hand_lens[me]
+            ));
+        }
+        if let Some(s) = view.hand_lens.iter().position(|&l| l == 0) {
+            return err(format!("seat {s} holds no card in a hand in play"));
+        }
+        let mut placed = view.cards;
+        for (i, m) in view.table.iter().enumerate() {
+            if !rules.is_meld(m.cards) {
+                return err(format!("meld {i} [{}] is not a meld under these rules", m.cards));
+            }
+            if !(placed & m.cards).is_empty() {
+                return err(format!("meld {i}'s [{}] placed twice", placed & m.cards));
+            }
+            placed |= m.cards;
+        }
+        for &c in &view.pile {
+            if placed.contains(c) {
+                return err(format!("the pile's {c} is placed twice"));
+            }
+            placed.insert(c);
+        }
+        let total = view.hand_lens.iter().sum::<u32>() as usize
+            + view.pile.len()
+            + view.stock_len as usize
+            + view.table.iter().map(|m| m.cards.len() as usize).sum::<usize>();
+        if total != 52 {
+            return err(format!("{total} cards in the hands, the pile, the table and the stock, not 52"));
+        }
+        if view.phase == RummyPhase::Draw {
+            if view.pile.is_empty() {
+                return err("a draw with no pile".into());
+            }
+            if view.stock_len == 0 && (view.pile.len() < 2 || view.pile_turns >= rules.max_reshuffles) {
+                return err("a draw with no stock and no turn of the pile left".into());
+            }
+            if view.taken.is_some() || view.played_now {
+                return err("a card taken or a play made before the draw".into());
+            }
+        }
+        let mut hands = [CardSet::EMPTY; 8];
+        hands[me] = view.cards;
+        // The card taken from the pile this turn is in the hand of the seat to act, or on the
+        // table (melded or laid off since).
+        let on_table = view.table.iter().fold(CardSet::EMPTY, |a, m| a | m.cards);
+        if let Some(t) = view.taken {
+            let actor = view.to_act as usize;
+            if view.pile.contains(&t) || (actor == me && !(view.cards | on_table).contains(t)) {
+                return err(format!(
+                    "{t} taken from the pile this turn is neither held by the seat to act nor on the table"
+                ));
+            }
+            if actor != me && !placed.contains(t) {
+                hands[actor].insert(t);
+                placed.insert(t);
+            }
+        }
+        // The cards the seat cannot place: to each other seat, then the stock.
+        let mut unseen = (CardSet::FULL - placed).iter();
+        for s in (0..n as usize).filter(|&s| s != me) {
+            while hands[s].len() < view.hand_lens[s] {
+                let Some(c) = unseen.next() else { return err("too few cards for the hands".into()) };
+                hands[s].insert(c);
+            }
+        }
+        let stock: Vec<Card> = unseen.collect();
+        if stock.len() != view.stock_len as usize {
+            return err(format!("{} cards left for a stock of {}", stock.len(), view.stock_len));
+        }
+        let first = view
+            .pile
+            .first()
+            .or(stock.first())
+            .copied()
+            .unwrap_or_else(|| Card::all().next().expect("52 cards"));
+        let mut cards = [first; 64];
+        // The stock top last; the pile from the end down, top first.
+        for (at, &c) in cards.iter_mut().zip(stock.iter().rev()) {
+            *at = c;
+        }
+        for (i, &c) in view.pile.iter().enumerate() {
+            cards[63 - i] = c;
+        }
+        let mut h = RummyHand {
+            rules: rules.clone(),
+            seed,
+            number: 0,
+            dealer: view.dealer,
+            hands,
+            cards,
+            stock: stock.len() as u8,
+            pile: view.pile.len() as u8,
+            table: view.table.clone(),
+            spots: [CardSet::EMPTY; MAX_MELDS],
+            all_spots: CardSet::EMPTY,
+            to_act: view.to_act,
+            phase: view.phase,
+            from_pile: view.taken.map_or(CardSet::EMPTY, CardSet::single),
+            played_before: view.played_before.iter().enumerate().fold(0, |b, (s, &p)| b | (p as u8) << s),
+            played_now: view.played_now,
+            melds_now: 0,
+            layoffs_now: 0,
+            reshuffles: view.pile_turns,
+            turns: view.turns,
+            high_aces: if rules.ace_high { ACES } else { 0 },
+            result: None,
+        };
+        if h.table.len() > MAX_MELDS {
+            return err(format!("{} melds on the table", h.table.len()));
+        }
+        for i in 0..h.table.len() {
+            h.spots[i] = h.spots(h.table[i].cards);
+        }
+        h.all_spots = h.table_spots().iter().fold(CardSet::EMPTY, |a, &b| a | b);
+        if h.phase == RummyPhase::Play {
+            h.count_plays();
+        }
+        Ok(h)
+    }
+
+    /// The view of `seat` of this hand ([`RummyHand::from_view`] takes it back).
+    pub fn view_of(&self, seat: u8) -> RummyView {
+        let n = self.rules.players as usize;
+        RummyView {
+            rules: self.rules.clone(),
+            dealer: self.dealer,
+            seat,
+            to_act: self.to_act,
+            phase: self.phase,
+            cards: self.hand(seat),
+            hand_lens: self.hands[..n].iter().map(|c| c.len()).collect(),
+            pile: self.pile().collect(),
+            table: self.table.clone(),
+            stock_len: self.stock as u32,
+            taken: self.taken_from_pile(),
+            pile_turns: self.reshuffles,
+            turns: self.turns,
+            played_before: (0..n).map(|s| self.played_before >> s & 1 == 1).collect(),
+            played_now: self.played_now,
+        }
     }
 
     /// The card the seat to act took from the discard pile this turn, which it may not
@@ -1392,6 +1605,103 @@ mod tests {
                 assert_eq!(select(set, 63), None);
             }
         }
+    }
+
+    /// A hand rebuilt from a seat's view ([`RummyHand::view_of`], [`RummyHand::from_view`]),
+    /// its hidden cards then dealt at random ([`RummyHand::with_hidden`]), gives the seat the
+    /// view it had and, when it is to act, the true hand's legal moves; it plays on to its
+    /// end. Views that do not add up are refused.
+    #[test]
+    fn a_hand_rebuilt_from_a_seats_view_has_the_true_hands_legal_moves() {
+        let mut x = 0x0F1E_2D3C_4B5A_6978u64;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        let mut compared = 0;
+        for players in 2..=6u8 {
+            for ace_high in [false, true] {
+                let rules = RummyRules { ace_high, ..RummyRules::for_players(players).unwrap() };
+                for seed in 0..25u64 {
+                    let mut h = RummyHand::deal(&rules, seed, 1, (seed % players as u64) as u8).unwrap();
+                    let mut moves = 0;
+                    while let Some(actor) = h.to_act() {
+                        for seat in 0..players {
+                            let v = h.view_of(seat);
+                            let built = RummyHand::from_view(&v, seed ^ 5).unwrap();
+                            assert_eq!(built.view_of(seat), v);
+                            let table = h.table().iter().fold(CardSet::EMPTY, |a, m| a | m.cards);
+                            let taken =
+                                if actor != seat { h.from_pile & h.hand(actor) } else { CardSet::EMPTY };
+                            let mut pool: Vec<Card> =
+                                (CardSet::FULL - h.hand(seat) - table - h.pile_cards() - taken)
+                                    .iter()
+                                    .collect();
+                            for i in (1..pool.len()).rev() {
+                                pool.swap(i, next(i + 1));
+                            }
+                            let mut hands = Vec::new();
+                            for s in 0..players {
+                                let mut c = if s == seat {
+                                    h.hand(s)
+                                } else if s == actor {
+                                    taken
+                                } else {
+                                    CardSet::EMPTY
+                                };
+                                while c.len() < h.hand(s).len() {
+                                    c.insert(pool.pop().unwrap());
+                                }
+                                hands.push(c);
+                            }
+                            let world = built.with_hidden(&hands, &pool, 3);
+                            assert_eq!(world.view_of(seat), v);
+                            if seat == actor {
+                                assert_eq!(world.legal(), h.legal(), "seed {seed}, seat {seat}");
+                                assert_eq!(world.legal_count(), h.legal_count());
+                                compared += 1;
+                                let mut w = world.clone();
+                                let mut left = 0;
+                                while let Some(s) = w.to_act() {
+                                    let legal = w.legal();
+                                    w.apply(s, legal[left % legal.len()]).unwrap();
+                                    left += 1;
+                                }
+                            }
+                        }
+                        // Mostly the plays and discards listed last (melds, lay-offs come
+                        // before the discards), so that the table fills.
+                        let legal = h.legal();
+                        let a = if next(3) == 0 { legal[next(legal.len())] } else { legal[0] };
+                        h.apply(actor, a).unwrap();
+                        moves += 1;
+                        if moves > 400 {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(compared > 1000, "{compared}");
+        let h = RummyHand::deal(&RummyRules::for_players(4).unwrap(), 2, 0, 0).unwrap();
+        let v = h.view_of(2);
+        let bad = |f: &dyn Fn(&mut RummyView)| {
+            let mut w = v.clone();
+            f(&mut w);
+            RummyHand::from_view(&w, 0).unwrap_err().to_string()
+        };
+        assert!(bad(&|w| w.to_act = 4).contains("seat to act: seat 4"));
+        assert!(bad(&|w| w.stock_len -= 1).contains("not 52"));
+        assert!(bad(&|w| w.pile.push(w.cards.first().unwrap())).contains("placed twice"));
+        assert!(bad(&|w| w.played_before.pop().map_or((), drop)).contains("seats' plays"));
+        assert!(bad(&|w| w.pile = vec![]).contains("not 52"));
+        let three = crate::hand("2C 3C 5C");
+        assert!(
+            bad(&|w| w.table.push(TableMeld { cards: three, by: 0, layoffs: Vec::new() }))
+                .contains("not a meld")
+        );
     }
 
     /// `with_hidden` with the hand's own hidden cards and seed gives the hand back; with the
