@@ -1,12 +1,18 @@
 //! Any table over the network (three players, teams, gin for 3 to 6, rummy; two-player gin
 //! too): one seat's view folded from its events ([`TableTracker`]), strategies that decide
 //! from that view and the legal moves the server sends ([`TableStrategy`]: `random`,
-//! `simple`, and `strong` where every hand is a two-player hand), and [`Client::play_table`].
+//! `simple` and `strong` at every table, the other two-player strategies where every hand is
+//! a two-player hand), and [`Client::play_table`].
 //!
 //! The server sends a seat its legal moves with each of its turns, so a table strategy needs
 //! no rules of its own: it picks one of them. The tracker keeps what a player looks at to
 //! choose: its cards, the discard pile of its table, the melds on the table (rummy), the
-//! scores.
+//! scores; at gin-7 and rummy also what `strong`'s search needs of the hand (each seat's card
+//! count, the cards known held, the turns of the pile and of play, who has melded), from
+//! which it rebuilds the hand as the seat sees it ([`TableTracker::gin7_view`],
+//! [`engine::gin7::Gin7Hand::from_view`]; [`TableTracker::rummy_view`],
+//! [`engine::rummy::RummyHand::from_view`]) and searches it as the house bots do
+//! ([`gin_strategies::table_strong`]).
 
 use engine::{Action, BySeat, Card, CardSet, RuleSet, Seat};
 use gin_proto::convert;
@@ -49,6 +55,40 @@ pub struct TableTracker {
     /// opponent (by its seat), oldest first: the opponent changes from hand to hand, and
     /// `strong` learns from them what kind of knocker each is.
     showdowns: Vec<(u32, Vec<OppShowdown>)>,
+    /// The format, from the game's [`pb::FormatInfo`] ([`TableTracker::set_format`]).
+    format: Option<engine::Format>,
+    /// Gin-7 and rummy: the public side of the hand in play, which `strong`'s search needs.
+    public: TablePublic,
+}
+
+/// Gin-7 and rummy: what every seat knows of the hand in play beyond the pile and the
+/// melds, folded from the events since its deal ([`TableTracker::gin7_view`],
+/// [`TableTracker::rummy_view`]).
+#[derive(Clone, Debug, Default)]
+struct TablePublic {
+    dealer: u8,
+    /// Cards in each seat's hand, by seat.
+    hand_lens: Vec<u32>,
+    /// Gin-7: the cards each seat took from the pile and still holds, by seat.
+    known: Vec<CardSet>,
+    /// Gin-7: every card turned face up in the hand and not turned back into the stock.
+    faced: CardSet,
+    /// The card the seat to act took from the pile this turn.
+    taken: Option<Card>,
+    /// Turns of the pile so far in the hand.
+    pile_turns: u32,
+    /// Draws (gin-7's turns of play) and discards (rummy's turns) so far in the hand.
+    draws: u32,
+    discards: u32,
+    /// Rummy: the melds on the table with who laid each and the lay-offs.
+    table: Vec<engine::rummy::TableMeld>,
+    /// Rummy: the seats that laid a meld or laid off in the hand before this turn (bit per
+    /// seat), and whether the seat to act has this turn.
+    played_before: u8,
+    played_now: bool,
+    /// Whether the tracker saw the hand from its deal (one from a snapshot did not: it knows
+    /// no turns of play, and in rummy only the pile's top).
+    from_deal: bool,
 }
 
 /// A seat's memory of its two-player hand at a table of three players or in teams, as a
@@ -96,6 +136,31 @@ impl TableTracker {
                 }
                 if i == t.table {
                     t.melds = tp.melds.iter().map(|m| convert::cards(&m.cards)).collect::<Result<_, _>>()?;
+                    let p = &mut t.public;
+                    p.dealer = tp.dealer as u8;
+                    let n = tp.seats.iter().max().map_or(0, |&m| m as usize + 1);
+                    (p.hand_lens, p.known) = (vec![0; n], vec![CardSet::EMPTY; n]);
+                    for (&seat, &len) in tp.seats.iter().zip(&tp.hand_sizes) {
+                        p.hand_lens[seat as usize] = len;
+                    }
+                    for k in &tp.known {
+                        if let Some(known) = p.known.get_mut(k.seat as usize) {
+                            *known = convert::cards(&k.cards)?;
+                        }
+                    }
+                    p.faced = convert::cards(&tp.pile)?;
+                    p.taken = convert::card(&s.taken_from_pile).ok();
+                    for m in &tp.melds {
+                        let mut layoffs = Vec::new();
+                        for l in &m.layoffs {
+                            layoffs.push((l.seat as u8, convert::card(&l.card)?));
+                        }
+                        p.table.push(engine::rummy::TableMeld {
+                            cards: convert::cards(&m.cards)?,
+                            by: m.seat as u8,
+                            layoffs,
+                        });
+                    }
                 }
             }
         }
@@ -120,10 +185,165 @@ impl TableTracker {
     /// Sets the format from the game's [`pb::FormatInfo`]: at three players and in teams,
     /// the two-player rules of every hand, which [`TableTracker::gin_decision`] needs.
     pub fn set_format(&mut self, f: &pb::FormatInfo) -> Result<(), Error> {
-        if two_player_hands(&f.kind) {
+        if two_player_hands(&f.kind) || f.kind == "gin-7" || f.kind == "rummy" {
             let format = engine::Format::parse_any(&f.document_json)
                 .map_err(|e| Error::Protocol(format!("the server's format: {e}")))?;
             self.rules = format.gin_rules().cloned();
+            self.format = Some(format);
+        }
+        Ok(())
+    }
+
+    /// Gin-7: this seat's view of the hand in play at its `turn`, for
+    /// [`engine::gin7::Gin7Hand::from_view`] (`strong`'s search). An error before the format
+    /// is known ([`TableTracker::set_format`]), at another kind, or when the tracker did not
+    /// see the hand from its deal (it knows no turns of play then).
+    pub fn gin7_view(&self, turn: &pb::TurnInfo) -> Result<engine::gin7::Gin7View, Error> {
+        let Some(engine::Format::Gin7(rules)) = &self.format else {
+            return Err(Error::Strategy(format!("no gin-7 rules known at {}", self.kind)));
+        };
+        let p = self.hand_public()?;
+        Ok(engine::gin7::Gin7View {
+            rules: *rules,
+            dealer: p.dealer,
+            seat: self.seat,
+            to_act: self.seat,
+            phase: if draws(turn) { engine::gin7::Gin7Phase::Draw } else { engine::gin7::Gin7Phase::Discard },
+            cards: self.hand,
+            hand_lens: p.hand_lens.clone(),
+            known: p.known.clone(),
+            pile: self.piles.get(self.table).cloned().unwrap_or_default(),
+            stock_len: self.stock,
+            taken: p.taken,
+            pile_turns: p.pile_turns,
+            turns_played: p.draws,
+            public: p.faced,
+        })
+    }
+
+    /// Rummy: this seat's view of the hand in play at its `turn`, for
+    /// [`engine::rummy::RummyHand::from_view`] (`strong`'s search). An error before the
+    /// format is known ([`TableTracker::set_format`]), at another kind, or when the tracker
+    /// did not see the hand from its deal (from a snapshot it knows only the pile's top).
+    pub fn rummy_view(&self, turn: &pb::TurnInfo) -> Result<engine::rummy::RummyView, Error> {
+        let Some(engine::Format::Rummy(rules)) = &self.format else {
+            return Err(Error::Strategy(format!("no rummy rules known at {}", self.kind)));
+        };
+        let p = self.hand_public()?;
+        let n = rules.players as usize;
+        Ok(engine::rummy::RummyView {
+            rules: rules.clone(),
+            dealer: p.dealer,
+            seat: self.seat,
+            to_act: self.seat,
+            phase: if draws(turn) {
+                engine::rummy::RummyPhase::Draw
+            } else {
+                engine::rummy::RummyPhase::Play
+            },
+            cards: self.hand,
+            hand_lens: p.hand_lens.clone(),
+            pile: self.piles.get(self.table).cloned().unwrap_or_default(),
+            table: p.table.clone(),
+            stock_len: self.stock,
+            taken: p.taken,
+            pile_turns: p.pile_turns,
+            turns: p.discards,
+            played_before: (0..n).map(|s| p.played_before >> s & 1 == 1).collect(),
+            played_now: p.played_now,
+        })
+    }
+
+    /// The public side of the hand in play, if this tracker saw it from its deal.
+    fn hand_public(&self) -> Result<&TablePublic, Error> {
+        if !self.public.from_deal {
+            return Err(Error::Strategy(
+                "the hand was not followed from its deal (a tracker from a snapshot)".into(),
+            ));
+        }
+        Ok(&self.public)
+    }
+
+    /// Gin-7 and rummy: folds `kind` into the hand's public side (before the piles move).
+    fn feed_public(&mut self, kind: &K) -> Result<(), Error> {
+        let gin7 = self.kind == "gin-7";
+        if !gin7 && self.kind != "rummy" {
+            return Ok(());
+        }
+        let card = |c: &str| convert::card(c).map_err(Error::from);
+        let pile = self.piles.get(self.table).cloned().unwrap_or_default();
+        let p = &mut self.public;
+        // A seat's hand grows or shrinks by `by` cards.
+        let len = |p: &mut TablePublic, seat: u32, by: i64| match p.hand_lens.get_mut(seat as usize) {
+            Some(l) => {
+                *l = (i64::from(*l) + by).max(0) as u32;
+                Ok(())
+            }
+            None => Err(Error::Protocol(format!("no seat {seat} at the table"))),
+        };
+        match kind {
+            K::HandDealt(d) => {
+                let n = d.seats.iter().max().map_or(0, |&m| m as usize + 1);
+                let each = (52u32.saturating_sub(d.stock_size + 1)) / (d.seats.len().max(1) as u32);
+                let upcard = card(&d.upcard)?;
+                *p = TablePublic {
+                    dealer: d.dealer as u8,
+                    hand_lens: vec![each; n],
+                    known: vec![CardSet::EMPTY; n],
+                    faced: CardSet::single(upcard),
+                    from_deal: true,
+                    ..TablePublic::default()
+                };
+            }
+            K::CardDrawn(d) => {
+                len(p, d.seat, 1)?;
+                p.draws += 1;
+                p.taken = None;
+                if d.source == pb::DrawSource::Pile as i32 {
+                    let top = match pile.last() {
+                        Some(&c) => c,
+                        None => card(&d.card)?,
+                    };
+                    p.taken = Some(top);
+                    if let Some(k) = p.known.get_mut(d.seat as usize) {
+                        k.insert(top);
+                    }
+                }
+            }
+            K::CardDiscarded(d) => {
+                let c = card(&d.card)?;
+                len(p, d.seat, -1)?;
+                if let Some(k) = p.known.get_mut(d.seat as usize) {
+                    k.remove(c);
+                }
+                p.faced.insert(c);
+                p.taken = None;
+                p.discards += 1;
+                p.played_before |= (p.played_now as u8) << (d.seat & 7);
+                p.played_now = false;
+            }
+            K::PileTurned(t) => {
+                p.pile_turns = t.turn;
+                let left = cards_in_order(&t.pile)?;
+                let turned: CardSet = pile.iter().copied().filter(|c| !left.contains(c)).collect();
+                p.faced = p.faced - turned;
+            }
+            K::MeldLaid(m) => {
+                let cards = convert::cards(&m.meld.as_ref().map(|m| m.cards.clone()).unwrap_or_default())?;
+                len(p, m.seat, -i64::from(cards.len()))?;
+                p.table.push(engine::rummy::TableMeld { cards, by: m.seat as u8, layoffs: Vec::new() });
+                p.played_now = true;
+            }
+            K::CardLaidOff(l) => {
+                let c = card(&l.card)?;
+                len(p, l.seat, -1)?;
+                if let Some(m) = p.table.get_mut(l.meld as usize) {
+                    m.cards.insert(c);
+                    m.layoffs.push((l.seat as u8, c));
+                }
+                p.played_now = true;
+            }
+            _ => {}
         }
         Ok(())
     }
@@ -316,6 +536,7 @@ impl TableTracker {
         self.last_seq = ev.seq;
         if let Some(k) = &ev.kind {
             self.feed_gin(k)?;
+            self.feed_public(k)?;
         }
         let me = u32::from(self.seat);
         let card = |c: &str| convert::card(c).map_err(Error::from);
@@ -432,6 +653,12 @@ impl TableTracker {
     }
 }
 
+/// Whether `turn` is the draw part of a turn (its legal moves draw).
+fn draws(turn: &pb::TurnInfo) -> bool {
+    use pb::ActionKind as A;
+    turn.legal_actions.iter().any(|a| a.kind == A::DrawStock as i32 || a.kind == A::DrawPile as i32)
+}
+
 fn cards_in_order(v: &[String]) -> Result<Vec<Card>, Error> {
     v.iter().map(|c| convert::card(c).map_err(Error::from)).collect()
 }
@@ -443,27 +670,37 @@ pub trait TableStrategy: Send {
     fn name(&self) -> &str;
     /// One of `turn.legal_actions` (anything else is replaced by the first legal move).
     fn act(&mut self, view: &TableTracker, turn: &pb::TurnInfo) -> pb::LegalAction;
+    /// What its search did so far, for a strategy that searches (`strong` at gin-7 and
+    /// rummy); `None` for the others.
+    fn search_stats(&self) -> Option<gin_strategies::table_strong::SearchStats> {
+        None
+    }
 }
 
 /// The table strategies: `random` (any legal move) and `simple` (the classic baseline, as
 /// the house plays it: lay the meld worth most and every lay-off it can, knock as soon as it
 /// may, take the pile's top only when it lowers the deadwood (rummy: when it melds with two
 /// cards of the hand or lays off), discard to the least deadwood (rummy: the highest card
-/// that neither pairs nor sits near one of its suit)) at every table.
-/// The other two-player strategies (`strong`, `strong-v1` and the styles: see
-/// [`gin_strategies::STRATEGIES`]) play where every hand is a two-player hand (three players,
-/// teams), from the tracker's memory of the hand ([`TableTracker::gin_decision`]); they do
-/// not play gin-7 or rummy (they model one opponent), where [`table_strategy_for`] refuses
-/// them.
+/// that neither pairs nor sits near one of its suit)) at every table; `strong` at every
+/// table too: where every hand is a two-player hand (three players, teams) the two-player
+/// `strong` from the tracker's memory of the hand ([`TableTracker::gin_decision`]), at gin-7
+/// and rummy the house's table search ([`gin_strategies::table_strong`]) on a hand rebuilt
+/// from the seat's view ([`TableTracker::gin7_view`], [`TableTracker::rummy_view`]).
+/// The other two-player strategies (`strong-v1`, `strong-v2` and the styles: see
+/// [`gin_strategies::STRATEGIES`]) play three players and teams only (they model one
+/// opponent); [`table_strategy_for`] refuses them at gin-7 and rummy.
 pub const TABLE_STRATEGIES: [&str; 8] = gin_strategies::STRATEGIES;
 
+/// The table strategies that play gin-7 and rummy.
+pub const GIN7_RUMMY_STRATEGIES: [&str; 3] = ["random", "simple", "strong"];
+
 /// The table strategy `name` for a game of format kind `kind` (as [`pb::FormatInfo`] names
-/// it): [`table_strategy`], but the two-player strategies only at three players and in
-/// teams.
+/// it): [`table_strategy`], but at gin-7 and rummy only [`GIN7_RUMMY_STRATEGIES`].
 pub fn table_strategy_for(name: &str, kind: &str, seed: u64) -> Result<Box<dyn TableStrategy>, Error> {
-    if !matches!(name, "random" | "simple") && !two_player_hands(kind) && TABLE_STRATEGIES.contains(&name) {
+    if !GIN7_RUMMY_STRATEGIES.contains(&name) && !two_player_hands(kind) && TABLE_STRATEGIES.contains(&name) {
         return Err(Error::Strategy(format!(
-            "the table strategy {name} plays three-player and teams only, not {kind}: random or simple there"
+            "the table strategy {name} plays three-player and teams only, not {kind}: {} there",
+            GIN7_RUMMY_STRATEGIES.join(", ")
         )));
     }
     table_strategy(name, seed)
@@ -474,6 +711,10 @@ pub fn table_strategy(name: &str, seed: u64) -> Result<Box<dyn TableStrategy>, E
     match name {
         "random" => Ok(Box::new(RandomTable { state: seed })),
         "simple" => Ok(Box::new(SimpleTable)),
+        "strong" => Ok(Box::new(StrongTable {
+            two: TwoPlayerTable(gin_strategies::by_name("strong", seed).map_err(|e| Error::Strategy(e.0))?),
+            search: gin_strategies::table_strong::TableStrong::new(seed),
+        })),
         _ => match gin_strategies::by_name(name, seed) {
             Ok(s) => Ok(Box::new(TwoPlayerTable(s))),
             Err(_) => Err(Error::Strategy(format!(
@@ -610,6 +851,77 @@ impl TableStrategy for TwoPlayerTable {
             SimpleTable.act(view, turn)
         })
     }
+}
+
+/// `strong` at every table: the two-player `strong` where every hand is a two-player hand,
+/// the table search at gin-7 and rummy, on the hand rebuilt from the seat's view. Its move
+/// is sent as the legal move it names; none (never expected) or a view that does not add up
+/// (a tracker from a snapshot) plays `simple`'s move instead, with a warning.
+struct StrongTable {
+    two: TwoPlayerTable,
+    search: gin_strategies::table_strong::TableStrong,
+}
+
+impl StrongTable {
+    /// The search's move at gin-7 or rummy, as one of `turn`'s legal moves.
+    fn searched(&mut self, view: &TableTracker, turn: &pb::TurnInfo) -> Result<pb::LegalAction, String> {
+        let me = view.seat();
+        if view.kind() == "gin-7" {
+            let v = view.gin7_view(turn).map_err(|e| e.to_string())?;
+            let h = engine::gin7::Gin7Hand::from_view(&v, 0).map_err(|e| e.to_string())?;
+            let a = self.search.act_gin7(&h, me);
+            legal_move(&a, turn).ok_or_else(|| format!("{a:?} is not among the legal moves"))
+        } else {
+            let v = view.rummy_view(turn).map_err(|e| e.to_string())?;
+            let h = engine::rummy::RummyHand::from_view(&v, 0).map_err(|e| e.to_string())?;
+            let a = self.search.act_rummy(&h, me);
+            rummy_legal_move(a, turn).ok_or_else(|| format!("{a} is not among the legal moves"))
+        }
+    }
+
+    /// What the table search did so far (gin-7 and rummy).
+    fn stats(&self) -> gin_strategies::table_strong::SearchStats {
+        self.search.stats()
+    }
+}
+
+impl TableStrategy for StrongTable {
+    fn name(&self) -> &str {
+        "strong"
+    }
+
+    fn act(&mut self, view: &TableTracker, turn: &pb::TurnInfo) -> pb::LegalAction {
+        if view.kind() != "gin-7" && view.kind() != "rummy" {
+            return self.two.act(view, turn);
+        }
+        self.searched(view, turn).unwrap_or_else(|why| {
+            tracing::warn!(kind = view.kind(), "strong: {why}; playing simple");
+            SimpleTable.act(view, turn)
+        })
+    }
+
+    fn search_stats(&self) -> Option<gin_strategies::table_strong::SearchStats> {
+        Some(self.stats())
+    }
+}
+
+/// The legal move of `turn` that is the rummy move `a`.
+fn rummy_legal_move(a: engine::rummy::RummyAction, turn: &pb::TurnInfo) -> Option<pb::LegalAction> {
+    use engine::rummy::RummyAction as R;
+    use pb::ActionKind as A;
+    let card_is = |l: &pb::LegalAction, c: Card| convert::card(&l.card).is_ok_and(|x| x == c);
+    turn.legal_actions
+        .iter()
+        .find(|l| match a {
+            R::DrawStock => l.kind == A::DrawStock as i32,
+            R::DrawPile => l.kind == A::DrawPile as i32 || l.kind == A::TakeUpcard as i32,
+            R::Meld(cards) => l.kind == A::Meld as i32 && convert::cards(&l.cards).is_ok_and(|c| c == cards),
+            R::LayOff { card, meld } => {
+                l.kind == A::LayOff as i32 && l.meld as usize == meld && card_is(l, card)
+            }
+            R::Discard(c) => l.kind == A::Discard as i32 && card_is(l, c),
+        })
+        .cloned()
 }
 
 /// The legal move of `turn` that is the two-player action `a`.
@@ -885,6 +1197,240 @@ mod tests {
 
     fn ev(seq: u64, kind: K) -> pb::GameEvent {
         pb::GameEvent { seq, time_unix_ms: 0, kind: Some(kind) }
+    }
+
+    /// One seat's stream of a local engine table, built as the server builds it
+    /// (`server/src/game/state.rs`: `play_move`, `event_for`), fed to a tracker.
+    struct Feed {
+        tr: TableTracker,
+        seq: u64,
+    }
+
+    impl Feed {
+        fn send(&mut self, kind: K) {
+            self.seq += 1;
+            self.tr.apply(&ev(self.seq, kind)).unwrap();
+        }
+
+        /// The deal of the hand in play.
+        fn deal(&mut self, t: &engine::Table) {
+            let me = self.tr.seat();
+            let v = t.view(me);
+            let part = &v.tables()[0];
+            self.send(K::HandDealt(pb::HandDealt {
+                hand_number: v.hand_number(),
+                dealer: u32::from(part.dealer),
+                upcard: part.pile[0].notation().to_owned(),
+                your_hand: convert::cards_to_pb(v.cards().unwrap()),
+                stock_size: part.stock_len,
+                seats: part.seats.iter().map(|&s| u32::from(s)).collect(),
+                ..Default::default()
+            }));
+        }
+    }
+
+    /// The legal moves of `seat` at `t` as the server sends them.
+    fn legal_pb(t: &engine::Table, seat: u8) -> Vec<pb::LegalAction> {
+        use engine::Move as M;
+        use pb::ActionKind as A;
+        let held = t.view(seat).cards().unwrap();
+        t.legal(seat)
+            .iter()
+            .map(|m| {
+                let (kind, card, cards, meld) = match m {
+                    M::DrawStock => (A::DrawStock, None, CardSet::EMPTY, 0),
+                    M::DrawPile => (A::DrawPile, None, CardSet::EMPTY, 0),
+                    M::Discard { card } => (A::Discard, Some(*card), CardSet::EMPTY, 0),
+                    M::Knock { discard, .. } => (A::Knock, Some(*discard), CardSet::EMPTY, 0),
+                    M::Meld { cards } => (A::Meld, None, *cards, 0),
+                    M::LayOff { card, meld } => (A::LayOff, Some(*card), CardSet::EMPTY, *meld as u32),
+                    other => panic!("{other:?} at gin-7 or rummy"),
+                };
+                pb::LegalAction {
+                    kind: kind as i32,
+                    card: card.map(|c| c.notation().to_owned()).unwrap_or_default(),
+                    deadwood: if kind == A::Knock {
+                        engine::deadwood(held.without(card.unwrap()))
+                    } else {
+                        0
+                    },
+                    cards: if cards.is_empty() { Vec::new() } else { convert::cards_to_pb(cards) },
+                    meld,
+                }
+            })
+            .collect()
+    }
+
+    /// The move a legal action names.
+    fn to_move(a: &pb::LegalAction) -> engine::Move {
+        use engine::Move as M;
+        use pb::ActionKind as A;
+        let card = || convert::card(&a.card).unwrap();
+        match A::try_from(a.kind).unwrap() {
+            A::DrawStock => M::DrawStock,
+            A::DrawPile => M::DrawPile,
+            A::Discard => M::Discard { card: card() },
+            A::Knock => M::Knock { discard: card(), melds: None },
+            A::Meld => M::Meld { cards: convert::cards(&a.cards).unwrap() },
+            A::LayOff => M::LayOff { card: card(), meld: a.meld as usize },
+            k => panic!("{k:?} at gin-7 or rummy"),
+        }
+    }
+
+    /// Plays a local game of `format` with the SDK's `strong` at seat `me`, fed the seat's
+    /// events as the server sends them, and the house `simple` at the others. At each of its
+    /// turns the tracker's view is the engine's view of the seat, the search decides, and its
+    /// move is legal. Returns its decisions and the hands played.
+    fn local_game(format: &engine::Format, seed: u64, me: u8) -> (u32, u32) {
+        use engine::{Table, TableEvent as E, TableSetup};
+        let n = format.players();
+        let kind = format.kind().name();
+        let mut t = Table::new(TableSetup::new(format.clone(), seed)).unwrap();
+        let mut f = Feed { tr: TableTracker::new(me, kind), seq: 1 };
+        let info = pb::FormatInfo {
+            kind: kind.into(),
+            players: u32::from(n),
+            name: format.name(),
+            document_json: format.to_value().to_string(),
+        };
+        f.tr.set_format(&info).unwrap();
+        let mut strong = table_strategy_for("strong", kind, seed).unwrap();
+        let mut others: Vec<gin_strategies::tables::TableBot> = (0..n)
+            .map(|s| {
+                gin_strategies::tables::TableBot::new("simple", format.kind(), seed + u64::from(s)).unwrap()
+            })
+            .collect();
+        f.deal(&t);
+        let (mut decisions, mut hands) = (0, 0);
+        while let Some(seat) = t.first_to_act() {
+            let m = if seat == me {
+                let turn = pb::TurnInfo { legal_actions: legal_pb(&t, me), ..Default::default() };
+                f.send(K::TurnStarted(pb::TurnStarted {
+                    seat: u32::from(me),
+                    turn: Some(turn),
+                    ..Default::default()
+                }));
+                let turn = f.tr.turn().unwrap().1.clone();
+                match &t {
+                    Table::Gin7(g) => {
+                        assert_eq!(f.tr.gin7_view(&turn).unwrap(), g.hand().view_of(me), "seed {seed}")
+                    }
+                    Table::Rummy(g) => {
+                        assert_eq!(f.tr.rummy_view(&turn).unwrap(), g.hand().view_of(me), "seed {seed}")
+                    }
+                    _ => unreachable!(),
+                }
+                let a = strong.act(&f.tr, &turn);
+                assert!(turn.legal_actions.contains(&a), "{kind} seed {seed}: {a:?} is not legal");
+                decisions += 1;
+                to_move(&a)
+            } else {
+                others[seat as usize].act(&t, seat)
+            };
+            // Rummy turns the pile into the stock at a draw from an empty stock.
+            let empty = matches!(&t, Table::Rummy(g) if g.hand().stock_len() == 0);
+            let step =
+                t.apply(seat, &m).unwrap_or_else(|e| panic!("{kind} seed {seed}: seat {seat} {m}: {e}"));
+            let stock = t.spectator_view().tables()[0].stock_len;
+            let pile_top = || t.spectator_view().tables()[0].pile.last().map(|c| c.notation().to_owned());
+            match step.event.seen_by(Some(me)) {
+                E::Drew { seat, from_stock, card } => {
+                    if from_stock && empty {
+                        let turn = f.tr.public.pile_turns + 1;
+                        let pile = pile_top().into_iter().collect();
+                        f.send(K::PileTurned(pb::PileTurned {
+                            seat: u32::from(seat),
+                            turn,
+                            stock_size: stock + 1,
+                            pile,
+                        }));
+                    }
+                    let source = if from_stock { pb::DrawSource::Stock } else { pb::DrawSource::Pile };
+                    f.send(K::CardDrawn(pb::CardDrawn {
+                        seat: u32::from(seat),
+                        source: source as i32,
+                        card: card.map(|c| c.notation().to_owned()).unwrap_or_default(),
+                        stock_size: stock,
+                    }));
+                }
+                E::Discarded { seat, card } | E::DeadHand { seat, card } | E::TurnLimit { seat, card } => {
+                    f.send(K::CardDiscarded(pb::CardDiscarded {
+                        seat: u32::from(seat),
+                        card: card.notation().to_owned(),
+                    }));
+                }
+                E::PileTurned { seat, card, turn } => {
+                    let card = card.notation().to_owned();
+                    f.send(K::CardDiscarded(pb::CardDiscarded { seat: u32::from(seat), card: card.clone() }));
+                    f.send(K::PileTurned(pb::PileTurned {
+                        seat: u32::from(seat),
+                        turn,
+                        stock_size: stock,
+                        pile: vec![card],
+                    }));
+                }
+                E::Melded { seat, cards } => {
+                    // (Its index on the table: the hand may be over, the table the next hand's.)
+                    let index = f.tr.public.table.len() as u32;
+                    let meld = pb::TableMeld {
+                        index,
+                        seat: u32::from(seat),
+                        cards: convert::cards_to_pb(cards),
+                        layoffs: vec![],
+                    };
+                    f.send(K::MeldLaid(pb::MeldLaid { seat: u32::from(seat), meld: Some(meld) }));
+                }
+                E::LaidOff { seat, card, meld } => f.send(K::CardLaidOff(pb::CardLaidOff {
+                    seat: u32::from(seat),
+                    card: card.notation().to_owned(),
+                    meld: meld as u32,
+                })),
+                E::Knocked { .. } => {}
+                e => panic!("{e:?} at gin-7 or rummy"),
+            }
+            if step.hand_over {
+                hands += 1;
+                let seats = (0..u32::from(n)).collect();
+                let result = pb::TableHandResult { seats, ..Default::default() };
+                f.send(K::TableHandEnded(pb::TableHandEnded { result: Some(result) }));
+                if !step.game_over {
+                    f.deal(&t);
+                }
+            }
+        }
+        // Every decision was the search's (a view refused would have played `simple`).
+        let stats = strong.search_stats().unwrap();
+        assert_eq!(stats.decisions, u64::from(decisions), "{kind} seed {seed}");
+        (decisions, hands)
+    }
+
+    /// `strong` over the SDK (the tracker's view of the seat, rebuilt as a hand and
+    /// searched) plays hundreds of local gin-7 and rummy hands at every table size with no
+    /// illegal move, its view the engine's at every turn.
+    #[test]
+    fn strong_plays_gin7_and_rummy_from_the_trackers_view_with_no_illegal_move() {
+        let mut formats = Vec::new();
+        for n in 3..=6 {
+            let end = engine::gin7::Gin7End::Hands(12);
+            let r = engine::gin7::Gin7Rules { end, ..engine::gin7::Gin7Rules::for_players(n).unwrap() };
+            formats.push(engine::Format::Gin7(r));
+        }
+        for n in 2..=6 {
+            let end = engine::rummy::RummyEnd::Hands(12);
+            formats.push(engine::Format::Rummy(engine::rummy::RummyRules {
+                end,
+                ..engine::rummy::RummyRules::for_players(n).unwrap()
+            }));
+        }
+        let (mut decisions, mut hands) = (0, 0);
+        for (i, format) in formats.iter().enumerate() {
+            for g in 0..3u64 {
+                let (d, h) = local_game(format, 100 * i as u64 + g, (g % u64::from(format.players())) as u8);
+                decisions += d;
+                hands += h;
+            }
+        }
+        assert!(hands >= 300 && decisions > 3000, "{hands} hands, {decisions} decisions");
     }
 
     /// Team play: the other table's hand ending leaves this seat's pending turn; its own

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use gin_proto::v1 as pb;
-use gin_sdk::{Client, TableTracker, table_strategy, table_strategy_for};
+use gin_sdk::{Client, TableStrategy, TableTracker, table_strategy, table_strategy_for};
 
 use crate::common::Server;
 
@@ -194,15 +194,82 @@ async fn play_table_plays_a_team_game_to_its_end() {
     assert_eq!(o.result.reason, pb::GameEndReason::Target as i32);
     assert!(o.decisions > 10, "{o:?}");
     for kind in ["rummy", "gin-7"] {
-        for name in ["strong", "early-knocker"] {
+        for name in ["strong-v1", "strong-v2", "early-knocker"] {
             let e = table_strategy_for(name, kind, 1).err().expect("refused");
-            assert!(e.to_string().contains(&format!("{name} plays three-player and teams only")), "{e}");
+            let said = e.to_string();
+            assert!(said.contains(&format!("{name} plays three-player and teams only")), "{said}");
+            assert!(said.contains("random, simple, strong there"), "{said}");
         }
-        assert!(table_strategy_for("simple", kind, 1).is_ok());
+        for name in ["random", "simple", "strong"] {
+            assert!(table_strategy_for(name, kind, 1).is_ok(), "{name} at {kind}");
+        }
     }
     assert!(
         table_strategy_for("deep-blue", "teams", 1).err().expect("unknown").to_string().contains("unknown")
     );
+}
+
+/// A table strategy that counts the moves its inner one chose outside the turn's legal
+/// moves (`play_table` would replace them).
+struct Counted {
+    inner: Box<dyn TableStrategy>,
+    illegal: u32,
+    moves: u32,
+}
+
+impl TableStrategy for Counted {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn act(&mut self, view: &TableTracker, turn: &pb::TurnInfo) -> pb::LegalAction {
+        let a = self.inner.act(view, turn);
+        self.moves += 1;
+        if !turn.legal_actions.contains(&a) {
+            self.illegal += 1;
+        }
+        a
+    }
+}
+
+/// `strong` plays gin-7 at 3 and 6 and rummy at 2 and 6 over the network, against house
+/// `strong`s and `simple`s, to each game's end: every move its search's, every one legal, none
+/// refused by the server (`play_table` fails on a refusal).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn strong_plays_gin7_and_rummy_over_the_network_to_the_end() {
+    let server = Server::start().await;
+    let client = Client::connect(&server.url()).await.unwrap();
+    for (format, house, seat) in [
+        (r#"{"kind":"gin-7","players":3,"end":{"hands":4}}"#, "strong", 0),
+        (r#"{"kind":"gin-7","players":6,"end":{"hands":3}}"#, "simple", 4),
+        (r#"{"kind":"rummy","players":2,"end":{"hands":4}}"#, "strong", 1),
+        (r#"{"kind":"rummy","players":6,"end":{"hands":3}}"#, "simple", 3),
+    ] {
+        let c = client
+            .create_table(pb::CreateGameRequest {
+                format: format.into(),
+                join: true,
+                seat: Some(seat),
+                name: "strong".into(),
+                house_bot: house.into(),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(u32::from(c.seat), seat);
+        let kind = if format.contains("gin-7") { "gin-7" } else { "rummy" };
+        let mut bot =
+            Counted { inner: table_strategy_for("strong", kind, 11).unwrap(), illegal: 0, moves: 0 };
+        let o = client.play_table(&c.game_id, &c.token, &mut bot).await.unwrap();
+        assert_eq!(o.result.reason, pb::GameEndReason::Target as i32, "{format}: {o:?}");
+        assert!(o.hands >= 3, "{format}: {o:?}");
+        assert_eq!(bot.illegal, 0, "{format}: illegal moves");
+        assert!(bot.moves > 10 && bot.moves == o.decisions, "{format}: {} moves, {o:?}", bot.moves);
+        // Every move was the search's: none fell back to `simple` for a view that did not add up.
+        let stats = bot.inner.search_stats().expect("strong searches");
+        assert_eq!(stats.decisions, u64::from(bot.moves), "{format}");
+        assert!(stats.searched > 0, "{format}");
+    }
 }
 
 /// The SDK's table lobby calls take seats past 1; its two-player calls refuse such a seat
