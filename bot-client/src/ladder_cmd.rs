@@ -20,7 +20,7 @@ pub struct LadderArgs {
     /// --account-token.
     #[arg(long, value_name = "TOKEN", hide_env_values = true)]
     token: Option<String>,
-    /// The strategy: random, simple, strong, … (at gin-7 and rummy: random or simple).
+    /// The strategy: random, simple, strong, … (at gin-7 and rummy: random, simple or strong).
     #[arg(long, default_value = "simple", value_name = "NAME")]
     strategy: String,
     /// The ladder: a preset of two-player gin (standard, oklahoma, …), or three-player, teams,

@@ -14,8 +14,8 @@ pub struct PlayArgs {
     #[command(flatten)]
     server: crate::tournament_cmd::ServerArg,
     /// The strategy playing our seats: random, simple, strong, strong-v1, strong-v2, gin-hunter,
-    /// early-knocker or defensive (every one at three players and in teams; random or simple
-    /// at gin-7 and rummy).
+    /// early-knocker or defensive (every one at three players and in teams; random, simple or
+    /// strong at gin-7 and rummy).
     #[arg(long, default_value = "simple")]
     strategy: String,
     /// Games to play (ignored with --join).
@@ -264,7 +264,8 @@ async fn one_game(client: &Client, a: &PlayArgs, rules: pb::Rules, i: u64) -> Re
 
 /// `gin-bot play` at a table of another format: each game created with `--vs-bot` house
 /// bots in every other seat (or a quick match for the same format), our seat played by a
-/// table strategy (`random`, `simple`; `strong` at three players and in teams).
+/// table strategy (`random`, `simple`, `strong` at every table; the other two-player
+/// strategies at three players and in teams).
 fn run_tables(a: PlayArgs, format: engine::Format) -> Result<()> {
     if a.first_dealer.is_some() {
         bail!("--first-dealer: two-player gin only (a table's dealer follows its format's rules)");

@@ -170,8 +170,8 @@ pub struct JoinArgs {
     #[command(flatten)]
     id: TournamentId,
     /// The strategy to play: random, simple, strong, strong-v1, strong-v2, gin-hunter,
-    /// early-knocker or defensive (every one at three players and in teams; random or simple at
-    /// gin-7 and rummy).
+    /// early-knocker or defensive (every one at three players and in teams; random, simple or
+    /// strong at gin-7 and rummy).
     #[arg(long, default_value = "simple")]
     strategy: String,
     /// Play with this program instead, through the bridge's line protocol (as `gin-bot

@@ -122,7 +122,8 @@ impl EntrantPlayer for Named {
 /// every assignment with the strategy `strategy` (seeded from `seed` and the game's number of
 /// arrival), until the final standings, which it returns. A table game (its assignment's
 /// format is not two-player gin) is played with the table strategy of that name
-/// ([`table_strategy_for`]: `random`, `simple`; `strong` at three players and in teams).
+/// ([`table_strategy_for`]: `random`, `simple`, `strong` at every table; the other two-player
+/// strategies at three players and in teams).
 /// [`play_tournament_with`] with that strategy.
 pub async fn play_tournament(
     client: &Client,

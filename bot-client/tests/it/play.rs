@@ -131,9 +131,13 @@ async fn gin_bot_play_plays_tables_of_every_format_against_house_bots() {
     let server = Server::start().await;
     let url = server.url();
     let client = Client::connect(&url).await.unwrap();
-    for (rules, players, n) in
-        [("rummy", "3", 3u32), ("teams", "4", 4), ("gin-7", "4", 4), ("three-player", "3", 3)]
-    {
+    // `strong` at gin-7 and rummy: the table search on the seat's view.
+    for (rules, players, n, strategy) in [
+        ("rummy", "3", 3u32, "strong"),
+        ("teams", "4", 4, "simple"),
+        ("gin-7", "4", 4, "strong"),
+        ("three-player", "3", 3, "simple"),
+    ] {
         let (out, err, ok) = gin_bot(&[
             "play",
             "--server",
@@ -147,7 +151,7 @@ async fn gin_bot_play_plays_tables_of_every_format_against_house_bots() {
             "--games",
             "2",
             "--strategy",
-            "simple",
+            strategy,
         ])
         .await;
         assert!(ok, "{rules}: stdout:\n{out}\nstderr:\n{err}");
@@ -172,8 +176,9 @@ async fn gin_bot_play_plays_tables_of_every_format_against_house_bots() {
         );
     }
     // A strategy the tables do not have is refused before connecting.
-    let (_, err, ok) = gin_bot(&["play", "--server", &url, "--rules", "rummy", "--strategy", "strong"]).await;
-    assert!(!ok && err.contains("--strategy"), "{err}");
+    let (_, err, ok) =
+        gin_bot(&["play", "--server", &url, "--rules", "rummy", "--strategy", "strong-v1"]).await;
+    assert!(!ok && err.contains("--strategy") && err.contains("random, simple, strong there"), "{err}");
 }
 
 /// `--seat 1 --deal-seed S --first-dealer 1` plays seat 1 of fixed deals S, S+1…, seat 1

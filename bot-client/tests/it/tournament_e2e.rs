@@ -152,8 +152,8 @@ async fn three_bot_processes_play_a_round_robin_to_its_standings() {
 }
 
 /// A rummy tournament at tables of three: `create --rules rummy --players 3`, three `join`
-/// processes each playing every game at its table, standings with the tables' columns. A
-/// strategy with no table form is refused before entering.
+/// processes (`strong`, `simple`, `random`) each playing every game at its table, standings
+/// with the tables' columns. A strategy with no form for rummy is refused before entering.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rummy_tournament_at_tables_of_three() {
     let server = Server::start().await;
@@ -179,18 +179,30 @@ async fn a_rummy_tournament_at_tables_of_three() {
     let id = out.trim().to_string();
     assert!(err.contains("up to 3 games"), "{err}");
     let refused = Command::new(BIN)
-        .args(["tournament", "join", "--server", &url, &id, "--strategy", "strong", "--accept-fixed-deals"])
+        .args([
+            "tournament",
+            "join",
+            "--server",
+            &url,
+            &id,
+            "--strategy",
+            "strong-v1",
+            "--accept-fixed-deals",
+        ])
         .output()
         .await
         .unwrap();
     assert!(!refused.status.success());
     let said = String::from_utf8_lossy(&refused.stderr);
     assert!(
-        said.contains("strategy: the table strategy strong plays three-player and teams only, not rummy"),
+        said.contains(
+            "strategy: the table strategy strong-v1 plays three-player and teams only, not rummy: random, simple, strong there"
+        ),
         "{said}"
     );
     let mut joins = Vec::new();
-    for (i, strategy) in ["simple", "simple", "random"].into_iter().enumerate() {
+    // `strong` plays rummy as an entrant too (the table search on the seat's view).
+    for (i, strategy) in ["strong", "simple", "random"].into_iter().enumerate() {
         let name = format!("{strategy}{i}");
         let child = Command::new(BIN)
             .args(["tournament", "join", "--server", &url, &id, "--strategy", strategy, "--name", &name])
