@@ -16,13 +16,12 @@ interface Choice {
   format: string;
   /** The table sizes it allows (a single one for fixed sizes). */
   players: number[];
-  /** The house bots the server plays there, the default first (`strong` models one
-   * opponent: two-player hands only). */
+  /** The house bots the server plays there, the default first. */
   bots: string[];
 }
 
+// The house plays each at every table (at gin-7 and rummy `strong` is a search of its own).
 const ALL_BOTS = ["simple", "strong", "random"];
-const TABLE_BOTS = ["simple", "random"];
 
 const CHOICES: Choice[] = [
   { label: "Gin rummy, two players (standard)", preset: "standard", format: "", players: [2], bots: ALL_BOTS },
@@ -31,8 +30,8 @@ const CHOICES: Choice[] = [
   { label: "Gin rummy, two players, American", preset: "american", format: "", players: [2], bots: ALL_BOTS },
   { label: "Gin rummy, three players rotating", preset: "", format: "three-player", players: [3], bots: ALL_BOTS },
   { label: "Gin rummy, four players in two teams", preset: "", format: "teams", players: [4], bots: ALL_BOTS },
-  { label: "Gin rummy with 7 cards, 3 to 6 at one table", preset: "", format: "gin-7", players: [3, 4, 5, 6], bots: TABLE_BOTS },
-  { label: "Rummy, 2 to 6 players", preset: "", format: "rummy", players: [2, 3, 4, 5, 6], bots: TABLE_BOTS },
+  { label: "Gin rummy with 7 cards, 3 to 6 at one table", preset: "", format: "gin-7", players: [3, 4, 5, 6], bots: ALL_BOTS },
+  { label: "Rummy, 2 to 6 players", preset: "", format: "rummy", players: [2, 3, 4, 5, 6], bots: ALL_BOTS },
 ];
 
 export function renderHome(root: HTMLElement, go: (hash: string) => void): void {

@@ -296,11 +296,11 @@ try {
   const rummy = await page.$$eval("#format option", (os) => os.find((o) => o.textContent.startsWith("Rummy")).value);
   await page.select("#bot", "strong");
   await page.select("#format", rummy);
-  // The house bots offered are those the server plays at the table: no `strong` at rummy
-  // (it models one opponent), and the choice falls back to the first.
+  // The house bots offered are those the server plays at the table: `strong` at rummy too
+  // (the table search), and the choice is kept.
   const offered = async () => page.$$eval("#bot option", (os) => os.map((o) => o.value).join(" "));
-  if ((await offered()) !== "simple random") fail(`house bots offered at rummy: ${await offered()}`);
-  if ((await page.$eval("#bot", (e) => e.value)) !== "simple") fail("the house bot did not fall back to simple");
+  if ((await offered()) !== "simple strong random") fail(`house bots offered at rummy: ${await offered()}`);
+  if ((await page.$eval("#bot", (e) => e.value)) !== "strong") fail("the house bot chosen was not kept");
   await page.select("#players", "3");
   await page.select("#bot", "simple");
   await page.click("#play-bot");
