@@ -136,31 +136,6 @@ impl TableTracker {
                 }
                 if i == t.table {
                     t.melds = tp.melds.iter().map(|m| convert::cards(&m.cards)).collect::<Result<_, _>>()?;
-                    let p = &mut t.public;
-                    p.dealer = tp.dealer as u8;
-                    let n = tp.seats.iter().max().map_or(0, |&m| m as usize + 1);
-                    (p.hand_lens, p.known) = (vec![0; n], vec![CardSet::EMPTY; n]);
-                    for (&seat, &len) in tp.seats.iter().zip(&tp.hand_sizes) {
-                        p.hand_lens[seat as usize] = len;
-                    }
-                    for k in &tp.known {
-                        if let Some(known) = p.known.get_mut(k.seat as usize) {
-                            *known = convert::cards(&k.cards)?;
-                        }
-                    }
-                    p.faced = convert::cards(&tp.pile)?;
-                    p.taken = convert::card(&s.taken_from_pile).ok();
-                    for m in &tp.melds {
-                        let mut layoffs = Vec::new();
-                        for l in &m.layoffs {
-                            layoffs.push((l.seat as u8, convert::card(&l.card)?));
-                        }
-                        p.table.push(engine::rummy::TableMeld {
-                            cards: convert::cards(&m.cards)?,
-                            by: m.seat as u8,
-                            layoffs,
-                        });
-                    }
                 }
             }
         }
@@ -271,7 +246,7 @@ impl TableTracker {
             return Ok(());
         }
         let card = |c: &str| convert::card(c).map_err(Error::from);
-        let pile = self.piles.get(self.table).cloned().unwrap_or_default();
+        let pile: &[Card] = self.piles.get(self.table).map_or(&[], Vec::as_slice);
         let p = &mut self.public;
         // A seat's hand grows or shrinks by `by` cards.
         let len = |p: &mut TablePublic, seat: u32, by: i64| match p.hand_lens.get_mut(seat as usize) {
@@ -878,11 +853,6 @@ impl StrongTable {
             rummy_legal_move(a, turn).ok_or_else(|| format!("{a} is not among the legal moves"))
         }
     }
-
-    /// What the table search did so far (gin-7 and rummy).
-    fn stats(&self) -> gin_strategies::table_strong::SearchStats {
-        self.search.stats()
-    }
 }
 
 impl TableStrategy for StrongTable {
@@ -901,7 +871,7 @@ impl TableStrategy for StrongTable {
     }
 
     fn search_stats(&self) -> Option<gin_strategies::table_strong::SearchStats> {
-        Some(self.stats())
+        Some(self.search.stats())
     }
 }
 
@@ -1431,6 +1401,74 @@ mod tests {
             }
         }
         assert!(hands >= 300 && decisions > 3000, "{hands} hands, {decisions} decisions");
+    }
+
+    /// A tracker from a snapshot did not see the hand from its deal: it gives no view for
+    /// the search (a clear error), and `strong` plays `simple`'s legal move instead; from
+    /// the next deal on it has one.
+    #[test]
+    fn a_tracker_from_a_snapshot_gives_a_view_from_the_next_deal_on() {
+        let format = engine::Format::preset("gin-7").unwrap();
+        let info = pb::FormatInfo {
+            kind: "gin-7".into(),
+            players: 4,
+            name: format.name(),
+            document_json: format.to_value().to_string(),
+        };
+        let draw = pb::LegalAction { kind: pb::ActionKind::DrawStock as i32, ..Default::default() };
+        let turn = pb::TurnInfo { legal_actions: vec![draw.clone()], ..Default::default() };
+        let snap = pb::GameSnapshot {
+            seq: 30,
+            viewer_seat: Some(1),
+            format: Some(info.clone()),
+            hand: "2C 3C 4C 9D TD KS QH".split(' ').map(String::from).collect(),
+            turn: Some(turn.clone()),
+            tables: vec![pb::TableInPlay {
+                seats: vec![0, 1, 2, 3],
+                pile: vec!["5H".into()],
+                stock_size: 20,
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let mut t = TableTracker::from_snapshot(1, &snap).unwrap();
+        assert!(t.gin7_view(&turn).unwrap_err().to_string().contains("no gin-7 rules"));
+        t.set_format(&info).unwrap();
+        assert!(t.gin7_view(&turn).unwrap_err().to_string().contains("not followed from its deal"));
+        assert!(t.rummy_view(&turn).is_err(), "not rummy");
+        let mut strong = table_strategy("strong", 1).unwrap();
+        assert_eq!(strong.act(&t, &turn), draw);
+        assert_eq!(strong.search_stats().unwrap().decisions, 0, "simple's move, not the search's");
+        // The next hand's deal: a view, and the search decides.
+        let hand = "AS 2S 3S 7D 8D KH QC";
+        let dealt = pb::HandDealt {
+            dealer: 0,
+            upcard: "9C".into(),
+            your_hand: hand.split(' ').map(String::from).collect(),
+            stock_size: 52 - 4 * 7 - 1,
+            seats: vec![1, 2, 3, 0],
+            ..Default::default()
+        };
+        t.apply(&ev(31, K::HandDealt(dealt))).unwrap();
+        let draws = pb::TurnInfo {
+            legal_actions: vec![
+                draw,
+                pb::LegalAction { kind: pb::ActionKind::DrawPile as i32, ..Default::default() },
+            ],
+            ..Default::default()
+        };
+        t.apply(&ev(
+            32,
+            K::TurnStarted(pb::TurnStarted { seat: 1, turn: Some(draws.clone()), ..Default::default() }),
+        ))
+        .unwrap();
+        let v = t.gin7_view(&draws).unwrap();
+        assert_eq!(
+            (v.hand_lens, v.pile, v.stock_len, v.cards),
+            (vec![7; 4], vec!["9C".parse().unwrap()], 23, engine::hand(hand))
+        );
+        assert!(draws.legal_actions.contains(&strong.act(&t, &draws)));
+        assert_eq!(strong.search_stats().unwrap().decisions, 1);
     }
 
     /// Team play: the other table's hand ending leaves this seat's pending turn; its own
