@@ -135,7 +135,8 @@ async fn the_example_bot_plays_rummy_and_a_team_game_and_sees_every_table_event(
     // The example bot behind a tee: every line the bridge wrote to it is kept.
     let seen = dir.path().join("seen.txt");
     let cmd = format!("tee -a {} | {}", seen.display(), example_bot());
-    for (rules, players, n) in [("rummy", "3", 3usize), ("teams", "4", 4)] {
+    // Rummy against the house's `strong` (its table search), teams against `simple`.
+    for (rules, players, n, house) in [("rummy", "3", 3usize, "strong"), ("teams", "4", 4, "simple")] {
         let (out, err, ok) = gin_bot(&[
             "bridge",
             "--cmd",
@@ -147,7 +148,7 @@ async fn the_example_bot_plays_rummy_and_a_team_game_and_sees_every_table_event(
             "--players",
             players,
             "--vs-bot",
-            "simple",
+            house,
             "--games",
             "2",
         ])
