@@ -28,6 +28,11 @@ const browser = await launch();
 try {
   const page = await browser.newPage();
   page.setDefaultTimeout(60_000);
+  // A click waits for its element (the page renders after its scripts load).
+  const click = async (sel) => {
+    await page.waitForSelector(sel);
+    await page.click(sel);
+  };
   await page.setViewport({ width: 1100, height: 900 });
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
@@ -37,31 +42,31 @@ try {
 
   // 1. Register from the page; a challenge received is declined from the panel.
   await page.goto(url, { waitUntil: "load" });
-  await page.click("#sign-in");
+  await click("#sign-in");
   await page.waitForSelector("#account-name");
   await page.type("#account-name", name);
   await page.type("#account-password", password);
-  await page.click("#register");
+  await click("#register");
   await page.waitForSelector("#me");
   console.log(`registered ${name}`);
   await page.waitForSelector("#challenges-received li.challenge");
   const received = await page.$eval("#challenges-received li.challenge", (e) => e.textContent ?? "");
   if (!received.includes(`${bot} challenges you`) || !received.includes("casual")) fail(`the received challenge reads ${received}`);
   await shot(page, "challenge-received");
-  await page.click("#challenges-received li.challenge button.decline");
+  await click("#challenges-received li.challenge button.decline");
   await page.waitForFunction(() => !document.querySelector("#challenges-received"), POLL);
   console.log(`declined ${bot}'s challenge`);
   // The caller has the bot send another: accepted here, the page goes to its game, resigned.
   await page.waitForSelector("#challenges-received li.challenge button.accept");
-  await page.click("#challenges-received li.challenge button.accept");
+  await click("#challenges-received li.challenge button.accept");
   await page.waitForFunction(() => location.hash.startsWith("#/play/"), POLL);
   const casual = await page.evaluate(() => location.hash.split("/")[2]);
   await page.waitForFunction((n) => document.querySelector(".seats")?.textContent?.includes(`${n} (you)`), POLL, name);
   if (await page.$("#challenges-received")) fail("the accepted challenge is still listed");
   await page.waitForSelector("#resign:not([disabled])");
-  await page.click("#resign");
+  await click("#resign");
   await page.waitForSelector("#confirm-yes");
-  await page.click("#confirm-yes");
+  await click("#confirm-yes");
   await page.waitForFunction(() => document.querySelector("#status")?.textContent?.includes("(resigned)"), POLL);
   console.log(`accepted ${bot}'s challenge: game ${casual}, resigned`);
 
@@ -70,17 +75,17 @@ try {
   await page.waitForFunction(() => document.querySelector("#player-about")?.textContent?.startsWith("a bot"), POLL);
   await page.waitForSelector("#challenge-send");
   await page.select("#challenge-game", "0");
-  if (await page.$eval("#challenge-rated", (e) => e.checked)) await page.click("#challenge-rated");
-  await page.click("#challenge-send");
+  if (await page.$eval("#challenge-rated", (e) => e.checked)) await click("#challenge-rated");
+  await click("#challenge-send");
   await page.waitForSelector("#challenges-sent li.challenge");
   const sent = await page.$eval("#challenges-sent li.challenge", (e) => e.textContent ?? "");
   if (!sent.includes(`You challenged ${bot}`) || !sent.includes("casual")) fail(`the sent challenge reads ${sent}`);
-  await page.click("#challenges-sent li.challenge button.cancel");
+  await click("#challenges-sent li.challenge button.cancel");
   await page.waitForFunction(() => !document.querySelector("#challenges-sent"), POLL);
   console.log("cancelled a casual challenge");
-  await page.click("#challenge-rated");
+  await click("#challenge-rated");
   if (!(await page.$eval("#challenge-rated", (e) => e.checked))) fail("rated is not ticked");
-  await page.click("#challenge-send");
+  await click("#challenge-send");
   await page.waitForSelector("#challenges-sent li.challenge");
   const rated = await page.$eval("#challenges-sent li.challenge", (e) => e.textContent ?? "");
   if (!rated.includes("gin (standard), rated")) fail(`the sent challenge reads ${rated}`);
@@ -98,7 +103,7 @@ try {
   console.log(`${moves} moves; ${status}`);
 
   // 4. The profile: the rating in the pool, its chart.
-  await page.click("#me");
+  await click("#me");
   await page.waitForFunction((n) => location.hash === `#/player/${encodeURIComponent(n)}`, POLL, name);
   const row = '.pool-rating[data-pool="gin/standard"]';
   await page.waitForSelector(`${row} svg.sparkline`);
@@ -116,9 +121,9 @@ try {
   console.log(`profile rating gin/standard ${cells.rating} ${cells.deviation} ${cells.games} ${cells.rank} ${cells.points}`);
 
   // 5. The leaderboard, from the home page.
-  await page.click(".brand");
+  await click(".brand");
   await page.waitForSelector("#leaderboard-link");
-  await page.click("#leaderboard-link");
+  await click("#leaderboard-link");
   await page.waitForFunction(() => location.hash === "#/leaderboard/gin/standard", POLL);
   await page.waitForSelector("#your-rating strong.rating");
   await page.waitForFunction(() => document.querySelector("#leaderboard-lines tr"), POLL);

@@ -42,6 +42,11 @@ const browser = await launch();
 try {
   const page = await browser.newPage();
   page.setDefaultTimeout(60_000);
+  // A click waits for its element (the page renders after its scripts load).
+  const click = async (sel) => {
+    await page.waitForSelector(sel);
+    await page.click(sel);
+  };
   await page.setViewport({ width: 1100, height: 900 });
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
@@ -62,28 +67,28 @@ try {
   console.log("guest sees the ladder");
 
   // 2. Registered: join, then leave.
-  await page.click("#sign-in");
+  await click("#sign-in");
   await page.waitForSelector("#account-name");
   await page.type("#account-name", name);
   await page.type("#account-password", password);
-  await page.click("#register");
+  await click("#register");
   await page.waitForSelector("#me");
   console.log(`registered ${name}`);
   await page.waitForSelector(`${row} button.join`);
   if (await page.$("#ladder-guest")) fail("'Sign in to join' signed in");
-  await page.click(`${row} button.join`);
+  await click(`${row} button.join`);
   console.log(`waiting ${await waitingLine(page)}`);
   await page.waitForFunction((r) => document.querySelector(`${r} td.waiting`)?.textContent === "1", POLL, row);
   if (!(await page.$eval(`${row} button.join`, (b) => b.disabled))) fail("Join offered while waiting");
   await shot(page, "ladder-waiting");
-  await page.click("#ladder-leave");
+  await click("#ladder-leave");
   await page.waitForFunction(() => !document.querySelector("#ladder-waiting"), POLL);
   await page.waitForFunction((r) => document.querySelector(`${r} td.waiting`)?.textContent === "0", POLL, row);
   console.log("left");
 
   // 3. Join again: the caller's program joins too.
   await page.waitForSelector(`${row} button.join:not([disabled])`);
-  await page.click(`${row} button.join`);
+  await click(`${row} button.join`);
   console.log(`waiting again ${await waitingLine(page)}`);
 
   // 4. Seated: the page goes to the game, the account's seat its own.
@@ -97,7 +102,7 @@ try {
   console.log(`${moves} moves; ${status}`);
 
   // 5. The profile: the new rating.
-  await page.click("#me");
+  await click("#me");
   await page.waitForFunction((n) => location.hash === `#/player/${encodeURIComponent(n)}`, POLL, name);
   const pr = `.pool-rating[data-pool="${POOL}"]`;
   await page.waitForSelector(pr);
