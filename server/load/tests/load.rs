@@ -366,7 +366,7 @@ async fn gin_load_accounts_startup_times_the_servers_starts_after_a_stop_and_aft
 async fn gin_load_ladder_pairs_a_burst_and_plays_rated_games() {
     let server = &binaries().server;
     let mut args: Vec<String> =
-        "ladder --burst 40 --programs 6 --seconds 3".split_whitespace().map(String::from).collect();
+        "ladder --burst 40 --programs 6 --seconds 10".split_whitespace().map(String::from).collect();
     args.extend(["--server-exe".into(), server.display().to_string()]);
     let r = gin_load(args).await;
     let burst = &r["burst"];
