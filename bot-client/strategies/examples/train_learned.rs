@@ -14,6 +14,12 @@
 //! single-threaded). With `--cache`, the samples are written there after generation and read
 //! back on the next run instead of playing the games again (resuming at training).
 //! The last 5% of each rule set's games are held out to report agreement with `strong`.
+//! With `--cache-dir D`, each game's samples are kept in a file of its own there and read
+//! back instead of playing that game again: an interrupted run resumes where it stopped,
+//! and a run with more `--games` plays only the new ones (the same games: each game's seed
+//! depends on `--seed` and its number only).
+//! `--max-samples N` trains on the first N training samples only (data-scaling checks);
+//! `--h1`, `--h2`, `--lr` change the network's sizes and the learning rate.
 
 use std::time::Instant;
 
@@ -28,7 +34,14 @@ fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
-fn generate(rules: &RuleSet, seed: u64, games: u64, threads: usize) -> Vec<Vec<Sample>> {
+fn generate(
+    rules: &RuleSet,
+    seed: u64,
+    games: u64,
+    threads: usize,
+    dir: &str,
+    tag: usize,
+) -> Vec<Vec<Sample>> {
     let next = std::sync::atomic::AtomicU64::new(0);
     let done = std::sync::atomic::AtomicU64::new(0);
     let mut per_game: Vec<Option<Vec<Sample>>> = (0..games).map(|_| None).collect();
@@ -42,10 +55,22 @@ fn generate(rules: &RuleSet, seed: u64, games: u64, threads: usize) -> Vec<Vec<S
                     if i >= games {
                         break;
                     }
-                    let out = learned::generate_game(rules, seed, i);
+                    let file = format!("{dir}/r{tag}-s{seed}-g{i}.bin");
+                    let cached = if dir.is_empty() { None } else { std::fs::read(&file).ok() };
+                    let out = match cached.as_deref().and_then(learned::samples_from_bytes) {
+                        Some(out) => out,
+                        None => {
+                            let out = learned::generate_game(rules, seed, i);
+                            if !dir.is_empty() {
+                                std::fs::write(&file, learned::samples_to_bytes(&out))
+                                    .expect("the cache is written");
+                            }
+                            out
+                        }
+                    };
                     results.lock().expect("not poisoned")[i as usize] = Some(out);
                     let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                    if k % 20 == 0 || k == games {
+                    if k.is_multiple_of(20) || k == games {
                         eprintln!("  {k}/{games} games, {:.0} s", t.elapsed().as_secs_f64());
                     }
                 }
@@ -62,6 +87,10 @@ fn main() {
     let threads: usize = arg(&args, "--threads", 2);
     let out: String = arg(&args, "--out", "bot-client/strategies/data/learned.bin".to_string());
     let cache: String = arg(&args, "--cache", String::new());
+    let cache_dir: String = arg(&args, "--cache-dir", String::new());
+    if !cache_dir.is_empty() {
+        std::fs::create_dir_all(&cache_dir).expect("the cache directory is made");
+    }
     let cfg = TrainConfig {
         epochs: arg(&args, "--epochs", TrainConfig::default().epochs),
         lr: arg(&args, "--lr", TrainConfig::default().lr),
@@ -85,7 +114,8 @@ fn main() {
             let (mut train, mut valid) = (Vec::new(), Vec::new());
             for (k, rules) in [competition, RuleSet::standard()].iter().enumerate() {
                 eprintln!("generating {games} games under rule set {k}");
-                let per_game = generate(rules, seed.wrapping_add(k as u64 * 1_000_003), games, threads);
+                let per_game =
+                    generate(rules, seed.wrapping_add(k as u64 * 1_000_003), games, threads, &cache_dir, k);
                 let cut = games as usize - games as usize / 20;
                 for (i, g) in per_game.into_iter().enumerate() {
                     if i < cut { train.extend(g) } else { valid.extend(g) }
@@ -101,6 +131,9 @@ fn main() {
             (train, valid)
         }
     };
+    let max: usize = arg(&args, "--max-samples", usize::MAX);
+    let mut train = train;
+    train.truncate(max);
     eprintln!(
         "{} training samples, {} held out ({:.0} s); training {cfg:?}",
         train.len(),

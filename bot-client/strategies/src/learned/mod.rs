@@ -218,7 +218,7 @@ pub fn generate_game(rules: &engine::RuleSet, seed: u64, i: u64) -> Vec<Sample> 
     let mut a = by_name("strong", derive(seed, 3 * i)).expect("known");
     let mut b = by_name(opp, derive(seed, 3 * i + 1)).expect("known");
     let both = opp == "strong";
-    let strong_seat = if i / OPPONENTS.len() as u64 % 2 == 0 { Seat::S0 } else { Seat::S1 };
+    let strong_seat = if (i / OPPONENTS.len() as u64).is_multiple_of(2) { Seat::S0 } else { Seat::S1 };
     let mut ra = Recorder { inner: a.as_mut(), out: Vec::new() };
     let mut rb = Recorder { inner: b.as_mut(), out: Vec::new() };
     let setup = GameSetup::new(rules.clone(), derive(seed, 3 * i + 2));
