@@ -1,5 +1,5 @@
 //! What the network sees of a decision: only the seat's own information state (its
-//! [`Decision`] and [`Memory`]), as `(index, value)` pairs over planes of 64 slots, one slot
+//! [`Decision`] and [`Memory`](crate::Memory)), as `(index, value)` pairs over planes of 64 slots, one slot
 //! per card bit (`Card::bit`: 16 per suit, 13 used).
 //!
 //! | plane | holds |
