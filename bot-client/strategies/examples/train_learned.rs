@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! cargo run --release -p gin-strategies --example train_learned -- \
-//!     --seed 1 --games 600 --threads 2 --epochs 8 \
+//!     --seed 1 --games 480 --threads 2 --epochs 8 \
 //!     --out bot-client/strategies/data/learned.bin [--cache target/learned-samples.bin]
 //! ```
 //!
@@ -83,7 +83,7 @@ fn generate(
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let seed: u64 = arg(&args, "--seed", 1);
-    let games: u64 = arg(&args, "--games", 600);
+    let games: u64 = arg(&args, "--games", 480);
     let threads: usize = arg(&args, "--threads", 2);
     let out: String = arg(&args, "--out", "bot-client/strategies/data/learned.bin".to_string());
     let cache: String = arg(&args, "--cache", String::new());

@@ -19,7 +19,8 @@
 //! players who retake each other's discards can pass the same cards round for ever). One
 //! forward pass per decision: a few tens of microseconds.
 //!
-//! The parameters are in `data/learned.bin` (embedded), made by
+//! The parameters are in `data/learned.bin` (embedded), made (seed 1, 480 games under each
+//! of the competition and standard rules) by
 //! `cargo run --release -p gin-strategies --example train_learned` (its doc says how).
 
 pub mod features;
