@@ -229,6 +229,8 @@ pub fn by_name(name: &str, seed: u64) -> Result<Box<dyn Strategy>, UnknownStrate
         "gin-hunter" => Box::new(StyleStrategy::new(Style::GinHunter, seed)),
         "early-knocker" => Box::new(StyleStrategy::new(Style::EarlyKnocker, seed)),
         "defensive" => Box::new(StyleStrategy::new(Style::Defensive, seed)),
+        // Not in `STRATEGIES` (issue 40's first step, far weaker than `strong`): by name only.
+        "learned" => Box::new(crate::learned::LearnedStrategy::new(seed)),
         _ => return Err(UnknownStrategy(name.to_string())),
     })
 }
