@@ -1818,12 +1818,7 @@ mod tests {
         // The dealer is seat 0: seat 1 is dealt first and plays first.
         let hands = ["2C 3D 9S JH QH KH 4H", "5H 6H 8C 9C TD JD QS", "2S 3S AD AH 7C 7D KS"];
         let hands: Vec<Vec<Card>> = hands.iter().map(|h| hand(h).iter().collect()).collect();
-        let mut order = Vec::new();
-        for i in 0..7 {
-            for s in [1, 2, 0] {
-                order.push(hands[s][i]);
-            }
-        }
+        let mut order: Vec<Card> = (0..7).flat_map(|i| [1, 2, 0].map(|s| hands[s][i])).collect();
         order.push(c("7H"));
         let used: CardSet = order.iter().copied().collect();
         order.extend((CardSet::FULL - used).iter());
