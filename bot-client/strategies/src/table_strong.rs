@@ -204,7 +204,7 @@ impl TableStrong {
             if k > 0 && start.elapsed() > TIME_GUARD {
                 break;
             }
-            let Some((world, bad)) = sample_rummy(h, me, self.model.redeals, &mut self.rng) else { break };
+            let Some((world, bad)) = sample_rummy(h, me, self.model, &mut self.rng) else { break };
             let weight = (-self.model.penalty * f64::from(bad)).exp();
             let seed = self.rng.next_u64();
             for (i, &a) in cands.iter().enumerate() {
@@ -380,9 +380,11 @@ fn rummy_candidates(h: &RummyHand, me: u8, rng: &mut Rng) -> Vec<RummyAction> {
 
 /// A rummy hand as `me` might find it: the cards it cannot place (neither its own, nor on
 /// the pile or the table, nor known to be held: taken from the pile) dealt at random to the
-/// other seats (their known cards kept) and the stock; the deal of `redeals` with the fewest
-/// [`contradictions`], and their count. `None` if the counts disagree (never expected).
-fn sample_rummy(h: &RummyHand, me: u8, redeals: u32, rng: &mut Rng) -> Option<(RummyHand, u32)> {
+/// other seats (their known cards kept) and the stock; the deal of the model's `redeals`
+/// with the fewest [`contradictions`], and their count (0, not counted, when the model is
+/// off). `None` if the counts disagree (never expected).
+fn sample_rummy(h: &RummyHand, me: u8, model: OpponentModel, rng: &mut Rng) -> Option<(RummyHand, u32)> {
+    let (redeals, count) = (model.redeals.max(1), model.redeals > 1 || model.penalty != 0.0);
     let n = h.rules().players;
     let table = h.table().iter().fold(CardSet::EMPTY, |a, m| a | m.cards);
     let mut unknown = CardSet::FULL - h.hand(me) - table - h.pile_cards();
@@ -396,7 +398,7 @@ fn sample_rummy(h: &RummyHand, me: u8, redeals: u32, rng: &mut Rng) -> Option<(R
         return None;
     }
     let mut best = ([CardSet::EMPTY; 6], Vec::new(), u32::MAX);
-    for _ in 0..redeals.max(1) {
+    for _ in 0..redeals {
         shuffle(&mut pool, rng);
         let mut hands = [CardSet::EMPTY; 6];
         let mut at = 0;
@@ -408,7 +410,9 @@ fn sample_rummy(h: &RummyHand, me: u8, redeals: u32, rng: &mut Rng) -> Option<(R
             }
             let k = hidden(s);
             hands[s as usize] = h.known_cards(s) | pool[at..at + k].iter().copied().collect::<CardSet>();
-            bad += contradictions(h, hands[s as usize], h.declined(s));
+            if count {
+                bad += contradictions(h, hands[s as usize], h.declined(s));
+            }
             at += k;
         }
         if bad < best.2 {
@@ -599,7 +603,8 @@ mod tests {
                 while let Some(s) = hand.to_act() {
                     let me = (s + 1) % n;
                     for (i, redeals) in [1, 8].into_iter().enumerate() {
-                        let (w, b) = sample_rummy(&hand, me, redeals, &mut rng).expect("the counts agree");
+                        let model = OpponentModel { redeals, penalty: 0.5 };
+                        let (w, b) = sample_rummy(&hand, me, model, &mut rng).expect("the counts agree");
                         assert_eq!(w.view_of(me), hand.view_of(me), "n {n} seed {seed}");
                         let others: u32 = (0..n)
                             .filter(|&o| o != me)
@@ -623,6 +628,11 @@ mod tests {
                         assert_eq!((total, all.len() as usize + w.stock_len()), (52, 52));
                         checked += 1;
                     }
+                    // The model off counts none (the same states: `bad` shows they have some).
+                    assert_eq!(
+                        sample_rummy(&hand, me, OpponentModel::DEFAULT, &mut rng).map(|x| x.1),
+                        Some(0)
+                    );
                     let a = crate::tables::rummy_simple(&hand, s, &mut rng);
                     hand.apply(s, a).unwrap();
                 }
