@@ -390,6 +390,12 @@ pub struct RummyView {
     pub played_before: Vec<bool>,
     /// Whether the seat to act has laid a meld or laid off a card this turn.
     pub played_now: bool,
+    /// The cards each seat is known to hold (taken from the pile, not melded, laid off or
+    /// discarded since), by seat.
+    pub known: Vec<CardSet>,
+    /// The cards each seat passed up in this hand, by seat: the pile's top when it drew
+    /// from the stock, and the cards it discarded ([`RummyHand::declined`]).
+    pub declined: Vec<CardSet>,
 }
 
 /// The most melds a table can hold (three cards each).
@@ -429,6 +435,10 @@ pub struct RummyHand {
     played_before: u8,
     /// Whether the seat to act has melded or laid off this turn.
     played_now: bool,
+    /// Each seat's cards known to the others: taken from the pile and still held.
+    known: [CardSet; 8],
+    /// Each seat's passed-up cards in this hand ([`RummyHand::declined`]).
+    declined: [CardSet; 8],
     /// In the play part of a turn, how many legal melds and lay-offs the hand to act has
     /// ([`RummyHand::meld_count`], [`RummyHand::layoff_count`]): counted once each time the
     /// hand or the table changes, not at each question.
@@ -462,6 +472,8 @@ impl fmt::Debug for RummyHand {
             .field("from_pile", &self.from_pile)
             .field("played_before", &(0..n).map(|s| self.played_before >> s & 1 == 1).collect::<Vec<_>>())
             .field("played_now", &self.played_now)
+            .field("known", &&self.known[..n])
+            .field("declined", &&self.declined[..n])
             .field("melds_now", &self.melds_now)
             .field("layoffs_now", &self.layoffs_now)
             .field("reshuffles", &self.reshuffles)
@@ -527,6 +539,8 @@ impl RummyHand {
             from_pile: CardSet::EMPTY,
             played_before: 0,
             played_now: false,
+            known: [CardSet::EMPTY; 8],
+            declined: [CardSet::EMPTY; 8],
             melds_now: 0,
             layoffs_now: 0,
             reshuffles: 0,
@@ -614,12 +628,26 @@ impl RummyHand {
         self.pile().collect()
     }
 
+    /// The cards seat `s` is known to hold: taken from the pile and not melded, laid off or
+    /// discarded since (every seat saw them taken).
+    pub fn known_cards(&self, s: u8) -> CardSet {
+        self.known.get(s as usize).copied().unwrap_or_default()
+    }
+
+    /// The cards seat `s` passed up in this hand, public: each pile top it left when it drew
+    /// from the stock, and each card it discarded. Evidence of what its hand did not meld
+    /// with at the time, for an opponent model.
+    pub fn declined(&self, s: u8) -> CardSet {
+        self.declined.get(s as usize).copied().unwrap_or_default()
+    }
+
     /// A copy of this hand with its hidden cards placed again, for a player's search over
     /// what it cannot see (a determinization): each seat `s` holds `hands[s]`, the stock is
     /// `stock` (top first), and later turns of the pile are shuffled keyed by `seed` instead
-    /// of the game's. Everything public stays: the pile, the table, the turn. The caller
-    /// keeps what it deals consistent (each seat as many cards, the stock as long, every
-    /// card once): checked in debug builds.
+    /// of the game's. Everything public stays: the pile, the table, the turn, the cards known
+    /// to be held ([`RummyHand::known_cards`]) and passed up ([`RummyHand::declined`]). The
+    /// caller keeps what it deals consistent (each seat as many cards, its known ones among
+    /// them; the stock as long; every card once): checked in debug builds.
     pub fn with_hidden(&self, hands: &[CardSet], stock: &[Card], seed: u64) -> RummyHand {
         let n = self.rules.players as usize;
         debug_assert_eq!(hands.len(), n);
@@ -627,6 +655,7 @@ impl RummyHand {
         let mut h = self.clone();
         for (s, &c) in hands.iter().enumerate().take(n) {
             debug_assert_eq!(c.len(), self.hands[s].len(), "seat {s}");
+            debug_assert!(c.is_superset(self.known[s]), "seat {s}");
             h.hands[s] = c;
         }
         // The stock is kept top last.
@@ -661,11 +690,16 @@ impl RummyHand {
         if view.phase == RummyPhase::Over {
             return err("the hand is over".into());
         }
-        if view.hand_lens.len() != n as usize || view.played_before.len() != n as usize {
+        if [view.hand_lens.len(), view.played_before.len(), view.known.len(), view.declined.len()]
+            .iter()
+            .any(|&l| l != n as usize)
+        {
             return err(format!(
-                "{} hand sizes and {} seats' plays at a table of {n}",
+                "{} hand sizes, {} seats' plays, {} known and {} declined hands at a table of {n}",
                 view.hand_lens.len(),
-                view.played_before.len()
+                view.played_before.len(),
+                view.known.len(),
+                view.declined.len()
             ));
         }
         let me = view.seat as usize;
@@ -713,8 +747,26 @@ impl RummyHand {
                 return err("a card taken or a play made before the draw".into());
             }
         }
+        if !view.cards.is_superset(view.known[me]) {
+            return err("the seat's known cards are not all in its hand".into());
+        }
         let mut hands = [CardSet::EMPTY; 8];
         hands[me] = view.cards;
+        // The others' known cards, in their hands.
+        for (s, &k) in view.known.iter().enumerate().filter(|&(s, _)| s != me) {
+            if k.len() > view.hand_lens[s] {
+                return err(format!(
+                    "seat {s} is known to hold {} of its {} cards",
+                    k.len(),
+                    view.hand_lens[s]
+                ));
+            }
+            if !(placed & k).is_empty() {
+                return err(format!("seat {s}'s known cards [{}] are placed twice", placed & k));
+            }
+            hands[s] = k;
+            placed |= k;
+        }
         // The card taken from the pile this turn is in the hand of the seat to act, or on the
         // table (melded or laid off since).
         let on_table = view.table.iter().fold(CardSet::EMPTY, |a, m| a | m.cards);
@@ -773,6 +825,8 @@ impl RummyHand {
             from_pile: view.taken.map_or(CardSet::EMPTY, CardSet::single),
             played_before: view.played_before.iter().enumerate().fold(0, |b, (s, &p)| b | (p as u8) << s),
             played_now: view.played_now,
+            known: std::array::from_fn(|s| view.known.get(s).copied().unwrap_or_default()),
+            declined: std::array::from_fn(|s| view.declined.get(s).copied().unwrap_or_default()),
             melds_now: 0,
             layoffs_now: 0,
             reshuffles: view.pile_turns,
@@ -812,6 +866,8 @@ impl RummyHand {
             turns: self.turns,
             played_before: (0..n).map(|s| self.played_before >> s & 1 == 1).collect(),
             played_now: self.played_now,
+            known: self.known[..n].to_vec(),
+            declined: self.declined[..n].to_vec(),
         }
     }
 
@@ -1198,6 +1254,12 @@ impl RummyHand {
                     };
                     if len != 0 {
                         let c = self.cards[(at - !pile as usize) & 63];
+                        // A draw from the stock passes the pile's top up (there is one: a
+                        // discard ends every turn).
+                        let top = self.cards[(64 - self.pile as usize) & 63];
+                        self.declined[s] |=
+                            CardSet::from_bits((!pile as u64 & (self.pile != 0) as u64) << top.bit());
+                        self.known[s] |= CardSet::from_bits((pile as u64) << c.bit());
                         self.pile -= pile as u8;
                         self.stock -= !pile as u8;
                         self.hands[s].insert(c);
@@ -1211,6 +1273,8 @@ impl RummyHand {
                     if self.discards(self.hands[s]).contains(card) =>
                 {
                     self.hands[s].remove(card);
+                    self.known[s].remove(card);
+                    self.declined[s].insert(card);
                     self.push_pile(card);
                     if !self.out_if_empty(seat) {
                         self.next_turn();
@@ -1231,6 +1295,9 @@ impl RummyHand {
         let s = seat as usize & 7;
         match (self.phase, action) {
             (RummyPhase::Draw, RummyAction::DrawStock) => {
+                if let Some(top) = self.pile_top() {
+                    self.declined[s].insert(top);
+                }
                 if self.stock == 0 {
                     if !self.can_draw_stock() {
                         return Err(RummyError::Illegal(
@@ -1251,6 +1318,7 @@ impl RummyHand {
                 let c = self.cards[64 - self.pile as usize];
                 self.pile -= 1;
                 self.hands[s].insert(c);
+                self.known[s].insert(c);
                 self.from_pile = CardSet::single(c);
                 self.phase = RummyPhase::Play;
             }
@@ -1267,6 +1335,7 @@ impl RummyHand {
                 }
                 self.check_rest(hand - cards)?;
                 self.hands[s] = hand - cards;
+                self.known[s] = self.known[s] - cards;
                 let spots = self.spots(cards);
                 self.spots[self.table.len()] = spots;
                 self.all_spots |= spots;
@@ -1290,6 +1359,7 @@ impl RummyHand {
                 }
                 self.check_rest(hand.without(card))?;
                 self.hands[s].remove(card);
+                self.known[s].remove(card);
                 let t = &mut self.table[meld];
                 t.cards.insert(card);
                 t.layoffs.push((seat, card));
@@ -1309,6 +1379,8 @@ impl RummyHand {
                     )));
                 }
                 self.hands[s].remove(card);
+                self.known[s].remove(card);
+                self.declined[s].insert(card);
                 self.push_pile(card);
                 if !self.out_if_empty(seat) {
                     self.next_turn();
@@ -1633,10 +1705,13 @@ mod tests {
                             let built = RummyHand::from_view(&v, seed ^ 5).unwrap();
                             assert_eq!(built.view_of(seat), v);
                             let table = h.table().iter().fold(CardSet::EMPTY, |a, m| a | m.cards);
-                            let taken =
-                                if actor != seat { h.from_pile & h.hand(actor) } else { CardSet::EMPTY };
+                            // The card the seat to act took this turn is one of its known.
+                            assert!((h.known_cards(actor) | table).is_superset(h.from_pile));
+                            let known = (0..players)
+                                .filter(|&s| s != seat)
+                                .fold(CardSet::EMPTY, |a, s| a | h.known_cards(s));
                             let mut pool: Vec<Card> =
-                                (CardSet::FULL - h.hand(seat) - table - h.pile_cards() - taken)
+                                (CardSet::FULL - h.hand(seat) - table - h.pile_cards() - known)
                                     .iter()
                                     .collect();
                             for i in (1..pool.len()).rev() {
@@ -1644,13 +1719,7 @@ mod tests {
                             }
                             let mut hands = Vec::new();
                             for s in 0..players {
-                                let mut c = if s == seat {
-                                    h.hand(s)
-                                } else if s == actor {
-                                    taken
-                                } else {
-                                    CardSet::EMPTY
-                                };
+                                let mut c = if s == seat { h.hand(s) } else { h.known_cards(s) };
                                 while c.len() < h.hand(s).len() {
                                     c.insert(pool.pop().unwrap());
                                 }
@@ -1721,11 +1790,15 @@ mod tests {
         let same = h.with_hidden(&hands, &stock, h.seed);
         assert_eq!(format!("{same:?}"), format!("{h:?}"));
         assert_eq!(h.pile_cards().len() as usize, h.pile_len());
+        // Seats 1 and 2 swap the cards they are not known to hold.
+        let (a, b) = (hands[1] - h.known_cards(1), hands[2] - h.known_cards(2));
+        assert_eq!(a.len(), b.len(), "seats 1 and 2 hide as many");
         let mut swapped = hands.clone();
-        swapped.swap(1, 2);
-        assert_eq!(swapped[1].len(), hands[1].len(), "seats 1 and 2 hold as many");
+        swapped[1] = h.known_cards(1) | b;
+        swapped[2] = h.known_cards(2) | a;
         let mut g = h.with_hidden(&swapped, &stock, 3);
-        assert_eq!((g.hand(1), g.hand(2), g.pile_top()), (hands[2], hands[1], h.pile_top()));
+        assert_eq!((g.hand(1), g.hand(2), g.pile_top()), (swapped[1], swapped[2], h.pile_top()));
+        assert_eq!((g.known_cards(1), g.declined(2)), (h.known_cards(1), h.declined(2)));
         let mut moves = 0;
         while let Some(seat) = g.to_act() {
             let a = g.legal()[0];
@@ -1733,5 +1806,75 @@ mod tests {
             moves += 1;
             assert!(moves < 100_000);
         }
+    }
+
+    /// A card taken from the pile is known held by its taker until melded, laid off or
+    /// discarded; the pile's top left by a draw from the stock and every discard are the
+    /// seat's declined cards; the view carries both and a hand rebuilt from it keeps them.
+    #[test]
+    fn pile_pickups_are_known_and_passed_cards_declined() {
+        use crate::{card as c, hand};
+        let rules = RummyRules::for_players(3).unwrap();
+        // The dealer is seat 0: seat 1 is dealt first and plays first.
+        let hands = ["2C 3D 9S JH QH KH 4H", "5H 6H 8C 9C TD JD QS", "2S 3S AD AH 7C 7D KS"];
+        let hands: Vec<Vec<Card>> = hands.iter().map(|h| hand(h).iter().collect()).collect();
+        let mut order: Vec<Card> = (0..7).flat_map(|i| [1, 2, 0].map(|s| hands[s][i])).collect();
+        order.push(c("7H"));
+        let used: CardSet = order.iter().copied().collect();
+        order.extend((CardSet::FULL - used).iter());
+        let deck = Deck::from_cards(&order).unwrap();
+        let mut h = RummyHand::deal_from(&rules, 9, 0, 0, &deck).unwrap();
+        let play = |h: &mut RummyHand, s: u8, a: RummyAction| h.apply(s, a).unwrap();
+        play(&mut h, 1, RummyAction::DrawPile);
+        assert_eq!((h.known_cards(1), h.declined(1)), (hand("7H"), CardSet::EMPTY));
+        let v = h.view_of(2);
+        assert_eq!(v.known[1], hand("7H"));
+        let built = RummyHand::from_view(&v, 1).unwrap();
+        assert!(built.hand(1).contains(c("7H")) && built.known_cards(1) == hand("7H"));
+        assert_eq!(built.view_of(2), v);
+        play(&mut h, 1, RummyAction::Meld(hand("5H 6H 7H")));
+        assert_eq!(h.known_cards(1), CardSet::EMPTY, "melded");
+        play(&mut h, 1, RummyAction::Discard(c("QS")));
+        assert_eq!(h.declined(1), hand("QS"));
+        play(&mut h, 2, RummyAction::DrawStock);
+        assert_eq!(h.declined(2), hand("QS"), "the pile's top left");
+        play(&mut h, 2, RummyAction::Discard(c("KS")));
+        assert_eq!(h.declined(2), hand("QS KS"));
+        play(&mut h, 0, RummyAction::DrawPile);
+        play(&mut h, 0, RummyAction::Discard(c("2C")));
+        assert_eq!((h.known_cards(0), h.declined(0)), (hand("KS"), hand("2C")), "still held");
+        play(&mut h, 1, RummyAction::DrawPile);
+        play(&mut h, 1, RummyAction::Discard(c("8C")));
+        play(&mut h, 2, RummyAction::DrawStock);
+        play(&mut h, 2, RummyAction::Discard(c("AD")));
+        play(&mut h, 0, RummyAction::DrawStock);
+        play(&mut h, 0, RummyAction::Discard(c("KS")));
+        assert_eq!((h.known_cards(0), h.declined(0)), (CardSet::EMPTY, hand("2C AD KS")), "discarded");
+        let v = h.view_of(0);
+        assert_eq!((v.known[1], v.declined[1]), (hand("2C"), hand("QS 8C")));
+        assert_eq!(v.declined[2], hand("QS KS 8C AD"));
+        // Rebuilt, seat 1 holds its known 2C, whatever is dealt to the others.
+        let built = RummyHand::from_view(&v, 1).unwrap();
+        assert_eq!(built.view_of(0), v);
+        assert!(built.hand(1).contains(c("2C")) && !built.hand(2).contains(c("2C")));
+        play(&mut h, 1, RummyAction::DrawStock);
+        play(&mut h, 1, RummyAction::Discard(c("9C")));
+        play(&mut h, 2, RummyAction::DrawStock);
+        play(&mut h, 2, RummyAction::Discard(c("AH")));
+        play(&mut h, 0, RummyAction::DrawStock);
+        play(&mut h, 0, RummyAction::Discard(c("4H")));
+        play(&mut h, 1, RummyAction::DrawPile);
+        assert_eq!(h.known_cards(1), hand("2C 4H"));
+        play(&mut h, 1, RummyAction::LayOff { card: c("4H"), meld: 0 });
+        assert_eq!(h.known_cards(1), hand("2C"), "laid off");
+        // A view whose known cards do not add up is refused.
+        let mut bad = v.clone();
+        bad.known[2] = hand("2C");
+        assert!(RummyHand::from_view(&bad, 0).unwrap_err().to_string().contains("placed twice"));
+        bad.known.pop();
+        assert!(RummyHand::from_view(&bad, 0).unwrap_err().to_string().contains("known"));
+        bad = v.clone();
+        bad.known[0] = hand("9C");
+        assert!(RummyHand::from_view(&bad, 0).unwrap_err().to_string().contains("not all in its hand"));
     }
 }

@@ -361,6 +361,10 @@ pub struct TableStep {
 
 /// A game of any kind in play.
 #[derive(Clone, Debug)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "the two-player game is kept unboxed on purpose, every other kind boxed"
+)]
 pub enum Table {
     /// Two-player gin.
     Gin(Game),
@@ -371,8 +375,8 @@ pub enum Table {
     Teams(Box<TeamGame>),
     /// Gin for 3 to 6 at one table.
     Gin7(Box<Gin7Game>),
-    /// Basic rummy.
-    Rummy(RummyGame),
+    /// Basic rummy (boxed: its hand keeps each seat's known and declined cards).
+    Rummy(Box<RummyGame>),
 }
 
 impl TableStep {
@@ -439,10 +443,10 @@ impl Table {
                 Gin7Game::new(Gin7Setup { rules, seed, decks, first_dealer })
                     .map_err(|e| TableError::Setup(e.to_string()))?,
             )),
-            Format::Rummy(rules) => Table::Rummy(
+            Format::Rummy(rules) => Table::Rummy(Box::new(
                 RummyGame::with_decks(rules, seed, decks, first_dealer)
                     .map_err(|e| TableError::Setup(e.to_string()))?,
-            ),
+            )),
         })
     }
 

@@ -69,8 +69,12 @@ struct TablePublic {
     dealer: u8,
     /// Cards in each seat's hand, by seat.
     hand_lens: Vec<u32>,
-    /// Gin-7: the cards each seat took from the pile and still holds, by seat.
+    /// The cards each seat took from the pile and still holds (not melded, laid off or
+    /// discarded since), by seat.
     known: Vec<CardSet>,
+    /// Rummy: the cards each seat passed up in the hand (the pile's top at its draws from
+    /// the stock, its discards), by seat.
+    declined: Vec<CardSet>,
     /// Gin-7: every card turned face up in the hand and not turned back into the stock.
     faced: CardSet,
     /// The card the seat to act took from the pile this turn.
@@ -226,6 +230,8 @@ impl TableTracker {
             turns: p.discards,
             played_before: (0..n).map(|s| p.played_before >> s & 1 == 1).collect(),
             played_now: p.played_now,
+            known: p.known.clone(),
+            declined: p.declined.clone(),
         })
     }
 
@@ -265,6 +271,7 @@ impl TableTracker {
                     dealer: d.dealer as u8,
                     hand_lens: vec![each; n],
                     known: vec![CardSet::EMPTY; n],
+                    declined: vec![CardSet::EMPTY; n],
                     faced: CardSet::single(upcard),
                     from_deal: true,
                     ..TablePublic::default()
@@ -283,6 +290,8 @@ impl TableTracker {
                     if let Some(k) = p.known.get_mut(d.seat as usize) {
                         k.insert(top);
                     }
+                } else if let (Some(&top), Some(k)) = (pile.last(), p.declined.get_mut(d.seat as usize)) {
+                    k.insert(top);
                 }
             }
             K::CardDiscarded(d) => {
@@ -290,6 +299,9 @@ impl TableTracker {
                 len(p, d.seat, -1)?;
                 if let Some(k) = p.known.get_mut(d.seat as usize) {
                     k.remove(c);
+                }
+                if let Some(k) = p.declined.get_mut(d.seat as usize) {
+                    k.insert(c);
                 }
                 p.faced.insert(c);
                 p.taken = None;
@@ -306,12 +318,18 @@ impl TableTracker {
             K::MeldLaid(m) => {
                 let cards = convert::cards(&m.meld.as_ref().map(|m| m.cards.clone()).unwrap_or_default())?;
                 len(p, m.seat, -i64::from(cards.len()))?;
+                if let Some(k) = p.known.get_mut(m.seat as usize) {
+                    *k = *k - cards;
+                }
                 p.table.push(engine::rummy::TableMeld { cards, by: m.seat as u8, layoffs: Vec::new() });
                 p.played_now = true;
             }
             K::CardLaidOff(l) => {
                 let c = card(&l.card)?;
                 len(p, l.seat, -1)?;
+                if let Some(k) = p.known.get_mut(l.seat as usize) {
+                    k.remove(c);
+                }
                 if let Some(m) = p.table.get_mut(l.meld as usize) {
                     m.cards.insert(c);
                     m.layoffs.push((l.seat as u8, c));

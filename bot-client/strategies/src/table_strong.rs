@@ -8,9 +8,16 @@
 //!    a turn: `simple`'s move, every meld and lay-off, the discards `simple` ranks first.
 //!    Gin is always played at once.
 //! 2. **Samples**: the cards this seat cannot place (neither its own, nor on the pile or the
-//!    table, nor known to be held: gin-7's cards taken from the pile) are dealt at random to
-//!    the other seats (each as many as it holds, its known cards kept) and to the stock
-//!    ([`engine::gin7::Gin7Hand::with_hidden`], [`engine::rummy::RummyHand::with_hidden`]).
+//!    table, nor known to be held: the cards a seat took from the pile and still holds) are
+//!    dealt at random to the other seats (each as many as it holds, its known cards kept)
+//!    and to the stock ([`engine::gin7::Gin7Hand::with_hidden`],
+//!    [`engine::rummy::RummyHand::with_hidden`]). Rummy's opponent model
+//!    ([`OpponentModel`]) can also hold the samples to what each other seat passed up (its
+//!    declined pile tops and its discards, [`engine::rummy::RummyHand::declined`]): a deal
+//!    in which a seat holds two cards that meld with one of them contradicts a
+//!    `simple`-like player, and is redealt (the least contradicting of a few deals kept) or
+//!    weighed down. Soft, and off by default: the measured figures, in
+//!    docs/book/src/performance.md, did not show it helping.
 //! 3. **Rollouts**: each candidate is played on each sample, then every seat plays `simple`
 //!    to the hand's end; the samples and the rollouts' choices are shared between the
 //!    candidates (common random numbers).
@@ -84,10 +91,28 @@ impl SearchStats {
     }
 }
 
+/// Rummy's opponent model: how hard the samples are held to what the other seats passed up
+/// (their declined pile tops and discards, [`RummyHand::declined`]): a sampled hand holding
+/// two cards that meld with one of them is a contradiction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OpponentModel {
+    /// Deals tried for each sample, the one with the fewest contradictions kept (1: none
+    /// rejected).
+    pub redeals: u32,
+    /// Each sample's rollouts weigh `exp(-penalty × contradictions)` (0: all alike).
+    pub penalty: f64,
+}
+
+impl OpponentModel {
+    /// The model `strong` plays with.
+    pub const DEFAULT: OpponentModel = OpponentModel { redeals: 1, penalty: 0.0 };
+}
+
 /// The table `strong`.
 pub struct TableStrong {
     rng: Rng,
     rollouts: u32,
+    model: OpponentModel,
     stats: SearchStats,
     /// An empty memory for the rollouts' `simple` (it reads none at gin-7).
     blank: Memory,
@@ -104,9 +129,16 @@ impl TableStrong {
         TableStrong {
             rng: Rng::new(seed ^ 0x57_2046_7AB1),
             rollouts: rollouts.max(1),
+            model: OpponentModel::DEFAULT,
             stats: SearchStats::default(),
             blank: Memory::new(Seat::S0),
         }
+    }
+
+    /// The same with its own opponent model (rummy).
+    pub fn with_model(mut self, model: OpponentModel) -> TableStrong {
+        self.model = model;
+        self
     }
 
     /// What the search did so far.
@@ -172,7 +204,8 @@ impl TableStrong {
             if k > 0 && start.elapsed() > TIME_GUARD {
                 break;
             }
-            let Some(world) = sample_rummy(h, me, &mut self.rng) else { break };
+            let Some((world, bad)) = sample_rummy(h, me, self.model, &mut self.rng) else { break };
+            let weight = (-self.model.penalty * f64::from(bad)).exp();
             let seed = self.rng.next_u64();
             for (i, &a) in cands.iter().enumerate() {
                 let mut w = world.clone();
@@ -180,7 +213,7 @@ impl TableStrong {
                     total[i] = f64::NEG_INFINITY;
                     continue;
                 }
-                total[i] += rollout_rummy(w, me, seed);
+                total[i] += weight * rollout_rummy(w, me, seed);
                 played += 1;
             }
         }
@@ -346,29 +379,72 @@ fn rummy_candidates(h: &RummyHand, me: u8, rng: &mut Rng) -> Vec<RummyAction> {
 }
 
 /// A rummy hand as `me` might find it: the cards it cannot place (neither its own, nor on
-/// the pile or the table) dealt at random to the other seats and the stock.
-fn sample_rummy(h: &RummyHand, me: u8, rng: &mut Rng) -> Option<RummyHand> {
+/// the pile or the table, nor known to be held: taken from the pile) dealt at random to the
+/// other seats (their known cards kept) and the stock; the deal of the model's `redeals`
+/// with the fewest [`contradictions`], and their count (0, not counted, when the model is
+/// off). `None` if the counts disagree (never expected).
+fn sample_rummy(h: &RummyHand, me: u8, model: OpponentModel, rng: &mut Rng) -> Option<(RummyHand, u32)> {
+    let (redeals, count) = (model.redeals.max(1), model.redeals > 1 || model.penalty != 0.0);
     let n = h.rules().players;
     let table = h.table().iter().fold(CardSet::EMPTY, |a, m| a | m.cards);
-    let unknown = CardSet::FULL - h.hand(me) - table - h.pile_cards();
+    let mut unknown = CardSet::FULL - h.hand(me) - table - h.pile_cards();
+    for s in (0..n).filter(|&s| s != me) {
+        unknown = unknown - h.known_cards(s);
+    }
     let mut pool: Vec<Card> = unknown.iter().collect();
-    let need: u32 = (0..n).filter(|&s| s != me).map(|s| h.hand(s).len()).sum();
-    if pool.len() != need as usize + h.stock_len() {
+    let hidden = |s: u8| (h.hand(s).len() - h.known_cards(s).len()) as usize;
+    let need: usize = (0..n).filter(|&s| s != me).map(hidden).sum();
+    if pool.len() != need + h.stock_len() {
         return None;
     }
-    shuffle(&mut pool, rng);
-    let mut hands = [CardSet::EMPTY; 6];
-    let mut at = 0;
-    for s in 0..n {
-        if s == me {
-            hands[s as usize] = h.hand(me);
-            continue;
+    let mut best = ([CardSet::EMPTY; 6], Vec::new(), u32::MAX);
+    for _ in 0..redeals {
+        shuffle(&mut pool, rng);
+        let mut hands = [CardSet::EMPTY; 6];
+        let mut at = 0;
+        let mut bad = 0;
+        for s in 0..n {
+            if s == me {
+                hands[s as usize] = h.hand(me);
+                continue;
+            }
+            let k = hidden(s);
+            hands[s as usize] = h.known_cards(s) | pool[at..at + k].iter().copied().collect::<CardSet>();
+            if count {
+                bad += contradictions(h, hands[s as usize], h.declined(s));
+            }
+            at += k;
         }
-        let k = h.hand(s).len() as usize;
-        hands[s as usize] = pool[at..at + k].iter().copied().collect();
-        at += k;
+        if bad < best.2 {
+            best = (hands, pool[at..].to_vec(), bad);
+            if bad == 0 {
+                break;
+            }
+        }
     }
-    Some(h.with_hidden(&hands[..n as usize], &pool[at..], rng.next_u64()))
+    let (hands, stock, bad) = best;
+    Some((h.with_hidden(&hands[..n as usize], &stock, rng.next_u64()), bad))
+}
+
+/// How many of the cards a seat passed up (`declined`: the pile's tops it left, its
+/// discards) would make a meld with two cards of `hand`: each is a move a `simple`-like
+/// player would not have made holding them (it takes a top card that melds, melds at once,
+/// discards a card that helps nothing first). A soft count: hands change, players differ.
+fn contradictions(h: &RummyHand, hand: CardSet, declined: CardSet) -> u32 {
+    let rules = h.rules();
+    let mut bad = 0;
+    for c in declined.iter() {
+        // Only cards of its rank or suit can meld with it (as `simple`'s draw reads it).
+        let b = c.bit() as u64;
+        let near =
+            CardSet::from_bits(0x0001_0001_0001_0001 << (b & 15) | 0x1FFF << (b & !15)) & hand.without(c);
+        if near.len() >= 2
+            && near.iter().any(|a| near.iter().any(|o| o > a && rules.is_meld(CardSet::from_iter([a, o, c]))))
+        {
+            bad += 1;
+        }
+    }
+    bad
 }
 
 /// Plays `h` to its end with `simple` at every seat; the points `me` scores minus the
@@ -503,5 +579,66 @@ mod tests {
             assert_eq!(a, b, "{}", format.name());
         }
         assert_eq!(Kind::Gin7, formats()[0].kind());
+    }
+
+    /// A rummy sample keeps every public fact and the cards known held, deals each seat as
+    /// many cards as it holds and the stock as long, every card once; more deals tried find
+    /// fewer hands that contradict what the seats passed up.
+    #[test]
+    fn rummy_samples_keep_the_known_cards_and_the_counts() {
+        let h = |s: &str| engine::hand(s);
+        let rules = engine::rummy::RummyRules::for_players(3).unwrap();
+        let deal = RummyHand::deal(&rules, 1, 0, 0).unwrap();
+        assert_eq!(contradictions(&deal, h("5H 6H 9C"), h("7H")), 1, "a run");
+        assert_eq!(contradictions(&deal, h("7C 7D 9C"), h("7H 2S")), 1, "a set");
+        assert_eq!(contradictions(&deal, h("5H 9H 7C"), h("7H")), 0);
+        assert_eq!(contradictions(&deal, h("7H 9H 2C"), h("7H")), 0, "one card with it");
+        let (mut known, mut checked) = (0, 0);
+        let mut bad = [0u32; 2];
+        for n in 2..=6u8 {
+            let rules = engine::rummy::RummyRules::for_players(n).unwrap();
+            for seed in 0..30u64 {
+                let mut hand = RummyHand::deal(&rules, seed, 0, (seed % u64::from(n)) as u8).unwrap();
+                let mut rng = Rng::new(seed);
+                while let Some(s) = hand.to_act() {
+                    let me = (s + 1) % n;
+                    for (i, redeals) in [1, 8].into_iter().enumerate() {
+                        let model = OpponentModel { redeals, penalty: 0.5 };
+                        let (w, b) = sample_rummy(&hand, me, model, &mut rng).expect("the counts agree");
+                        assert_eq!(w.view_of(me), hand.view_of(me), "n {n} seed {seed}");
+                        let others: u32 = (0..n)
+                            .filter(|&o| o != me)
+                            .map(|o| contradictions(&w, w.hand(o), w.declined(o)))
+                            .sum();
+                        assert_eq!(b, others);
+                        bad[i] += b;
+                        let mut total = w.pile_len() + w.stock_len();
+                        total += w.table().iter().map(|m| m.cards.len() as usize).sum::<usize>();
+                        let mut all =
+                            w.pile_cards() | w.table().iter().fold(CardSet::EMPTY, |a, m| a | m.cards);
+                        for o in 0..n {
+                            assert!(w.hand(o).is_superset(hand.known_cards(o)));
+                            assert_eq!(w.hand(o).len(), hand.hand(o).len());
+                            known += hand.known_cards(o).len();
+                            total += w.hand(o).len() as usize;
+                            all |= w.hand(o);
+                        }
+                        // Every card once: the hands, the pile and the table disjoint, the
+                        // stock the rest.
+                        assert_eq!((total, all.len() as usize + w.stock_len()), (52, 52));
+                        checked += 1;
+                    }
+                    // The model off counts none (the same states: `bad` shows they have some).
+                    assert_eq!(
+                        sample_rummy(&hand, me, OpponentModel::DEFAULT, &mut rng).map(|x| x.1),
+                        Some(0)
+                    );
+                    let a = crate::tables::rummy_simple(&hand, s, &mut rng);
+                    hand.apply(s, a).unwrap();
+                }
+            }
+        }
+        assert!(checked > 5000 && known > 500, "{checked} samples, {known} known cards");
+        assert!(bad[1] * 2 < bad[0], "contradictions: {bad:?}");
     }
 }
