@@ -61,10 +61,12 @@ pub fn embedded() -> Result<&'static Net, net::BadParams> {
 
 /// The learned player.
 pub struct LearnedStrategy {
-    net: &'static Net,
+    net: NetRef,
     x: Vec<(u16, f32)>,
     acts: Acts,
     evaluations: u64,
+    /// Exploring (self-play training): choices drawn from the network's distribution.
+    explore: Option<crate::rng::Rng>,
 }
 
 impl LearnedStrategy {
@@ -76,7 +78,49 @@ impl LearnedStrategy {
 
     /// The player with the network `net`.
     pub fn with_net(net: &'static Net) -> LearnedStrategy {
-        LearnedStrategy { net, x: Vec::with_capacity(64), acts: Acts::default(), evaluations: 0 }
+        LearnedStrategy::with_shared(NetRef::Static(net))
+    }
+
+    /// The player with a network shared with others (a training run's current one).
+    pub fn with_shared(net: NetRef) -> LearnedStrategy {
+        LearnedStrategy {
+            net,
+            x: Vec::with_capacity(64),
+            acts: Acts::default(),
+            evaluations: 0,
+            explore: None,
+        }
+    }
+
+    /// The same drawing its choices from the network's distribution (softmax over the
+    /// legal discards; take and knock with their logistic probabilities, the knock's shifted
+    /// by [`KNOCK_LOGIT`]) rather than taking the likeliest: for self-play training.
+    pub fn exploring(net: NetRef, seed: u64) -> LearnedStrategy {
+        LearnedStrategy { explore: Some(crate::rng::Rng::new(seed)), ..LearnedStrategy::with_shared(net) }
+    }
+
+    /// Whether a yes/no choice with logit `z` (over `threshold`) is made.
+    fn yes(&mut self, z: f32, threshold: f32) -> bool {
+        match &mut self.explore {
+            Some(rng) => (rng.unit() as f32) < sigmoid(z - threshold),
+            None => z > threshold,
+        }
+    }
+
+    /// The discard among `cards` (the likeliest, or drawn when exploring).
+    fn pick(&mut self, cards: engine::CardSet) -> Option<Card> {
+        let out = &self.acts.out;
+        let Some(rng) = &mut self.explore else { return best_of(out, cards) };
+        let mx = cards.iter().map(|c| out[c.bit() as usize]).fold(f32::MIN, f32::max);
+        let z: f32 = cards.iter().map(|c| (out[c.bit() as usize] - mx).exp()).sum();
+        let mut u = rng.unit() as f32 * z;
+        for c in cards.iter() {
+            u -= (out[c.bit() as usize] - mx).exp();
+            if u <= 0.0 {
+                return Some(c);
+            }
+        }
+        cards.iter().last()
     }
 
     /// Forward passes of the network so far (at most one per decision: its time bound).
@@ -89,6 +133,25 @@ impl LearnedStrategy {
         features::encode(d, &mut self.x);
         self.net.forward(&self.x, &mut self.acts);
         &self.acts.out
+    }
+}
+
+/// A network a player reads: the embedded one, or one shared by a training run.
+#[derive(Clone)]
+pub enum NetRef {
+    /// For the program's life.
+    Static(&'static Net),
+    /// Shared.
+    Shared(std::sync::Arc<Net>),
+}
+
+impl std::ops::Deref for NetRef {
+    type Target = Net;
+    fn deref(&self) -> &Net {
+        match self {
+            NetRef::Static(n) => n,
+            NetRef::Shared(n) => n,
+        }
     }
 }
 
@@ -115,7 +178,8 @@ impl Strategy for LearnedStrategy {
                         return d.decline();
                     }
                 }
-                if self.eval(d)[OUT_TAKE] > 0.0 { Action::DrawPile } else { d.decline() }
+                let z = self.eval(d)[OUT_TAKE];
+                if self.yes(z, 0.0) { Action::DrawPile } else { d.decline() }
             }
             Choice::Discard => {
                 if d.legal.big_gin {
@@ -127,14 +191,14 @@ impl Strategy for LearnedStrategy {
                 {
                     return Action::knock(c);
                 }
-                let out = self.eval(d);
+                let z = self.eval(d)[OUT_KNOCK];
                 if !d.legal.knocks.is_empty()
-                    && out[OUT_KNOCK] > KNOCK_LOGIT
-                    && let Some(c) = best_of(out, d.legal.knocks)
+                    && self.yes(z, KNOCK_LOGIT)
+                    && let Some(c) = self.pick(d.legal.knocks)
                 {
                     return Action::knock(c);
                 }
-                match best_of(out, d.legal.discards) {
+                match self.pick(d.legal.discards) {
                     Some(card) => Action::Discard { card },
                     None => crate::strategy::fallback(d),
                 }
@@ -401,6 +465,67 @@ pub fn train(
         report(epoch, &e, &evaluate(&net, valid));
     }
     net
+}
+
+/// Plays game `i` of a self-play batch seeded by `seed`: `net`, exploring, against
+/// `opponent` (a strategy's name, or `learned` for the network itself, greedy), seats
+/// alternating with `i`; returns the explorer's decisions, each with its hand's result for
+/// it (points / 100) as `value`.
+pub fn explore_game(net: &NetRef, opponent: &str, rules: &engine::RuleSet, seed: u64, i: u64) -> Vec<Sample> {
+    use crate::rng::derive;
+    let mut a = LearnedStrategy::exploring(net.clone(), derive(seed, 3 * i));
+    let mut b: Box<dyn Strategy> = if opponent == "learned" {
+        Box::new(LearnedStrategy::with_shared(net.clone()))
+    } else {
+        by_name(opponent, derive(seed, 3 * i + 1)).expect("a known strategy")
+    };
+    let mut ra = Recorder { inner: &mut a, out: Vec::new() };
+    let setup = GameSetup::new(rules.clone(), derive(seed, 3 * i + 2));
+    let game = if i.is_multiple_of(2) {
+        play_game(setup, [&mut ra, b.as_mut()])
+    } else {
+        play_game(setup, [b.as_mut(), &mut ra])
+    }
+    .expect("legal play");
+    let mut out = ra.out;
+    for s in &mut out {
+        if let Some(h) = game.hands().get(s.hand as usize) {
+            let pts = h.result.points as f32 / 100.0;
+            s.value = match h.result.winner {
+                Some(w) if w == s.seat => pts,
+                Some(_) => -pts,
+                None => 0.0,
+            };
+        }
+    }
+    out
+}
+
+/// One policy-gradient step (REINFORCE with the value head as the baseline) over the
+/// explorer's decisions `batch`: each choice made more likely in proportion to how much its
+/// hand's result beat the value head's prediction; the value head fitted to the results.
+/// Returns the mean advantage's magnitude.
+pub fn reinforce(net: &mut Net, tr: &mut Trainer, batch: &[Sample], value_weight: f32) -> f32 {
+    let mut acts = Acts::default();
+    let mut d = [0f32; OUTPUTS];
+    let mut e = Eval::default();
+    let mut total = 0.0;
+    for s in batch {
+        net.forward(&s.x, &mut acts);
+        // The derivative of −log π(choice) by each output (the knock's logit shifted).
+        let mut shifted = acts.out.clone();
+        shifted[OUT_KNOCK] -= KNOCK_LOGIT;
+        grad(s, &shifted, &mut d, &mut e, 0.0);
+        let adv = s.value.clamp(-1.5, 1.5) - acts.out[OUT_VALUE];
+        total += adv.abs();
+        for x in d.iter_mut().take(OUT_VALUE) {
+            *x *= adv;
+        }
+        d[OUT_VALUE] = value_weight * -adv;
+        tr.backward(net, &s.x, &acts, &d);
+    }
+    tr.step(net, batch.len().max(1));
+    total / batch.len().max(1) as f32
 }
 
 /// Writes `samples` as bytes (a cache of generated data, so that training can resume
