@@ -19,9 +19,18 @@
 //! players who retake each other's discards can pass the same cards round for ever). One
 //! forward pass per decision: a few tens of microseconds.
 //!
-//! The parameters are in `data/learned.bin` (embedded), made (seed 1, 480 games under each
-//! of the competition and standard rules) by
-//! `cargo run --release -p gin-strategies --example train_learned` (its doc says how).
+//! Then self-play (the step after distillation): [`explore_game`] plays the network drawing
+//! its choices from its own distribution against `simple` and its greedy self, and
+//! [`reinforce`] makes each choice likelier as its hand's result beat the value head's
+//! prediction (REINFORCE, the value head as the baseline).
+//!
+//! The parameters are in `data/learned.bin` (embedded), made in two commands (seed 1): the
+//! distillation (480 games of `strong` under each of the competition and standard rules,
+//! `cargo run --release -p gin-strategies --example train_learned -- --seed 1 --games 480
+//! --threads 1 --epochs 8 --out /tmp/distilled.bin`), then the self-play fine-tuning
+//! (`--example finetune_learned -- --params /tmp/distilled.bin --steps 2400 --games 64
+//! --every 100 --pairs 300 --lr 6e-5 --seed 1 --out bot-client/strategies/data/learned.bin`);
+//! their docs say more.
 
 pub mod features;
 pub mod net;
