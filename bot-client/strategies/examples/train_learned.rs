@@ -5,8 +5,11 @@
 //! ```text
 //! cargo run --release -p gin-strategies --example train_learned -- \
 //!     --seed 1 --games 480 --threads 2 --epochs 8 \
-//!     --out bot-client/strategies/data/learned.bin [--cache target/learned-samples.bin]
+//!     --out /tmp/distilled.bin [--cache target/learned-samples.bin]
 //! ```
+//!
+//! The committed `data/learned.bin` is this network (`--seed 1 --games 480 --threads 1
+//! --epochs 8`) fine-tuned by self-play: `examples/finetune_learned.rs` says how.
 //!
 //! `--games` games under each of the competition and the standard rules. The result is
 //! the same for the same arguments whatever `--threads` (games are numbered, their seeds
@@ -85,7 +88,7 @@ fn main() {
     let seed: u64 = arg(&args, "--seed", 1);
     let games: u64 = arg(&args, "--games", 480);
     let threads: usize = arg(&args, "--threads", 2);
-    let out: String = arg(&args, "--out", "bot-client/strategies/data/learned.bin".to_string());
+    let out: String = arg(&args, "--out", "/tmp/distilled.bin".to_string());
     let cache: String = arg(&args, "--cache", String::new());
     let cache_dir: String = arg(&args, "--cache-dir", String::new());
     if !cache_dir.is_empty() {

@@ -19,9 +19,18 @@
 //! players who retake each other's discards can pass the same cards round for ever). One
 //! forward pass per decision: a few tens of microseconds.
 //!
-//! The parameters are in `data/learned.bin` (embedded), made (seed 1, 480 games under each
-//! of the competition and standard rules) by
-//! `cargo run --release -p gin-strategies --example train_learned` (its doc says how).
+//! Then self-play (the step after distillation): [`explore_game`] plays the network drawing
+//! its choices from its own distribution against `simple` and its greedy self, and
+//! [`reinforce`] makes each choice likelier as its hand's result beat the value head's
+//! prediction (REINFORCE, the value head as the baseline).
+//!
+//! The parameters are in `data/learned.bin` (embedded), made in two commands (seed 1): the
+//! distillation (480 games of `strong` under each of the competition and standard rules,
+//! `cargo run --release -p gin-strategies --example train_learned -- --seed 1 --games 480
+//! --threads 1 --epochs 8 --out /tmp/distilled.bin`), then the self-play fine-tuning
+//! (`--example finetune_learned -- --params /tmp/distilled.bin --steps 2400 --games 64
+//! --every 100 --pairs 300 --lr 6e-5 --seed 1 --out bot-client/strategies/data/learned.bin`);
+//! their docs say more.
 
 pub mod features;
 pub mod net;
@@ -61,10 +70,12 @@ pub fn embedded() -> Result<&'static Net, net::BadParams> {
 
 /// The learned player.
 pub struct LearnedStrategy {
-    net: &'static Net,
+    net: NetRef,
     x: Vec<(u16, f32)>,
     acts: Acts,
     evaluations: u64,
+    /// Exploring (self-play training): choices drawn from the network's distribution.
+    explore: Option<crate::rng::Rng>,
 }
 
 impl LearnedStrategy {
@@ -76,7 +87,49 @@ impl LearnedStrategy {
 
     /// The player with the network `net`.
     pub fn with_net(net: &'static Net) -> LearnedStrategy {
-        LearnedStrategy { net, x: Vec::with_capacity(64), acts: Acts::default(), evaluations: 0 }
+        LearnedStrategy::with_shared(NetRef::Static(net))
+    }
+
+    /// The player with a network shared with others (a training run's current one).
+    pub fn with_shared(net: NetRef) -> LearnedStrategy {
+        LearnedStrategy {
+            net,
+            x: Vec::with_capacity(64),
+            acts: Acts::default(),
+            evaluations: 0,
+            explore: None,
+        }
+    }
+
+    /// The same drawing its choices from the network's distribution (softmax over the
+    /// legal discards; take and knock with their logistic probabilities, the knock's shifted
+    /// by [`KNOCK_LOGIT`]) rather than taking the likeliest: for self-play training.
+    pub fn exploring(net: NetRef, seed: u64) -> LearnedStrategy {
+        LearnedStrategy { explore: Some(crate::rng::Rng::new(seed)), ..LearnedStrategy::with_shared(net) }
+    }
+
+    /// Whether a yes/no choice with logit `z` (over `threshold`) is made.
+    fn yes(&mut self, z: f32, threshold: f32) -> bool {
+        match &mut self.explore {
+            Some(rng) => (rng.unit() as f32) < sigmoid(z - threshold),
+            None => z > threshold,
+        }
+    }
+
+    /// The discard among `cards` (the likeliest, or drawn when exploring).
+    fn pick(&mut self, cards: engine::CardSet) -> Option<Card> {
+        let out = &self.acts.out;
+        let Some(rng) = &mut self.explore else { return best_of(out, cards) };
+        let mx = cards.iter().map(|c| out[c.bit() as usize]).fold(f32::MIN, f32::max);
+        let z: f32 = cards.iter().map(|c| (out[c.bit() as usize] - mx).exp()).sum();
+        let mut u = rng.unit() as f32 * z;
+        for c in cards.iter() {
+            u -= (out[c.bit() as usize] - mx).exp();
+            if u <= 0.0 {
+                return Some(c);
+            }
+        }
+        cards.iter().last()
     }
 
     /// Forward passes of the network so far (at most one per decision: its time bound).
@@ -89,6 +142,25 @@ impl LearnedStrategy {
         features::encode(d, &mut self.x);
         self.net.forward(&self.x, &mut self.acts);
         &self.acts.out
+    }
+}
+
+/// A network a player reads: the embedded one, or one shared by a training run.
+#[derive(Clone)]
+pub enum NetRef {
+    /// For the program's life.
+    Static(&'static Net),
+    /// Shared.
+    Shared(std::sync::Arc<Net>),
+}
+
+impl std::ops::Deref for NetRef {
+    type Target = Net;
+    fn deref(&self) -> &Net {
+        match self {
+            NetRef::Static(n) => n,
+            NetRef::Shared(n) => n,
+        }
     }
 }
 
@@ -115,7 +187,8 @@ impl Strategy for LearnedStrategy {
                         return d.decline();
                     }
                 }
-                if self.eval(d)[OUT_TAKE] > 0.0 { Action::DrawPile } else { d.decline() }
+                let z = self.eval(d)[OUT_TAKE];
+                if self.yes(z, 0.0) { Action::DrawPile } else { d.decline() }
             }
             Choice::Discard => {
                 if d.legal.big_gin {
@@ -127,14 +200,14 @@ impl Strategy for LearnedStrategy {
                 {
                     return Action::knock(c);
                 }
-                let out = self.eval(d);
+                let z = self.eval(d)[OUT_KNOCK];
                 if !d.legal.knocks.is_empty()
-                    && out[OUT_KNOCK] > KNOCK_LOGIT
-                    && let Some(c) = best_of(out, d.legal.knocks)
+                    && self.yes(z, KNOCK_LOGIT)
+                    && let Some(c) = self.pick(d.legal.knocks)
                 {
                     return Action::knock(c);
                 }
-                match best_of(out, d.legal.discards) {
+                match self.pick(d.legal.discards) {
                     Some(card) => Action::Discard { card },
                     None => crate::strategy::fallback(d),
                 }
@@ -401,6 +474,67 @@ pub fn train(
         report(epoch, &e, &evaluate(&net, valid));
     }
     net
+}
+
+/// Plays game `i` of a self-play batch seeded by `seed`: `net`, exploring, against
+/// `opponent` (a strategy's name, or `learned` for the network itself, greedy), seats
+/// alternating with `i`; returns the explorer's decisions, each with its hand's result for
+/// it (points / 100) as `value`.
+pub fn explore_game(net: &NetRef, opponent: &str, rules: &engine::RuleSet, seed: u64, i: u64) -> Vec<Sample> {
+    use crate::rng::derive;
+    let mut a = LearnedStrategy::exploring(net.clone(), derive(seed, 3 * i));
+    let mut b: Box<dyn Strategy> = if opponent == "learned" {
+        Box::new(LearnedStrategy::with_shared(net.clone()))
+    } else {
+        by_name(opponent, derive(seed, 3 * i + 1)).expect("a known strategy")
+    };
+    let mut ra = Recorder { inner: &mut a, out: Vec::new() };
+    let setup = GameSetup::new(rules.clone(), derive(seed, 3 * i + 2));
+    let game = if i.is_multiple_of(2) {
+        play_game(setup, [&mut ra, b.as_mut()])
+    } else {
+        play_game(setup, [b.as_mut(), &mut ra])
+    }
+    .expect("legal play");
+    let mut out = ra.out;
+    for s in &mut out {
+        if let Some(h) = game.hands().get(s.hand as usize) {
+            let pts = h.result.points as f32 / 100.0;
+            s.value = match h.result.winner {
+                Some(w) if w == s.seat => pts,
+                Some(_) => -pts,
+                None => 0.0,
+            };
+        }
+    }
+    out
+}
+
+/// One policy-gradient step (REINFORCE with the value head as the baseline) over the
+/// explorer's decisions `batch`: each choice made more likely in proportion to how much its
+/// hand's result beat the value head's prediction; the value head fitted to the results.
+/// Returns the mean advantage's magnitude.
+pub fn reinforce(net: &mut Net, tr: &mut Trainer, batch: &[Sample], value_weight: f32) -> f32 {
+    let mut acts = Acts::default();
+    let mut d = [0f32; OUTPUTS];
+    let mut e = Eval::default();
+    let mut total = 0.0;
+    for s in batch {
+        net.forward(&s.x, &mut acts);
+        // The derivative of −log π(choice) by each output (the knock's logit shifted).
+        let mut shifted = acts.out.clone();
+        shifted[OUT_KNOCK] -= KNOCK_LOGIT;
+        grad(s, &shifted, &mut d, &mut e, 0.0);
+        let adv = s.value.clamp(-1.5, 1.5) - acts.out[OUT_VALUE];
+        total += adv.abs();
+        for x in d.iter_mut().take(OUT_VALUE) {
+            *x *= adv;
+        }
+        d[OUT_VALUE] = value_weight * -adv;
+        tr.backward(net, &s.x, &acts, &d);
+    }
+    tr.step(net, batch.len().max(1));
+    total / batch.len().max(1) as f32
 }
 
 /// Writes `samples` as bytes (a cache of generated data, so that training can resume
