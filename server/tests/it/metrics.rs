@@ -19,9 +19,22 @@ pub fn free_addr() -> SocketAddr {
     SocketAddr::from(([127, 0, 0, 1], crate::common::free_port()))
 }
 
-/// `GET path` over a fresh connection: the status line and the body.
+/// `GET path` over a fresh connection: the status line and the body. The connection is
+/// retried for a few seconds: the server's task binds the metrics address when it first
+/// runs, which can be after a client has already reached the gRPC listener (bound by the
+/// test, so accepting at once) on a loaded machine.
 async fn http_get(addr: SocketAddr, path: &str) -> (String, String) {
-    let mut conn = tokio::net::TcpStream::connect(addr).await.expect("connect to the metrics address");
+    let mut tries = 0;
+    let mut conn = loop {
+        match tokio::net::TcpStream::connect(addr).await {
+            Ok(c) => break c,
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused && tries < 100 => {
+                tries += 1;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(e) => panic!("connect to the metrics address: {e}"),
+        }
+    };
     let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
     conn.write_all(req.as_bytes()).await.unwrap();
     let mut raw = String::new();
