@@ -22,11 +22,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use engine::{GameSetup, RuleSet, Seat};
-use gin_strategies::learned::{self, LearnedStrategy, NetRef, Sample, net::Net, net::Trainer};
-use gin_strategies::local::play_game;
-use gin_strategies::rng::derive;
-use gin_strategies::strategy::by_name;
+use engine::RuleSet;
+use gin_strategies::learned::{self, NetRef, Sample, net::Net, net::Trainer};
 
 fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
     args.iter()
@@ -34,32 +31,6 @@ fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
         .and_then(|i| args.get(i + 1))
         .map(|v| v.parse().unwrap_or_else(|_| panic!("bad value for {name}")))
         .unwrap_or(default)
-}
-
-/// The greedy network's share of `pairs` duplicate pairs against `b` (competition rules).
-fn score(net: &NetRef, b: &str, pairs: u64, rules: &RuleSet) -> f64 {
-    let seed = 3u64;
-    let (mut score, mut games) = (0.0, 0u64);
-    for p in 0..pairs {
-        for seat in [Seat::S0, Seat::S1] {
-            let mut a = LearnedStrategy::with_shared(net.clone());
-            let mut o = by_name(b, derive(seed ^ 0xB, p * 2 + seat.index() as u64)).expect("a strategy");
-            let setup = GameSetup::new(rules.clone(), derive(seed, p));
-            let game = if seat == Seat::S0 {
-                play_game(setup, [&mut a, o.as_mut()])
-            } else {
-                play_game(setup, [o.as_mut(), &mut a])
-            }
-            .expect("legal play");
-            score += match game.result().expect("over").winner {
-                Some(w) if w == seat => 1.0,
-                Some(_) => 0.0,
-                None => 0.5,
-            };
-            games += 1;
-        }
-    }
-    100.0 * score / games as f64
 }
 
 fn main() {
@@ -84,36 +55,22 @@ fn main() {
     let mut tr = Trainer::new(&net, lr);
     let t0 = Instant::now();
     let shared = NetRef::Shared(Arc::new(net.clone()));
-    let mut best = score(&shared, "simple", pairs, &competition);
+    let mut best = learned::duplicate_share(&shared, "simple", pairs, 3, &competition);
     eprintln!("step 0: {best:.1}% against simple ({pairs} pairs)");
     std::fs::write(&out, net.to_bytes()).expect("written");
     for step in 1..=steps {
         let shared = NetRef::Shared(Arc::new(net.clone()));
-        let next = std::sync::atomic::AtomicU64::new(0);
-        let mut per_game: Vec<Vec<Sample>> = (0..games).map(|_| Vec::new()).collect();
-        let results = std::sync::Mutex::new(&mut per_game);
-        std::thread::scope(|s| {
-            for _ in 0..threads.max(1) {
-                s.spawn(|| {
-                    loop {
-                        let g = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        if g >= games {
-                            break;
-                        }
-                        let i = step * games + g;
-                        let rules = &rule_sets[(i % 2) as usize];
-                        let opp = opponents[((i / 2) % opponents.len() as u64) as usize];
-                        let samples = learned::explore_game(&shared, opp, rules, seed, i);
-                        results.lock().expect("not poisoned")[g as usize] = samples;
-                    }
-                });
-            }
+        let per_game = learned::par_map(games, threads, |g| {
+            let i = step * games + g;
+            let rules = &rule_sets[(i % 2) as usize];
+            let opp = opponents[((i / 2) % opponents.len() as u64) as usize];
+            learned::explore_game(&shared, opp, rules, seed, i)
         });
         let batch: Vec<Sample> = per_game.into_iter().flatten().collect();
         let adv = learned::reinforce(&mut net, &mut tr, &batch, value_weight);
         if step % every == 0 || step == steps {
             let shared = NetRef::Shared(Arc::new(net.clone()));
-            let now = score(&shared, "simple", pairs, &competition);
+            let now = learned::duplicate_share(&shared, "simple", pairs, 3, &competition);
             eprintln!(
                 "step {step}: {} decisions, mean |advantage| {adv:.3}; {now:.1}% against simple ({:.0} s)",
                 batch.len(),

@@ -45,42 +45,27 @@ fn generate(
     dir: &str,
     tag: usize,
 ) -> Vec<Vec<Sample>> {
-    let next = std::sync::atomic::AtomicU64::new(0);
     let done = std::sync::atomic::AtomicU64::new(0);
-    let mut per_game: Vec<Option<Vec<Sample>>> = (0..games).map(|_| None).collect();
-    let results = std::sync::Mutex::new(&mut per_game);
     let t = Instant::now();
-    std::thread::scope(|s| {
-        for _ in 0..threads.max(1) {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    if i >= games {
-                        break;
-                    }
-                    let file = format!("{dir}/r{tag}-s{seed}-g{i}.bin");
-                    let cached = if dir.is_empty() { None } else { std::fs::read(&file).ok() };
-                    let out = match cached.as_deref().and_then(learned::samples_from_bytes) {
-                        Some(out) => out,
-                        None => {
-                            let out = learned::generate_game(rules, seed, i);
-                            if !dir.is_empty() {
-                                std::fs::write(&file, learned::samples_to_bytes(&out))
-                                    .expect("the cache is written");
-                            }
-                            out
-                        }
-                    };
-                    results.lock().expect("not poisoned")[i as usize] = Some(out);
-                    let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                    if k.is_multiple_of(20) || k == games {
-                        eprintln!("  {k}/{games} games, {:.0} s", t.elapsed().as_secs_f64());
-                    }
+    learned::par_map(games, threads, |i| {
+        let file = format!("{dir}/r{tag}-s{seed}-g{i}.bin");
+        let cached = if dir.is_empty() { None } else { std::fs::read(&file).ok() };
+        let out = match cached.as_deref().and_then(learned::samples_from_bytes) {
+            Some(out) => out,
+            None => {
+                let out = learned::generate_game(rules, seed, i);
+                if !dir.is_empty() {
+                    std::fs::write(&file, learned::samples_to_bytes(&out)).expect("the cache is written");
                 }
-            });
+                out
+            }
+        };
+        let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if k.is_multiple_of(20) || k == games {
+            eprintln!("  {k}/{games} games, {:.0} s", t.elapsed().as_secs_f64());
         }
-    });
-    per_game.into_iter().map(|g| g.expect("every game played")).collect()
+        out
+    })
 }
 
 fn main() {

@@ -510,6 +510,57 @@ pub fn explore_game(net: &NetRef, opponent: &str, rules: &engine::RuleSet, seed:
     out
 }
 
+/// The share of `pairs` duplicate deal pairs (seeded by `seed`, each deal played from both
+/// seats) that the greedy network `net` wins against the strategy named `b` under `rules`, in
+/// percent (a drawn game counts half).
+pub fn duplicate_share(net: &NetRef, b: &str, pairs: u64, seed: u64, rules: &engine::RuleSet) -> f64 {
+    use crate::rng::derive;
+    let (mut score, mut games) = (0.0, 0u64);
+    for p in 0..pairs {
+        for seat in [Seat::S0, Seat::S1] {
+            let mut a = LearnedStrategy::with_shared(net.clone());
+            let mut o =
+                by_name(b, derive(seed ^ 0xB, p * 2 + seat.index() as u64)).expect("a known strategy");
+            let setup = GameSetup::new(rules.clone(), derive(seed, p));
+            let game = if seat == Seat::S0 {
+                play_game(setup, [&mut a, o.as_mut()])
+            } else {
+                play_game(setup, [o.as_mut(), &mut a])
+            }
+            .expect("legal play");
+            score += match game.result().expect("over").winner {
+                Some(w) if w == seat => 1.0,
+                Some(_) => 0.0,
+                None => 0.5,
+            };
+            games += 1;
+        }
+    }
+    100.0 * score / games.max(1) as f64
+}
+
+/// `f(0) … f(n - 1)` computed on `threads` threads, in index order (the same result whatever
+/// the count).
+pub fn par_map<T: Send>(n: u64, threads: usize, f: impl Fn(u64) -> T + Sync) -> Vec<T> {
+    let next = std::sync::atomic::AtomicU64::new(0);
+    let out: std::sync::Mutex<Vec<Option<T>>> = std::sync::Mutex::new((0..n).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..threads.max(1) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if i >= n {
+                        break;
+                    }
+                    let v = f(i);
+                    out.lock().expect("not poisoned")[i as usize] = Some(v);
+                }
+            });
+        }
+    });
+    out.into_inner().expect("not poisoned").into_iter().map(|v| v.expect("every index done")).collect()
+}
+
 /// One policy-gradient step (REINFORCE with the value head as the baseline) over the
 /// explorer's decisions `batch`: each choice made more likely in proportion to how much its
 /// hand's result beat the value head's prediction; the value head fitted to the results.

@@ -163,3 +163,18 @@ fn exploring_play_is_legal_and_reinforce_follows_the_advantage() {
         assert_eq!(after > before, likelier, "advantage {value}: {before:.4} -> {after:.4}");
     }
 }
+
+/// The training examples' parallel loop gives its results in index order whatever the
+/// thread count (so their output does not depend on `--threads`).
+#[test]
+fn par_map_keeps_the_index_order_whatever_the_threads() {
+    let want: Vec<u64> = (0..50).map(|i| i * i + 1).collect();
+    for threads in [1, 2, 5] {
+        // Later indices finish first.
+        let got = learned::par_map(50, threads, |i| {
+            std::thread::sleep(std::time::Duration::from_micros((50 - i) * 40));
+            i * i + 1
+        });
+        assert_eq!(got, want, "{threads} threads");
+    }
+}
