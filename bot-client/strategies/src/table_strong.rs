@@ -15,7 +15,8 @@
 //!    improved one ([`OpponentModel`]): dealt a few cards more than it holds, it throws the
 //!    extra ones back as a `simple`-like player discards (the loosest, highest cards), since
 //!    a seat that has played some turns holds a better hand than a random one. It took
-//!    rummy for 2 from 77.0% to 86.5% of the wins against `simple` (docs/book/src/performance.md).
+//!    rummy for 2 from 74.1% to 82.5% of the wins against `simple` over 2,000 games
+//!    (docs/book/src/performance.md).
 //!    The model can also hold the samples to what each seat passed up (its declined pile
 //!    tops and discards, [`engine::rummy::RummyHand::declined`]; off: no gain measured).
 //! 3. **Rollouts**: each candidate is played on each sample, then every seat plays `simple`
