@@ -457,11 +457,8 @@ fn sample_rummy(h: &RummyHand, me: u8, model: OpponentModel, rng: &mut Rng) -> O
 /// be held): the loose card (none of its rank, none of its suit two ranks away) with the
 /// most points, else the card with the most points.
 fn thrown_back(rules: &engine::rummy::RummyRules, hand: CardSet, keep: CardSet) -> Card {
-    let b = hand.bits();
-    let near = b.rotate_left(16) | b.rotate_left(32) | b.rotate_left(48) | b << 1 | b << 2 | b >> 1 | b >> 2;
-    let useful = CardSet::from_bits(near & 0x1FFF_1FFF_1FFF_1FFF);
     let free = hand - keep;
-    let loose = free - useful;
+    let loose = free - crate::tables::rummy_useful(hand);
     let pool = if loose.is_empty() { free } else { loose };
     pool.iter().max_by_key(|&c| (rules.card_points(c), c)).expect("a card to throw back")
 }

@@ -377,13 +377,7 @@ pub(crate) fn rummy_simple(
                 Some(c) => cards.without(c),
                 None => cards,
             };
-            // The cards with another of their rank, or of their suit at most 2 ranks away
-            // (nothing crosses a suit lane: bits 13-15 of each are empty, and masked).
-            let b = cards.bits();
-            let near =
-                b.rotate_left(16) | b.rotate_left(32) | b.rotate_left(48) | b << 1 | b << 2 | b >> 1 | b >> 2;
-            let useful = CardSet::from_bits(near & 0x1FFF_1FFF_1FFF_1FFF);
-            let loose = discards - useful;
+            let loose = discards - rummy_useful(cards);
             let pool = if loose.is_empty() { discards } else { loose };
             let best = pool.iter().map(|c| rules.card_points(c)).max().expect("a discard");
             let ties: CardSet = pool.iter().filter(|&c| rules.card_points(c) == best).collect();
@@ -392,6 +386,15 @@ pub(crate) fn rummy_simple(
         }
         _ => rummy_simple_listed(h, seat, &h.legal(), rng),
     }
+}
+
+/// The cards of `cards` with another of their rank, or of their suit at most 2 ranks away
+/// (the ones `simple` keeps at rummy; nothing crosses a suit lane: bits 13-15 of each are
+/// empty, and masked).
+pub(crate) fn rummy_useful(cards: CardSet) -> CardSet {
+    let b = cards.bits();
+    let near = b.rotate_left(16) | b.rotate_left(32) | b.rotate_left(48) | b << 1 | b << 2 | b >> 1 | b >> 2;
+    CardSet::from_bits(near & 0x1FFF_1FFF_1FFF_1FFF)
 }
 
 /// [`rummy_simple`] over the list of legal moves.
