@@ -59,6 +59,9 @@ pub struct TableTracker {
     format: Option<engine::Format>,
     /// Gin-7 and rummy: the public side of the hand in play, which `strong`'s search needs.
     public: TablePublic,
+    /// Rummy: the last hand's showdown, the cards each seat was left with (by seat), and
+    /// the count of ended hands it made.
+    rummy_left: Option<(u32, Vec<CardSet>)>,
 }
 
 /// Gin-7 and rummy: what every seat knows of the hand in play beyond the pile and the
@@ -467,6 +470,12 @@ impl TableTracker {
         self.showdowns.iter().find(|(s, _)| *s == opponent).map_or(&[], |(_, list)| list)
     }
 
+    /// Rummy: the cards each seat was left with (by seat) at the end of the last hand this
+    /// tracker saw end, and how many hands had ended with it ([`TableTracker::hands_ended`]).
+    pub fn last_rummy_showdown(&self) -> Option<(u32, &[CardSet])> {
+        self.rummy_left.as_ref().map(|(at, left)| (*at, left.as_slice()))
+    }
+
     /// The seq of the last event applied.
     pub fn last_seq(&self) -> u64 {
         self.last_seq
@@ -616,6 +625,14 @@ impl TableTracker {
                 self.hands_ended += 1;
                 if let Some(r) = &h.result {
                     self.totals = r.totals.clone();
+                    if self.kind == "rummy" && !r.outcomes.is_empty() {
+                        let n = r.outcomes.iter().map(|o| o.seat as usize + 1).max().unwrap_or(0);
+                        let mut left = vec![CardSet::EMPTY; n];
+                        for o in &r.outcomes {
+                            left[o.seat as usize] = convert::cards(&o.deadwood)?;
+                        }
+                        self.rummy_left = Some((self.hands_ended, left));
+                    }
                 }
             }
             Some(K::GameOver(g)) => self.result = g.result.clone(),
@@ -707,6 +724,7 @@ pub fn table_strategy(name: &str, seed: u64) -> Result<Box<dyn TableStrategy>, E
         "strong" => Ok(Box::new(StrongTable {
             two: TwoPlayerTable(gin_strategies::by_name("strong", seed).map_err(|e| Error::Strategy(e.0))?),
             search: gin_strategies::table_strong::TableStrong::new(seed),
+            read: None,
         })),
         _ => match gin_strategies::by_name(name, seed) {
             Ok(s) => Ok(Box::new(TwoPlayerTable(s))),
@@ -853,6 +871,8 @@ impl TableStrategy for TwoPlayerTable {
 struct StrongTable {
     two: TwoPlayerTable,
     search: gin_strategies::table_strong::TableStrong,
+    /// Rummy: the hands ended at its last search (the next one's showdown is learnt from).
+    read: Option<u32>,
 }
 
 impl StrongTable {
@@ -867,6 +887,13 @@ impl StrongTable {
         } else {
             let v = view.rummy_view(turn).map_err(|e| e.to_string())?;
             let h = engine::rummy::RummyHand::from_view(&v, 0).map_err(|e| e.to_string())?;
+            // The showdown of the hand of its last search, if that is the one that ended.
+            if let (Some(read), Some((at, left))) = (self.read, view.last_rummy_showdown())
+                && at == read + 1
+            {
+                self.search.rummy_hand_ended(left);
+            }
+            self.read = Some(view.hands_ended());
             let a = self.search.act_rummy(&h, me);
             rummy_legal_move(a, turn).ok_or_else(|| format!("{a} is not among the legal moves"))
         }
@@ -1289,7 +1316,7 @@ mod tests {
             })
             .collect();
         f.deal(&t);
-        let (mut decisions, mut hands) = (0, 0);
+        let (mut decisions, mut hands, mut showdowns) = (0, 0, 0);
         while let Some(seat) = t.first_to_act() {
             let m = if seat == me {
                 let turn = pb::TurnInfo { legal_actions: legal_pb(&t, me), ..Default::default() };
@@ -1379,8 +1406,26 @@ mod tests {
             if step.hand_over {
                 hands += 1;
                 let seats = (0..u32::from(n)).collect();
-                let result = pb::TableHandResult { seats, ..Default::default() };
+                // Rummy: the cards each seat was left with, as the server shows them.
+                let left = match &t {
+                    Table::Rummy(g) => g.results().last().unwrap().left.clone(),
+                    _ => Vec::new(),
+                };
+                let outcomes = (0..n)
+                    .filter(|_| !left.is_empty())
+                    .map(|s| pb::SeatOutcome {
+                        seat: u32::from(s),
+                        deadwood: convert::cards_to_pb(left[s as usize]),
+                        ..Default::default()
+                    })
+                    .collect();
+                let result = pb::TableHandResult { seats, outcomes, ..Default::default() };
                 f.send(K::TableHandEnded(pb::TableHandEnded { result: Some(result) }));
+                if !left.is_empty() {
+                    assert_eq!(f.tr.last_rummy_showdown(), Some((f.tr.hands_ended(), &left[..])));
+                    // A showdown shows something when another seat is left with cards.
+                    showdowns += u64::from((0..n).any(|s| s != me && !left[s as usize].is_empty()));
+                }
                 if !step.game_over {
                     f.deal(&t);
                 }
@@ -1389,6 +1434,14 @@ mod tests {
         // Every decision was the search's (a view refused would have played `simple`).
         let stats = strong.search_stats().unwrap();
         assert_eq!(stats.decisions, u64::from(decisions), "{kind} seed {seed}");
+        // Rummy: it learnt from the showdown of every hand that ended after one of its
+        // decisions with another seat's cards left (all but those that ended before its
+        // first turn; none at gin-7).
+        assert!(
+            stats.showdowns <= showdowns && stats.showdowns * 10 >= showdowns * 8,
+            "{kind} seed {seed}: {} of {showdowns} showdowns",
+            stats.showdowns
+        );
         (decisions, hands)
     }
 

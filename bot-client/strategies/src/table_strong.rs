@@ -17,6 +17,9 @@
 //!    a seat that has played some turns holds a better hand than a random one. It took
 //!    rummy for 2 from 74.1% to 82.5% of the wins against `simple` over 2,000 games
 //!    (docs/book/src/performance.md).
+//!    The model learns from each hand's showdown whether a seat improves its hand at all
+//!    (the cards it is left with, against sampled ones): one that keeps anything, as
+//!    `random` does, is then sampled uniform ([`TableStrong::rummy_hand_ended`]).
 //!    The model can also hold the samples to what each seat passed up (its declined pile
 //!    tops and discards, [`engine::rummy::RummyHand::declined`]; off: no gain measured).
 //! 3. **Rollouts**: each candidate is played on each sample, then every seat plays `simple`
@@ -68,6 +71,9 @@ pub struct SearchStats {
     pub nanos: u64,
     /// The longest decision, in nanoseconds.
     pub max_nanos: u64,
+    /// Rummy: showdowns learnt from ([`TableStrong::rummy_hand_ended`]; their time counts
+    /// in the next decision's).
+    pub showdowns: u64,
 }
 
 impl SearchStats {
@@ -79,6 +85,7 @@ impl SearchStats {
         self.max_rollouts = self.max_rollouts.max(other.max_rollouts);
         self.nanos += other.nanos;
         self.max_nanos = self.max_nanos.max(other.max_nanos);
+        self.showdowns += other.showdowns;
     }
 
     /// Mean milliseconds per decision.
@@ -102,6 +109,10 @@ impl SearchStats {
 /// - `redeals`, `penalty`: how hard the samples are held to what the other seats passed up
 ///   (their declined pile tops and discards, [`RummyHand::declined`]): a sampled hand
 ///   holding two cards that meld with one of them is a contradiction. Off: no gain measured.
+/// - `learn`: whether each seat improves its hand at all is learnt from its showdowns
+///   ([`TableStrong::rummy_hand_ended`]): the cards it is left with at each hand's end are
+///   weighed against hands sampled uniform and improved; a seat whose showdowns look
+///   uniform (a player who keeps anything) is sampled uniform.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OpponentModel {
     /// Deals tried for each sample, the one with the fewest contradictions kept (1: none
@@ -111,11 +122,38 @@ pub struct OpponentModel {
     pub penalty: f64,
     /// Extra cards dealt to each other seat and thrown back (0: a uniform deal).
     pub improve: u32,
+    /// Learn from the showdowns whether each seat improves its hand (else `improve` for all).
+    pub learn: bool,
 }
 
 impl OpponentModel {
     /// The model `strong` plays with.
-    pub const DEFAULT: OpponentModel = OpponentModel { redeals: 1, penalty: 0.0, improve: 4 };
+    pub const DEFAULT: OpponentModel = OpponentModel { redeals: 1, penalty: 0.0, improve: 4, learn: true };
+}
+
+/// Hands sampled under each hypothesis (uniform, improved) to weigh one showdown.
+const SHOWDOWN_SAMPLES: usize = 32;
+/// The evidence, in nats, a seat's showdowns must give for uniform over improved before it
+/// is sampled uniform (the prior: players improve their hands).
+const PRIOR_COST: f64 = 3.0;
+/// The least spread of a statistic's sampled distribution (a showdown is never certain)...
+const MIN_SPREAD: f64 = 0.08;
+/// ...and the most standard deviations one showdown's statistic counts for: one odd hand
+/// (a model that does not fit it) weighs no more than a clear miss.
+const MAX_Z: f64 = 2.5;
+
+/// What a seat's level of improvement shows in the cards `hand` it is left with: the share
+/// of them that are loose (none of their rank, none of their suit two ranks away), and their
+/// mean points / 10 (a player who improves throws the high loose cards first).
+fn showdown_stats(rules: &engine::rummy::RummyRules, hand: CardSet) -> [f64; 2] {
+    if hand.is_empty() {
+        return [0.0; 2];
+    }
+    let n = f64::from(hand.len());
+    [
+        f64::from((hand - crate::tables::rummy_useful(hand)).len()) / n,
+        f64::from(rules.points(hand)) / n / 10.0,
+    ]
 }
 
 /// The table `strong`.
@@ -126,6 +164,16 @@ pub struct TableStrong {
     stats: SearchStats,
     /// An empty memory for the rollouts' `simple` (it reads none at gin-7).
     blank: Memory,
+    /// Rummy, learning: the hand as it stood at this bot's last decision (its seat), which
+    /// its end's showdown is weighed against...
+    last_rummy: Option<(RummyHand, u8)>,
+    /// ...and each seat's log-likelihood of a uniform and of an improved hand (in that
+    /// order) from the showdowns so far.
+    showdown_ll: [[f64; 2]; 6],
+    /// The showdowns' own random numbers (the search's are left as they were).
+    learn_rng: Rng,
+    /// Time spent on a showdown since the last decision (counted in the next).
+    pending_nanos: u64,
 }
 
 impl TableStrong {
@@ -142,6 +190,10 @@ impl TableStrong {
             model: OpponentModel::DEFAULT,
             stats: SearchStats::default(),
             blank: Memory::new(Seat::S0),
+            last_rummy: None,
+            showdown_ll: [[0.0; 2]; 6],
+            learn_rng: Rng::new(seed ^ 0x5E0_0D0E),
+            pending_nanos: 0,
         }
     }
 
@@ -151,13 +203,91 @@ impl TableStrong {
         self
     }
 
+    /// Rummy: each seat's level of improvement, as its showdowns so far say: the model's
+    /// `improve`, or 0 (uniform) for a seat whose showdowns look uniform by more than
+    /// [`PRIOR_COST`].
+    pub fn rummy_levels(&self) -> [u32; 6] {
+        let mut out = [self.model.improve; 6];
+        if self.model.learn {
+            for (level, ll) in out.iter_mut().zip(&self.showdown_ll) {
+                if ll[0] - ll[1] > PRIOR_COST {
+                    *level = 0;
+                }
+            }
+        }
+        out
+    }
+
+    /// Rummy: the hand this bot last decided in has ended, each seat left with `left` (by
+    /// seat; the winner's empty, as [`engine::rummy::RummyHandResult::left`]). Each other
+    /// seat's showdown is weighed: the share of loose cards it was left with and their mean
+    /// points, against those of its hands sampled at that decision, uniform and improved (a
+    /// normal likelihood, capped at [`MAX_Z`]). Returns whether it was weighed: not when the
+    /// model does not learn, nor without a decision since the last end, nor when `left`
+    /// does not fit the hand or shows no other seat's cards.
+    pub fn rummy_hand_ended(&mut self, left: &[CardSet]) -> bool {
+        let start = Instant::now();
+        let weighed = self.weigh_showdown(left);
+        if weighed {
+            self.stats.showdowns += 1;
+        }
+        self.pending_nanos += start.elapsed().as_nanos() as u64;
+        weighed
+    }
+
+    /// [`TableStrong::rummy_hand_ended`]'s weighing.
+    fn weigh_showdown(&mut self, left: &[CardSet]) -> bool {
+        let Some((h, me)) = self.last_rummy.take() else { return false };
+        let n = h.rules().players;
+        if !self.model.learn || left.len() != usize::from(n) {
+            return false;
+        }
+        let shown: Vec<u8> =
+            (0..n).filter(|&s| s != me && !left[s as usize].is_empty() && !h.hand(s).is_empty()).collect();
+        if shown.is_empty() {
+            return false;
+        }
+        for (k, level) in [0, self.model.improve].into_iter().enumerate() {
+            // Per seat and statistic: the sum and the sum of squares.
+            let mut sums = [[(0.0f64, 0.0f64); 2]; 6];
+            for _ in 0..SHOWDOWN_SAMPLES {
+                let Some((w, _)) = sample_rummy(&h, me, self.model, &[level; 6], &mut self.learn_rng) else {
+                    return false;
+                };
+                for &s in &shown {
+                    for (acc, t) in sums[s as usize].iter_mut().zip(showdown_stats(h.rules(), w.hand(s))) {
+                        acc.0 += t;
+                        acc.1 += t * t;
+                    }
+                }
+            }
+            let m = SHOWDOWN_SAMPLES as f64;
+            for &s in &shown {
+                let seen = showdown_stats(h.rules(), left[s as usize]);
+                for (&(sum, sq), x) in sums[s as usize].iter().zip(seen) {
+                    let mean = sum / m;
+                    let spread = (sq / m - mean * mean).max(0.0).sqrt().max(MIN_SPREAD);
+                    let z = ((x - mean) / spread).clamp(-MAX_Z, MAX_Z);
+                    self.showdown_ll[s as usize][k] += -0.5 * z * z - spread.ln();
+                }
+            }
+        }
+        true
+    }
+
+    /// Rummy: forgets what the showdowns taught (a new game, other players).
+    pub fn forget_showdowns(&mut self) {
+        self.last_rummy = None;
+        self.showdown_ll = [[0.0; 2]; 6];
+    }
+
     /// What the search did so far.
     pub fn stats(&self) -> SearchStats {
         self.stats
     }
 
     fn record(&mut self, start: Instant, rollouts: u32, searched: bool) {
-        let ns = start.elapsed().as_nanos() as u64;
+        let ns = start.elapsed().as_nanos() as u64 + std::mem::take(&mut self.pending_nanos);
         let s = &mut self.stats;
         s.decisions += 1;
         s.searched += searched as u64;
@@ -202,6 +332,10 @@ impl TableStrong {
     /// The action of `me`, which is to act in the rummy hand `h`.
     pub fn act_rummy(&mut self, h: &RummyHand, me: u8) -> RummyAction {
         let start = Instant::now();
+        if self.model.learn {
+            self.last_rummy = Some((h.clone(), me));
+        }
+        let levels = self.rummy_levels();
         let cands = rummy_candidates(h, me, &mut self.rng);
         if cands.len() == 1 {
             self.record(start, 0, false);
@@ -214,7 +348,7 @@ impl TableStrong {
             if k > 0 && start.elapsed() > TIME_GUARD {
                 break;
             }
-            let Some((world, bad)) = sample_rummy(h, me, self.model, &mut self.rng) else { break };
+            let Some((world, bad)) = sample_rummy(h, me, self.model, &levels, &mut self.rng) else { break };
             let weight = (-self.model.penalty * f64::from(bad)).exp();
             let seed = self.rng.next_u64();
             for (i, &a) in cands.iter().enumerate() {
@@ -390,11 +524,17 @@ fn rummy_candidates(h: &RummyHand, me: u8, rng: &mut Rng) -> Vec<RummyAction> {
 
 /// A rummy hand as `me` might find it: the cards it cannot place (neither its own, nor on
 /// the pile or the table, nor known to be held: taken from the pile) dealt at random to the
-/// other seats (their known cards kept; each improved by the model's `improve`) and the
-/// stock; the deal of the model's `redeals`
+/// other seats (their known cards kept; each improved by its level in `improve`, by seat)
+/// and the stock; the deal of the model's `redeals`
 /// with the fewest [`contradictions`], and their count (0, not counted, when the model is
 /// off). `None` if the counts disagree (never expected).
-fn sample_rummy(h: &RummyHand, me: u8, model: OpponentModel, rng: &mut Rng) -> Option<(RummyHand, u32)> {
+fn sample_rummy(
+    h: &RummyHand,
+    me: u8,
+    model: OpponentModel,
+    improve: &[u32; 6],
+    rng: &mut Rng,
+) -> Option<(RummyHand, u32)> {
     let (redeals, count) = (model.redeals.max(1), model.redeals > 1 || model.penalty != 0.0);
     let n = h.rules().players;
     let table = h.table().iter().fold(CardSet::EMPTY, |a, m| a | m.cards);
@@ -409,7 +549,7 @@ fn sample_rummy(h: &RummyHand, me: u8, model: OpponentModel, rng: &mut Rng) -> O
         return None;
     }
     // At most one extra card for each turn a seat has played.
-    let per_seat = (h.turns() / u32::from(n)).min(model.improve) as usize;
+    let played = h.turns() / u32::from(n);
     let mut best = ([CardSet::EMPTY; 6], Vec::new(), u32::MAX);
     for _ in 0..redeals {
         shuffle(&mut pool, rng);
@@ -423,7 +563,7 @@ fn sample_rummy(h: &RummyHand, me: u8, model: OpponentModel, rng: &mut Rng) -> O
             }
             let (k, known) = (hidden(s), h.known_cards(s));
             need_rest -= k;
-            let extra = per_seat.min(pool.len() - at - k - need_rest);
+            let extra = (played.min(improve[s as usize]) as usize).min(pool.len() - at - k - need_rest);
             let mut hand = known | pool[at..at + k + extra].iter().copied().collect::<CardSet>();
             for _ in 0..extra {
                 let c = thrown_back(h.rules(), hand, known);
@@ -653,13 +793,14 @@ mod tests {
                 while let Some(s) = hand.to_act() {
                     let me = (s + 1) % n;
                     let models = [
-                        OpponentModel { redeals: 1, penalty: 0.5, improve: 0 },
-                        OpponentModel { redeals: 8, penalty: 0.5, improve: 0 },
+                        OpponentModel { redeals: 1, penalty: 0.5, improve: 0, learn: false },
+                        OpponentModel { redeals: 8, penalty: 0.5, improve: 0, learn: false },
                         OpponentModel { improve: 0, ..OpponentModel::DEFAULT },
                         OpponentModel::DEFAULT,
                     ];
                     for (i, model) in models.into_iter().enumerate() {
-                        let (w, b) = sample_rummy(&hand, me, model, &mut rng).expect("the counts agree");
+                        let (w, b) = sample_rummy(&hand, me, model, &[model.improve; 6], &mut rng)
+                            .expect("the counts agree");
                         assert_eq!(w.view_of(me), hand.view_of(me), "n {n} seed {seed}");
                         let others: u32 = (0..n)
                             .filter(|&o| o != me)
@@ -710,5 +851,70 @@ mod tests {
         assert_eq!(thrown_back(&rules, h("KS 2C 5H 6H 9D"), h("KS")), c("9D"));
         // No loose card: the highest.
         assert_eq!(thrown_back(&rules, h("KS KH 5H 6H"), CardSet::EMPTY), c("KS").max(c("KH")));
+    }
+
+    /// Rummy for `n`, `strong` (a budget of 40 rollouts) at seat 0 learning from showdowns
+    /// and `others[s - 1]` at the others, one game for each seed of `seeds`: what it learnt
+    /// by each game's end (its levels and the evidence for uniform over improved, by seat)
+    /// and its statistics.
+    fn learnt(
+        n: u8,
+        others: &[&str],
+        seeds: std::ops::Range<u64>,
+        model: OpponentModel,
+    ) -> Vec<([u32; 6], [f64; 6], SearchStats)> {
+        let format = Format::preset("rummy").unwrap().with_players(n).unwrap();
+        seeds
+            .map(|seed| {
+                let mut t = Table::new(TableSetup::new(format.clone(), seed)).unwrap();
+                let mut bots: Vec<TableBot> = (0..n)
+                    .map(|s| {
+                        let name = if s == 0 { "strong" } else { others[s as usize - 1] };
+                        TableBot::new(name, format.kind(), seed + u64::from(s)).unwrap()
+                    })
+                    .collect();
+                bots[0].strong = Some(TableStrong::with_rollouts(seed, 40).with_model(model));
+                while let Some(seat) = t.first_to_act() {
+                    let m = bots[seat as usize].act(&t, seat);
+                    t.apply(seat, &m).unwrap();
+                }
+                let strong = bots[0].strong.as_ref().unwrap();
+                (strong.rummy_levels(), strong.showdown_ll.map(|ll| ll[0] - ll[1]), strong.stats())
+            })
+            .collect()
+    }
+
+    /// `strong` learns from the rummy showdowns which seats keep anything (`random`: sampled
+    /// uniform) and which improve their hands (`simple`: sampled improved, never taken for
+    /// uniform); off, it learns nothing.
+    #[test]
+    fn rummy_showdowns_tell_a_loose_player_from_one_who_improves() {
+        let (mut uniform, mut evidence, mut showdowns) = ([0; 3], [0; 3], 0);
+        for (levels, for_uniform, stats) in
+            learnt(4, &["simple", "random", "simple"], 0..30, OpponentModel::DEFAULT)
+        {
+            for s in 1..4 {
+                uniform[s - 1] += u32::from(levels[s] == 0);
+                evidence[s - 1] += u32::from(for_uniform[s] > 0.0);
+            }
+            assert_eq!(levels[0], OpponentModel::DEFAULT.improve, "its own seat is never weighed");
+            showdowns += stats.showdowns;
+        }
+        assert!(showdowns >= 60, "{showdowns} showdowns in 30 games");
+        assert_eq!((uniform[0], uniform[2]), (0, 0), "simple is never taken for uniform: {uniform:?}");
+        assert!(uniform[1] >= 8, "random is found uniform in few games: {uniform:?}");
+        assert!(evidence[1] >= 20 && evidence[0] + evidence[2] <= 10, "evidence for uniform: {evidence:?}");
+        // Two players, against each alone.
+        let simple = learnt(2, &["simple"], 0..20, OpponentModel::DEFAULT);
+        assert!(simple.iter().all(|(l, e, _)| l[1] == OpponentModel::DEFAULT.improve && e[1] <= 0.0));
+        assert!(simple.iter().filter(|(_, e, _)| e[1] < -4.0).count() >= 16);
+        let random = learnt(2, &["random"], 0..20, OpponentModel::DEFAULT);
+        assert!(random.iter().filter(|(l, _, _)| l[1] == 0).count() >= 6);
+        assert!(random.iter().filter(|(_, e, _)| e[1] > 0.0).count() >= 16);
+        // Off: nothing weighed.
+        let off = OpponentModel { learn: false, ..OpponentModel::DEFAULT };
+        for (levels, for_uniform, stats) in learnt(2, &["random"], 0..5, off) {
+            assert_eq!((levels, for_uniform, stats.showdowns), ([off.improve; 6], [0.0; 6], 0));
+        }
     }
 }

@@ -62,7 +62,7 @@ pub struct TableBot {
     /// ...as read from the game's first `hands_read` finished hands.
     hands_read: usize,
     /// Gin-7 and rummy: `strong`'s search ([`crate::table_strong`]).
-    strong: Option<crate::table_strong::TableStrong>,
+    pub(crate) strong: Option<crate::table_strong::TableStrong>,
 }
 
 impl TableBot {
@@ -114,6 +114,16 @@ impl TableBot {
                     return h.legal_nth(i).expect("i < the legal count").into();
                 }
                 if let Some(strong) = &mut self.strong {
+                    // The showdown of the hand of its last decision, if it has ended since
+                    // (the hand counted by the results before it).
+                    let ended = g.results().len();
+                    if ended < self.hands_read {
+                        // Another game.
+                        strong.forget_showdowns();
+                    } else if let Some(r) = g.results().get(self.hands_read) {
+                        strong.rummy_hand_ended(&r.left);
+                    }
+                    self.hands_read = ended;
                     let a = strong.act_rummy(h, seat);
                     if h.clone().apply(seat, a).is_ok() {
                         return a.into();
