@@ -231,3 +231,49 @@ async fn gin_bot_play_takes_a_seat_and_a_deal_seed_for_mirrored_pairs() {
     );
     server.stop().await;
 }
+
+/// `learned` (the policy network) plays over the network through the SDK, by name as
+/// `gin-bot play --strategy`, under the competition and the standard rules, against the
+/// house's `strong` and the house's `learned`: every game to its end, every move one the
+/// server took (a refused move is an error in the summary).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gin_bot_play_plays_learned_over_the_network() {
+    let server = Server::start().await;
+    let url = server.url();
+    let client = Client::connect(&url).await.unwrap();
+    let competition = concat!(env!("CARGO_MANIFEST_DIR"), "/strategies/rules/competition.toml");
+    for (rules, house) in [(competition, "strong"), ("standard", "learned")] {
+        let (out, err, ok) = gin_bot(&[
+            "play",
+            "--server",
+            &url,
+            "--rules",
+            rules,
+            "--strategy",
+            "learned",
+            "--vs-bot",
+            house,
+            "--games",
+            "3",
+            "--parallel",
+            "3",
+        ])
+        .await;
+        assert!(ok, "{rules}: stdout:\n{out}\nstderr:\n{err}");
+        let ids = game_ids(&out);
+        assert_eq!(ids.len(), 3, "{out}");
+        for (id, line) in ids.iter().zip(out.lines()) {
+            assert!(line.contains(&format!("vs {house} (house bot)")), "{line}");
+            let snap = client.get_game(id, "").await.unwrap();
+            assert_eq!(snap.result.expect("each game is over").reason, pb::GameEndReason::Target as i32);
+            assert_eq!(
+                snap.rules.unwrap().name,
+                if rules == "standard" { "standard" } else { "competition" }
+            );
+            assert_eq!(snap.seats[0].name, "gin-bot-learned");
+        }
+        let summary = out.lines().last().unwrap();
+        assert!(summary.starts_with("3 games: ") && summary.contains("0 errors"), "{summary}");
+    }
+    server.stop().await;
+}
