@@ -16,7 +16,8 @@
 //!   in a task of its own (a store write each, concurrently): a rated game of the pool, the
 //!   server's seed and turn clock ([`crate::Config::ladder_turn_millis`], auto-play), seats rotated
 //!   at random from the pairing's order. A table one of whose players left in between is not
-//!   created; the others go back to the queue with their arrival time.
+//!   created, or, when the player left while it was being created, called off (unrated);
+//!   the others go back to the queue with their arrival time.
 //! - **In memory, on the lobby's leader.** In a cluster every call is forwarded to the leader
 //!   (`forward`), so there is one queue; a restart (or a new leader) empties the queues, and
 //!   the programs' loops join again.
@@ -90,6 +91,23 @@ struct Waiter {
     out: mpsc::Sender<Result<pb::JoinLadderResponse, Status>>,
     /// Where its match goes.
     matched: oneshot::Sender<Result<pb::LadderMatched, Status>>,
+}
+
+impl Waiter {
+    /// Whether its client has left (its stream or its match's slot closed).
+    fn gone(&self) -> bool {
+        self.out.is_closed() || self.matched.is_closed()
+    }
+}
+
+/// A table's game as created: its id, pool and seats, each seat's token and what the
+/// players are told of the seats.
+struct Created {
+    id: String,
+    pool: String,
+    seats: Seats,
+    tokens: Vec<String>,
+    seen: Vec<pb::LadderSeat>,
 }
 
 /// One seat of a table about to be created: its entrant, and its waiter (`None`: a house bot,
@@ -229,7 +247,7 @@ impl LadderApi {
     /// cannot be created), puts the others back in the queue, or tells them why.
     async fn start_game(&self, pool_id: String, seats: Seats, mut taken: Vec<Taken>) {
         let gone = taken.iter().any(|t| match &t.waiter {
-            Some(w) => w.out.is_closed(),
+            Some(w) => w.gone(),
             None => t.house.is_none(),
         });
         if gone {
@@ -281,12 +299,30 @@ impl LadderApi {
             )
             .await
             .map_err(Status::from);
+        let table = Created { id, pool: pool_id, seats, tokens, seen };
+        self.answer(table, taken, made).await;
+    }
+
+    /// Tells the players of `table` their seats (`made`: whether its game was created). A
+    /// player who left while the game was being created would be seated, and lose it by
+    /// abandonment: the game is called off then (a cancelled game is not rated) and the
+    /// others go back in the queue.
+    async fn answer(&self, table: Created, taken: Vec<Taken>, made: Result<(), Status>) {
+        let Created { id, pool, seats, tokens, seen } = table;
+        let s = &self.0.shared;
+        if made.is_ok() && taken.iter().any(|t| t.waiter.as_ref().is_some_and(Waiter::gone)) {
+            tracing::info!(game = %id, %pool, "ladder: a player left while its game was created: called off");
+            crate::game::expiry::call_off(s, &id).await;
+            self.requeue(&pool, seats, taken);
+            return;
+        }
         let now = self.now();
+        let mut lost = false;
         for (seat, (t, token)) in taken.into_iter().zip(tokens).enumerate() {
             let Some(w) = t.waiter else { continue };
             let answer = match &made {
                 Ok(()) => Ok(pb::LadderMatched {
-                    pool: pool_id.clone(),
+                    pool: pool.clone(),
                     game_id: id.clone(),
                     seat: seat as u32,
                     seat_token: token,
@@ -295,10 +331,16 @@ impl LadderApi {
                 }),
                 Err(e) => Err(e.clone()),
             };
-            let _ = w.matched.send(answer);
+            lost |= w.matched.send(answer).is_err();
+        }
+        if lost && made.is_ok() {
+            // Gone between the look above and its answer: the others were told, and see the
+            // game called off.
+            tracing::info!(game = %id, %pool, "ladder: a player left as its game was answered: called off");
+            crate::game::expiry::call_off(s, &id).await;
         }
         if let Err(e) = made {
-            tracing::warn!(pool = %pool_id, "ladder: a table's game could not be created: {e}");
+            tracing::warn!(%pool, "ladder: a table's game could not be created: {e}");
         }
     }
 
@@ -307,7 +349,7 @@ impl LadderApi {
         let mut st = self.0.state.lock().expect("lock");
         for t in taken {
             let Some(w) = t.waiter else { continue };
-            if w.out.is_closed() {
+            if w.gone() {
                 continue;
             }
             let key = (pool.to_owned(), t.entrant.account.clone());
@@ -482,5 +524,86 @@ impl LadderService for LadderApi {
             .collect();
         let house_bots = !self.0.house.lock().expect("lock").is_empty();
         Ok(Response::new(pb::ListLaddersResponse { pools, house_bots }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::KIND_BOT;
+
+    /// A player whose client left while its table's game was being created (after the look
+    /// before the creation) is not seated: the game is called off, unrated, and the other
+    /// player is back in the queue, not told of a game.
+    #[tokio::test]
+    async fn a_player_gone_while_its_game_is_created_has_it_called_off_and_the_other_queued_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = crate::Config { db: dir.path().join("gin.db"), ..crate::Config::default() };
+        let (store, mut startup) = crate::storage::Store::open(&cfg.db).unwrap();
+        let accounts =
+            Accounts::open(store.clone(), &mut startup, cfg.registrations_per_hour, cfg.session_lifetime)
+                .await
+                .unwrap();
+        let ratings = Ratings::open(store.clone(), &mut startup).await.unwrap();
+        let directory: Arc<dyn crate::game::shared::AccountDirectory> = Arc::new(accounts.clone());
+        let shared = crate::game::open_with(cfg.clone(), store, startup, Some(directory)).unwrap();
+        let api = LadderApi::new(shared.clone(), accounts.clone(), ratings);
+        let pool = Pool::parse("gin/standard").unwrap();
+        let mut taken = Vec::new();
+        let mut kept = Vec::new();
+        for (join, name) in [(1, "stays"), (2, "leaves")] {
+            let a = accounts.register(name, KIND_BOT, "", "", None).await.unwrap().0;
+            let (out, rx) = mpsc::channel(8);
+            let (matched, on_match) = oneshot::channel();
+            kept.push((a.id.clone(), rx, on_match));
+            let entrant = Entrant { account: a.id, rating: 1500.0, deviation: 350.0, arrived_ms: 0 };
+            taken.push(Taken {
+                entrant,
+                waiter: Some(Waiter { join, name: name.into(), kind: KIND_BOT, out, matched }),
+                house: None,
+            });
+        }
+        // The game is created with both seated...
+        let (id, tokens) = (new_id(None), vec![new_token(), new_token()]);
+        let seats = taken
+            .iter()
+            .zip(&tokens)
+            .map(|(t, token)| NewSeat {
+                name: t.waiter.as_ref().unwrap().name.clone(),
+                token: token.clone(),
+                bot: false,
+                account: Some(shared.seat_account(&t.entrant.account)),
+            })
+            .collect();
+        let clock = pb::TurnClock::default();
+        let made = shared
+            .create_rated_seated_game(
+                id.clone(),
+                pool.format(),
+                clock,
+                seats,
+                pool.id().into(),
+                String::new(),
+                None,
+            )
+            .await
+            .map_err(Status::from);
+        assert!(made.is_ok(), "{made:?}");
+        // ...and meanwhile the second player's client left (its stream's task ended).
+        let (_, _, gone) = kept.pop().unwrap();
+        drop(gone);
+        let table =
+            Created { id: id.clone(), pool: pool.id().into(), seats: Seats::Two, tokens, seen: Vec::new() };
+        api.answer(table, taken, made).await;
+        // Called off: over, cancelled, no winner.
+        let snap = shared.game(&id).await.unwrap().state.lock().await.snapshot(None);
+        let r = snap.result.expect("the game is over");
+        assert_eq!((r.reason, r.winner), (pb::GameEndReason::Cancelled as i32, None));
+        // The one who stayed waits in the queue again, told nothing.
+        let (stays, _rx, mut on_match) = kept.pop().unwrap();
+        assert!(matches!(on_match.try_recv(), Err(oneshot::error::TryRecvError::Empty)));
+        let st = api.0.state.lock().unwrap();
+        assert!(st.waiters.contains_key(&(pool.id().to_owned(), stays.clone())));
+        assert_eq!(st.ladder.waiting(pool.id()).map(|e| e.account.clone()).collect::<Vec<_>>(), vec![stays]);
     }
 }
