@@ -132,15 +132,15 @@ impl OpponentModel {
 }
 
 /// Hands sampled under each hypothesis (uniform, improved) to weigh one showdown.
-const SHOWDOWN_SAMPLES: usize = 32;
+pub const SHOWDOWN_SAMPLES: usize = 32;
 /// The evidence, in nats, a seat's showdowns must give for uniform over improved before it
 /// is sampled uniform (the prior: players improve their hands).
-const PRIOR_COST: f64 = 3.0;
+pub const PRIOR_COST: f64 = 3.0;
 /// The least spread of a statistic's sampled distribution (a showdown is never certain)...
-const MIN_SPREAD: f64 = 0.08;
+pub const MIN_SPREAD: f64 = 0.08;
 /// ...and the most standard deviations one showdown's statistic counts for: one odd hand
 /// (a model that does not fit it) weighs no more than a clear miss.
-const MAX_Z: f64 = 2.5;
+pub const MAX_Z: f64 = 2.5;
 
 /// What a seat's level of improvement shows in the cards `hand` it is left with: the share
 /// of them that are loose (none of their rank, none of their suit two ranks away), and their
