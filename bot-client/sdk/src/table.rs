@@ -622,17 +622,17 @@ impl TableTracker {
                 }
             }
             Some(K::TableHandEnded(h)) => {
+                // Rummy: the cards each seat was left with, read (and checked) first.
+                let left = match &h.result {
+                    Some(r) if self.kind == "rummy" && !r.outcomes.is_empty() => Some(rummy_left(r)?),
+                    _ => None,
+                };
                 self.hands_ended += 1;
                 if let Some(r) = &h.result {
                     self.totals = r.totals.clone();
-                    if self.kind == "rummy" && !r.outcomes.is_empty() {
-                        let n = r.outcomes.iter().map(|o| o.seat as usize + 1).max().unwrap_or(0);
-                        let mut left = vec![CardSet::EMPTY; n];
-                        for o in &r.outcomes {
-                            left[o.seat as usize] = convert::cards(&o.deadwood)?;
-                        }
-                        self.rummy_left = Some((self.hands_ended, left));
-                    }
+                }
+                if let Some(left) = left {
+                    self.rummy_left = Some((self.hands_ended, left));
                 }
             }
             Some(K::GameOver(g)) => self.result = g.result.clone(),
@@ -664,6 +664,23 @@ impl TableTracker {
 }
 
 /// Whether `turn` is the draw part of a turn (its legal moves draw).
+/// The cards each seat of a rummy hand's result `r` was left with, by seat (at most six).
+fn rummy_left(r: &pb::TableHandResult) -> Result<Vec<CardSet>, Error> {
+    let n = r.outcomes.iter().map(|o| o.seat as usize + 1).max().unwrap_or(0);
+    if n > 6 {
+        return Err(Error::Protocol(format!(
+            "hand {}: an outcome for seat {} at rummy",
+            r.hand_number,
+            n - 1
+        )));
+    }
+    let mut left = vec![CardSet::EMPTY; n];
+    for o in &r.outcomes {
+        left[o.seat as usize] = convert::cards(&o.deadwood)?;
+    }
+    Ok(left)
+}
+
 fn draws(turn: &pb::TurnInfo) -> bool {
     use pb::ActionKind as A;
     turn.legal_actions.iter().any(|a| a.kind == A::DrawStock as i32 || a.kind == A::DrawPile as i32)
@@ -1570,5 +1587,31 @@ mod tests {
         assert_eq!(t.pile_top(), Some("2C".parse().unwrap()), "the other table's discard went on its pile");
         t.apply(&ev(13, end(vec![1, 0]))).unwrap();
         assert!(t.turn().is_none(), "its own table's end");
+    }
+
+    /// A rummy hand's end keeps each seat's cards left; an outcome for a seat past six is a
+    /// protocol error that leaves the count of ended hands and the last showdown as they were.
+    #[test]
+    fn a_rummy_showdown_is_kept_and_a_seat_past_six_refused() {
+        let mut t = TableTracker::new(0, "rummy");
+        let end = |seats: &[(u32, &str)]| {
+            let outcomes = seats
+                .iter()
+                .map(|&(seat, cards)| pb::SeatOutcome {
+                    seat,
+                    deadwood: cards.split_whitespace().map(String::from).collect(),
+                    ..Default::default()
+                })
+                .collect();
+            K::TableHandEnded(pb::TableHandEnded {
+                result: Some(pb::TableHandResult { outcomes, ..Default::default() }),
+            })
+        };
+        t.apply(&ev(2, end(&[(0, ""), (1, "KS 2C")]))).unwrap();
+        let kept = vec![CardSet::EMPTY, engine::hand("KS 2C")];
+        assert_eq!(t.last_rummy_showdown(), Some((1, &kept[..])));
+        let e = t.apply(&ev(3, end(&[(0, "3D"), (7, "4D")]))).unwrap_err();
+        assert!(e.to_string().contains("seat 7"), "{e}");
+        assert_eq!((t.hands_ended(), t.last_rummy_showdown()), (1, Some((1, &kept[..]))));
     }
 }
