@@ -1608,7 +1608,7 @@ mod tests {
             })
         };
         t.apply(&ev(2, end(&[(0, ""), (1, "KS 2C")]))).unwrap();
-        let kept = vec![CardSet::EMPTY, engine::hand("KS 2C")];
+        let kept = [CardSet::EMPTY, engine::hand("KS 2C")];
         assert_eq!(t.last_rummy_showdown(), Some((1, &kept[..])));
         let e = t.apply(&ev(3, end(&[(0, "3D"), (7, "4D")]))).unwrap_err();
         assert!(e.to_string().contains("seat 7"), "{e}");
