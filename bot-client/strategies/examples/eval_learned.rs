@@ -10,26 +10,20 @@
 //! Competition rules unless `--standard`; one thread. For the figures that count, embed the
 //! parameters and use `gin-bot selfplay --duplicate` (its Elo interval).
 
-use engine::RuleSet;
-use gin_strategies::learned::{self, NetRef, net::Net};
+mod common;
 
-fn arg(args: &[String], name: &str, default: &str) -> String {
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned().unwrap_or(default.to_string())
-}
+use common::arg;
+use gin_strategies::learned::{self, NetRef, net::Net};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let params =
-        std::fs::read(arg(&args, "--params", "bot-client/strategies/data/learned.bin")).expect("read");
+    let params = std::fs::read(arg(&args, "--params", "bot-client/strategies/data/learned.bin".to_string()))
+        .expect("read");
     let net = NetRef::Shared(std::sync::Arc::new(Net::from_bytes(&params).expect("a parameter file")));
-    let b = arg(&args, "--b", "simple");
-    let pairs: u64 = arg(&args, "--pairs", "1000").parse().expect("a number");
-    let seed: u64 = arg(&args, "--seed", "3").parse().expect("a number");
-    let rules = if args.iter().any(|a| a == "--standard") {
-        RuleSet::standard()
-    } else {
-        RuleSet::parse_any(include_str!("../rules/competition.toml")).expect("the competition rules parse")
-    };
+    let b: String = arg(&args, "--b", "simple".to_string());
+    let pairs: u64 = arg(&args, "--pairs", 1000);
+    let seed: u64 = arg(&args, "--seed", 3);
+    let rules = common::rules_flag(&args);
     let share = learned::duplicate_share(&net, &b, pairs, seed, &rules);
     println!("learned ({} parameters) vs {b}: {share:.1}% of {} games", net.len(), 2 * pairs);
 }

@@ -19,19 +19,15 @@
 //! `eval_learned`) and the best so far is written to `--out`. Deterministic for its
 //! arguments whatever `--threads`.
 
+mod common;
+
 use std::sync::Arc;
 use std::time::Instant;
 
+use common::arg;
+
 use engine::RuleSet;
 use gin_strategies::learned::{self, NetRef, Sample, net::Net, net::Trainer};
-
-fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .map(|v| v.parse().unwrap_or_else(|_| panic!("bad value for {name}")))
-        .unwrap_or(default)
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -47,8 +43,7 @@ fn main() {
     let every: u64 = arg(&args, "--every", 50);
     let pairs: u64 = arg(&args, "--pairs", 300);
     let value_weight: f32 = arg(&args, "--value-weight", 0.5);
-    let competition =
-        RuleSet::parse_any(include_str!("../rules/competition.toml")).expect("the competition rules parse");
+    let competition = common::competition();
     let rule_sets = [competition.clone(), RuleSet::standard()];
     let mut net =
         Net::from_bytes(&std::fs::read(&params).expect("the parameters are read")).expect("parameters");

@@ -24,18 +24,14 @@
 //! `--max-samples N` trains on the first N training samples only (data-scaling checks);
 //! `--h1`, `--h2`, `--lr` change the network's sizes and the learning rate.
 
+mod common;
+
 use std::time::Instant;
+
+use common::arg;
 
 use engine::RuleSet;
 use gin_strategies::learned::{self, Sample, TrainConfig};
-
-fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .map(|v| v.parse().unwrap_or_else(|_| panic!("bad value for {name}")))
-        .unwrap_or(default)
-}
 
 fn generate(
     rules: &RuleSet,
@@ -97,8 +93,7 @@ fn main() {
             (all, valid)
         }
         None => {
-            let competition = RuleSet::parse_any(include_str!("../rules/competition.toml"))
-                .expect("the competition rules parse");
+            let competition = common::competition();
             let (mut train, mut valid) = (Vec::new(), Vec::new());
             for (k, rules) in [competition, RuleSet::standard()].iter().enumerate() {
                 eprintln!("generating {games} games under rule set {k}");
