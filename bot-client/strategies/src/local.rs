@@ -40,6 +40,16 @@ pub fn play_game(setup: GameSetup, players: [&mut dyn Strategy; 2]) -> Result<Ga
 
 /// Plays `game` from where it stands to game over.
 pub fn play_on(game: &mut Game, players: [&mut dyn Strategy; 2]) -> Result<(), IllegalAction> {
+    play_on_watched(game, players, &mut |_| {})
+}
+
+/// [`play_on`], `watch` called with the game before each decision (a probe that reads what
+/// no seat sees, for measuring inference).
+pub fn play_on_watched(
+    game: &mut Game,
+    players: [&mut dyn Strategy; 2],
+    watch: &mut dyn FnMut(&Game),
+) -> Result<(), IllegalAction> {
     let mut mem = [Memory::new(Seat::S0), Memory::new(Seat::S1)];
     let mut hand_number = u32::MAX;
     while let Some(seat) = game.to_act() {
@@ -50,6 +60,7 @@ pub fn play_on(game: &mut Game, players: [&mut dyn Strategy; 2]) -> Result<(), I
                 mem[s.index()].new_hand(hand_number, h.cards(s), h.upcard());
             }
         }
+        watch(game);
         let action = {
             let d = Decision::of(game, &mem[seat.index()]).expect("the seat to act");
             players[seat.index()].act(&d)

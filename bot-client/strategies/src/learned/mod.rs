@@ -33,6 +33,7 @@
 //! their docs say more.
 
 pub mod features;
+pub mod infer;
 pub mod net;
 
 use std::sync::OnceLock;

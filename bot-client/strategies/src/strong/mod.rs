@@ -151,6 +151,13 @@ impl Utility {
     }
 }
 
+/// `n` opponent hands (the whole hand, as card bits) drawn by the opponent model at `d`
+/// with the default weights, against a patient knocker with chance `patient`: for probes
+/// that compare inference methods (`learned::infer`).
+pub fn model_hands(d: &Decision<'_>, patient: f64, n: usize, seed: u64) -> Vec<u64> {
+    Model::new(d, &ModelTuning::default(), patient).hands(&mut Rng::new(seed), n)
+}
+
 /// The strong player.
 pub struct StrongStrategy {
     rng: Rng,
