@@ -368,9 +368,8 @@ async fn a_browser_plays_a_whole_game_by_clicks_while_another_watches() {
 /// The page as a person plays it (`server/web/test/person.mjs`): on a phone by touch, the
 /// result of a hand held until Continue, a refused discard's reason on the screen, the hand's
 /// order, a drag by touch, a discard answered UNAVAILABLE sent again; at a desktop, the game's
-/// stream answered UNAVAILABLE and opened again, gin for three at one table to its end, its
-/// totals named and explained. Nothing the page asks for
-/// is missing.
+/// stream answered UNAVAILABLE and opened again, gin for three at one table to its end with a
+/// hand's result held, its totals named and explained. Nothing the page asks for is missing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_plays_on_a_phone_by_touch_and_at_a_desktop() {
     let Some(web) = browser_parts() else { return };
@@ -382,23 +381,26 @@ async fn a_person_plays_on_a_phone_by_touch_and_at_a_desktop() {
     .await;
     let ch = server.channel().await;
     // Gin for three at one table, two hands, against two house bots: the page plays seat 0.
-    let made = LobbyServiceClient::new(ch)
-        .create_game(pb::CreateGameRequest {
-            format: r#"{"kind":"gin-7","players":3,"end":{"hands":2}}"#.into(),
-            join: true,
-            name: "ada".into(),
-            house_bot: "simple".into(),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    // Two spares of the same, for when a game's hands all end between the page's updates.
     let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("web-screenshots");
     std::fs::create_dir_all(&shots).unwrap();
-    let url = format!("{}/", server.url());
-    let seat = made.seat.unwrap_or(0).to_string();
-    let args =
-        ["test/person.mjs", &url, &shots.display().to_string(), &made.game_id, &seat, &made.seat_token];
+    let mut args =
+        vec!["test/person.mjs".to_string(), format!("{}/", server.url()), shots.display().to_string()];
+    for _ in 0..3 {
+        let made = LobbyServiceClient::new(ch.clone())
+            .create_game(pb::CreateGameRequest {
+                format: r#"{"kind":"gin-7","players":3,"end":{"hands":2}}"#.into(),
+                join: true,
+                name: "ada".into(),
+                house_bot: "simple".into(),
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        args.extend([made.game_id, made.seat.unwrap_or(0).to_string(), made.seat_token]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let (ok, stdout, stderr) = node_script(&web, &args, &[], |_| async { None }).await;
     assert!(ok && stdout.contains("person test passed"), "{stdout}\n{stderr}");
     for line in [
