@@ -59,7 +59,7 @@ use sha2::{Digest, Sha256};
 use super::GameError;
 use super::commit::act_as;
 use super::shared::{AfterChange, Shared};
-use super::state::{Entry, GameState, LogEvent, auto_action, auto_move};
+use super::state::{Entry, GameInfo, GameState, LogEvent, auto_action, auto_move};
 use crate::metrics::AtomicHistogram;
 use crate::storage::ActionKind;
 
@@ -177,11 +177,18 @@ pub fn display_name(strategy: &str) -> String {
     strategy.to_string()
 }
 
-/// The bot's seed: from the game's secret, so its choices are the same after a restart and
-/// say nothing of the deal seed.
-fn seed(secret: &[u8; 32]) -> u64 {
-    let h = Sha256::new().chain_update(b"gin-house-bot\n").chain_update(secret).finalize();
-    u64::from_le_bytes(h[..8].try_into().expect("8 bytes"))
+/// The bot's seed, the same after a restart. In a game with fixed deals, from the deal seed
+/// its creator chose (whoever knows that seed knows every deal already): the same seed and
+/// the same moves of the other seats replay the same game, bots included. Otherwise from the
+/// game's secret, so that its choices say nothing of the deal seed.
+fn seed(info: &GameInfo) -> u64 {
+    let h = Sha256::new().chain_update(b"gin-house-bot\n");
+    let h = if info.fixed_deals {
+        h.chain_update(b"fixed deals\n").chain_update(info.seed.to_le_bytes())
+    } else {
+        h.chain_update(info.secret)
+    };
+    u64::from_le_bytes(h.finalize()[..8].try_into().expect("8 bytes"))
 }
 
 /// The house bots of the games in play, by game id: a hook of the commit.
@@ -302,7 +309,7 @@ impl House {
                 match bots.entry(seat) {
                     std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
                     std::collections::hash_map::Entry::Vacant(e) => {
-                        let s = seed(&st.info.secret) ^ u64::from(seat);
+                        let s = seed(&st.info) ^ u64::from(seat);
                         match gin_strategies::tables::TableBot::new(&st.info.house_bot, t.kind(), s) {
                             Ok(bot) => e
                                 .insert(Arc::new(Mutex::new(TableHouseBot { bot, scheduled: 0, fed: 0 })))
@@ -356,7 +363,7 @@ impl House {
         if let Some(b) = bots.get(&st.info.id) {
             return Some(b.clone());
         }
-        match gin_strategies::by_name(&st.info.house_bot, seed(&st.info.secret)) {
+        match gin_strategies::by_name(&st.info.house_bot, seed(&st.info)) {
             Ok(strategy) => {
                 let rules = st.info.format.gin_rules().cloned().expect("two-player gin");
                 let view = View::new(seat, rules);

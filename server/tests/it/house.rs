@@ -76,6 +76,62 @@ async fn a_network_bot_plays_house_bots_to_game_over() {
     server.stop().await;
 }
 
+/// With fixed deals a house bot's choices follow from the seed: the same seed and the same
+/// moves of the other seat replay the same game, bots and all, at two-player gin and at a
+/// table (against `random` house bots, whose every move is drawn).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seeded_game_against_house_bots_replays_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(&dir.path().join("g.db")).await;
+    let ch = server.channel().await;
+    let client = Client::from_channel(ch.clone(), opts());
+    let mut gc = Games::new(ch.clone());
+    let moves = |json: &str, key: &str| -> Vec<serde_json::Value> {
+        let v: serde_json::Value = serde_json::from_str(json).unwrap();
+        v[key].as_array().expect("the record's moves").clone()
+    };
+    for seed in [41, 42] {
+        let mut games = Vec::new();
+        for _ in 0..2 {
+            let req = pb::CreateGameRequest {
+                rules: Some(preset("standard")),
+                name: "sdk".into(),
+                house_bot: "random".into(),
+                seed,
+                ..Default::default()
+            };
+            let seated = client.create_game(req).await.unwrap();
+            let mut me = gin_strategies::simple::SimpleStrategy::new(7);
+            client.play(&seated.game_id, &seated.token, &mut me).await.unwrap();
+            let rec =
+                gc.get_record(pb::GetRecordRequest { game_id: seated.game_id }).await.unwrap().into_inner();
+            games.push(moves(&rec.record_json, "actions"));
+        }
+        assert!(games[0].len() > 20, "{} actions", games[0].len());
+        assert_eq!(games[0], games[1], "two-player gin, seed {seed}");
+
+        let mut tables = Vec::new();
+        for _ in 0..2 {
+            let req = pb::CreateGameRequest {
+                format: r#"{"kind":"gin-7","players":3,"end":{"hands":2}}"#.into(),
+                name: "sdk".into(),
+                house_bot: "random".into(),
+                seed,
+                ..Default::default()
+            };
+            let seated = client.create_table(req).await.unwrap();
+            let mut me = gin_sdk::table_strategy("simple", 7).unwrap();
+            client.play_table(&seated.game_id, &seated.token, me.as_mut()).await.unwrap();
+            let rec =
+                gc.get_record(pb::GetRecordRequest { game_id: seated.game_id }).await.unwrap().into_inner();
+            tables.push(moves(&rec.record_json, "moves"));
+        }
+        assert!(tables[0].len() > 10, "{} moves", tables[0].len());
+        assert_eq!(tables[0], tables[1], "gin for three at one table, seed {seed}");
+    }
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unknown_house_bot_is_refused_and_creates_nothing() {
     let dir = tempfile::tempdir().unwrap();
