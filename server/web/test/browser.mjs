@@ -157,7 +157,9 @@ try {
       }
       await page.click("[data-suggested=true]");
       await page.waitForSelector("#discard, #knock");
-      if (await page.$("#knock")) {
+      // No knock in the first hand, so that it is not the game's last (a gin against
+      // `random`'s deadwood may reach the target at once) and its result is held.
+      if (held > 0 && (await page.$("#knock"))) {
         if (!shotMid) {
           await shot(page, "knock");
         }
