@@ -86,13 +86,18 @@ try {
   await page.setViewport({ width: 390, height: 844, hasTouch: true, isMobile: true });
   const errors = [];
   watchErrors(page, errors);
-  await page.goto(url, { waitUntil: "networkidle2" });
-  await page.waitForSelector("#play-bot");
-  await page.type("#name", "ada");
-  await page.select("#bot", "random");
-  await page.tap("#play-bot");
-  await page.waitForFunction(() => location.hash.startsWith("#/play/"), POLL);
-  await page.waitForSelector("#status");
+  /** From the lobby, a game as "ada" against the `random` house bot. */
+  const newGame = async () => {
+    await page.goto(url, { waitUntil: "networkidle2" });
+    await page.waitForSelector("#play-bot");
+    await page.$eval("#name", (e) => { e.value = ""; });
+    await page.type("#name", "ada");
+    await page.select("#bot", "random");
+    await page.tap("#play-bot");
+    await page.waitForFunction(() => location.hash.startsWith("#/play/"), POLL);
+    await page.waitForSelector("#status");
+  };
+  await newGame();
   const seat = await page.$eval(".seat.mine", (e) => e.textContent);
   if (!seat.includes("ada (you)")) fail(`the player's own seat is marked as ${seat}`);
 
@@ -130,14 +135,7 @@ try {
       console.log(`the phone's game ended before the checks (${now}): another`);
       done.held = false;
       afterHold = 0;
-      await page.goto(url, { waitUntil: "networkidle2" });
-      await page.waitForSelector("#play-bot");
-      await page.$eval("#name", (e) => { e.value = ""; });
-      await page.type("#name", "ada");
-      await page.select("#bot", "random");
-      await page.tap("#play-bot");
-      await page.waitForFunction(() => location.hash.startsWith("#/play/"), POLL);
-      await page.waitForSelector("#status");
+      await newGame();
       continue;
     }
     if (!now.startsWith("Your turn")) {
